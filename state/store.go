@@ -1,0 +1,341 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Store is the state store: the registry of models and tasks, the unit rows
+// of every model, claims with leases, runs and their task run log, the audit
+// log of operator actions and a change feed. The embedded SQLite file
+// (state/sqlite) and PostgreSQL (state/postgres) implement it, and
+// state/storetest is the one conformance suite both pass, so their behaviour
+// cannot drift. No SQL lives outside those backends.
+//
+// Every method takes the caller's clock where time matters (now, lease
+// expiry), so tests need no sleeping and a whole deployment agrees on one
+// notion of time: the engine's.
+type Store interface {
+	// Backend names the implementation: "sqlite" or "postgres".
+	Backend() string
+	// SchemaVersion is the migration version the store is at.
+	SchemaVersion(ctx context.Context) (int, error)
+	Close() error
+
+	// Registry.
+
+	// Register records the models and task edges of one environment in a
+	// single transaction: each model's definition replaces its previous
+	// one (keeping its task id and registration time when the content
+	// hash is unchanged); models not named are left alone; the edges of
+	// the named models are replaced. It returns the task id of every
+	// named model: ids are stable integers, new models get the next free
+	// one.
+	Register(ctx context.Context, env string, models []ModelRecord, edges []EdgeRecord, now time.Time) (map[string]int, error)
+	// Models lists an environment's registered models by name.
+	Models(ctx context.Context, env string) ([]ModelRecord, error)
+	// Model returns one registration, or ErrNotFound.
+	Model(ctx context.Context, env, name string) (ModelRecord, error)
+	// Edges lists an environment's task edges.
+	Edges(ctx context.Context, env string) ([]EdgeRecord, error)
+
+	// Units.
+
+	// Prefill inserts a pending unit for every window that has no unit of
+	// the model yet, in one round trip however many windows there are
+	// (100,000 is the design point), and returns how many it created. A
+	// timeless model's existence row is the zero Window.
+	Prefill(ctx context.Context, env, model string, windows []Window, now time.Time) (int, error)
+	// ScanUnits streams the units matching q in window order; it never
+	// loads a model's whole history into memory. fn returning an error
+	// stops the scan with that error.
+	ScanUnits(ctx context.Context, q UnitQuery, fn func(Unit) error) error
+	// Stats counts a model's units by status and finds its newest
+	// applied_at, without reading every row into memory.
+	Stats(ctx context.Context, env, model string) (UnitStats, error)
+	// Applied returns the applied rows of a model that overlap w (all of
+	// them when w is the zero Window), from an index, not a scan of the
+	// model's whole history: what the gate reads.
+	Applied(ctx context.Context, env, model string, w Window) ([]AppliedRow, error)
+	// Coverage is the union of a model's applied windows within w (the
+	// whole model when w is zero).
+	Coverage(ctx context.Context, env, model string, w Window) (IntervalSet, error)
+	// SetStatus moves the model's units inside w (all units when w is zero)
+	// whose status is one of from to status to, clearing lease, error and
+	// blocked reason, and returns how many moved: bulldozer's re-pending,
+	// blocked units re-evaluated, operator marks.
+	SetStatus(ctx context.Context, req StatusChange) (int, error)
+	// Delete removes the model's units inside w (all of them when w is
+	// zero) and returns how many: torch on a fixed grid.
+	Delete(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
+	// Uncover subtracts w from a flexible model's coverage: units inside w
+	// are deleted and units crossing its edges are trimmed to the part
+	// outside it, so a re-chunk re-covers cleanly instead of layering a
+	// second grain. Zero w uncovers everything.
+	Uncover(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
+
+	// Claims.
+
+	// Claim moves up to limit pending units of the given models (all
+	// models of env when none are named) to running under a lease until
+	// now+lease, each with a new fencing token. Two running units of one
+	// flexible model never overlap: a unit whose window overlaps a running
+	// one is left pending. Concurrent claimers never receive the same unit.
+	Claim(ctx context.Context, req ClaimRequest) ([]Claim, error)
+	// Heartbeat extends a claim's lease; ErrLeaseLost when the unit is no
+	// longer running under this claim's fence.
+	Heartbeat(ctx context.Context, c Claim, until time.Time) error
+	// Complete records a claimed unit's outcome. It succeeds only while the
+	// unit is running under the claim's fence (ErrLeaseLost otherwise); a
+	// repeat of an outcome already recorded under the same fence — a retry
+	// after a lost commit acknowledgement — is a no-op.
+	Complete(ctx context.Context, c Claim, o Outcome) error
+	// ReleaseExpired returns every running unit whose lease ended before
+	// now to pending with attempts+1, and returns how many.
+	ReleaseExpired(ctx context.Context, now time.Time) (int, error)
+
+	// Runs and the task run log (seed 002's AUD_TASK_RUN_LOG).
+
+	CreateRun(ctx context.Context, r Run) (int64, error)
+	FinishRun(ctx context.Context, id int64, status RunStatus, at time.Time) error
+	GetRun(ctx context.Context, id int64) (Run, error)
+	// Runs lists the newest runs first, at most limit.
+	Runs(ctx context.Context, env string, limit int) ([]Run, error)
+	// StartTask opens a new attempt of a task under a run and returns its
+	// attempt number (1 for the first).
+	StartTask(ctx context.Context, runID int64, taskID int, at time.Time) (int, error)
+	// FinishTask records the outcome of an attempt opened by StartTask.
+	FinishTask(ctx context.Context, e TaskRunEntry) error
+	// TaskLog returns every attempt of every task under a run, by task and
+	// attempt.
+	TaskLog(ctx context.Context, runID int64) ([]TaskRunEntry, error)
+
+	// Audit log of operator actions.
+
+	Audit(ctx context.Context, e AuditEntry) error
+	AuditLog(ctx context.Context, limit int) ([]AuditEntry, error)
+
+	// Change feed.
+
+	// Changes returns the changes after seq, oldest first, at most limit.
+	// Every unit transition the store makes is recorded in the same
+	// transaction, so a reader that remembers its last seq never misses
+	// one, whatever happened to its connection in between.
+	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// Wake returns a channel that receives a value whenever another
+	// process may have changed the store (NOTIFY in PostgreSQL,
+	// data_version polling in SQLite). It is only a hint: the reader then
+	// calls Changes. The channel closes when ctx ends.
+	Wake(ctx context.Context) (<-chan struct{}, error)
+}
+
+// Errors a Store returns; test them with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	// ErrLeaseLost is a transition refused because the unit is no longer
+	// running under the caller's fencing token: another worker owns it now.
+	ErrLeaseLost = errors.New("lease lost: the unit is no longer held by this claim")
+	// ErrNewerSchema is a store migrated by a newer bollhav than this one.
+	ErrNewerSchema = errors.New("the state store was written by a newer bollhav")
+)
+
+// ModelRecord is one model's registration in one environment.
+type ModelRecord struct {
+	Env      string
+	Name     string
+	Pipeline string
+	// Temporality is "temporal" or "timeless".
+	Temporality string
+	// Flexibility is "fix" or "flex" (temporal models).
+	Flexibility string
+	// Interval is the grain as written ("1h", "1mo"); empty when timeless.
+	Interval string
+	Timezone string
+	Start    time.Time
+	End      *time.Time
+	// Definition is the model's full definition as JSON, so a UI can be
+	// opened from the store alone.
+	Definition []byte
+	// ContentHash fingerprints Definition.
+	ContentHash  string
+	RegisteredAt time.Time
+	TaskID       int
+}
+
+// EdgeRecord is one task dependency, by model name. Cross marks an edge onto
+// another pipeline's task (or a model of another spec).
+type EdgeRecord struct {
+	Env       string
+	Task      string
+	DependsOn string
+	// Type is SUCCESS, FAILURE, ALWAYS or HAS_DATA.
+	Type     string
+	Implicit bool
+	Cross    bool
+}
+
+// UnitStatus is a unit's state; see DESIGN.md "Unit statuses".
+type UnitStatus string
+
+// The five unit statuses.
+const (
+	Pending UnitStatus = "pending"
+	Running UnitStatus = "running"
+	Applied UnitStatus = "applied"
+	Blocked UnitStatus = "blocked"
+	Failed  UnitStatus = "failed"
+)
+
+// Statuses lists every unit status in display order.
+var Statuses = []UnitStatus{Pending, Running, Applied, Blocked, Failed}
+
+// Unit is one state row: a fixed grid window, a flexible model's covered
+// unit, or a timeless model's existence row (zero Window).
+type Unit struct {
+	ID            int64
+	Env           string
+	Model         string
+	Window        Window
+	Status        UnitStatus
+	AppliedAt     *time.Time
+	BlockedReason string
+	Error         string
+	Attempts      int
+	RunID         int64
+	LeaseOwner    string
+	LeaseUntil    *time.Time
+	Fence         int64
+	RowsWritten   *int64
+	UpdatedAt     time.Time
+}
+
+// UnitStats summarises one model's units.
+type UnitStats struct {
+	Counts        map[UnitStatus]int
+	LastAppliedAt *time.Time
+}
+
+// AppliedRow is an applied unit as the gate sees it.
+type AppliedRow struct {
+	Window    Window
+	AppliedAt time.Time
+}
+
+// UnitQuery selects units to scan.
+type UnitQuery struct {
+	Env   string
+	Model string
+	// Window, when not zero, keeps units overlapping it.
+	Window Window
+	// Statuses, when not empty, keeps units in one of them.
+	Statuses []UnitStatus
+}
+
+// StatusChange is a bulk status transition of one model's units.
+type StatusChange struct {
+	Env, Model string
+	Window     Window
+	From       []UnitStatus
+	To         UnitStatus
+	// AppliedAt is set on units moved to applied (operator marks).
+	AppliedAt time.Time
+	RunID     int64
+	Now       time.Time
+}
+
+// ClaimRequest asks for pending units to run.
+type ClaimRequest struct {
+	Env    string
+	Models []string
+	// Window, when not zero, keeps units overlapping it: execution is
+	// window-scoped.
+	Window Window
+	Worker string
+	Lease  time.Duration
+	Limit  int
+	RunID  int64
+	Now    time.Time
+}
+
+// Claim is a unit held by a worker under a lease and a fencing token.
+type Claim struct {
+	Unit  Unit
+	Fence int64
+}
+
+// Outcome is what running a claimed unit came to.
+type Outcome struct {
+	// Status is Applied, Failed, Blocked or Pending (released unrun).
+	Status        UnitStatus
+	At            time.Time
+	BlockedReason string
+	Error         string
+	RowsWritten   *int64
+}
+
+// RunStatus is a run's state.
+type RunStatus string
+
+// Run statuses.
+const (
+	RunRunning   RunStatus = "running"
+	RunSucceeded RunStatus = "succeeded"
+	RunFailed    RunStatus = "failed"
+	RunCancelled RunStatus = "cancelled"
+)
+
+// Run is one engine run: a pipeline or named models, a window and a
+// STATE_MODE.
+type Run struct {
+	ID         int64
+	Env        string
+	Pipeline   string
+	Models     []string
+	Window     Window
+	StateMode  string
+	Status     RunStatus
+	Actor      string
+	StartedAt  time.Time
+	FinishedAt *time.Time
+}
+
+// TaskRunEntry is one attempt of a task under a run: a row of seed 002's
+// AUD_TASK_RUN_LOG.
+type TaskRunEntry struct {
+	RunID      int64
+	TaskID     int
+	Attempt    int
+	Status     string // SUCCESS, FAILED, SKIPPED, IN_PROGRESS
+	StartedAt  time.Time
+	FinishedAt *time.Time
+	// RowsWritten is what the attempt inserted, updated or deleted.
+	RowsWritten *int64
+	TargetCount *int64
+	Error       string
+}
+
+// AuditEntry is one operator action: who, when, what, with which
+// arguments, and how it ended.
+type AuditEntry struct {
+	ID      int64
+	At      time.Time
+	Actor   string
+	Action  string
+	Args    map[string]string
+	Outcome string
+}
+
+// Change is one recorded unit transition. A bulk operation (a prefill, a
+// torch) is one change with Count units and Window their hull.
+type Change struct {
+	Seq    int64
+	Env    string
+	Model  string
+	Window Window
+	From   UnitStatus
+	To     UnitStatus
+	Count  int
+	At     time.Time
+	RunID  int64
+}
