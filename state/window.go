@@ -66,13 +66,21 @@ func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // ParseTime reads a timestamp as RFC 3339 ("2026-01-01T00:00:00Z",
 // "2026-01-01T01:00:00+01:00"), as a date ("2026-01-01", midnight UTC), or as a
-// date and time without zone ("2026-01-01T06:00", UTC).
+// date and time without zone ("2026-01-01T06:00", UTC). It refuses instants
+// whose UTC year falls outside 0000..9999, because FormatTime could not print
+// them back in a form ParseTime reads.
 func ParseTime(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
+	in := strings.TrimSpace(s)
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+		t, err := time.Parse(layout, in)
+		if err != nil {
+			continue
 		}
+		t = t.UTC()
+		if y := t.Year(); y < 0 || y > 9999 {
+			return time.Time{}, fmt.Errorf("invalid time %q: in UTC it falls in year %d, outside 0000..9999", s, y)
+		}
+		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("invalid time %q: want RFC 3339 (2026-01-01T00:00:00Z) or a date (2026-01-01)", s)
 }
