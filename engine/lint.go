@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/bollhav/bollhav/graph"
+	"github.com/bollhav/bollhav/state"
+)
+
+// Severity grades a lint finding.
+type Severity string
+
+// An error is proven wrong by construction (a contract that can never be
+// satisfied); a warning is one of the seed's silent rows, which only the
+// model's author can judge.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Finding is one lint result.
+type Finding struct {
+	Model    string
+	Severity Severity
+	Rule     string
+	Message  string
+	Pos      Position
+}
+
+// Lint proves what it can about a valid spec before anything runs: contracts
+// that can never be satisfied by construction, task graphs that cannot be
+// scheduled, and the seed's silent 🔴 combinations that corrupt data with no
+// error. Findings are sorted by position in the spec.
+func Lint(spec *Spec) []Finding {
+	var out []Finding
+	for _, m := range spec.Models {
+		out = append(out, lintFlexible(m)...)
+		for _, src := range m.Upstream {
+			if src.Gated() {
+				out = append(out, lintContract(spec, m, src)...)
+			}
+		}
+		out = append(out, lintRunCondition(spec, m)...)
+	}
+	out = append(out, lintGraphs(spec)...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Pos, out[j].Pos
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Column < b.Column
+	})
+	return out
+}
+
+// aggregating matches the query shapes that break [a,c) ≡ [a,b) ∪ [b,c).
+var aggregating = regexp.MustCompile(`(?i)\bgroup\s+by\b|\b(sum|count|avg|min|max)\s*\(|\brow_number\s*\(|\bover\s*\(|\bdistinct\b`)
+
+func lintFlexible(m *Model) []Finding {
+	if !m.Flexible() {
+		return nil
+	}
+	var out []Finding
+	warn := func(rule, msg string, pos Position) {
+		out = append(out, Finding{Model: m.Name, Severity: SeverityWarning, Rule: rule, Message: msg, Pos: pos})
+	}
+	if w := m.Run.Write; w != nil {
+		switch w.Mode {
+		case Append:
+			warn("flex-append", "flexible model with append write: every re-cover of a range appends its rows again, duplicating them; use recreate_partition, or keep the model fixed", m.Run.Pos)
+		case Upsert:
+			warn("flex-upsert", "flexible model with upsert write: a last-writer-wins merge makes the result depend on how ranges were partitioned; break ties deterministically (a _data_modified comparison) or use recreate_partition", m.Run.Pos)
+		}
+	}
+	body := m.Run.Query + "\n" + strings.Join(m.Run.SQL, "\n")
+	if loc := aggregating.FindString(body); loc != "" {
+		warn("flex-aggregate", fmt.Sprintf("flexible model with an aggregating query (%q): aggregates are not invariant to how the window is partitioned, so re-chunking silently changes the numbers; keep aggregating models fixed", strings.TrimSpace(loc)), m.Run.Pos)
+	}
+	for _, src := range m.Upstream {
+		if src.Contract == Through {
+			warn("flex-through", fmt.Sprintf("flexible model with a THROUGH upstream %s: cumulative logic over history is not partition-invariant; keep it fixed", src.Name), src.Pos)
+		}
+	}
+	return out
+}
+
+func lintContract(spec *Spec, m *Model, src Source) []Finding {
+	var out []Finding
+	finding := func(sev Severity, rule, msg string) {
+		out = append(out, Finding{Model: m.Name, Severity: sev, Rule: rule,
+			Message: fmt.Sprintf("source %s (%s): %s", src.Name, src.Contract, msg), Pos: src.Pos})
+	}
+	up := spec.Model(src.Name)
+	if up == nil {
+		finding(SeverityWarning, "upstream-not-in-spec", "the gated upstream is not defined in this spec; the gate needs it registered in the store by another spec, or the unit fails")
+		return out
+	}
+	if up.Temporality == Timeless && src.Contract.WindowScoped() {
+		finding(SeverityError, "window-level-on-timeless", "the upstream is timeless and has no window to match: this is a hard error at gate time; gate it WHOLE or EXISTS")
+		return out
+	}
+	if src.Contract == Exact && up.Flexible() {
+		finding(SeverityError, "exact-on-flexible", "EXACT on a flexible upstream can never match (Guard A): its rows are coalesced into ranges; use ENCAPSULATE")
+		return out
+	}
+	if f := src.Freshness; f != nil && up.Temporality == Temporal && up.Chunking != nil && f.Within < up.Chunking.Interval.Nominal() {
+		finding(SeverityWarning, "freshness-shorter-than-grain", fmt.Sprintf(
+			"freshness within %s is shorter than the upstream's own %s grain: it is loaded once per window, so the gate reports it stale for part of every period", FormatWithin(f.Within), up.Chunking.Interval))
+	}
+	if m.Temporality != Temporal || up.Temporality != Temporal || m.Chunking == nil || up.Chunking == nil {
+		return out
+	}
+	if up.Chunking.Start.After(m.Chunking.Start) && src.Contract != Exists {
+		msg := fmt.Sprintf("the upstream starts %s, after this model's start %s: ",
+			state.FormatTime(up.Chunking.Start), state.FormatTime(m.Chunking.Start))
+		if src.Contract == Whole {
+			finding(SeverityWarning, "upstream-starts-later", msg+"this model's windows before then read no upstream data, which WHOLE does not notice")
+		} else {
+			finding(SeverityError, "upstream-starts-later", msg+"this model's windows before then can never be covered and block forever; move this model's start or the upstream's")
+		}
+	}
+	if src.Contract == Exact && !up.Flexible() {
+		if matched, checked, ok := exactMatches(m, up); ok && matched == 0 {
+			finding(SeverityError, "exact-grain-mismatch", fmt.Sprintf(
+				"none of this model's first %d windows (%s grain) is a window of the upstream's %s grid, so EXACT can never match and every unit blocks forever; use ENCAPSULATE",
+				checked, m.Chunking.Interval, up.Chunking.Interval))
+		} else if ok && matched < checked {
+			finding(SeverityWarning, "exact-grain-mismatch", fmt.Sprintf(
+				"only %d of this model's first %d windows are windows of the upstream's %s grid; the others block forever under EXACT",
+				matched, checked, up.Chunking.Interval))
+		}
+	}
+	return out
+}
+
+// exactMatches counts how many of the downstream's first windows are exactly
+// windows of the upstream's grid: EXACT can only ever match those.
+func exactMatches(down, up *Model) (matched, checked int, ok bool) {
+	dg, err1 := state.NewGrid(down.Chunking.Start, down.Chunking.Interval, down.Chunking.Location)
+	ug, err2 := state.NewGrid(up.Chunking.Start, up.Chunking.Interval, up.Chunking.Location)
+	if err1 != nil || err2 != nil {
+		return 0, 0, false
+	}
+	const sample = 400
+	for k := 0; k < sample; k++ {
+		w := dg.WindowAt(k)
+		if w.Since.Before(ug.Start) {
+			continue
+		}
+		checked++
+		if ug.WindowContaining(w.Since).Equal(w) {
+			matched++
+		}
+	}
+	return matched, checked, checked > 0
+}
+
+func lintRunCondition(spec *Spec, m *Model) []Finding {
+	same, cross := modelEdges(spec, m)
+	total := len(same) + len(cross)
+	var out []Finding
+	if m.RunCondition == graph.N && m.RunConditionCount > total {
+		out = append(out, Finding{Model: m.Name, Severity: SeverityError, Rule: "n-exceeds-edges", Pos: m.Pos,
+			Message: fmt.Sprintf("run_condition %d asks for more dependencies than the task has (%d), so it can never start", m.RunConditionCount, total)})
+	}
+	if m.RunCondition != graph.All || len(same) == 0 || len(cross) > 0 {
+		return out
+	}
+	failures := map[string]bool{}
+	for _, e := range same {
+		if e.Type != graph.Failure {
+			return out
+		}
+		failures[e.DependsOn] = true
+	}
+	// Under ALL with only FAILURE edges, every upstream must fail. One that
+	// needs another's success to run (a SUCCESS or HAS_DATA path under ALL)
+	// is skipped, not failed, when that other fails: then it can never be.
+	for a := range failures {
+		for b := range failures {
+			if a != b && needsSuccessOf(spec, a, b, map[string]bool{}) {
+				out = append(out, Finding{Model: m.Name, Severity: SeverityError, Rule: "failure-only-all", Pos: m.Pos,
+					Message: fmt.Sprintf("runs only when all of its FAILURE upstreams fail, but %s needs %s to succeed before it can run, so both can never fail in one run", a, b)})
+				return out
+			}
+		}
+	}
+	names := make([]string, 0, len(failures))
+	for n := range failures {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out = append(out, Finding{Model: m.Name, Severity: SeverityWarning, Rule: "failure-only-all", Pos: m.Pos,
+		Message: fmt.Sprintf("has only FAILURE edges under ALL: it runs only when %s all fail, and is skipped on every other run", strings.Join(names, ", "))})
+	return out
+}
+
+// needsSuccessOf reports whether task a can only start after b succeeded: a
+// path of SUCCESS or HAS_DATA edges from a to b through tasks under ALL.
+func needsSuccessOf(spec *Spec, a, b string, seen map[string]bool) bool {
+	if seen[a] {
+		return false
+	}
+	seen[a] = true
+	m := spec.Model(a)
+	if m == nil || m.RunCondition != graph.All {
+		return false
+	}
+	same, _ := modelEdges(spec, m)
+	for _, e := range same {
+		if e.Type != graph.Success && e.Type != graph.HasData {
+			continue
+		}
+		if e.DependsOn == b || needsSuccessOf(spec, e.DependsOn, b, seen) {
+			return true
+		}
+	}
+	return false
+}
+
+func lintGraphs(spec *Spec) []Finding {
+	var out []Finding
+	names := make([]string, len(spec.Models))
+	reads := map[string][]string{}
+	for i, m := range spec.Models {
+		names[i] = m.Name
+		for _, src := range m.Upstream {
+			if src.Kind == KindModel {
+				reads[m.Name] = append(reads[m.Name], src.Name)
+			}
+		}
+	}
+	if _, err := graph.NewLineage(names, reads); err != nil {
+		var ce *graph.LineageCycleError
+		model := ""
+		if errors.As(err, &ce) && len(ce.Cycle) > 0 {
+			model = ce.Cycle[0]
+		}
+		out = append(out, Finding{Model: model, Severity: SeverityError, Rule: "lineage-cycle", Message: err.Error(), Pos: posOf(spec, model)})
+	}
+	if _, err := PipelineGraphs(spec, AssignTaskIDs(spec, nil)); err != nil {
+		var pe *PipelineError
+		for _, e := range unjoin(err) {
+			if errors.As(e, &pe) && errors.As(pe.Err, new(*graph.CycleError)) {
+				out = append(out, Finding{Severity: SeverityError, Rule: "task-cycle", Message: e.Error()})
+			}
+		}
+	}
+	return out
+}
+
+func posOf(spec *Spec, model string) Position {
+	if m := spec.Model(model); m != nil {
+		return m.Pos
+	}
+	return Position{}
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}

@@ -1,0 +1,185 @@
+package engine
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml/ast"
+)
+
+// MaxSpecSize is the largest spec file bollhav reads. A real spec is a few
+// hundred kilobytes; refusing a bigger one before parsing bounds the time and
+// memory a mistaken path (a log, a dump) can cost.
+const MaxSpecSize = 10 << 20
+
+// Spec is a loaded bollhav.yaml: every model, in file order, validated.
+type Spec struct {
+	// Path is the file the spec was read from, as given.
+	Path   string
+	Models []*Model
+
+	// byName indexes Models as loaded; Model falls back to a scan when
+	// Models was built or changed by hand.
+	byName map[string]*Model
+}
+
+// Model returns the model named name, or nil. Lookups are by exact name.
+func (s *Spec) Model(name string) *Model {
+	if s == nil {
+		return nil
+	}
+	if m := s.byName[name]; m != nil && len(s.byName) == len(s.Models) {
+		return m
+	}
+	for _, m := range s.Models {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// LoadSpec reads and validates the spec file at path. A file over
+// MaxSpecSize is refused without reading it whole. Definition-time problems
+// come back as SpecErrors; a file that cannot be read as a plain error.
+func LoadSpec(path string) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read spec: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSpecSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read spec %s: %w", path, err)
+	}
+	return ParseSpec(path, data)
+}
+
+// ParseSpec validates the spec in data; file names it in positions. It
+// returns every definition-time problem at once, as SpecErrors sorted by
+// position, and never panics, whatever data holds.
+func ParseSpec(file string, data []byte) (*Spec, error) {
+	if len(data) > MaxSpecSize {
+		return nil, SpecErrors{{Pos: Position{File: file}, Msg: fmt.Sprintf("spec is larger than %d MiB; is this the right file?", MaxSpecSize>>20)}}
+	}
+	if p, ok := invalidUTF8(file, data); !ok {
+		return nil, SpecErrors{{Pos: p, Msg: "spec is not valid UTF-8; save it as UTF-8"}}
+	}
+	data = trimBOM(data)
+	tree, perr := parseYAML(file, data)
+	if perr != nil {
+		return nil, SpecErrors{perr}
+	}
+	d := &decoder{file: file, anchors: map[string][]*ast.AnchorNode{}}
+	var body ast.Node
+	for _, doc := range tree.Docs {
+		if doc == nil || doc.Body == nil {
+			continue
+		}
+		if _, directive := doc.Body.(*ast.DirectiveNode); directive {
+			continue // %YAML 1.2 before the document
+		}
+		if body != nil {
+			d.errorf(doc.Body, "a spec is one YAML document; this is a second one")
+			continue
+		}
+		body = doc.Body
+		d.collectAnchors(body, 0)
+	}
+	spec := &Spec{Path: file}
+	if body == nil {
+		d.errAt(Position{File: file, Line: 1, Column: 1}, "spec is empty: want a top-level models: list")
+	} else {
+		spec.Models = d.decodeSpec(body)
+	}
+	if len(d.errs) > 0 {
+		return nil, d.errs.finish()
+	}
+	spec.byName = make(map[string]*Model, len(spec.Models))
+	for _, m := range spec.Models {
+		spec.byName[m.Name] = m
+	}
+	return spec, nil
+}
+
+// decodeSpec reads the top-level mapping and every model in it, then applies
+// the rules that span models.
+func (d *decoder) decodeSpec(body ast.Node) []*Model {
+	top := d.mapping(body, "the spec", "models")
+	if top == nil {
+		return nil
+	}
+	f := top.get("models")
+	if f == nil {
+		d.errorf(body, "spec has no models: list")
+		return nil
+	}
+	items, _ := d.list(f)
+	sites := make([]*modelSite, 0, len(items))
+	for _, item := range items {
+		if s := d.decodeModel(item); s != nil {
+			sites = append(sites, s)
+		}
+	}
+	d.checkSpec(sites)
+	models := make([]*Model, len(sites))
+	for i, s := range sites {
+		models[i] = s.m
+		if len(s.m.Upstream) == 0 {
+			src := NewUnknownSource(s.m.Name)
+			src.Pos = s.m.Pos
+			s.m.Upstream = []Source{src}
+		}
+	}
+	return models
+}
+
+// invalidUTF8 finds the first byte that is not UTF-8 and where it is.
+func invalidUTF8(file string, data []byte) (Position, bool) {
+	if utf8.Valid(data) {
+		return Position{}, true
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return Position{File: file, Line: line, Column: col}, false
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return Position{File: file}, false
+}
+
+// trimBOM drops a leading UTF-8 byte order mark, which some editors write.
+func trimBOM(data []byte) []byte {
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return data[3:]
+	}
+	return data
+}
+
+// finish sorts the problems by position and drops exact repeats (an error in
+// an anchor is found once per alias that uses it).
+func (es SpecErrors) finish() SpecErrors {
+	es.sort()
+	type key struct {
+		pos Position
+		msg string
+	}
+	seen := make(map[key]bool, len(es))
+	var out SpecErrors
+	for _, e := range es {
+		if k := (key{e.Pos, e.Msg}); !seen[k] {
+			seen[k] = true
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"testing"
+)
+
+// FuzzParseSpec feeds arbitrary bytes to the loader. Whatever the input, it
+// must return either a spec or SpecErrors — never panic, never both — with
+// every error positioned in the file, sorted and free of control characters
+// (it is printed to terminals), and a loaded spec must be
+// safe to use: every model has an upstream and every ref resolves or errs.
+// The seed corpus in testdata/fuzz/FuzzParseSpec runs under plain go test.
+func FuzzParseSpec(f *testing.F) {
+	if b, err := os.ReadFile("../examples/shop/bollhav.yaml"); err == nil {
+		f.Add(b)
+	}
+	f.Add([]byte(designSpec))
+	f.Add([]byte("models:\n  - name: a.b\n    <<: {temporality: timeless}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spec, err := ParseSpec("f.yaml", data)
+		if (spec == nil) == (err == nil) {
+			t.Fatalf("spec %v and error %v", spec, err)
+		}
+		if err != nil {
+			var errs SpecErrors
+			if !errors.As(err, &errs) || len(errs) == 0 {
+				t.Fatalf("error %T %v is not SpecErrors", err, err)
+			}
+			if !slices.IsSortedFunc(errs, func(a, b *SpecError) int {
+				if a.Pos.Line != b.Pos.Line {
+					return a.Pos.Line - b.Pos.Line
+				}
+				return a.Pos.Column - b.Pos.Column
+			}) {
+				t.Fatalf("errors not sorted:\n%v", errs)
+			}
+			for _, e := range errs {
+				if e.Pos.File != "f.yaml" || e.Msg == "" {
+					t.Fatalf("error without file or message: %#v", e)
+				}
+				for _, r := range e.Error() {
+					if r < ' ' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+						t.Fatalf("error carries control character %U: %q", r, e.Error())
+					}
+				}
+			}
+			return
+		}
+		env := Env{Suffix: "pr1"}
+		for _, m := range spec.Models {
+			if len(m.Upstream) == 0 || spec.Model(m.Name) == nil {
+				t.Fatalf("model %s: no upstream or not found", m.Name)
+			}
+			_ = m.Target(env)
+			for _, s := range m.Upstream {
+				_, _ = m.Ref(s.Name, env)
+				if s.Hardcoded != nil {
+					_ = s.Hardcoded.ContentHash()
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,223 @@
+// Package cli is bollhav's command line: each command's flags, its work
+// through the engine and its text or JSON rendering, so that main.go stays a
+// dispatcher.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+)
+
+// Exit codes of DESIGN.md: 0 success; 1 a run had failed units or a hard gate
+// error (and lint proved a contract can never be satisfied); 2 bad usage, spec
+// or DSN.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// Streams are the process's standard streams, injectable for tests.
+type Streams struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+}
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	DSN      string
+	Spec     string
+	Env      string
+	Output   string
+	AsOf     string
+	ReadOnly bool
+	Theme    string
+}
+
+func (g *Globals) register(fs *pflag.FlagSet) {
+	fs.StringVar(&g.DSN, "dsn", "", "state store: postgres://… or a SQLite path (env BOLLHAV_DSN; default .bollhav/state.db beside the spec)")
+	fs.StringVar(&g.Spec, "spec", "bollhav.yaml", "the spec file")
+	fs.StringVar(&g.Env, "env", "", "environment schema suffix (env SCHEMA_SUFFIX)")
+	fs.StringVarP(&g.Output, "output", "o", "text", "output format: text or json")
+	fs.StringVar(&g.AsOf, "as-of", "", "evaluate as of this time (RFC 3339) instead of now")
+	fs.BoolVar(&g.ReadOnly, "read-only", false, "refuse every action that changes state")
+	fs.StringVar(&g.Theme, "theme", "", "UI theme")
+}
+
+// command is one subcommand: its help and its body.
+type command struct {
+	name     string
+	args     string
+	summary  string
+	long     string
+	examples []string
+	flags    func(fs *pflag.FlagSet)
+	run      func(c *context, args []string) int
+}
+
+// context is what a running command gets: the parsed globals and streams.
+type context struct {
+	Globals
+	Streams
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// usageError is bad usage: printed with a hint to the command's help, exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// Main runs bollhav with args (without the program name) and returns the
+// process exit code.
+func Main(args []string, s Streams) int {
+	var g Globals
+	fs := pflag.NewFlagSet("bollhav", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
+	fs.SetOutput(io.Discard)
+	g.register(fs)
+	version := fs.Bool("version", false, "print the version")
+	help := fs.BoolP("help", "h", false, "show help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(s.Err, "bollhav: %v\nRun 'bollhav help' for usage.\n", err)
+		return ExitUsage
+	}
+	switch {
+	case *version:
+		fmt.Fprintln(s.Out, "bollhav", Version())
+		return ExitOK
+	case *help:
+		printUsage(s.Out)
+		return ExitOK
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		// No command: the UI, once it exists; until then, the overview.
+		printUsage(s.Out)
+		return ExitOK
+	}
+	name, rest := rest[0], rest[1:]
+	if name == "help" {
+		return runHelp(rest, s)
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(s.Err, "bollhav: unknown command %q\nRun 'bollhav help' for the list of commands.\n", name)
+		return ExitUsage
+	}
+	return runCommand(cmd, g, fs, rest, s)
+}
+
+func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, s Streams) int {
+	c := &context{Globals: g, Streams: s}
+	fs := commandFlags(cmd, &c.Globals)
+	// Globals given before the command name keep their values: re-apply them.
+	globals.Visit(func(f *pflag.Flag) {
+		if cf := fs.Lookup(f.Name); cf != nil {
+			_ = cf.Value.Set(f.Value.String())
+		}
+	})
+	help := fs.BoolP("help", "h", false, "show help")
+	if err := fs.Parse(args); err != nil {
+		fmt.Fprintf(s.Err, "bollhav %s: %v\nRun 'bollhav help %s' for usage.\n", cmd.name, err, cmd.name)
+		return ExitUsage
+	}
+	if *help {
+		printCommandHelp(s.Out, cmd)
+		return ExitOK
+	}
+	if c.Output != "text" && c.Output != "json" {
+		fmt.Fprintf(s.Err, "bollhav %s: invalid --output %q: use text or json\n", cmd.name, c.Output)
+		return ExitUsage
+	}
+	return cmd.run(c, fs.Args())
+}
+
+func commandFlags(cmd *command, g *Globals) *pflag.FlagSet {
+	fs := pflag.NewFlagSet("bollhav "+cmd.name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if cmd.flags != nil {
+		cmd.flags(fs)
+	}
+	g.register(fs)
+	return fs
+}
+
+// fail prints err for the command and returns its exit code: usage errors
+// and everything else alike exit 2 unless the caller decides otherwise.
+func (c *context) fail(name string, err error) int {
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(c.Err, "bollhav %s: %s\nRun 'bollhav help %s' for usage.\n", name, ue.msg, name)
+		return ExitUsage
+	}
+	fmt.Fprintf(c.Err, "bollhav %s: %v\n", name, err)
+	return ExitUsage
+}
+
+func runHelp(args []string, s Streams) int {
+	if len(args) == 0 {
+		printUsage(s.Out)
+		return ExitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(s.Err, "bollhav help: unknown command %q\n", args[0])
+		return ExitUsage
+	}
+	printCommandHelp(s.Out, cmd)
+	return ExitOK
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "bollhav %s — a pipeline explorer with an embedded engine\n\n", Version())
+	fmt.Fprintln(w, "Usage: bollhav [global flags] <command> [args]")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nGlobal flags:")
+	var g Globals
+	fs := pflag.NewFlagSet("bollhav", pflag.ContinueOnError)
+	g.register(fs)
+	fmt.Fprint(w, fs.FlagUsages())
+	fmt.Fprintln(w, "\nRun 'bollhav help <command>' for a command's flags and examples.")
+}
+
+func printCommandHelp(w io.Writer, cmd *command) {
+	fmt.Fprintf(w, "Usage: bollhav %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
+	if cmd.long != "" {
+		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.long))
+	}
+	var g Globals
+	fs := commandFlags(cmd, &g)
+	fmt.Fprintf(w, "\nFlags:\n%s", fs.FlagUsages())
+	if len(cmd.examples) > 0 {
+		fmt.Fprintln(w, "\nExamples:")
+		for _, e := range cmd.examples {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
+}
+
+// Version is the module version the binary was built from, or "dev".
+func Version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/bollhav/bollhav/engine"
+)
+
+// loadSpec loads the --spec file. On failure it prints every problem, one
+// per line with file:line:col, and returns the exit code to use.
+func (c *context) loadSpec(cmd string) (*engine.Spec, int) {
+	spec, err := engine.LoadSpec(c.Spec)
+	if err == nil {
+		return spec, ExitOK
+	}
+	var errs engine.SpecErrors
+	if errors.As(err, &errs) {
+		for _, e := range errs {
+			fmt.Fprintln(c.Err, e.Error())
+		}
+		fmt.Fprintf(c.Err, "bollhav %s: %s has %d problem%s\n", cmd, c.Spec, len(errs), plural(len(errs)))
+		return nil, ExitUsage
+	}
+	fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+	return nil, ExitUsage
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
