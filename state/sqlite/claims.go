@@ -1,0 +1,324 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// claimBatch is how many pending candidates Claim reads at a time; a
+// flexible model may skip many before it finds ones that do not overlap.
+const claimBatch = 256
+
+// Claim implements state.Store. SQLite has one writer, so the whole claim —
+// reading candidates, checking a flexible model's running units, moving the
+// chosen ones to running — is one BEGIN IMMEDIATE transaction that no other
+// claimer, in this process or another, can interleave with.
+func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
+	if req.Limit < 1 {
+		return nil, fmt.Errorf("claim: limit %d, want at least 1", req.Limit)
+	}
+	if err := checkWindow(req.Window); err != nil {
+		return nil, fmt.Errorf("claim: %w", err)
+	}
+	var out []state.Claim
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		out = out[:0]
+		models, err := claimModels(ctx, tx, req)
+		if err != nil || len(models) == 0 {
+			return err
+		}
+		byID := make(map[int64]modelRef, len(models))
+		var ids []any
+		var maxUnit int64
+		for _, m := range models {
+			byID[m.id] = m
+			ids = append(ids, m.id)
+			maxUnit = max(maxUnit, m.maxUnit)
+		}
+		where, args := `"status" = 'pending' AND "model_id" IN (`+placeholders(len(ids))+`)`, ids
+		if !isZeroWindow(req.Window) {
+			cond, a := overlap(req.Window, maxUnit)
+			where, args = where+" AND "+cond, append(args, a...)
+		}
+		afterSince, afterID := int64(-1<<63), int64(0)
+		for len(out) < req.Limit {
+			cands, err := claimCandidates(ctx, tx, where, args, afterSince, afterID)
+			if err != nil {
+				return err
+			}
+			if len(cands) == 0 {
+				return nil
+			}
+			for _, c := range cands {
+				afterSince, afterID = c.since, c.id
+				m := byID[c.modelID]
+				if m.flexible {
+					busy, err := overlapsRunning(ctx, tx, m, window(c.since, c.until))
+					if err != nil {
+						return err
+					}
+					if busy {
+						continue
+					}
+				}
+				cl, err := claimUnit(ctx, tx, m, c.id, req)
+				if err != nil {
+					return err
+				}
+				out = append(out, cl)
+				if len(out) == req.Limit {
+					return nil
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// claimModels resolves the models a claim may take units of: the named ones
+// (each must be registered) or every model of the environment.
+func claimModels(ctx context.Context, tx *sql.Tx, req state.ClaimRequest) ([]modelRef, error) {
+	var out []modelRef
+	if len(req.Models) > 0 {
+		for _, name := range req.Models {
+			m, err := lookup(ctx, tx, req.Env, name)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, m)
+		}
+		return out, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT "id", "name", "flexibility", "max_unit" FROM "models" WHERE "env" = ?`, req.Env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		m := modelRef{env: req.Env}
+		var flex string
+		if err := rows.Scan(&m.id, &m.name, &flex, &m.maxUnit); err != nil {
+			return nil, err
+		}
+		m.flexible = flex == "flex"
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+type candidate struct {
+	id, modelID  int64
+	since, until int64
+}
+
+// claimCandidates reads the next batch of pending units in claim order
+// (oldest window first, then unit id), after the last one considered.
+func claimCandidates(ctx context.Context, tx *sql.Tx, where string, args []any, afterSince, afterID int64) ([]candidate, error) {
+	query, args := candidatesQuery(where, args, afterSince, afterID)
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: claim: %w", err)
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var c candidate
+		if err := rows.Scan(&c.id, &c.modelID, &c.since, &c.until); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// candidatesQuery pages through pending units in claim order by keyset, so
+// each batch is a seek, not a rescan of the units already considered.
+func candidatesQuery(where string, args []any, afterSince, afterID int64) (string, []any) {
+	return `SELECT "id", "model_id", "since", "until" FROM "units"
+		WHERE ` + where + ` AND ("since", "id") > (?, ?)
+		ORDER BY "since", "id" LIMIT ` + fmt.Sprint(claimBatch), append(append([]any{}, args...), afterSince, afterID)
+}
+
+// overlapsRunning reports whether a running unit of m overlaps w, which for
+// a flexible model forbids running w now. Units claimed earlier in the same
+// transaction are running already, so one query covers both.
+func overlapsRunning(ctx context.Context, tx *sql.Tx, m modelRef, w state.Window) (bool, error) {
+	if isZeroWindow(w) {
+		return false, nil
+	}
+	cond, args := overlap(w, m.maxUnit)
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM "units" WHERE "model_id" = ? AND "status" = 'running' AND `+cond+` LIMIT 1`, append([]any{m.id}, args...)...).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sqlite: claim: %w", err)
+	}
+	return true, nil
+}
+
+// claimUnit moves one pending unit to running under a new fence.
+func claimUnit(ctx context.Context, tx *sql.Tx, m modelRef, id int64, req state.ClaimRequest) (state.Claim, error) {
+	u, err := scanUnit(tx.QueryRowContext(ctx, `UPDATE "units" SET "status" = 'running', "lease_owner" = ?, "lease_until" = ?,
+			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?
+		WHERE "id" = ? AND "status" = 'pending' RETURNING `+unitColumns,
+		req.Worker, micros(req.Now.Add(req.Lease)), req.RunID, micros(req.Now), id), m)
+	if err != nil {
+		return state.Claim{}, fmt.Errorf("sqlite: claim unit %d: %w", id, err)
+	}
+	c := state.Change{Env: m.env, Model: m.name, Window: u.Window, From: state.Pending, To: state.Running, Count: 1, At: req.Now, RunID: req.RunID}
+	if err := recordChange(ctx, tx, c); err != nil {
+		return state.Claim{}, err
+	}
+	return state.Claim{Unit: u, Fence: u.Fence}, nil
+}
+
+// Heartbeat implements state.Store.
+func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE "units" SET "lease_until" = ? WHERE "id" = ? AND "status" = 'running' AND "fence" = ?`,
+			micros(until), c.Unit.ID, c.Fence)
+		if err != nil {
+			return fmt.Errorf("sqlite: heartbeat: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("heartbeat %s %s: %w", c.Unit.Model, c.Unit.Window, state.ErrLeaseLost)
+		}
+		return nil
+	})
+}
+
+// errInvalidOutcome is an Outcome whose status no claim can end in.
+var errInvalidOutcome = errors.New("not an outcome: want applied, failed, blocked or pending")
+
+// Complete implements state.Store.
+func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
+	switch o.Status {
+	case state.Applied, state.Failed, state.Blocked, state.Pending:
+	default:
+		return fmt.Errorf("complete %s %s: status %q: %w", c.Unit.Model, c.Unit.Window, o.Status, errInvalidOutcome)
+	}
+	lost := fmt.Errorf("complete %s %s as %s: %w", c.Unit.Model, c.Unit.Window, o.Status, state.ErrLeaseLost)
+	return s.write(ctx, func(tx *sql.Tx) error {
+		var status string
+		var fence, modelID, since, until, runID int64
+		err := tx.QueryRowContext(ctx, `SELECT "status", "fence", "model_id", "since", "until", "run_id" FROM "units" WHERE "id" = ?`, c.Unit.ID).
+			Scan(&status, &fence, &modelID, &since, &until, &runID)
+		if errors.Is(err, sql.ErrNoRows) || err == nil && fence != c.Fence {
+			return lost
+		}
+		if err != nil {
+			return fmt.Errorf("sqlite: complete: %w", err)
+		}
+		if state.UnitStatus(status) != state.Running {
+			if state.UnitStatus(status) == o.Status {
+				return nil // a retry of an outcome already recorded
+			}
+			return lost
+		}
+		var appliedAt sql.NullInt64
+		var reason, msg string
+		attempt := 1
+		switch o.Status {
+		case state.Applied:
+			appliedAt = nullMicrosOf(o.At)
+		case state.Blocked:
+			reason = o.BlockedReason
+		case state.Failed:
+			msg = o.Error
+		case state.Pending:
+			attempt = 0
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
+				"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?
+			WHERE "id" = ?`,
+			string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), c.Unit.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: complete: %w", err)
+		}
+		m, err := modelByID(ctx, tx, modelID)
+		if err != nil {
+			return err
+		}
+		w := window(since, until)
+		if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: w, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: runID}); err != nil {
+			return err
+		}
+		if o.Status == state.Applied {
+			return refreshCoverage(ctx, tx, m, w)
+		}
+		return nil
+	})
+}
+
+func modelByID(ctx context.Context, q querier, id int64) (modelRef, error) {
+	m := modelRef{id: id}
+	var flex string
+	err := q.QueryRowContext(ctx, `SELECT "env", "name", "flexibility", "max_unit" FROM "models" WHERE "id" = ?`, id).Scan(&m.env, &m.name, &flex, &m.maxUnit)
+	if err != nil {
+		return m, fmt.Errorf("sqlite: model %d: %w", id, err)
+	}
+	m.flexible = flex == "flex"
+	return m, nil
+}
+
+// ReleaseExpired implements state.Store.
+func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) {
+	released := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		released = 0
+		rows, err := tx.QueryContext(ctx, `SELECT "model_id", count(*), min("since"), max("until"), max("run_id") FROM "units"
+			WHERE "status" = 'running' AND "lease_until" < ? GROUP BY "model_id" ORDER BY "model_id"`, micros(now))
+		if err != nil {
+			return fmt.Errorf("sqlite: release expired: %w", err)
+		}
+		type group struct {
+			modelID, since, until, runID int64
+			count                        int
+		}
+		var groups []group
+		for rows.Next() {
+			var g group
+			if err := rows.Scan(&g.modelID, &g.count, &g.since, &g.until, &g.runID); err != nil {
+				rows.Close()
+				return err
+			}
+			groups = append(groups, g)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(groups) == 0 {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE "units" SET "status" = 'pending', "attempts" = "attempts" + 1,
+				"lease_owner" = '', "lease_until" = NULL, "updated_at" = ?
+			WHERE "status" = 'running' AND "lease_until" < ?`, micros(now), micros(now)); err != nil {
+			return fmt.Errorf("sqlite: release expired: %w", err)
+		}
+		for _, g := range groups {
+			m, err := modelByID(ctx, tx, g.modelID)
+			if err != nil {
+				return err
+			}
+			released += g.count
+			c := state.Change{Env: m.env, Model: m.name, Window: window(g.since, g.until), From: state.Running, To: state.Pending, Count: g.count, At: now, RunID: g.runID}
+			if err := recordChange(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return released, nil
+}

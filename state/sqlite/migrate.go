@@ -1,0 +1,144 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// migrationFiles are the schema's versions, NNNN_name.sql, applied in order.
+// A released migration is never edited: an upgrade only ever adds files.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// migrations lists the embedded migrations by version; a malformed name is
+// a build mistake, so it panics.
+func migrations() []migration {
+	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	if err != nil {
+		panic(err)
+	}
+	var out []migration
+	for _, n := range names {
+		base := strings.TrimPrefix(n, "migrations/")
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v < 1 {
+			panic(fmt.Sprintf("sqlite: migration %s is not named NNNN_name.sql", n))
+		}
+		body, err := migrationFiles.ReadFile(n)
+		if err != nil {
+			panic(err)
+		}
+		out = append(out, migration{version: v, name: base, sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i, m := range out {
+		if m.version != i+1 {
+			panic(fmt.Sprintf("sqlite: migration %s: want version %d", m.name, i+1))
+		}
+	}
+	return out
+}
+
+// latestVersion is the schema version this binary writes.
+func latestVersion() int { return len(migrations()) }
+
+// migrate brings the database to latestVersion. It first reads the version
+// without writing anything, so a newer file is refused untouched; then, in
+// WAL mode, it applies the missing migrations in one BEGIN IMMEDIATE
+// transaction (SQLite's DDL is transactional), so two processes opening a new
+// file at once serialize and the second finds nothing to do.
+func migrate(ctx context.Context, db *sql.DB) error {
+	v, err := readVersion(ctx, db)
+	if err != nil {
+		return err
+	}
+	if v > latestVersion() {
+		return newerSchema(v)
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, `PRAGMA journal_mode = WAL`).Scan(&mode); err != nil {
+		return fmt.Errorf("enable WAL: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("enable WAL: the journal mode stayed %q", mode)
+	}
+	if v == latestVersion() {
+		return nil
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: begin: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS "schema_version" (
+		"version"    INTEGER PRIMARY KEY,
+		"name"       TEXT    NOT NULL,
+		"applied_at" INTEGER NOT NULL
+	)`); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max("version"), 0) FROM "schema_version"`).Scan(&v); err != nil {
+		return fmt.Errorf("migrate: read version: %w", err)
+	}
+	if v > latestVersion() {
+		return newerSchema(v)
+	}
+	for _, m := range migrations()[v:] {
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return fmt.Errorf("migrate: %s: %w", m.name, err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO "schema_version" ("version", "name", "applied_at") VALUES (?, ?, ?)`,
+			m.version, m.name, time.Now().UnixMicro()); err != nil {
+			return fmt.Errorf("migrate: record %s: %w", m.name, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: commit: %w", err)
+	}
+	return nil
+}
+
+func newerSchema(v int) error {
+	return fmt.Errorf("schema version %d, this bollhav knows up to %d; upgrade bollhav: %w", v, latestVersion(), state.ErrNewerSchema)
+}
+
+// readVersion reads the schema version without creating anything: 0 for a
+// new file.
+func readVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM "sqlite_master" WHERE "type" = 'table' AND "name" = 'schema_version'`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT coalesce(max("version"), 0) FROM "schema_version"`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// SchemaVersion implements state.Store.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	return readVersion(ctx, s.r)
+}

@@ -1,0 +1,187 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// querier is what both a pool and a transaction offer.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// modelRef is what unit queries need to know about a model.
+type modelRef struct {
+	id       int64
+	env      string
+	name     string
+	flexible bool
+	// maxUnit bounds the length of the model's units, in microseconds.
+	maxUnit int64
+}
+
+// lookup resolves a registered model, or state.ErrNotFound.
+func lookup(ctx context.Context, q querier, env, name string) (modelRef, error) {
+	m := modelRef{env: env, name: name}
+	var flex string
+	err := q.QueryRowContext(ctx, `SELECT "id", "flexibility", "max_unit" FROM "models" WHERE "env" = ? AND "name" = ?`, env, name).
+		Scan(&m.id, &flex, &m.maxUnit)
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, fmt.Errorf("model %s%s: %w", envLabel(env), name, state.ErrNotFound)
+	}
+	if err != nil {
+		return m, fmt.Errorf("sqlite: look up model %s: %w", name, err)
+	}
+	m.flexible = flex == "flex"
+	return m, nil
+}
+
+// envLabel prefixes a dev environment's name to a model in messages.
+func envLabel(env string) string {
+	if env == "" {
+		return ""
+	}
+	return env + ":"
+}
+
+// Register implements state.Store.
+func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (map[string]int, error) {
+	ids := make(map[string]int, len(models))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var next int
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max("task_id"), 0) + 1 FROM "models" WHERE "env" = ?`, env).Scan(&next); err != nil {
+			return err
+		}
+		for _, m := range models {
+			if m.Name == "" {
+				return errors.New("sqlite: register: a model without a name")
+			}
+			id, err := registerModel(ctx, tx, env, m, now, &next)
+			if err != nil {
+				return fmt.Errorf("sqlite: register %s: %w", m.Name, err)
+			}
+			ids[m.Name] = id
+			if _, err := tx.ExecContext(ctx, `DELETE FROM "edges" WHERE "env" = ? AND "task" = ?`, env, m.Name); err != nil {
+				return err
+			}
+		}
+		for _, e := range edges {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO "edges" ("env", "task", "depends_on", "type", "implicit", "cross") VALUES (?, ?, ?, ?, ?, ?)`,
+				env, e.Task, e.DependsOn, e.Type, e.Implicit, e.Cross); err != nil {
+				return fmt.Errorf("sqlite: register edge %s → %s: %w", e.Task, e.DependsOn, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ids, nil
+}
+
+// registerModel inserts or replaces one model and returns its task id; a
+// new model takes *next. An unchanged content hash keeps the registration
+// time, so "registered at" means "defined like this since".
+func registerModel(ctx context.Context, tx *sql.Tx, env string, m state.ModelRecord, now time.Time, next *int) (int, error) {
+	var taskID int
+	var hash string
+	err := tx.QueryRowContext(ctx, `SELECT "task_id", "content_hash" FROM "models" WHERE "env" = ? AND "name" = ?`, env, m.Name).Scan(&taskID, &hash)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		taskID = *next
+		*next++
+		_, err = tx.ExecContext(ctx, `INSERT INTO "models" ("env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval", "timezone", "start", "end", "definition", "content_hash", "registered_at")
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			env, m.Name, taskID, m.Pipeline, m.Temporality, m.Flexibility, m.Interval, m.Timezone,
+			nullMicrosOf(m.Start), nullMicros(m.End), definition(m.Definition), m.ContentHash, micros(now))
+		return taskID, err
+	case err != nil:
+		return 0, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE "models" SET "pipeline" = ?, "temporality" = ?, "flexibility" = ?, "interval" = ?, "timezone" = ?,
+			"start" = ?, "end" = ?, "definition" = ?, "content_hash" = ?,
+			"registered_at" = CASE WHEN "content_hash" = ? THEN "registered_at" ELSE ? END
+		WHERE "env" = ? AND "name" = ?`,
+		m.Pipeline, m.Temporality, m.Flexibility, m.Interval, m.Timezone,
+		nullMicrosOf(m.Start), nullMicros(m.End), definition(m.Definition), m.ContentHash,
+		m.ContentHash, micros(now), env, m.Name)
+	return taskID, err
+}
+
+// definition stores a nil definition as an empty JSON object, so it always
+// reads back as JSON.
+func definition(b []byte) []byte {
+	if len(b) == 0 {
+		return []byte("{}")
+	}
+	return b
+}
+
+const modelColumns = `"env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval", "timezone", "start", "end", "definition", "content_hash", "registered_at"`
+
+func scanModel(sc interface{ Scan(...any) error }) (state.ModelRecord, error) {
+	var m state.ModelRecord
+	var start, end sql.NullInt64
+	var registered int64
+	err := sc.Scan(&m.Env, &m.Name, &m.TaskID, &m.Pipeline, &m.Temporality, &m.Flexibility, &m.Interval, &m.Timezone,
+		&start, &end, &m.Definition, &m.ContentHash, &registered)
+	m.Start = timeOrZero(start)
+	m.End = timePtr(end)
+	m.RegisteredAt = fromMicros(registered)
+	return m, err
+}
+
+// Models implements state.Store.
+func (s *Store) Models(ctx context.Context, env string) ([]state.ModelRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? ORDER BY "name"`, env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: models: %w", err)
+	}
+	defer rows.Close()
+	var out []state.ModelRecord
+	for rows.Next() {
+		m, err := scanModel(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: models: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// Model implements state.Store.
+func (s *Store) Model(ctx context.Context, env, name string) (state.ModelRecord, error) {
+	m, err := scanModel(s.r.QueryRowContext(ctx, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? AND "name" = ?`, env, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return m, fmt.Errorf("model %s%s: %w", envLabel(env), name, state.ErrNotFound)
+	}
+	if err != nil {
+		return m, fmt.Errorf("sqlite: model %s: %w", name, err)
+	}
+	return m, nil
+}
+
+// Edges implements state.Store.
+func (s *Store) Edges(ctx context.Context, env string) ([]state.EdgeRecord, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT "env", "task", "depends_on", "type", "implicit", "cross" FROM "edges" WHERE "env" = ? ORDER BY "task", "depends_on", "type"`, env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: edges: %w", err)
+	}
+	defer rows.Close()
+	var out []state.EdgeRecord
+	for rows.Next() {
+		var e state.EdgeRecord
+		if err := rows.Scan(&e.Env, &e.Task, &e.DependsOn, &e.Type, &e.Implicit, &e.Cross); err != nil {
+			return nil, fmt.Errorf("sqlite: edges: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,225 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// CreateRun implements state.Store.
+func (s *Store) CreateRun(ctx context.Context, r state.Run) (int64, error) {
+	models, err := json.Marshal(nonNil(r.Models))
+	if err != nil {
+		return 0, err
+	}
+	if r.Status == "" {
+		r.Status = state.RunRunning
+	}
+	var since, until sql.NullInt64
+	if !isZeroWindow(r.Window) {
+		since, until = nullMicrosOf(r.Window.Since), nullMicrosOf(r.Window.Until)
+	}
+	var id int64
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `INSERT INTO "runs" ("env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at")
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+			r.Env, r.Pipeline, string(models), since, until, r.StateMode, string(r.Status), r.Actor, micros(r.StartedAt), nullMicros(r.FinishedAt)).Scan(&id)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: create run: %w", err)
+	}
+	return id, nil
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}
+
+// FinishRun implements state.Store.
+func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE "runs" SET "status" = ?, "finished_at" = ? WHERE "id" = ?`, string(status), micros(at), id)
+		if err != nil {
+			return fmt.Errorf("sqlite: finish run %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("run %d: %w", id, state.ErrNotFound)
+		}
+		return nil
+	})
+}
+
+const runColumns = `"id", "env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at"`
+
+func scanRun(sc interface{ Scan(...any) error }) (state.Run, error) {
+	var r state.Run
+	var models, status string
+	var since, until, finished sql.NullInt64
+	var started int64
+	if err := sc.Scan(&r.ID, &r.Env, &r.Pipeline, &models, &since, &until, &r.StateMode, &status, &r.Actor, &started, &finished); err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal([]byte(models), &r.Models); err != nil {
+		return r, fmt.Errorf("run %d: models: %w", r.ID, err)
+	}
+	if len(r.Models) == 0 {
+		r.Models = nil
+	}
+	if since.Valid && until.Valid {
+		r.Window = window(since.Int64, until.Int64)
+	}
+	r.Status = state.RunStatus(status)
+	r.StartedAt = fromMicros(started)
+	r.FinishedAt = timePtr(finished)
+	return r, nil
+}
+
+// GetRun implements state.Store.
+func (s *Store) GetRun(ctx context.Context, id int64) (state.Run, error) {
+	r, err := scanRun(s.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "id" = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("run %d: %w", id, state.ErrNotFound)
+	}
+	if err != nil {
+		return r, fmt.Errorf("sqlite: run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// Runs implements state.Store.
+func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? ORDER BY "id" DESC LIMIT ?`, env, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: runs: %w", err)
+	}
+	defer rows.Close()
+	var out []state.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// sqlLimit turns "0 or less means no limit" into SQLite's LIMIT -1.
+func sqlLimit(limit int) int {
+	if limit <= 0 {
+		return -1
+	}
+	return limit
+}
+
+// StartTask implements state.Store.
+func (s *Store) StartTask(ctx context.Context, runID int64, taskID int, at time.Time) (int, error) {
+	var attempt int
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM "runs" WHERE "id" = ?`, runID).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("run %d: %w", runID, state.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `INSERT INTO "task_runs" ("run_id", "task_id", "attempt", "status", "started_at")
+			SELECT ?, ?, coalesce(max("attempt"), 0) + 1, 'IN_PROGRESS', ? FROM "task_runs" WHERE "run_id" = ? AND "task_id" = ?
+			RETURNING "attempt"`, runID, taskID, micros(at), runID, taskID).Scan(&attempt)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start task %d of run %d: %w", taskID, runID, err)
+	}
+	return attempt, nil
+}
+
+// FinishTask implements state.Store.
+func (s *Store) FinishTask(ctx context.Context, e state.TaskRunEntry) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE "task_runs" SET "status" = ?, "finished_at" = ?, "rows_written" = ?, "target_count" = ?, "error" = ?
+			WHERE "run_id" = ? AND "task_id" = ? AND "attempt" = ?`,
+			e.Status, nullMicros(e.FinishedAt), nullInt(e.RowsWritten), nullInt(e.TargetCount), e.Error, e.RunID, e.TaskID, e.Attempt)
+		if err != nil {
+			return fmt.Errorf("sqlite: finish task: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("attempt %d of task %d in run %d: %w", e.Attempt, e.TaskID, e.RunID, state.ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// TaskLog implements state.Store.
+func (s *Store) TaskLog(ctx context.Context, runID int64) ([]state.TaskRunEntry, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
+		FROM "task_runs" WHERE "run_id" = ? ORDER BY "task_id", "attempt"`, runID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: task log: %w", err)
+	}
+	defer rows.Close()
+	var out []state.TaskRunEntry
+	for rows.Next() {
+		var e state.TaskRunEntry
+		var started int64
+		var finished, written, target sql.NullInt64
+		if err := rows.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &started, &finished, &written, &target, &e.Error); err != nil {
+			return nil, fmt.Errorf("sqlite: task log: %w", err)
+		}
+		e.StartedAt, e.FinishedAt = fromMicros(started), timePtr(finished)
+		e.RowsWritten, e.TargetCount = intPtr(written), intPtr(target)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Audit implements state.Store.
+func (s *Store) Audit(ctx context.Context, e state.AuditEntry) error {
+	args, err := json.Marshal(e.Args)
+	if err != nil {
+		return err
+	}
+	if e.Args == nil {
+		args = []byte("{}")
+	}
+	return s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO "audit_log" ("at", "actor", "action", "args", "outcome") VALUES (?, ?, ?, ?, ?)`,
+			micros(e.At), e.Actor, e.Action, string(args), e.Outcome)
+		if err != nil {
+			return fmt.Errorf("sqlite: audit: %w", err)
+		}
+		return nil
+	})
+}
+
+// AuditLog implements state.Store.
+func (s *Store) AuditLog(ctx context.Context, limit int) ([]state.AuditEntry, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT "id", "at", "actor", "action", "args", "outcome" FROM "audit_log" ORDER BY "id" DESC LIMIT ?`, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: audit log: %w", err)
+	}
+	defer rows.Close()
+	var out []state.AuditEntry
+	for rows.Next() {
+		var e state.AuditEntry
+		var at int64
+		var args string
+		if err := rows.Scan(&e.ID, &at, &e.Actor, &e.Action, &args, &e.Outcome); err != nil {
+			return nil, fmt.Errorf("sqlite: audit log: %w", err)
+		}
+		e.At = fromMicros(at)
+		if err := json.Unmarshal([]byte(args), &e.Args); err != nil {
+			return nil, fmt.Errorf("sqlite: audit entry %d: args: %w", e.ID, err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

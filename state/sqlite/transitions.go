@@ -1,0 +1,294 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// statusGroup is what a bulk operation touched of one previous status: how
+// many units and their hull, which becomes one row of the change feed.
+type statusGroup struct {
+	status state.UnitStatus
+	count  int
+	hull   state.Window
+}
+
+// groupsWhere counts the units matching where by status.
+func groupsWhere(ctx context.Context, tx *sql.Tx, where string, args []any) ([]statusGroup, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT "status", count(*), min("since"), max("until") FROM "units" WHERE `+where+` GROUP BY "status" ORDER BY "status"`, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []statusGroup
+	for rows.Next() {
+		var g statusGroup
+		var status string
+		var since, until int64
+		if err := rows.Scan(&status, &g.count, &since, &until); err != nil {
+			return nil, err
+		}
+		g.status, g.hull = state.UnitStatus(status), window(since, until)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// validStatus reports whether st is one of the five unit statuses.
+func validStatus(st state.UnitStatus) bool { return slices.Contains(state.Statuses, st) }
+
+// SetStatus implements state.Store.
+func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, error) {
+	if !validStatus(req.To) || req.To == state.Running {
+		return 0, fmt.Errorf("set status of %s: %q is not a status to set (running is only reached by a claim)", req.Model, req.To)
+	}
+	if len(req.From) == 0 {
+		return 0, fmt.Errorf("set status of %s: no statuses to move from", req.Model)
+	}
+	var from []any
+	for _, st := range req.From {
+		if !validStatus(st) {
+			return 0, fmt.Errorf("set status of %s: unknown status %q", req.Model, st)
+		}
+		if st != req.To && !slices.Contains(from, any(string(st))) {
+			from = append(from, string(st))
+		}
+	}
+	moved := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		moved = 0
+		m, err := lookup(ctx, tx, req.Env, req.Model)
+		if err != nil || len(from) == 0 {
+			return err
+		}
+		where, args := `"model_id" = ? AND "status" IN (`+placeholders(len(from))+`)`, append([]any{m.id}, from...)
+		if !isZeroWindow(req.Window) {
+			cond, a := inside(req.Window)
+			where, args = where+" AND "+cond, append(args, a...)
+		}
+		groups, err := groupsWhere(ctx, tx, where, args)
+		if err != nil {
+			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
+		}
+		if len(groups) == 0 {
+			return nil
+		}
+		var appliedAt sql.NullInt64
+		if req.To == state.Applied {
+			at := req.AppliedAt
+			if at.IsZero() {
+				at = req.Now
+			}
+			appliedAt = nullMicrosOf(at)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = '', "error" = '',
+				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?
+			WHERE `+where, append([]any{string(req.To), appliedAt, req.RunID, micros(req.Now)}, args...)...)
+		if err != nil {
+			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
+		}
+		var touched state.Window // applied units gained or lost here
+		for _, g := range groups {
+			moved += g.count
+			if req.To == state.Applied || g.status == state.Applied {
+				touched = hull(touched, g.hull)
+			}
+			err := recordChange(ctx, tx, state.Change{Env: req.Env, Model: req.Model, Window: g.hull, From: g.status, To: req.To, Count: g.count, At: req.Now, RunID: req.RunID})
+			if err != nil {
+				return err
+			}
+		}
+		return refreshCoverage(ctx, tx, m, touched)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return moved, nil
+}
+
+// Delete implements state.Store.
+func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+	deleted := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		m, err := lookup(ctx, tx, env, model)
+		if err != nil {
+			return err
+		}
+		where, args := `"model_id" = ?`, []any{m.id}
+		if !isZeroWindow(w) {
+			cond, a := inside(w)
+			where, args = where+" AND "+cond, append(args, a...)
+		}
+		deleted, err = deleteWhere(ctx, tx, m, where, args, runID, now)
+		if err != nil {
+			return err
+		}
+		if isZeroWindow(w) {
+			return forgetShape(ctx, tx, m)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return deleted, nil
+}
+
+// deleteWhere deletes m's units matching where, records one change per
+// previous status and rebuilds coverage where applied units went.
+func deleteWhere(ctx context.Context, tx *sql.Tx, m modelRef, where string, args []any, runID int64, now time.Time) (int, error) {
+	groups, err := groupsWhere(ctx, tx, where, args)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
+	}
+	if len(groups) == 0 {
+		return 0, nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM "units" WHERE `+where, args...); err != nil {
+		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
+	}
+	n := 0
+	for _, g := range groups {
+		n += g.count
+		if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: g.hull, From: g.status, Count: g.count, At: now, RunID: runID}); err != nil {
+			return 0, err
+		}
+		if g.status == state.Applied {
+			if err := refreshCoverage(ctx, tx, m, g.hull); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// forgetShape resets what the store remembers about a model's units once it
+// has none (torch), so a finer re-chunk gets tight overlap seeks again.
+func forgetShape(ctx context.Context, tx *sql.Tx, m modelRef) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM "coverage" WHERE "model_id" = ?`, m.id); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE "models" SET "max_unit" = 0 WHERE "id" = ?`, m.id)
+	return err
+}
+
+// Uncover implements state.Store.
+func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+	if isZeroWindow(w) {
+		return s.Delete(ctx, env, model, w, runID, now)
+	}
+	if w.Empty() {
+		return 0, checkWindow(w)
+	}
+	changed := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		changed = 0
+		m, err := lookup(ctx, tx, env, model)
+		if err != nil {
+			return err
+		}
+		type cut struct {
+			id           int64
+			since, until time.Time
+			status       state.UnitStatus
+		}
+		cond, args := overlap(w, m.maxUnit)
+		rows, err := tx.QueryContext(ctx, `SELECT "id", "since", "until", "status" FROM "units" WHERE "model_id" = ? AND `+cond+` ORDER BY "since"`, append([]any{m.id}, args...)...)
+		if err != nil {
+			return fmt.Errorf("sqlite: uncover %s: %w", model, err)
+		}
+		var cuts []cut
+		for rows.Next() {
+			var c cut
+			var since, until int64
+			var status string
+			if err := rows.Scan(&c.id, &since, &until, &status); err != nil {
+				rows.Close()
+				return err
+			}
+			c.since, c.until, c.status = fromMicros(since), fromMicros(until), state.UnitStatus(status)
+			cuts = append(cuts, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		groups := map[state.UnitStatus]*statusGroup{}
+		var order []state.UnitStatus
+		for _, c := range cuts {
+			if err := uncoverUnit(ctx, tx, c.id, state.Window{Since: c.since, Until: c.until}, w, now); err != nil {
+				return fmt.Errorf("sqlite: uncover %s: %w", model, err)
+			}
+			removed := state.Window{Since: later(c.since, w.Since), Until: earlier(c.until, w.Until)}
+			g := groups[c.status]
+			if g == nil {
+				g = &statusGroup{status: c.status}
+				groups[c.status] = g
+				order = append(order, c.status)
+			}
+			g.count++
+			g.hull = hull(g.hull, removed)
+			changed++
+		}
+		for _, st := range order {
+			g := groups[st]
+			if err := recordChange(ctx, tx, state.Change{Env: env, Model: model, Window: g.hull, From: st, Count: g.count, At: now, RunID: runID}); err != nil {
+				return err
+			}
+		}
+		if g := groups[state.Applied]; g != nil {
+			return refreshCoverage(ctx, tx, m, g.hull)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return changed, nil
+}
+
+// uncoverUnit removes w from one unit u: deletes it when w covers it, trims
+// it when w covers one end, and splits it in two when w lies strictly inside.
+// Should a trimmed part coincide with another unit's window, the trimmed one
+// replaces it (UPDATE OR REPLACE): both denote the same instants, and the
+// model must keep one unit per window.
+func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, now time.Time) error {
+	var err error
+	switch {
+	case w.Covers(u):
+		_, err = tx.ExecContext(ctx, `DELETE FROM "units" WHERE "id" = ?`, id)
+	case u.Since.Before(w.Since) && u.Until.After(w.Until):
+		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO "units" ("model_id", "since", "until", "status", "applied_at", "blocked_reason", "error",
+				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at")
+			SELECT "model_id", ?, "until", "status", "applied_at", "blocked_reason", "error",
+				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", ?
+			FROM "units" WHERE "id" = ?`, micros(w.Until), micros(now), id)
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
+		}
+	case u.Since.Before(w.Since):
+		_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
+	default:
+		_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "since" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Until), micros(now), id)
+	}
+	return err
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func earlier(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

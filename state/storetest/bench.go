@@ -1,0 +1,73 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Bench runs the store benchmarks the README's performance section quotes:
+//
+//   - Prefill100k: one Prefill of 100,000 hourly windows into a fresh model,
+//     the design point of a long history at a fine grain.
+//   - ScanUnits1M: a streamed ScanUnits over a model of 1,000,000 units
+//     (prefilled once, outside the timing), what the units view and the
+//     status command read.
+//
+// Both report rows/s. open returns a fresh, empty, migrated store and closes
+// it with tb.Cleanup.
+func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
+	b.Run("Prefill100k", func(b *testing.B) { benchPrefill(b, open, 100_000) })
+	// The testing package calls a benchmark function again with a larger
+	// b.N; the million-unit store is built once, on the parent benchmark so
+	// that it outlives those calls.
+	var big state.Store
+	b.Run("ScanUnits1M", func(sub *testing.B) {
+		const n = 1_000_000
+		if big == nil {
+			big = prefilledStore(b, open, n)
+		}
+		benchScan(sub, big, n)
+	})
+}
+
+func benchPrefill(b *testing.B, open func(tb testing.TB) state.Store, n int) {
+	ws := hourly(0, n)
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		s := open(b)
+		register(b, s, "", fixModel("a"))
+		b.StartTimer()
+		got, err := s.Prefill(b.Context(), "", "a", ws, clock(1))
+		b.StopTimer()
+		if err != nil || got != n {
+			b.Fatalf("Prefill = %d, %v; want %d", got, err, n)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// prefilledStore opens a store with one model of n pending hourly units,
+// prefilled in batches of the design point.
+func prefilledStore(b *testing.B, open func(tb testing.TB) state.Store, n int) state.Store {
+	s := open(b)
+	register(b, s, "", fixModel("a"))
+	const batch = 100_000
+	for from := 0; from < n; from += batch {
+		prefill(b, s, "", "a", hourly(from, min(from+batch, n)), clock(1))
+	}
+	return s
+}
+
+func benchScan(b *testing.B, s state.Store, n int) {
+	b.ResetTimer()
+	for range b.N {
+		rows := 0
+		err := s.ScanUnits(b.Context(), state.UnitQuery{Model: "a"}, func(state.Unit) error { rows++; return nil })
+		if err != nil || rows != n {
+			b.Fatalf("ScanUnits read %d rows, %v; want %d", rows, err, n)
+		}
+	}
+	b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
+}
