@@ -1,0 +1,277 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+const (
+	// claimAttempts bounds how often Claim starts over after losing a race.
+	claimAttempts = 10
+	// claimRounds bounds the candidate queries of one claim; each round
+	// claims a unit or rules candidates out for the next.
+	claimRounds = 100
+)
+
+// Claim moves up to req.Limit pending units to running under a lease, oldest
+// window first, each with a new fencing token.
+//
+// Concurrent claimers stay out of each other's way in three ways. Candidates
+// are locked FOR UPDATE SKIP LOCKED, so claimers pass each other by instead
+// of queueing. A flexible model's pending unit overlapping a running one is
+// filtered out with NOT EXISTS. And claims of one flexible model are
+// serialized by a transaction-scoped advisory lock, taken without waiting: a
+// claimer that finds another one claiming the same flexible model leaves
+// that model to its next call. Without that lock, two claimers picking
+// overlapping units at once would both reach the exclusion constraint, which
+// makes the second wait for the first and then fail — or, when each waits
+// for the other, deadlock both for a second. The exclusion constraint stays
+// the guarantee; should a claim still run into it, Claim starts over.
+func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
+	if req.Lease <= 0 {
+		return nil, fmt.Errorf("claim: the lease must be positive, not %s", req.Lease)
+	}
+	if req.Limit <= 0 {
+		return nil, nil
+	}
+	var err error
+	for range claimAttempts {
+		var claims []state.Claim
+		claims, err = s.claimOnce(ctx, req)
+		if err == nil || !retryable(err) {
+			return claims, err
+		}
+	}
+	return nil, fmt.Errorf("claim: still losing races to other claimers after %d attempts: %w", claimAttempts, err)
+}
+
+// candidate is a pending unit Claim may take.
+type candidate struct {
+	id       int64
+	model    string
+	flexible bool
+	window   state.Window
+}
+
+// claimRound is what one claim transaction knows of the flexible models it
+// met: which ones it holds the claim lock of, which ones another claimer
+// holds, and which windows of each it has claimed.
+type claimRound struct {
+	held  map[string]bool
+	busy  []string
+	taken map[string][]state.Window
+}
+
+func (s *Store) claimOnce(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
+	var claims []state.Claim
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		claims = nil
+		r := claimRound{held: map[string]bool{}, taken: map[string][]state.Window{}}
+		for range claimRounds {
+			if len(claims) == req.Limit {
+				break
+			}
+			cands, err := s.claimCandidates(ctx, tx, req, req.Limit-len(claims), r.busy)
+			if err != nil {
+				return nil, err
+			}
+			if len(cands) == 0 {
+				break
+			}
+			if cands, err = s.lockFlexible(ctx, tx, req.Env, cands, &r); err != nil {
+				return nil, err
+			}
+			var ids []int64
+			for _, c := range cands {
+				if c.flexible && overlapsAny(c.window, r.taken[c.model]) {
+					continue // left pending; the next round's NOT EXISTS skips it
+				}
+				ids = append(ids, c.id)
+				if c.flexible {
+					r.taken[c.model] = append(r.taken[c.model], c.window)
+				}
+			}
+			got, err := s.markRunning(ctx, tx, req, ids)
+			if err != nil {
+				return nil, err
+			}
+			claims = append(claims, got...)
+		}
+		sort.SliceStable(claims, func(i, j int) bool { return unitBefore(claims[i].Unit, claims[j].Unit) })
+		chs := make([]change, len(claims))
+		for i, c := range claims {
+			chs[i] = change{env: c.Unit.Env, model: c.Unit.Model, window: c.Unit.Window, from: state.Pending, to: state.Running, count: 1, at: req.Now, runID: req.RunID}
+		}
+		return chs, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return claims, nil
+}
+
+// claimCandidates locks up to limit pending units, oldest first, skipping
+// units other claimers hold, the flexible models in busy, and flexible units
+// overlapping a running one (this transaction's claims included).
+func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req state.ClaimRequest, limit int, busy []string) ([]candidate, error) {
+	where := filter{args: []any{limit}}
+	envArg := where.add("u.env = $%d", req.Env)
+	longest := fmt.Sprintf(`SELECT coalesce(max(longest_unit), 0) FROM {schema}.models WHERE env = $%d`, envArg)
+	where.add("u.status = $%d", string(state.Pending))
+	if len(req.Models) > 0 {
+		longest += fmt.Sprintf(" AND name = ANY($%d)", where.add("u.model = ANY($%d)", req.Models))
+	}
+	if !isZero(req.Window) {
+		where.addOverlap("u", req.Window, longest)
+	}
+	if len(busy) > 0 {
+		where.add("u.model <> ALL($%d)", busy)
+	}
+	rows, err := tx.Query(ctx, s.sql(`
+		SELECT u.id, u.model, u.flexible, u.since, u.until FROM {schema}.units u
+		WHERE `+where.sql()+`
+		  AND NOT (u.flexible AND EXISTS (`+runningOverlap+`))
+		ORDER BY u.since, u.until, u.model, u.id
+		LIMIT $1
+		FOR UPDATE OF u SKIP LOCKED`), where.args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (candidate, error) {
+		var (
+			c            candidate
+			since, until pgtype.Timestamptz
+		)
+		err := row.Scan(&c.id, &c.model, &c.flexible, &since, &until)
+		c.window = windowOf(since, until)
+		return c, err
+	})
+}
+
+// runningOverlap finds a running unit of u's flexible model overlapping u,
+// through the exclusion constraint's index.
+const runningOverlap = `
+	SELECT 1 FROM {schema}.units r
+	WHERE r.env = u.env AND r.model = u.model AND r.status = 'running' AND r.flexible AND r.span && u.span`
+
+// lockFlexible takes the claim lock of every flexible model among cands that
+// this transaction does not hold yet, without waiting. It drops the
+// candidates of models another claimer holds (and records those models as
+// busy), then checks the flexible candidates again against running units:
+// the candidate query ran before the lock, and a claimer that held it may
+// have committed an overlapping unit since.
+func (s *Store) lockFlexible(ctx context.Context, tx pgx.Tx, env string, cands []candidate, r *claimRound) ([]candidate, error) {
+	var names []string
+	var keys []int64
+	for _, c := range cands {
+		if c.flexible && !r.held[c.model] && !contains(names, c.model) {
+			names = append(names, c.model)
+			keys = append(keys, lockKey("bollhav.claim:"+s.schema+"\x00"+env+"\x00"+c.model))
+		}
+	}
+	if len(names) == 0 {
+		return cands, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT m FROM unnest($1::text[], $2::bigint[]) AS t (m, k) WHERE pg_try_advisory_xact_lock(k)`, names, keys)
+	if err != nil {
+		return nil, err
+	}
+	locked, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range names {
+		if contains(locked, m) {
+			r.held[m] = true
+		} else {
+			r.busy = append(r.busy, m)
+		}
+	}
+	var flexIDs []int64
+	for _, c := range cands {
+		if c.flexible && r.held[c.model] {
+			flexIDs = append(flexIDs, c.id)
+		}
+	}
+	free := map[int64]bool{}
+	if len(flexIDs) > 0 {
+		rows, err := tx.Query(ctx, s.sql(`
+			SELECT u.id FROM {schema}.units u
+			WHERE u.id = ANY($1) AND NOT EXISTS (`+runningOverlap+`)`), flexIDs)
+		if err != nil {
+			return nil, err
+		}
+		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			free[id] = true
+		}
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if !c.flexible || free[c.id] {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) markRunning(ctx context.Context, tx pgx.Tx, req state.ClaimRequest, ids []int64) ([]state.Claim, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, s.sql(`
+		UPDATE {schema}.units u
+		SET status = 'running', lease_owner = $2, lease_until = $3, run_id = $4, updated_at = $5,
+		    fence = nextval('{schema}.fences'), applied_at = NULL, error = '', blocked_reason = ''
+		WHERE u.id = ANY($1)
+		RETURNING `+unitColumns), ids, req.Worker, req.Now.Add(req.Lease), req.RunID, req.Now)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (state.Claim, error) {
+		u, err := scanUnit(row)
+		return state.Claim{Unit: u, Fence: u.Fence}, err
+	})
+}
+
+func overlapsAny(w state.Window, ws []state.Window) bool {
+	for _, o := range ws {
+		if w.Overlaps(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// unitBefore orders units the way claims are handed out: oldest window
+// first.
+func unitBefore(a, b state.Unit) bool {
+	if !a.Window.Since.Equal(b.Window.Since) {
+		return a.Window.Since.Before(b.Window.Since)
+	}
+	if !a.Window.Until.Equal(b.Window.Until) {
+		return a.Window.Until.Before(b.Window.Until)
+	}
+	if a.Model != b.Model {
+		return a.Model < b.Model
+	}
+	return a.ID < b.ID
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Leases and fencing: a claim holds its unit while the unit is running under
+// the claim's fence. Every call below checks the fence, so a worker whose
+// lease expired and whose unit went to another worker can change nothing.
+
+// Heartbeat extends a claim's lease while the unit is still running under
+// the claim's fence.
+func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) error {
+	tag, err := s.pool.Exec(ctx, s.sql(`
+		UPDATE {schema}.units SET lease_until = $3
+		WHERE id = $1 AND status = 'running' AND fence = $2`), c.Unit.ID, c.Fence, until)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return leaseLost(c)
+	}
+	return nil
+}
+
+// Complete records a claimed unit's outcome, only while the unit is running
+// under the claim's fence. A repeat under the same fence of an outcome
+// already recorded — a retry after a lost commit acknowledgement — changes
+// nothing and succeeds.
+func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
+	var (
+		applied         pgtype.Timestamptz
+		errText, reason string
+		attempt         = 1
+	)
+	switch o.Status {
+	case state.Applied:
+		applied = nullTime(o.At)
+	case state.Failed:
+		errText = o.Error
+	case state.Blocked:
+		reason = o.BlockedReason
+	case state.Pending:
+		attempt = 0 // released unrun: not an attempt
+	default:
+		return fmt.Errorf("complete: %q is not an outcome; use applied, failed, blocked or pending", o.Status)
+	}
+	return s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		var (
+			env, model   string
+			since, until pgtype.Timestamptz
+			runID        int64
+		)
+		err := tx.QueryRow(ctx, s.sql(`
+			UPDATE {schema}.units
+			SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
+			    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9
+			WHERE id = $1 AND status = 'running' AND fence = $2
+			RETURNING env, model, since, until, run_id`),
+			c.Unit.ID, c.Fence, string(o.Status), applied, errText, reason, o.RowsWritten, attempt, o.At,
+		).Scan(&env, &model, &since, &until, &runID)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, s.repeatedOutcome(ctx, tx, c, o)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID}}, nil
+	})
+}
+
+// repeatedOutcome accepts a Complete that found its unit no longer running
+// when the unit still carries the claim's fence and already has the
+// outcome's status: the same worker recording the same result again.
+func (s *Store) repeatedOutcome(ctx context.Context, tx pgx.Tx, c state.Claim, o state.Outcome) error {
+	var (
+		status string
+		fence  int64
+	)
+	err := tx.QueryRow(ctx, s.sql(`SELECT status, fence FROM {schema}.units WHERE id = $1`), c.Unit.ID).Scan(&status, &fence)
+	if err == nil && fence == c.Fence && status == string(o.Status) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	return leaseLost(c)
+}
+
+func leaseLost(c state.Claim) error {
+	return fmt.Errorf("unit %s %s (fence %d): %w", c.Unit.Model, c.Unit.Window, c.Fence, state.ErrLeaseLost)
+}
+
+// ReleaseExpired returns every running unit whose lease ended before now to
+// pending with one more attempt, in every environment, and records one change
+// per model (its RunID the newest run among the released units). A partial
+// index holds only running units' lease ends, so this is cheap to call often.
+func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) {
+	var released int
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		rows, err := tx.Query(ctx, s.sql(`
+			WITH released AS (
+			    UPDATE {schema}.units
+			    SET status = 'pending', lease_owner = '', lease_until = NULL, attempts = attempts + 1, updated_at = $1
+			    WHERE status = 'running' AND lease_until < $1
+			    RETURNING env, model, run_id, since, until
+			)
+			SELECT env, model, max(run_id), count(*), min(since), max(until) FROM released
+			GROUP BY env, model`), now)
+		if err != nil {
+			return nil, err
+		}
+		var (
+			chs        []change
+			env, model string
+			runID      int64
+			n          int
+			lo, hi     pgtype.Timestamptz
+		)
+		_, err = pgx.ForEachRow(rows, []any{&env, &model, &runID, &n, &lo, &hi}, func() error {
+			chs = append(chs, change{env: env, model: model, window: windowOf(lo, hi), from: state.Running, to: state.Pending, count: n, at: now, runID: runID})
+			released += n
+			return nil
+		})
+		return chs, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return released, nil
+}

@@ -1,0 +1,190 @@
+package postgres
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+)
+
+// destructive matches SQL that loses data. An upgrade must never run it: a
+// customer's state store outlives every bollhav binary that touches it.
+var destructive = regexp.MustCompile(`(?i)\b(DROP\s+(TABLE|COLUMN|SCHEMA|INDEX)|ALTER\s+TABLE\s+\S+\s+DROP|TRUNCATE|DELETE\s+FROM|RENAME)\b`)
+
+// TestMigrationsNeverDropData reads every embedded migration (without its
+// comments) for a statement that loses data.
+func TestMigrationsNeverDropData(t *testing.T) {
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	comment := regexp.MustCompile(`--[^\n]*`)
+	for _, m := range ms {
+		if bad := destructive.FindString(comment.ReplaceAllString(m.sql, "")); bad != "" {
+			t.Errorf("migration %s runs %q; migrations only add", m.name, bad)
+		}
+	}
+}
+
+// TestLoadMigrationsRefusesGaps: a release whose migrations skip or repeat a
+// version fails its tests, not a customer's upgrade.
+func TestLoadMigrationsRefusesGaps(t *testing.T) {
+	sql := &fstest.MapFile{Data: []byte("SELECT 1")}
+	for name, fsys := range map[string]fstest.MapFS{
+		"gap":       {"m/0001_a.sql": sql, "m/0003_c.sql": sql},
+		"duplicate": {"m/0001_a.sql": sql, "m/0001_b.sql": sql, "m/0002_c.sql": sql},
+		"no number": {"m/init.sql": sql},
+		"zero":      {"m/0000_a.sql": sql},
+	} {
+		if ms, err := loadMigrations(fsys, "m"); err == nil {
+			t.Errorf("%s: loaded %d migrations, want an error", name, len(ms))
+		}
+	}
+	ms, err := loadMigrations(fstest.MapFS{"m/0002_b.sql": sql, "m/0001_a.sql": sql, "m/README": sql}, "m")
+	if err != nil || len(ms) != 2 || ms[0].name != "0001_a" || ms[1].version != 2 {
+		t.Errorf("loadMigrations = %+v, %v; want 0001_a then 0002_b", ms, err)
+	}
+}
+
+// testPool is a pool on the test server, closed when t ends.
+func testPool(t *testing.T, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(t.Context(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// TestUpgradeKeepsData: a store written by this release, upgraded by a later
+// one, keeps its units; and this release then refuses the upgraded store
+// without touching it.
+func TestUpgradeKeepsData(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	s, err := Open(t.Context(), dsn, Options{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	if _, err := s.Register(ctx, "", []state.ModelRecord{{Name: "a", Temporality: "timeless"}}, nil, at(0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prefill(ctx, "", "a", []state.Window{{}}, at(0)); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := migration{version: len(ms) + 1, name: "next", sql: `ALTER TABLE {schema}.units ADD COLUMN note text NOT NULL DEFAULT ''`}
+	pool := testPool(t, dsn)
+	v, err := migrate(ctx, pool, schema, append(ms, next))
+	if err != nil || v != next.version {
+		t.Fatalf("upgrade = version %d, %v; want %d", v, err, next.version)
+	}
+	var units int
+	if err := pool.QueryRow(ctx, sqlFor(schema, `SELECT count(*) FROM {schema}.units WHERE note = ''`)).Scan(&units); err != nil || units != 1 {
+		t.Errorf("units after the upgrade = %d, %v; want the one unit", units, err)
+	}
+
+	before := catalog(t, pool, schema)
+	_, err = Open(ctx, dsn, Options{Schema: schema})
+	if !errors.Is(err, state.ErrNewerSchema) {
+		t.Fatalf("Open of a newer store: err = %v, want ErrNewerSchema", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "version 2") || !strings.Contains(msg, "upgrade bollhav") {
+		t.Errorf("error %q should name the store's version and say to upgrade bollhav", msg)
+	}
+	if after := catalog(t, pool, schema); after != before {
+		t.Errorf("refusing the newer store changed it:\nbefore %s\nafter  %s", before, after)
+	}
+}
+
+// catalog summarizes what a store holds: its versions, tables and columns,
+// and how many units it has.
+func catalog(t *testing.T, pool *pgxpool.Pool, schema string) string {
+	t.Helper()
+	var out string
+	err := pool.QueryRow(t.Context(), sqlFor(schema, `
+		SELECT (SELECT string_agg(version || ':' || name, ',' ORDER BY version) FROM {schema}.schema_version)
+		    || ' | ' || (SELECT string_agg(table_name || '.' || column_name, ',' ORDER BY table_name, column_name)
+		                 FROM information_schema.columns WHERE table_schema = $1)
+		    || ' | units=' || (SELECT count(*) FROM {schema}.units)`), schema).Scan(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestConcurrentOpen: processes starting at once on a fresh schema, and
+// later ones upgrading it at once, queue on the migration lock; every one
+// opens the store, and each migration runs exactly once.
+func TestConcurrentOpen(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	const processes = 8
+	var wg sync.WaitGroup
+	errs := make(chan error, processes)
+	for range processes {
+		wg.Go(func() {
+			s, err := Open(t.Context(), dsn, Options{Schema: schema})
+			if err != nil {
+				errs <- err
+				return
+			}
+			s.Close()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent Open: %v", err)
+	}
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows, newest int
+	if err := pgtest.QueryRow(dsn, sqlFor(schema, `SELECT count(*), max(version) FROM {schema}.schema_version`), nil, &rows, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(ms) || newest != len(ms) {
+		t.Errorf("schema_version has %d rows up to version %d; want each of the %d migrations once", rows, newest, len(ms))
+	}
+
+	// The next release's binaries start at once on the existing store. A
+	// statement that is not idempotent (ADD COLUMN without IF NOT EXISTS)
+	// fails unless the migration runs once.
+	ms = append(ms, migration{version: len(ms) + 1, name: "next", sql: `ALTER TABLE {schema}.units ADD COLUMN note text`})
+	pool := testPool(t, dsn)
+	errs = make(chan error, processes)
+	for range processes {
+		wg.Go(func() {
+			if _, err := migrate(t.Context(), pool, schema, ms); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("concurrent upgrade: %v", err)
+	}
+	if err := pgtest.QueryRow(dsn, sqlFor(schema, `SELECT count(*), max(version) FROM {schema}.schema_version`), nil, &rows, &newest); err != nil {
+		t.Fatal(err)
+	}
+	if rows != len(ms) || newest != len(ms) {
+		t.Errorf("after the upgrade schema_version has %d rows up to version %d; want %d", rows, newest, len(ms))
+	}
+}

@@ -1,0 +1,33 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/storetest"
+)
+
+// TestConformance runs the suite both backends pass; every subtest works in
+// a schema of its own, dropped when it ends.
+func TestConformance(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	storetest.Run(t,
+		func(t *testing.T) state.Store { return openStore(t, dsn, pgtest.Schema(t, dsn)) },
+		storetest.WithReopen(func(t *testing.T, s state.Store) state.Store {
+			return openStore(t, dsn, s.(*postgres.Store).Schema())
+		}),
+	)
+}
+
+// openStore opens a store in schema and closes it when tb ends.
+func openStore(tb testing.TB, dsn, schema string) *postgres.Store {
+	tb.Helper()
+	s, err := postgres.Open(tb.Context(), dsn, postgres.Options{Schema: schema})
+	if err != nil {
+		tb.Fatalf("Open(schema %s): %v", schema, err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}

@@ -1,0 +1,229 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// The bulk transitions: one statement each however many units they touch,
+// reporting back per from-status how many moved and their hull, which is
+// what the change feed records.
+
+// SetStatus moves the model's units inside w whose status is one of From to
+// To, clearing lease, error and blocked reason.
+func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, error) {
+	if !knownStatus(req.To) {
+		return 0, fmt.Errorf("set status: unknown status %q", req.To)
+	}
+	if req.To == state.Running {
+		return 0, fmt.Errorf("set status: units become running only by Claim, which gives them a lease")
+	}
+	var applied pgtype.Timestamptz
+	if req.To == state.Applied {
+		applied = nullTime(req.AppliedAt)
+		if !applied.Valid {
+			applied = nullTime(req.Now)
+		}
+	}
+	// $1…$4 are the new values; the filter's parameters follow.
+	where := filter{args: []any{string(req.To), applied, req.RunID, req.Now}}
+	where.add("env = $%d", req.Env)
+	where.add("model = $%d", req.Model)
+	where.add("status <> $%d", string(req.To))
+	if len(req.From) > 0 {
+		where.add("status = ANY($%d)", statusStrings(req.From))
+	}
+	if !isZero(req.Window) {
+		where.addInside("units", req.Window)
+	}
+
+	var moved int
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		if _, err := s.modelFlexible(ctx, tx, req.Env, req.Model); err != nil {
+			return nil, err
+		}
+		rows, err := tx.Query(ctx, s.sql(`
+			WITH target AS (
+			    SELECT id, status FROM {schema}.units WHERE `+where.sql()+`
+			    FOR UPDATE
+			), moved AS (
+			    UPDATE {schema}.units u
+			    SET status = $1, applied_at = $2, run_id = $3, updated_at = $4,
+			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL
+			    FROM target t WHERE u.id = t.id
+			    RETURNING t.status AS from_status, u.since, u.until
+			)
+			SELECT from_status, count(*), min(since), max(until) FROM moved GROUP BY from_status`), where.args...)
+		if err != nil {
+			return nil, err
+		}
+		chs, n, err := collectGroups(rows, req.Env, req.Model, req.To, req.Now, req.RunID)
+		moved = n
+		return chs, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return moved, nil
+}
+
+// Delete removes the model's units inside w (all when w is zero): torch on a
+// fixed grid.
+func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+	var deleted int
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
+			return nil, err
+		}
+		chs, n, err := s.deleteInside(ctx, tx, env, model, w, runID, now)
+		deleted = n
+		return chs, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return deleted, nil
+}
+
+func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, w state.Window, runID int64, now time.Time) ([]change, int, error) {
+	var where filter
+	where.add("env = $%d", env)
+	where.add("model = $%d", model)
+	if !isZero(w) {
+		where.addInside("units", w)
+	}
+	rows, err := tx.Query(ctx, s.sql(`
+		WITH gone AS (
+		    DELETE FROM {schema}.units WHERE `+where.sql()+`
+		    RETURNING status, since, until
+		)
+		SELECT status, count(*), min(since), max(until) FROM gone GROUP BY status`), where.args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	return collectGroups(rows, env, model, "", now, runID)
+}
+
+// Uncover subtracts w from the model's coverage: units inside w are deleted,
+// units crossing an edge of w are trimmed to their part outside it, and a
+// unit spanning all of w is split in two, both parts keeping the unit's
+// status, applied_at and attempts. The multirange difference span - w gives
+// each crossing unit's remaining parts. The change feed records the part
+// removed: deleted units whole, crossing units clipped to w.
+func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+	var touched int
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
+			return nil, err
+		}
+		deleted, n, err := s.deleteInside(ctx, tx, env, model, w, runID, now)
+		if err != nil || isZero(w) {
+			touched = n
+			return deleted, err
+		}
+		rows, err := tx.Query(ctx, s.sql(`
+			WITH crossing AS (
+			    SELECT id, status, since, until,
+			           tstzmultirange(span) - tstzmultirange(tstzrange($3, $4, '[)')) AS rest
+			    FROM {schema}.units
+			    WHERE env = $1 AND model = $2 AND since < $4 AND until > $3
+			      AND since >= $3 - (SELECT longest_unit FROM {schema}.models WHERE env = $1 AND name = $2) * interval '1 microsecond'
+			    FOR UPDATE
+			), parts AS (
+			    SELECT c.id, p.part, row_number() OVER (PARTITION BY c.id ORDER BY lower(p.part)) AS n
+			    FROM crossing c, unnest(c.rest) AS p (part)
+			), trimmed AS (
+			    UPDATE {schema}.units u SET since = lower(p.part), until = upper(p.part), updated_at = $5
+			    FROM parts p WHERE u.id = p.id AND p.n = 1
+			), split AS (
+			    INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, blocked_reason,
+			                                error, attempts, run_id, lease_owner, lease_until, fence, rows_written, updated_at)
+			    SELECT u.env, u.model, u.flexible, lower(p.part), upper(p.part), u.status, u.applied_at, u.blocked_reason,
+			           u.error, u.attempts, u.run_id, u.lease_owner, u.lease_until, u.fence, u.rows_written, $5
+			    FROM parts p JOIN {schema}.units u ON u.id = p.id
+			    WHERE p.n = 2
+			)
+			SELECT status, count(*), min(greatest(since, $3)), max(least(until, $4)) FROM crossing GROUP BY status`),
+			env, model, w.Since, w.Until, now)
+		if err != nil {
+			return nil, err
+		}
+		cut, m, err := collectGroups(rows, env, model, "", now, runID)
+		touched = n + m
+		return mergeChanges(deleted, cut), err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return touched, nil
+}
+
+// collectGroups reads (from status, count, min since, max until) rows into
+// one change per from-status, and sums the counts.
+func collectGroups(rows pgx.Rows, env, model string, to state.UnitStatus, at time.Time, runID int64) ([]change, int, error) {
+	var (
+		chs    []change
+		total  int
+		from   string
+		n      int
+		lo, hi pgtype.Timestamptz
+	)
+	_, err := pgx.ForEachRow(rows, []any{&from, &n, &lo, &hi}, func() error {
+		chs = append(chs, change{env: env, model: model, window: windowOf(lo, hi), from: state.UnitStatus(from), to: to, count: n, at: at, runID: runID})
+		total += n
+		return nil
+	})
+	return chs, total, err
+}
+
+// mergeChanges folds b into a: one change per from-status, counts added,
+// windows hulled.
+func mergeChanges(a, b []change) []change {
+	for _, c := range b {
+		merged := false
+		for i := range a {
+			if a[i].from == c.from {
+				a[i].count += c.count
+				a[i].window = hull(a[i].window, c.window)
+				merged = true
+				break
+			}
+		}
+		if !merged {
+			a = append(a, c)
+		}
+	}
+	return a
+}
+
+func hull(a, b state.Window) state.Window {
+	if isZero(a) {
+		return b
+	}
+	if isZero(b) {
+		return a
+	}
+	h := a
+	if b.Since.Before(h.Since) {
+		h.Since = b.Since
+	}
+	if b.Until.After(h.Until) {
+		h.Until = b.Until
+	}
+	return h
+}
+
+func knownStatus(st state.UnitStatus) bool {
+	for _, s := range state.Statuses {
+		if s == st {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,250 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Prefill inserts a pending unit for every window the model has no unit of
+// yet, in one statement: the windows travel as two timestamptz arrays that
+// unnest pairs up again, so 100,000 windows are one round trip, not 100,000.
+func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.Window, now time.Time) (int, error) {
+	since, until := make([]pgtype.Timestamptz, len(windows)), make([]pgtype.Timestamptz, len(windows))
+	var longest int64 // microseconds, rounded up
+	for i, w := range windows {
+		if !isZero(w) && w.Empty() {
+			return 0, fmt.Errorf("prefill %s: window %s is empty or reversed", model, w)
+		}
+		since[i], until[i] = windowBounds(w)
+		if !isZero(w) {
+			longest = max(longest, (w.Duration() + time.Microsecond - 1).Microseconds())
+		}
+	}
+	var created int
+	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		// Looking the model up raises its longest_unit in the same
+		// statement, before any longer unit exists.
+		var flex string
+		err := tx.QueryRow(ctx, s.sql(`
+			UPDATE {schema}.models SET longest_unit = greatest(longest_unit, $3)
+			WHERE env = $1 AND name = $2 RETURNING flexibility`), env, model, longest).Scan(&flex)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, modelNotFound(env, model)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var lo, hi pgtype.Timestamptz
+		err = tx.QueryRow(ctx, s.sql(`
+			WITH created AS (
+			    INSERT INTO {schema}.units AS u (env, model, flexible, since, until, status, updated_at)
+			    SELECT $1, $2, $3, w.since, w.until, 'pending', $6
+			    FROM unnest($4::timestamptz[], $5::timestamptz[]) AS w (since, until)
+			    ON CONFLICT DO NOTHING
+			    RETURNING u.since, u.until
+			)
+			SELECT count(*), min(since), max(until) FROM created`),
+			env, model, flex == "flex", since, until, now).Scan(&created, &lo, &hi)
+		if err != nil || created == 0 {
+			return nil, err
+		}
+		return []change{{env: env, model: model, window: windowOf(lo, hi), to: state.Pending, count: created, at: now}}, nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return created, nil
+}
+
+// ScanUnits streams the units matching q by model, then window. Rows are
+// decoded as they arrive off the connection, so memory stays flat however
+// many there are; fn runs while the query holds a pool connection.
+func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.Unit) error) error {
+	var where filter
+	from := `{schema}.units u`
+	where.add("u.env = $%d", q.Env)
+	switch {
+	case q.Model != "":
+		if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
+			return err
+		}
+		model := where.add("u.model = $%d", q.Model)
+		if !isZero(q.Window) {
+			where.addOverlap("u", q.Window, fmt.Sprintf(`SELECT longest_unit FROM {schema}.models WHERE env = $1 AND name = $%d`, model))
+		}
+	case !isZero(q.Window):
+		// One window across every model: a bounded range per model, each
+		// with its own longest unit, instead of one scan of the whole
+		// environment.
+		from = `{schema}.models m CROSS JOIN LATERAL (
+			SELECT * FROM {schema}.units u WHERE u.env = m.env AND u.model = m.name) u`
+		where.conds[0] = "m.env = $1"
+		where.addOverlap("u", q.Window, "m.longest_unit")
+	}
+	if len(q.Statuses) > 0 {
+		where.add("u.status = ANY($%d)", statusStrings(q.Statuses))
+	}
+	// Stopping early cancels the query instead of draining the rest of a
+	// million rows off the wire.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+unitColumns+` FROM `+from+` WHERE `+where.sql()+`
+		ORDER BY u.model, u.since, u.until`), where.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	sc := newUnitScanner()
+	for rows.Next() {
+		u, err := sc.scan(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(u); err != nil {
+			cancel()
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// Stats counts a model's units by status, every status present, and finds
+// the newest applied_at, in one aggregate on the server.
+func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, error) {
+	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
+		return state.UnitStats{}, err
+	}
+	st := state.UnitStats{Counts: make(map[state.UnitStatus]int, len(state.Statuses))}
+	for _, status := range state.Statuses {
+		st.Counts[status] = 0
+	}
+	rows, err := s.pool.Query(ctx, s.sql(`
+		SELECT status, count(*), max(applied_at) FROM {schema}.units
+		WHERE env = $1 AND model = $2 GROUP BY status`), env, model)
+	if err != nil {
+		return st, err
+	}
+	var (
+		status string
+		n      int
+		last   pgtype.Timestamptz
+	)
+	_, err = pgx.ForEachRow(rows, []any{&status, &n, &last}, func() error {
+		st.Counts[state.UnitStatus(status)] = n
+		if status == string(state.Applied) {
+			st.LastAppliedAt = timePtrOf(last)
+		}
+		return nil
+	})
+	return st, err
+}
+
+// Applied returns the model's applied rows overlapping w, by window, from the
+// GiST index on (env, model, span) rather than a scan of the model's history.
+func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) ([]state.AppliedRow, error) {
+	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
+		return nil, err
+	}
+	query, args := `
+		SELECT since, until, applied_at FROM {schema}.units
+		WHERE env = $1 AND model = $2 AND status = 'applied'
+		ORDER BY since, until`, []any{env, model}
+	if !isZero(w) {
+		query = `
+		SELECT since, until, applied_at FROM {schema}.units
+		WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
+		ORDER BY since, until`
+		args = append(args, w.Since, w.Until)
+	}
+	rows, err := s.pool.Query(ctx, s.sql(query), args...)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (state.AppliedRow, error) {
+		var (
+			a            state.AppliedRow
+			since, until pgtype.Timestamptz
+		)
+		err := row.Scan(&since, &until, &a.AppliedAt)
+		a.Window, a.AppliedAt = windowOf(since, until), a.AppliedAt.UTC()
+		return a, err
+	})
+}
+
+// Coverage is the union of the model's applied windows within w, computed
+// by the server: range_agg merges the applied spans into a multirange, which
+// is clipped to w and returned one island per row.
+func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window) (state.IntervalSet, error) {
+	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
+		return state.IntervalSet{}, err
+	}
+	query, args := `
+		SELECT lower(r), upper(r) FROM unnest((
+		    SELECT range_agg(span) FROM {schema}.units
+		    WHERE env = $1 AND model = $2 AND status = 'applied' AND span IS NOT NULL
+		)) AS r`, []any{env, model}
+	if !isZero(w) {
+		query = `
+		SELECT lower(r), upper(r) FROM unnest((
+		    SELECT range_agg(span) FROM {schema}.units
+		    WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
+		) * tstzmultirange(tstzrange($3, $4, '[)'))) AS r`
+		args = append(args, w.Since, w.Until)
+	}
+	rows, err := s.pool.Query(ctx, s.sql(query), args...)
+	if err != nil {
+		return state.IntervalSet{}, err
+	}
+	islands, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (state.Window, error) {
+		var since, until pgtype.Timestamptz
+		err := row.Scan(&since, &until)
+		return windowOf(since, until), err
+	})
+	return state.NewIntervalSet(islands...), err
+}
+
+// filter builds a WHERE clause whose conditions depend on the call. Each
+// variant is its own statement, so PostgreSQL plans it with the indexes that
+// fit instead of one generic plan full of "$3 IS NULL OR …".
+type filter struct {
+	conds []string
+	args  []any
+}
+
+// add appends a condition with one parameter, written as $%d, and returns
+// the parameter's number.
+func (f *filter) add(cond string, arg any) int {
+	f.args = append(f.args, arg)
+	f.conds = append(f.conds, fmt.Sprintf(cond, len(f.args)))
+	return len(f.args)
+}
+
+// addOverlap keeps units (alias a) overlapping w. longest is a subquery for
+// the longest unit of the models concerned, in microseconds: no unit
+// overlapping w starts before w.Since minus that, so the btree on since is
+// read over a bounded range instead of from the start of history.
+func (f *filter) addOverlap(a string, w state.Window, longest string) {
+	f.args = append(f.args, w.Since, w.Until)
+	s, e := len(f.args)-1, len(f.args)
+	f.conds = append(f.conds, fmt.Sprintf(
+		"%[1]s.since < $%[3]d AND %[1]s.until > $%[2]d AND %[1]s.since >= $%[2]d - (%[4]s) * interval '1 microsecond'",
+		a, s, e, longest))
+}
+
+// addInside keeps units covered by w, as a range of since the btree reads
+// directly.
+func (f *filter) addInside(a string, w state.Window) {
+	f.args = append(f.args, w.Since, w.Until)
+	s, e := len(f.args)-1, len(f.args)
+	f.conds = append(f.conds, fmt.Sprintf("%[1]s.since >= $%[2]d AND %[1]s.since < $%[3]d AND %[1]s.until <= $%[3]d", a, s, e))
+}
+
+func (f *filter) sql() string { return strings.Join(f.conds, " AND ") }
