@@ -29,7 +29,7 @@ func NewIntervalSet(ws ...Window) IntervalSet {
 	n := 0
 	for _, w := range out {
 		if n > 0 && !w.Since.After(out[n-1].Until) {
-			out[n-1].Until = later(out[n-1].Until, w.Until)
+			out[n-1].Until = Later(out[n-1].Until, w.Until)
 			continue
 		}
 		out[n] = w
@@ -51,8 +51,8 @@ func (s IntervalSet) Add(w Window) IntervalSet {
 	i := s.firstUntilAtOrAfter(w.Since)                                                           // first window touching or after w
 	j := i + sort.Search(len(s.ws)-i, func(k int) bool { return s.ws[i+k].Since.After(w.Until) }) // first window past w
 	if i < j {
-		w.Since = earlier(w.Since, s.ws[i].Since)
-		w.Until = later(w.Until, s.ws[j-1].Until)
+		w.Since = Earlier(w.Since, s.ws[i].Since)
+		w.Until = Later(w.Until, s.ws[j-1].Until)
 	}
 	out := make([]Window, 0, len(s.ws)-(j-i)+1)
 	out = append(out, s.ws[:i]...)
@@ -73,7 +73,7 @@ func (s IntervalSet) Union(o IntervalSet) IntervalSet {
 			w, j = o.ws[j], j+1
 		}
 		if n := len(out); n > 0 && !w.Since.After(out[n-1].Until) {
-			out[n-1].Until = later(out[n-1].Until, w.Until)
+			out[n-1].Until = Later(out[n-1].Until, w.Until)
 			continue
 		}
 		out = append(out, w)
@@ -95,7 +95,7 @@ func (s IntervalSet) Subtract(o IntervalSet) IntervalSet {
 			if o.ws[k].Since.After(cur) {
 				out = append(out, Window{Since: cur, Until: o.ws[k].Since})
 			}
-			cur = later(cur, o.ws[k].Until)
+			cur = Later(cur, o.ws[k].Until)
 		}
 		if cur.Before(w.Until) {
 			out = append(out, Window{Since: cur, Until: w.Until})
@@ -117,7 +117,7 @@ func (s IntervalSet) Intersect(w Window) IntervalSet {
 	}
 	var out []Window
 	for i := s.firstUntilAfter(w.Since); i < len(s.ws) && s.ws[i].Since.Before(w.Until); i++ {
-		out = append(out, Window{Since: later(s.ws[i].Since, w.Since.UTC()), Until: earlier(s.ws[i].Until, w.Until.UTC())})
+		out = append(out, Window{Since: Later(s.ws[i].Since, w.Since.UTC()), Until: Earlier(s.ws[i].Until, w.Until.UTC())})
 	}
 	return fromNormalized(out)
 }
@@ -145,7 +145,7 @@ func (s IntervalSet) Gaps(w Window) []Window {
 		if s.ws[i].Since.After(cur) {
 			out = append(out, Window{Since: cur, Until: s.ws[i].Since})
 		}
-		cur = later(cur, s.ws[i].Until)
+		cur = Later(cur, s.ws[i].Until)
 	}
 	if cur.Before(end) {
 		out = append(out, Window{Since: cur, Until: end})
@@ -222,14 +222,16 @@ func fromNormalized(ws []Window) IntervalSet {
 	return IntervalSet{ws: ws}
 }
 
-func later(a, b time.Time) time.Time {
+// Later returns the later of two instants.
+func Later(a, b time.Time) time.Time {
 	if a.After(b) {
 		return a
 	}
 	return b
 }
 
-func earlier(a, b time.Time) time.Time {
+// Earlier returns the earlier of two instants.
+func Earlier(a, b time.Time) time.Time {
 	if a.Before(b) {
 		return a
 	}

@@ -224,7 +224,7 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 			if err := uncoverUnit(ctx, tx, c.id, state.Window{Since: c.since, Until: c.until}, w, now); err != nil {
 				return fmt.Errorf("sqlite: uncover %s: %w", model, err)
 			}
-			removed := state.Window{Since: later(c.since, w.Since), Until: earlier(c.until, w.Until)}
+			removed := state.Window{Since: state.Later(c.since, w.Since), Until: state.Earlier(c.until, w.Until)}
 			g := groups[c.status]
 			if g == nil {
 				g = &statusGroup{status: c.status}
@@ -277,18 +277,4 @@ func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, n
 		_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "since" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Until), micros(now), id)
 	}
 	return err
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func earlier(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }
