@@ -10,11 +10,9 @@ import (
 )
 
 // AppliedRow is one applied state row of an upstream: its window (zero for a
-// timeless upstream's existence row) and when bollhav loaded it.
-type AppliedRow struct {
-	Window    state.Window
-	AppliedAt time.Time
-}
+// timeless upstream's existence row) and when bollhav loaded it. It is the
+// store's own row type, so the gate reads what the store returns as is.
+type AppliedRow = state.AppliedRow
 
 // UpstreamState is everything the gate reads about one gated upstream: its
 // registration (shape, as the registry knows it — not as the downstream's

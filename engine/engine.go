@@ -1,0 +1,78 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Engine is the embedded engine the CLI and the UI share: everything an
+// operator can trigger goes through it, so its rules (read-only refusal,
+// audit, STATE_MODE semantics) hold whichever front end asked.
+type Engine struct {
+	Store state.Store
+	// Spec is the loaded spec; nil when the engine was opened from the
+	// store alone (a UI pointed at production), which can inspect but not
+	// register.
+	Spec *Spec
+	// SpecDir is the directory command executors run in.
+	SpecDir string
+	Env     Env
+	// Now is the engine's clock; time.Now when nil. Tests and --as-of set it.
+	Now func() time.Time
+	// ReadOnly refuses every action that changes state, in the engine
+	// itself, not only in the UI.
+	ReadOnly bool
+	// Actor names who acts, for the audit log ("alice", "ssh:bob").
+	Actor string
+	Log   *slog.Logger
+}
+
+// ErrReadOnly is an action refused because the engine is read-only.
+var ErrReadOnly = errors.New("refused: bollhav is read-only (--read-only)")
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e *Engine) logger() *slog.Logger {
+	if e.Log != nil {
+		return e.Log
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+// refuseReadOnly returns ErrReadOnly, naming the action, when the engine is
+// read-only.
+func (e *Engine) refuseReadOnly(action string) error {
+	if e.ReadOnly {
+		return fmt.Errorf("%s %w", action, ErrReadOnly)
+	}
+	return nil
+}
+
+// RunRequest is what a run, a reset or a plan is asked to do.
+type RunRequest struct {
+	// Models names models to run; empty with Pipeline empty means every
+	// model of the spec.
+	Models []string
+	// Pipeline runs every task of one pipeline, per seed 002.
+	Pipeline string
+	// Downstream adds the downstream closure of Models.
+	Downstream bool
+	// Window is the run window; nil means no window, which each STATE_MODE
+	// reads as seed 000 says.
+	Window *state.Window
+	Mode   StateMode
+	// IntervalOverride re-chunks flexible models (and, under torch, migrates
+	// fixed ones); nil keeps each model's interval.
+	IntervalOverride *state.Interval
+	// Workers is how many units run at once in this process (default 1).
+	Workers int
+}

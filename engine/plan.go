@@ -1,0 +1,802 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bollhav/bollhav/graph"
+	"github.com/bollhav/bollhav/state"
+)
+
+// Plan is exactly what a run or a reset would do to the state store, worked
+// out without changing it: per model, the windows it would create, the units
+// it would reset, delete or uncover, and the windows that would run. ApplyPlan
+// performs its state changes and nothing else; docs/statemode.md records the
+// rules behind each list.
+type Plan struct {
+	Env string
+	// Request is the request planned, kept so ApplyPlan can check the store
+	// still gives the same plan.
+	Request RunRequest
+	Mode    StateMode
+	// Now is the clock the contract ranges were evaluated at.
+	Now    time.Time
+	Models []ModelPlan
+}
+
+// ModelPlan is one model's part of a Plan. Window lists are in window order;
+// a timeless model's existence row is the zero Window.
+type ModelPlan struct {
+	Model       string
+	Temporality Temporality
+	Flexibility Flexibility
+	// Mode is the effective mode: bulldozer without a window on a temporal
+	// model runs as discover (see Warnings).
+	Mode StateMode
+	// Window is the run window for this model; nil means none (always nil
+	// for a timeless model).
+	Window *state.Window
+	// Chunk is the grain windows are created at: a fixed model's grid
+	// interval, a flexible model's slicing chunk; zero when timeless.
+	Chunk state.Interval
+	// ContractRange is [start, last complete window's until) or
+	// [start, chunking.end); zero when timeless or empty.
+	ContractRange state.Window
+	// Register is set when the model's registration is written first: new,
+	// changed, or migrated to a new grain (Migrate).
+	Register bool
+	// Migrate names the grain change a torch performs on a fixed model.
+	Migrate *GrainChange
+	// Delete is every unit of the model, deleted (fixed and timeless torch).
+	Delete *UnitSpan
+	// Uncover is the flexible coverage subtracted: the run window
+	// (bulldozer), or a zero Window for everything (torch). Uncovered counts
+	// the units it deletes, trims or splits.
+	Uncover   []state.Window
+	Uncovered *UnitSpan
+	// Reset lists the units set back to pending.
+	Reset []state.Window
+	// Create lists the windows prefilled as new pending units.
+	Create []state.Window
+	// Run lists the units the run executes: pending once the plan is applied
+	// and in the run window (every pending unit of the model without one).
+	Run      []state.Window
+	Warnings []string
+
+	resetFrom []state.UnitStatus
+	record    *state.ModelRecord
+}
+
+// UnitSpan is a set of units by count and hull.
+type UnitSpan struct {
+	Count int
+	Hull  state.Window
+}
+
+// ModelNames lists the planned models, in plan order.
+func (p *Plan) ModelNames() []string {
+	out := make([]string, len(p.Models))
+	for i, m := range p.Models {
+		out[i] = m.Model
+	}
+	return out
+}
+
+// Warnings gathers every model's warnings, each prefixed with its model.
+func (p *Plan) Warnings() []string {
+	var out []string
+	for _, m := range p.Models {
+		for _, w := range m.Warnings {
+			out = append(out, m.Model+": "+w)
+		}
+	}
+	return out
+}
+
+// Plan works out what req would do, changing nothing. Bad input — an
+// unknown model or pipeline, an unknown mode, an empty or misaligned window,
+// a fixed model whose registered grain differs outside torch, a reset that
+// would touch a running unit — is an error.
+func (e *Engine) Plan(ctx context.Context, req RunRequest) (*Plan, error) {
+	return e.plan(ctx, req, e.now())
+}
+
+func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan, error) {
+	if e.Spec == nil {
+		return nil, errors.New("plan needs a spec: the engine was opened from the store alone")
+	}
+	mode, err := ParseStateMode(string(req.Mode))
+	if err != nil {
+		return nil, err
+	}
+	if req.Window != nil && req.Window.Empty() {
+		return nil, fmt.Errorf("window %s is empty: since must be before until", *req.Window)
+	}
+	if req.IntervalOverride != nil {
+		if _, err := state.ParseInterval(req.IntervalOverride.String()); err != nil {
+			return nil, fmt.Errorf("interval override: %w", err)
+		}
+	}
+	names, err := e.resolveModels(req)
+	if err != nil {
+		return nil, err
+	}
+	existing, err := e.registered(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// The plan keeps its own copy of the request, so a caller reusing its
+	// window or override cannot change what ApplyPlan re-checks.
+	if req.Window != nil {
+		w := *req.Window
+		req.Window = &w
+	}
+	if req.IntervalOverride != nil {
+		iv := *req.IntervalOverride
+		req.IntervalOverride = &iv
+	}
+	req.Models = slices.Clone(req.Models)
+	p := &Plan{Env: e.Env.Suffix, Request: req, Mode: mode, Now: now}
+	var errs []error
+	for _, name := range names {
+		mp, err := e.planModel(ctx, e.Spec.Model(name), existing, req, mode, now)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		p.Models = append(p.Models, *mp)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// resolveModels turns a request into model names, in spec order.
+func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
+	spec := e.Spec
+	if spec == nil {
+		return nil, errors.New("no spec loaded")
+	}
+	chosen := map[string]bool{}
+	for _, n := range req.Models {
+		m := spec.Model(n)
+		if m == nil {
+			return nil, unknownModelError(spec, n)
+		}
+		if req.Pipeline != "" && m.Pipeline != req.Pipeline {
+			return nil, fmt.Errorf("model %s is in pipeline %s, not %s", n, m.Pipeline, req.Pipeline)
+		}
+		chosen[n] = true
+	}
+	if req.Pipeline != "" && len(req.Models) == 0 {
+		var pipelines []string
+		for _, m := range spec.Models {
+			if m.Pipeline == req.Pipeline {
+				chosen[m.Name] = true
+			}
+			if !slices.Contains(pipelines, m.Pipeline) {
+				pipelines = append(pipelines, m.Pipeline)
+			}
+		}
+		if len(chosen) == 0 {
+			slices.Sort(pipelines)
+			return nil, fmt.Errorf("unknown pipeline %q: the spec's pipelines are %s", req.Pipeline, strings.Join(pipelines, ", "))
+		}
+	}
+	if len(req.Models) == 0 && req.Pipeline == "" {
+		for _, m := range spec.Models {
+			chosen[m.Name] = true
+		}
+	}
+	if req.Downstream {
+		names := make([]string, len(spec.Models))
+		reads := map[string][]string{}
+		for i, m := range spec.Models {
+			names[i] = m.Name
+			for _, src := range m.Upstream {
+				if src.Kind == KindModel {
+					reads[m.Name] = append(reads[m.Name], src.Name)
+				}
+			}
+		}
+		lin, err := graph.NewLineage(names, reads)
+		if err != nil {
+			return nil, fmt.Errorf("model lineage: %w", err)
+		}
+		for _, n := range lin.DownstreamClosure(sortedKeys(chosen)...) {
+			chosen[n] = true
+		}
+	}
+	var out []string
+	for _, m := range spec.Models {
+		if chosen[m.Name] {
+			out = append(out, m.Name)
+		}
+	}
+	return out, nil
+}
+
+// unknownModelError names the model and the spec's closest names.
+func unknownModelError(spec *Spec, name string) error {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	for _, m := range spec.Models {
+		d := editDistance(strings.ToLower(name), strings.ToLower(m.Name))
+		if d <= max(2, len(name)/3) || strings.Contains(m.Name, name) || strings.Contains(name, m.Table) {
+			cs = append(cs, cand{m.Name, d})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
+	if len(cs) > 3 {
+		cs = cs[:3]
+	}
+	if len(cs) == 0 {
+		return fmt.Errorf("unknown model %q: the spec has no model by that name (bollhav graph lists them)", name)
+	}
+	near := make([]string, len(cs))
+	for i, c := range cs {
+		near[i] = c.name
+	}
+	return fmt.Errorf("unknown model %q: did you mean %s?", name, strings.Join(near, ", "))
+}
+
+// units scans a model's units overlapping w (all of them when w is zero);
+// an unregistered model has none.
+func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]state.Unit, error) {
+	var out []state.Unit
+	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w}, func(u state.Unit) error {
+		out = append(out, u)
+		return nil
+	})
+	if errors.Is(err, state.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading units of %s: %w", model, err)
+	}
+	return out, nil
+}
+
+func (e *Engine) planModel(ctx context.Context, m *Model, existing map[string]state.ModelRecord, req RunRequest, mode StateMode, now time.Time) (*ModelPlan, error) {
+	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
+	rec := modelRecord(e.Env.Suffix, m, state.Interval{})
+	old, registered := existing[m.Name]
+	all, err := e.units(ctx, m.Name, state.Window{})
+	if err != nil {
+		return nil, err
+	}
+	if m.Temporality == Timeless {
+		if req.Window != nil {
+			mp.warn("a timeless model has no windows: the run window %s is ignored; its one existence row is planned", *req.Window)
+		}
+		if req.IntervalOverride != nil {
+			mp.warn("INTERVAL_OVERRIDE %s is ignored: a timeless model has no chunk", *req.IntervalOverride)
+		}
+		if registered && !sameGrain(old, rec) && len(all) > 0 && mode != Torch {
+			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}}}
+		}
+		mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
+		mp.record = &rec
+		return mp, mp.planTimeless(all)
+	}
+	mp.Flexibility = m.Chunking.Flexibility
+	c := m.Chunking
+	home, err := state.NewGrid(c.Start, c.Interval, c.Location)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	if m.Flexible() {
+		mp.Chunk = c.Interval
+		if req.IntervalOverride != nil {
+			mp.Chunk = *req.IntervalOverride
+		}
+		mp.Register = !registered || old.ContentHash != rec.ContentHash
+		mp.record = &rec
+		if rng, ok := home.ContractRange(now, c.End); ok {
+			mp.ContractRange = rng
+		}
+		grid, err := state.NewGrid(c.Start, mp.Chunk, c.Location)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: chunk %s: %w", m.Name, mp.Chunk, err)
+		}
+		return mp, mp.planFlexible(req, grid, all)
+	}
+
+	// Fixed: the grid is the identity.
+	mp.Chunk = c.Interval
+	if req.IntervalOverride != nil && *req.IntervalOverride != c.Interval {
+		if mode == Torch {
+			mp.Chunk = *req.IntervalOverride
+			rec = modelRecord(e.Env.Suffix, m, mp.Chunk)
+		} else {
+			mp.warn("INTERVAL_OVERRIDE %s is ignored: a fixed model's grain is its identity, so re-chunking it is a migration; run it with --mode torch to rebuild its grid at %s", *req.IntervalOverride, *req.IntervalOverride)
+		}
+	}
+	grid, err := state.NewGrid(c.Start, mp.Chunk, c.Location)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: interval %s: %w", m.Name, mp.Chunk, err)
+	}
+	if c.End != nil && !grid.OnGrid(*c.End) {
+		w := grid.WindowContaining(*c.End)
+		return nil, fmt.Errorf("model %s: chunking end %s is not a boundary of the %s (nearest %s and %s), so it cannot be re-gridded at %s",
+			m.Name, state.FormatTime(*c.End), grid, state.FormatTime(w.Since), state.FormatTime(w.Until), mp.Chunk)
+	}
+	if registered && !sameGrain(old, rec) && len(all) > 0 {
+		gc := GrainChange{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}
+		if mode != Torch {
+			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{gc}}
+		}
+		mp.Migrate = &gc
+	}
+	mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
+	mp.record = &rec
+	if rng, ok := grid.ContractRange(now, c.End); ok {
+		mp.ContractRange = rng
+	}
+	if req.Window != nil {
+		if err := grid.Align(*req.Window); err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		}
+	}
+	return mp, mp.planFixed(req, grid, all)
+}
+
+func (mp *ModelPlan) warn(format string, args ...any) {
+	mp.Warnings = append(mp.Warnings, fmt.Sprintf(format, args...))
+}
+
+// errRunning refuses a reset that would touch running units.
+func (mp *ModelPlan) errRunning(what string, running []state.Unit) error {
+	ws := make([]string, 0, min(len(running), 3))
+	for _, u := range running[:min(len(running), 3)] {
+		ws = append(ws, u.Window.String())
+	}
+	more := ""
+	if len(running) > 3 {
+		more = fmt.Sprintf(" and %d more", len(running)-3)
+	}
+	return fmt.Errorf("model %s: %s would reset %d running unit(s) (%s%s); a reset never interleaves with a running unit: wait for the run to finish, or let its lease expire", mp.Model, what, len(running), strings.Join(ws, ", "), more)
+}
+
+func filter(us []state.Unit, keep func(state.Unit) bool) []state.Unit {
+	var out []state.Unit
+	for _, u := range us {
+		if keep(u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func windowsOf(us []state.Unit) []state.Window {
+	var out []state.Window
+	for _, u := range us {
+		out = append(out, u.Window)
+	}
+	return out
+}
+
+func span(us []state.Unit) *UnitSpan {
+	if len(us) == 0 {
+		return nil
+	}
+	s := &UnitSpan{Count: len(us), Hull: us[0].Window}
+	for _, u := range us[1:] {
+		if u.Window.Since.Before(s.Hull.Since) {
+			s.Hull.Since = u.Window.Since
+		}
+		if u.Window.Until.After(s.Hull.Until) {
+			s.Hull.Until = u.Window.Until
+		}
+	}
+	return s
+}
+
+func sortWindows(ws []state.Window) []state.Window {
+	slices.SortFunc(ws, func(a, b state.Window) int {
+		if c := a.Since.Compare(b.Since); c != 0 {
+			return c
+		}
+		return a.Until.Compare(b.Until)
+	})
+	return ws
+}
+
+func is(statuses ...state.UnitStatus) func(state.Unit) bool {
+	return func(u state.Unit) bool { return slices.Contains(statuses, u.Status) }
+}
+
+func inside(w state.Window) func(state.Unit) bool {
+	return func(u state.Unit) bool { return w.Covers(u.Window) }
+}
+
+// clip is w ∩ r, and whether it is not empty.
+func clip(w, r state.Window) (state.Window, bool) {
+	out := state.Window{Since: w.Since, Until: w.Until}
+	if r.Since.After(out.Since) {
+		out.Since = r.Since
+	}
+	if r.Until.Before(out.Until) {
+		out.Until = r.Until
+	}
+	return out, !out.Empty()
+}
+
+// scope is the part of the run window inside the contract range that units
+// are created in (the whole range without a window), with a warning for
+// the part outside.
+func (mp *ModelPlan) scope(w *state.Window) (state.Window, bool) {
+	rng := mp.ContractRange
+	if rng.Empty() {
+		mp.warn("the contract range is empty (no window has completed yet), so nothing is created")
+		return state.Window{}, false
+	}
+	if w == nil {
+		return rng, true
+	}
+	s, ok := clip(*w, rng)
+	if !ok {
+		mp.warn("the run window %s lies outside the contract range %s: nothing is created there", *w, rng)
+		return state.Window{}, false
+	}
+	if !s.Equal(*w) {
+		mp.warn("the run window %s reaches outside the contract range %s: only %s is created", *w, rng, s)
+	}
+	return s, true
+}
+
+// planTimeless plans the one existence row.
+func (mp *ModelPlan) planTimeless(all []state.Unit) error {
+	zero := []state.Window{{}}
+	var row *state.Unit
+	if len(all) > 0 {
+		row = &all[0]
+	}
+	switch mp.Mode {
+	case Discover:
+		switch {
+		case row == nil:
+			mp.Create, mp.Run = zero, zero
+		case row.Status == state.Blocked || row.Status == state.Failed:
+			mp.Reset, mp.Run, mp.resetFrom = zero, zero, []state.UnitStatus{state.Blocked, state.Failed}
+		case row.Status == state.Pending:
+			mp.Run = zero
+		case row.Status == state.Running:
+			mp.warn("its existence row is running now; discover leaves it to its worker")
+		}
+	case Bulldozer:
+		switch {
+		case row == nil:
+			mp.Create = zero
+		case row.Status == state.Running:
+			return mp.errRunning("bulldozer", all)
+		case row.Status != state.Pending:
+			mp.Reset, mp.resetFrom = zero, []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
+		}
+		mp.Run = zero
+	case Torch:
+		if running := filter(all, is(state.Running)); len(running) > 0 {
+			return mp.errRunning("torch", running)
+		}
+		mp.Delete = span(all)
+		mp.Create, mp.Run = zero, zero
+	}
+	return nil
+}
+
+// planFixed plans a grid model; the run window is aligned already.
+func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit) error {
+	w := req.Window
+	if mp.Mode == Bulldozer && w == nil {
+		mp.Mode = Discover
+		mp.warn("bulldozer without a window re-runs nothing already applied: it runs as discover over the contract range (every outstanding unit); give a window to re-run it, or use --mode torch to reload everything")
+	}
+	if w != nil {
+		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
+	}
+	missing := func(s state.Window, have []state.Unit) []state.Window {
+		seen := map[int64]bool{}
+		for _, u := range have {
+			seen[u.Window.Since.UnixNano()] = true
+		}
+		var out []state.Window
+		for _, gw := range grid.Windows(s) {
+			if !seen[gw.Since.UnixNano()] {
+				out = append(out, gw)
+			}
+		}
+		return out
+	}
+	switch mp.Mode {
+	case Discover, Bulldozer:
+		inScope := all
+		if w != nil {
+			inScope = filter(all, inside(*w))
+		}
+		if s, ok := mp.scope(w); ok {
+			mp.Create = missing(s, inScope)
+		}
+		var pending []state.Unit
+		if mp.Mode == Discover {
+			mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
+			if n := len(filter(inScope, is(state.Running))); n > 0 {
+				mp.warn("%d unit(s) are running now; discover leaves them to their workers", n)
+			}
+			pending = filter(inScope, is(state.Pending, state.Blocked, state.Failed))
+		} else {
+			if running := filter(inScope, is(state.Running)); len(running) > 0 {
+				return mp.errRunning("bulldozer", running)
+			}
+			mp.resetFrom = []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
+			pending = inScope
+		}
+		mp.Reset = windowsOf(filter(inScope, is(mp.resetFrom...)))
+		mp.Run = sortWindows(append(windowsOf(pending), mp.Create...))
+	case Torch:
+		if running := filter(all, is(state.Running)); len(running) > 0 {
+			return mp.errRunning("torch", running)
+		}
+		mp.Delete = span(all)
+		if s, ok := mp.scope(nil); ok {
+			mp.Create = grid.Windows(s)
+		}
+		if w != nil {
+			for _, cw := range mp.Create {
+				if w.Covers(cw) {
+					mp.Run = append(mp.Run, cw)
+				}
+			}
+			if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
+				mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
+			}
+		} else {
+			mp.Run = slices.Clone(mp.Create)
+		}
+	}
+	return nil
+}
+
+// planFlexible plans a coverage model: how much coverage is uncovered
+// before the gaps are computed and sliced by the chunk grid.
+func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.Unit) error {
+	w := req.Window
+	if mp.Mode == Bulldozer && w == nil {
+		mp.Mode = Discover
+		mp.warn("bulldozer without a window re-covers nothing already applied: it runs as discover over the contract range (fills every gap, runs every outstanding unit); give a window to re-cover it, or use --mode torch to re-cover everything")
+	}
+	if w != nil {
+		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
+	}
+	switch mp.Mode {
+	case Discover:
+		mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
+		touching := all
+		if w != nil {
+			touching = filter(all, func(u state.Unit) bool { return u.Window.Overlaps(*w) })
+		}
+		if s, ok := mp.scope(w); ok {
+			// Every unit, applied or not, already holds its range: gaps
+			// are what no unit covers, so outstanding units are reused
+			// rather than duplicated.
+			held := state.NewIntervalSet(windowsOf(touching)...)
+			mp.Create = state.SliceByChunk(held.Gaps(s), grid)
+		}
+		resettable := touching
+		if w != nil {
+			resettable = filter(touching, inside(*w))
+		}
+		toReset := filter(resettable, is(mp.resetFrom...))
+		mp.Reset = windowsOf(toReset)
+		reset := map[int64]bool{}
+		for _, u := range toReset {
+			reset[u.ID] = true
+		}
+		run := slices.Clone(mp.Create)
+		for _, u := range touching {
+			switch {
+			case u.Status == state.Pending || reset[u.ID]:
+				run = append(run, u.Window)
+				if w != nil && !w.Covers(u.Window) {
+					mp.warn("pending unit %s crosses the run window's edge and runs whole", u.Window)
+				}
+			case u.Status == state.Running:
+				mp.warn("unit %s is running now; discover leaves it to its worker", u.Window)
+			case u.Status != state.Applied:
+				mp.warn("%s unit %s crosses the run window's edge: discover leaves it (and its part of the window) alone; re-cover the window with bulldozer", u.Status, u.Window)
+			}
+		}
+		mp.Run = sortWindows(run)
+	case Bulldozer:
+		touching := filter(all, func(u state.Unit) bool { return u.Window.Overlaps(*w) })
+		if running := filter(touching, is(state.Running)); len(running) > 0 {
+			return mp.errRunning("bulldozer", running)
+		}
+		if len(touching) > 0 {
+			mp.Uncover = []state.Window{*w}
+			mp.Uncovered = span(touching)
+		}
+		if s, ok := mp.scope(w); ok {
+			mp.Create = state.SliceByChunk([]state.Window{s}, grid)
+		}
+		mp.Run = slices.Clone(mp.Create)
+	case Torch:
+		if running := filter(all, is(state.Running)); len(running) > 0 {
+			return mp.errRunning("torch", running)
+		}
+		if len(all) > 0 {
+			mp.Uncover = []state.Window{{}}
+			mp.Uncovered = span(all)
+		}
+		if s, ok := mp.scope(nil); ok {
+			pieces := []state.Window{s}
+			if w != nil { // cut at the window's edges, so no unit crosses them
+				pieces = state.NewIntervalSet(s).SubtractWindow(*w).Windows()
+				if in, ok := clip(*w, s); ok {
+					pieces = append(pieces, in)
+				}
+				pieces = sortWindows(pieces)
+			}
+			mp.Create = state.SliceByChunk(pieces, grid)
+		}
+		if w != nil {
+			for _, cw := range mp.Create {
+				if w.Covers(cw) {
+					mp.Run = append(mp.Run, cw)
+				}
+			}
+			if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
+				mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
+			}
+		} else {
+			mp.Run = slices.Clone(mp.Create)
+		}
+	}
+	return nil
+}
+
+// ApplyPlan performs exactly the plan's state changes — deletes and
+// uncovers, registrations, resets to pending, prefills — and runs nothing.
+// It first plans p's request again at p's clock and refuses, changing
+// nothing, when the store no longer gives the same plan (a unit started
+// running, another operator reset a window); a count that differs while
+// applying is an error too. runID is recorded on the changes. Torch and
+// bulldozer are audited.
+func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error) {
+	if err := e.refuseReadOnly(p.Mode.String()); err != nil {
+		return err
+	}
+	if p.Env != e.Env.Suffix {
+		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
+	}
+	now := e.now()
+	var done []string
+	if p.Mode == Torch || p.Mode == Bulldozer {
+		defer func() {
+			args := map[string]string{"env": p.Env, "mode": p.Mode.String(), "models": strings.Join(p.ModelNames(), ","),
+				"run_id": fmt.Sprint(runID)}
+			if w := p.Request.Window; w != nil {
+				args["window"] = w.String()
+			}
+			if iv := p.Request.IntervalOverride; iv != nil {
+				args["interval_override"] = iv.String()
+			}
+			outcome := "ok: " + strings.Join(done, "; ")
+			if err != nil {
+				outcome = "error: " + err.Error()
+				if len(done) > 0 {
+					outcome += " (done before it: " + strings.Join(done, "; ") + ")"
+				}
+			}
+			if aerr := e.Store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.Actor, Action: p.Mode.String(), Args: args, Outcome: outcome}); aerr != nil && err == nil {
+				err = fmt.Errorf("recording the %s in the audit log: %w", p.Mode, aerr)
+			}
+		}()
+	}
+	again, err := e.plan(ctx, p.Request, p.Now)
+	if err != nil {
+		return fmt.Errorf("the store changed since the plan was made: %w", err)
+	}
+	if err := samePlan(p, again); err != nil {
+		return err
+	}
+	p = again // carries the registration records
+	env := p.Env
+	changed := func(model, what string, want, got int) error {
+		return fmt.Errorf("model %s: %s changed %d units where the plan said %d: the store changed while the plan was applied; plan again", model, what, got, want)
+	}
+	for _, mp := range p.Models {
+		if mp.Delete != nil {
+			n, err := e.Store.Delete(ctx, env, mp.Model, state.Window{}, runID, now)
+			if err != nil {
+				return fmt.Errorf("model %s: deleting its units: %w", mp.Model, err)
+			}
+			if n != mp.Delete.Count {
+				return changed(mp.Model, "delete", mp.Delete.Count, n)
+			}
+			done = append(done, fmt.Sprintf("%s: deleted %d", mp.Model, n))
+		}
+		for _, w := range mp.Uncover {
+			n, err := e.Store.Uncover(ctx, env, mp.Model, w, runID, now)
+			if err != nil {
+				return fmt.Errorf("model %s: uncovering %s: %w", mp.Model, w, err)
+			}
+			if want := mp.Uncovered.Count; n != want {
+				return changed(mp.Model, "uncover", want, n)
+			}
+			done = append(done, fmt.Sprintf("%s: uncovered %d", mp.Model, n))
+		}
+	}
+	var recs []state.ModelRecord
+	var edges []state.EdgeRecord
+	for _, mp := range p.Models {
+		if mp.Register {
+			recs = append(recs, *mp.record)
+			edges = append(edges, edgeRecords(env, e.Spec, e.Spec.Model(mp.Model))...)
+		}
+	}
+	if len(recs) > 0 {
+		if _, err := e.Store.Register(ctx, env, recs, edges, now); err != nil {
+			return fmt.Errorf("registering the planned models: %w", err)
+		}
+	}
+	for _, mp := range p.Models {
+		if len(mp.Reset) > 0 {
+			var w state.Window
+			if mp.Window != nil {
+				w = *mp.Window
+			}
+			n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: env, Model: mp.Model, Window: w, From: mp.resetFrom,
+				To: state.Pending, RunID: runID, Now: now})
+			if err != nil {
+				return fmt.Errorf("model %s: resetting to pending: %w", mp.Model, err)
+			}
+			if n != len(mp.Reset) {
+				return changed(mp.Model, "reset", len(mp.Reset), n)
+			}
+			done = append(done, fmt.Sprintf("%s: reset %d", mp.Model, n))
+		}
+		if len(mp.Create) > 0 {
+			n, err := e.Store.Prefill(ctx, env, mp.Model, mp.Create, now)
+			if err != nil {
+				return fmt.Errorf("model %s: prefilling: %w", mp.Model, err)
+			}
+			if n != len(mp.Create) {
+				return changed(mp.Model, "prefill", len(mp.Create), n)
+			}
+			done = append(done, fmt.Sprintf("%s: created %d", mp.Model, n))
+		}
+	}
+	if len(done) == 0 {
+		done = append(done, "nothing to change")
+	}
+	return nil
+}
+
+// samePlan reports, naming the first model that differs, whether b plans the
+// same changes as a.
+func samePlan(a, b *Plan) error {
+	stale := func(why string) error {
+		return fmt.Errorf("the store changed since the plan was made (%s); plan again", why)
+	}
+	if len(a.Models) != len(b.Models) {
+		return stale("the planned models differ")
+	}
+	for i := range a.Models {
+		x, y := a.Models[i], b.Models[i]
+		x.record, y.record = nil, nil
+		if !reflect.DeepEqual(x, y) {
+			return stale("model " + x.Model + " now plans differently")
+		}
+	}
+	return nil
+}

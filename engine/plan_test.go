@@ -1,0 +1,575 @@
+package engine
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+// The fixed model's state in the STATE_MODE × fixed cells:
+//
+//	00-01 applied · 01-02 applied · 02-03 failed · 03-04 blocked · 04-05 pending · 05-06 (none)
+var fixedState = map[string]state.UnitStatus{
+	"0:00-1:00": state.Applied, "1:00-2:00": state.Applied, "2:00-3:00": state.Failed,
+	"3:00-4:00": state.Blocked, "4:00-5:00": state.Pending,
+}
+
+// The flexible model's state in the STATE_MODE × flexible cells: coverage
+// [01:00, 02:30) as two applied units, and a failed unit at 04:00-05:00.
+var flexState = map[string]state.UnitStatus{
+	"1:00-2:00": state.Applied, "2:00-2:30": state.Applied, "4:00-5:00": state.Failed,
+}
+
+func fixedWorld(t *testing.T, s state.Store) *Engine {
+	e := world(t, s, planSpec)
+	seed(t, e, "w.fixed", fixedState)
+	return e
+}
+
+func flexWorld(t *testing.T, s state.Store) *Engine {
+	e := world(t, s, planSpec)
+	seed(t, e, "w.flex", flexState)
+	return e
+}
+
+func TestPlanFixedDiscover(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("2:00-6:00")})
+		if mp.Mode != Discover || mp.Chunk.String() != "1h" || !mp.ContractRange.Equal(win("0:00-6:00")) {
+			t.Errorf("mode %s chunk %s range %s", mp.Mode, mp.Chunk, mp.ContractRange)
+		}
+		expectWindows(t, "Create", mp.Create, "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		if mp.Delete != nil || mp.Uncover != nil {
+			t.Errorf("discover deletes %v uncovers %v", mp.Delete, mp.Uncover)
+		}
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFixedDiscoverKeepsAppliedWindow(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("0:00-2:00")})
+		expectWindows(t, "Create", mp.Create)
+		expectWindows(t, "Reset", mp.Reset)
+		expectWindows(t, "Run", mp.Run)
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFixedDiscoverNoWindowReconcilesAll(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover})
+		if mp.Window != nil {
+			t.Errorf("window %v", mp.Window)
+		}
+		expectWindows(t, "Create", mp.Create, "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFixedBulldozer(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
+		if mp.Mode != Bulldozer {
+			t.Errorf("mode %s", mp.Mode)
+		}
+		expectWindows(t, "Create", mp.Create)
+		expectWindows(t, "Reset", mp.Reset, "1:00-2:00", "2:00-3:00")
+		expectWindows(t, "Run", mp.Run, "1:00-2:00", "2:00-3:00")
+		applyAndCheck(t, e, p)
+		if got := rowsString(snapshot(t, e, "w.fixed")); got != "00:00-01:00:applied 01:00-02:00:pending 02:00-03:00:pending 03:00-04:00:blocked 04:00-05:00:pending" {
+			t.Errorf("after: %s", got)
+		}
+		assertAudited(t, e, "bulldozer", "reset 2")
+	})
+}
+
+func TestPlanFixedBulldozerBeyondContractRange(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("4:00-8:00")})
+		expectWindows(t, "Create", mp.Create, "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset)
+		expectWindows(t, "Run", mp.Run, "4:00-5:00", "5:00-6:00")
+		if !hasWarning(mp, "outside the contract range") {
+			t.Errorf("no warning about the window past the range: %v", mp.Warnings)
+		}
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFixedBulldozerNoWindowRunsAsDiscover(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}})
+		if p.Mode != Bulldozer || mp.Mode != Discover || !hasWarning(mp, "runs as discover") {
+			t.Errorf("plan mode %s, model mode %s, warnings %v", p.Mode, mp.Mode, mp.Warnings)
+		}
+		expectWindows(t, "Create", mp.Create, "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFixedTorch(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("1:00-3:00")})
+		if mp.Delete == nil || mp.Delete.Count != 5 || !mp.Delete.Hull.Equal(win("0:00-5:00")) {
+			t.Errorf("Delete = %+v, want 5 units in 00:00-05:00", mp.Delete)
+		}
+		expectWindows(t, "Create", mp.Create, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run, "1:00-2:00", "2:00-3:00")
+		applyAndCheck(t, e, p)
+		assertAudited(t, e, "torch", "deleted 5")
+	})
+}
+
+func TestPlanFixedTorchNoWindowRunsContractRange(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFlexibleDiscover(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover, Window: wp("0:30-4:30")})
+		// Gaps of [00:30, 04:30) not held by a unit: [00:30, 01:00) and
+		// [02:30, 04:00), sliced on the hourly grid from 00:00.
+		expectWindows(t, "Create", mp.Create, "0:30-1:00", "2:30-3:00", "3:00-4:00")
+		expectWindows(t, "Reset", mp.Reset)
+		expectWindows(t, "Run", mp.Run, "0:30-1:00", "2:30-3:00", "3:00-4:00")
+		if !hasWarning(mp, "failed unit") {
+			t.Errorf("no warning about the failed unit crossing the window edge: %v", mp.Warnings)
+		}
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFlexibleDiscoverNoWindow(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover})
+		// The failed unit is reused (reset and run), never duplicated.
+		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset, "4:00-5:00")
+		expectWindows(t, "Run", mp.Run, "0:00-1:00", "2:30-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFlexibleBulldozer(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:30-3:00")})
+		expectWindows(t, "Uncover", mp.Uncover, "1:30-3:00")
+		if mp.Uncovered == nil || mp.Uncovered.Count != 2 {
+			t.Errorf("Uncovered = %+v, want 2 (01:00-02:00 trimmed, 02:00-02:30 deleted)", mp.Uncovered)
+		}
+		expectWindows(t, "Create", mp.Create, "1:30-2:00", "2:00-3:00")
+		expectWindows(t, "Run", mp.Run, "1:30-2:00", "2:00-3:00")
+		applyAndCheck(t, e, p)
+		if got := rowsString(snapshot(t, e, "w.flex")); got != "01:00-01:30:applied 01:30-02:00:pending 02:00-03:00:pending 04:00-05:00:failed" {
+			t.Errorf("after: %s", got)
+		}
+	})
+}
+
+func TestPlanFlexibleBulldozerNoWindowRunsAsDiscover(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer})
+		if mp.Mode != Discover || !hasWarning(mp, "runs as discover") || mp.Uncover != nil {
+			t.Errorf("mode %s uncover %v warnings %v", mp.Mode, mp.Uncover, mp.Warnings)
+		}
+		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanFlexibleTorch(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Torch, Window: wp("1:30-3:00")})
+		if len(mp.Uncover) != 1 || !mp.Uncover[0].Since.IsZero() || mp.Uncovered.Count != 3 {
+			t.Errorf("Uncover %v (%+v), want everything (3 units)", mp.Uncover, mp.Uncovered)
+		}
+		// Re-covered from zero, cut at the window's edges so no unit
+		// crosses them.
+		expectWindows(t, "Create", mp.Create, "0:00-1:00", "1:00-1:30", "1:30-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run, "1:30-2:00", "2:00-3:00")
+		applyAndCheck(t, e, p)
+		assertAudited(t, e, "torch", "uncovered 3")
+	})
+}
+
+func TestPlanFlexibleTorchNoWindow(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Torch})
+		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestPlanTimeless(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := world(t, s, planSpec)
+		req := func(m StateMode) RunRequest { return RunRequest{Models: []string{"w.config"}, Mode: m} }
+
+		// discover: missing, so created and run.
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.config"}, Mode: Discover, Window: wp("0:00-1:00")})
+		if !hasWarning(mp, "ignored") || mp.Window != nil {
+			t.Errorf("a window on a timeless model: warnings %v, window %v", mp.Warnings, mp.Window)
+		}
+		if len(mp.Create) != 1 || !mp.Create[0].Since.IsZero() || len(mp.Run) != 1 {
+			t.Fatalf("discover of a missing row: create %v run %v", mp.Create, mp.Run)
+		}
+		applyAndCheck(t, e, p)
+
+		// discover: applied, so nothing.
+		if _, err := e.Store.SetStatus(t.Context(), state.StatusChange{Model: "w.config", From: []state.UnitStatus{state.Pending}, To: state.Applied, Now: p0}); err != nil {
+			t.Fatal(err)
+		}
+		_, mp = mustPlan(t, e, req(Discover))
+		if len(mp.Create)+len(mp.Reset)+len(mp.Run) != 0 {
+			t.Errorf("discover of an applied row: %+v", mp)
+		}
+
+		// bulldozer: re-pended and run.
+		p, mp = mustPlan(t, e, req(Bulldozer))
+		if mp.Mode != Bulldozer || len(mp.Reset) != 1 || len(mp.Run) != 1 || len(mp.Create) != 0 {
+			t.Errorf("bulldozer: %+v", mp)
+		}
+		applyAndCheck(t, e, p)
+
+		// torch: deleted and recreated.
+		p, mp = mustPlan(t, e, req(Torch))
+		if mp.Delete == nil || mp.Delete.Count != 1 || len(mp.Create) != 1 || len(mp.Run) != 1 {
+			t.Errorf("torch: %+v", mp)
+		}
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestIntervalOverrideRechunksFlexible(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		two := state.MustInterval("2h")
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover, IntervalOverride: &two})
+		if mp.Chunk != two || len(mp.Warnings) != 0 {
+			t.Errorf("chunk %s warnings %v", mp.Chunk, mp.Warnings)
+		}
+		// The same gaps as at 1h, sliced on a 2h grid from 00:00: [02:30,
+		// 04:00) is no longer cut at 03:00.
+		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-4:00", "5:00-6:00")
+		applyAndCheck(t, e, p)
+
+		// Bulldozer re-covers a window at the new chunk, cleanly.
+		half := state.MustInterval("30m")
+		p, mp = mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:00-3:00"), IntervalOverride: &half})
+		expectWindows(t, "Create", mp.Create, "1:00-1:30", "1:30-2:00", "2:00-2:30", "2:30-3:00")
+		applyAndCheck(t, e, p)
+	})
+}
+
+func TestIntervalOverrideIgnoredOnFixedOutsideTorch(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		two := state.MustInterval("2h")
+		for _, mode := range []StateMode{Discover, Bulldozer} {
+			p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: mode, Window: wp("1:00-3:00"), IntervalOverride: &two})
+			if mp.Chunk.String() != "1h" || !hasWarning(mp, "INTERVAL_OVERRIDE 2h is ignored") || !hasWarning(mp, "--mode torch") {
+				t.Errorf("%s: chunk %s warnings %v", mode, mp.Chunk, mp.Warnings)
+			}
+			if mp.Register || mp.Migrate != nil {
+				t.Errorf("%s: re-registers (%v) or migrates (%v)", mode, mp.Register, mp.Migrate)
+			}
+			applyAndCheck(t, e, p)
+		}
+		if rec, _ := e.Store.Model(t.Context(), "", "w.fixed"); rec.Interval != "1h" {
+			t.Errorf("registered interval %s after ignored overrides", rec.Interval)
+		}
+	})
+}
+
+func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		two := state.MustInterval("2h")
+		// A window aligned to the new 2h grid is accepted; one aligned
+		// only to the old grid is not.
+		if _, err := e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("1:00-3:00"), IntervalOverride: &two}); err == nil {
+			t.Error("a window off the new 2h grid was accepted")
+		}
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("2:00-4:00"), IntervalOverride: &two})
+		if mp.Chunk != two || mp.Migrate == nil || !mp.Register || mp.Delete.Count != 5 {
+			t.Errorf("chunk %s migrate %+v register %v delete %+v", mp.Chunk, mp.Migrate, mp.Register, mp.Delete)
+		}
+		expectWindows(t, "Create", mp.Create, "0:00-2:00", "2:00-4:00", "4:00-6:00")
+		expectWindows(t, "Run", mp.Run, "2:00-4:00")
+		applyAndCheck(t, e, p)
+		rec, err := e.Store.Model(t.Context(), "", "w.fixed")
+		if err != nil || rec.Interval != "2h" {
+			t.Fatalf("registered interval %s (%v), want the migrated 2h", rec.Interval, err)
+		}
+		m, err := ModelFromRecord(rec)
+		if err != nil || m.Chunking.Interval != two {
+			t.Errorf("ModelFromRecord: %+v %v", m, err)
+		}
+		// Outside torch the spec's 1h now differs from the registered 2h:
+		// refused, saying to run torch.
+		_, err = e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Discover})
+		var gc *GrainChangeError
+		if !errors.As(err, &gc) || !strings.Contains(err.Error(), "--mode torch") {
+			t.Errorf("discover after a migration the spec does not reflect: %v", err)
+		}
+	})
+}
+
+func TestGrainChangeRefused(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		changed := strings.Replace(planSpec, "{interval: 1h, start: \"2026-01-01T00:00:00Z\"}", "{interval: 1d, start: \"2026-01-01T00:00:00Z\"}", 1)
+		e.Spec = mustParse(t, changed)
+		before := storeState(t, e)
+
+		_, err := e.Apply(t.Context())
+		var gc *GrainChangeError
+		if !errors.As(err, &gc) || len(gc.Models) != 1 || gc.Models[0].Model != "w.fixed" {
+			t.Fatalf("Apply = %v, want a GrainChangeError for w.fixed", err)
+		}
+		for _, want := range []string{"w.fixed", "fixed 1h grid from 2026-01-01T00:00:00Z (UTC)", "fixed 1d grid from 2026-01-01T00:00:00Z (UTC)", "--mode torch", "5 units"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("message lacks %q:\n%s", want, err)
+			}
+		}
+		if after := storeState(t, e); after != before {
+			t.Errorf("a refused apply changed the store:\n%s\nthen\n%s", before, after)
+		}
+		for _, mode := range []StateMode{Discover, Bulldozer} {
+			if _, err := e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: mode}); !errors.As(err, &gc) {
+				t.Errorf("%s plan = %v, want the grain refusal", mode, err)
+			}
+		}
+		// ApplyFor a torch of it defers the model to the plan, which
+		// migrates it.
+		res, err := e.ApplyFor(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		if err != nil || len(res.Deferred) != 1 {
+			t.Fatalf("ApplyFor torch: %+v %v", res, err)
+		}
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		if mp.Migrate == nil || mp.Chunk.String() != "1d" {
+			t.Errorf("torch plan: migrate %+v chunk %s", mp.Migrate, mp.Chunk)
+		}
+		// At 06:30 on day one no 1d window has completed.
+		if len(mp.Create) != 0 || !hasWarning(mp, "contract range is empty") {
+			t.Errorf("create %v warnings %v", mp.Create, mp.Warnings)
+		}
+		applyAndCheck(t, e, p)
+		if _, err := e.Apply(t.Context()); err != nil {
+			t.Errorf("Apply after the migration: %v", err)
+		}
+	})
+}
+
+func TestFlexibleIntervalChangeIsFree(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := flexWorld(t, s)
+		e.Spec = mustParse(t, strings.Replace(planSpec, "interval: 1h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", "interval: 2h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", 1))
+		res, err := e.Apply(t.Context())
+		if err != nil || len(res.Changed) != 1 || res.Changed[0].Name != "w.flex" {
+			t.Fatalf("Apply: %+v %v", res, err)
+		}
+	})
+}
+
+func TestPlanRefusesResetOfRunningUnits(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := world(t, s, planSpec)
+		seed(t, e, "w.fixed", map[string]state.UnitStatus{"2:00-3:00": state.Running, "3:00-4:00": state.Applied})
+		seed(t, e, "w.flex", map[string]state.UnitStatus{"1:00-2:00": state.Running})
+		for _, req := range []RunRequest{
+			{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("2:00-4:00")},
+			{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("4:00-5:00")},
+			{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:30-2:30")},
+			{Models: []string{"w.flex"}, Mode: Torch},
+		} {
+			_, err := e.Plan(t.Context(), req)
+			if err == nil || !strings.Contains(err.Error(), "running unit") {
+				t.Errorf("%s %v: %v, want a refusal naming the running unit", req.Mode, req.Models, err)
+			}
+		}
+		// Discover resets nothing running: it plans, leaving the unit be.
+		_, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("2:00-4:00")})
+		expectWindows(t, "Run", mp.Run)
+		if !hasWarning(mp, "running now") {
+			t.Errorf("warnings %v", mp.Warnings)
+		}
+	})
+}
+
+func TestApplyPlanRefusesAStalePlan(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
+		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("4:00-5:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
+			t.Fatal(err)
+		}
+		// A change outside the plan's window does not make it wrong.
+		applyAndCheck(t, e, p)
+
+		p, _ = mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
+		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("1:00-2:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
+			t.Fatal(err)
+		}
+		before := storeState(t, e)
+		err := e.ApplyPlan(t.Context(), p, 0)
+		if err == nil || !strings.Contains(err.Error(), "running unit") {
+			t.Errorf("ApplyPlan of a stale plan = %v", err)
+		}
+		if after := storeState(t, e); after != before {
+			t.Errorf("a refused ApplyPlan changed the store")
+		}
+		assertAudited(t, e, "bulldozer", "error:")
+	})
+}
+
+func TestPlanBadInputChangesNothing(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		before := storeState(t, e)
+		for _, c := range []struct {
+			name string
+			req  RunRequest
+			want []string
+		}{
+			{"misaligned", RunRequest{Models: []string{"w.fixed"}, Window: wp("0:30-2:00")},
+				[]string{"not aligned", "since lies between 2026-01-01T00:00:00Z and 2026-01-01T01:00:00Z"}},
+			{"since≥until", RunRequest{Models: []string{"w.fixed"}, Window: &state.Window{Since: hm("3:00"), Until: hm("2:00")}},
+				[]string{"empty", "since must be before until"}},
+			{"since=until", RunRequest{Models: []string{"w.flex"}, Window: &state.Window{Since: hm("3:00"), Until: hm("3:00")}},
+				[]string{"empty"}},
+			{"unknown model", RunRequest{Models: []string{"w.fixd"}}, []string{`unknown model "w.fixd"`, "did you mean w.fixed"}},
+			{"unknown pipeline", RunRequest{Pipeline: "nope"}, []string{`unknown pipeline "nope"`, "core, side"}},
+			{"unknown mode", RunRequest{Mode: "nuke"}, []string{`unknown state mode "nuke"`}},
+		} {
+			_, err := e.Plan(t.Context(), c.req)
+			if err == nil {
+				t.Errorf("%s: no error", c.name)
+				continue
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %v lacks %q", c.name, err, w)
+				}
+			}
+		}
+		if after := storeState(t, e); after != before {
+			t.Errorf("bad input changed the store")
+		}
+	})
+}
+
+func TestPlanResolvesModels(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := world(t, s, planSpec)
+		for _, c := range []struct {
+			req  RunRequest
+			want string
+		}{
+			{RunRequest{}, "w.fixed w.flex w.config"},
+			{RunRequest{Pipeline: "core"}, "w.fixed w.flex"},
+			{RunRequest{Models: []string{"w.fixed"}}, "w.fixed"},
+			{RunRequest{Models: []string{"w.fixed"}, Downstream: true}, "w.fixed w.flex"},
+			{RunRequest{Models: []string{"w.config"}, Downstream: true}, "w.config"},
+		} {
+			p, err := e.Plan(t.Context(), c.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(p.ModelNames(), " "); got != c.want {
+				t.Errorf("%+v planned %s, want %s", c.req, got, c.want)
+			}
+		}
+	})
+}
+
+func TestPlanRegistersUnregisteredModels(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := &Engine{Store: s, Spec: mustParse(t, planSpec), Actor: "tester", Now: func() time.Time { return hm("2:30") }}
+		p, err := e.Plan(t.Context(), RunRequest{Mode: Discover})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mp := range p.Models {
+			if !mp.Register {
+				t.Errorf("%s: not registered first", mp.Model)
+			}
+		}
+		expectWindows(t, "w.fixed Create", modelPlan(t, p, "w.fixed").Create, "0:00-1:00", "1:00-2:00")
+		applyAndCheck(t, e, p)
+		if ms, _ := s.Models(t.Context(), ""); len(ms) != 3 {
+			t.Errorf("registered %d models", len(ms))
+		}
+	})
+}
+
+func TestReadOnlyRefusals(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := fixedWorld(t, s)
+		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		before := storeState(t, e)
+		log, _ := s.AuditLog(t.Context(), 0)
+		e.ReadOnly = true
+		if _, err := e.Apply(t.Context()); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("Apply: %v", err)
+		}
+		if err := e.ApplyPlan(t.Context(), p, 0); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("ApplyPlan: %v", err)
+		}
+		if _, err := e.Mark(t.Context(), "w.fixed", win("0:00-1:00"), state.Pending); !errors.Is(err, ErrReadOnly) {
+			t.Errorf("Mark: %v", err)
+		}
+		// Plan changes nothing, so it is allowed read-only.
+		if _, err := e.Plan(t.Context(), RunRequest{Mode: Torch}); err != nil {
+			t.Errorf("Plan read-only: %v", err)
+		}
+		if after := storeState(t, e); after != before {
+			t.Error("read-only calls changed the store")
+		}
+		if log2, _ := s.AuditLog(t.Context(), 0); len(log2) != len(log) {
+			t.Errorf("read-only refusals wrote %d audit entries", len(log2)-len(log))
+		}
+	})
+}
+
+// assertAudited checks the newest audit entry.
+func assertAudited(t *testing.T, e *Engine, action, outcome string) {
+	t.Helper()
+	log, err := e.Store.AuditLog(t.Context(), 1)
+	if err != nil || len(log) != 1 {
+		t.Fatalf("AuditLog: %v %v", log, err)
+	}
+	a := log[0]
+	if a.Action != action || a.Actor != "tester" || !strings.Contains(a.Outcome, outcome) {
+		t.Errorf("newest audit entry %+v, want %s by tester with %q", a, action, outcome)
+	}
+}

@@ -1,0 +1,642 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bollhav/bollhav/graph"
+	"github.com/bollhav/bollhav/state"
+)
+
+// Lease timing for units claimed by this process: a worker that dies leaves
+// a lease that expires after DefaultLease; a live one extends it every
+// DefaultLease/3.
+const DefaultLease = 2 * time.Minute
+
+// TaskResult is one task's outcome in a run.
+type TaskResult struct {
+	Model    string
+	TaskID   int
+	Pipeline string
+	// Status is SUCCESS, FAILED or SKIPPED (seed 002).
+	Status                   graph.TaskStatus
+	Applied, Blocked, Failed int
+	// RowsWritten sums the units' rows; nil when no unit reported any.
+	RowsWritten *int64
+	// Errors holds the distinct unit errors, hard gate errors first.
+	Errors []string
+	// Waiting marks a task that did not run in this call because an
+	// upstream failed; it has no status in the run log and runs when the
+	// run is retried (Status is meaningless then).
+	Waiting bool
+}
+
+// Outcome is the task's status as the run log spells it (SUCCESS, FAILED,
+// SKIPPED), or WAITING for a task that did not run because an upstream failed.
+func (t TaskResult) Outcome() string {
+	if t.Waiting {
+		return "WAITING"
+	}
+	return t.Status.String()
+}
+
+// RunResult is what a run came to.
+type RunResult struct {
+	RunID int64
+	Mode  StateMode
+	Plan  *Plan
+	Tasks []TaskResult
+	// HardErrors counts units failed by a gate-time hard error.
+	HardErrors int
+}
+
+// Failed reports whether a task failed or a hard gate error occurred: the
+// CLI's exit code 1.
+func (r *RunResult) Failed() bool {
+	if r.HardErrors > 0 {
+		return true
+	}
+	for _, t := range r.Tasks {
+		if t.Waiting || t.Status == graph.StatusFailed {
+			return true
+		}
+	}
+	return false
+}
+
+// Progress is a live report from a running task, for the CLI's progress
+// lines and the UI.
+type Progress struct {
+	RunID                           int64
+	Model                           string
+	Applied, Blocked, Failed, Total int
+	Done                            bool
+	Status                          graph.TaskStatus
+}
+
+// runScope is one task of a run: a model and the window its units are
+// claimed in (zero: every pending unit of the model).
+type runScope struct {
+	model    *Model
+	taskID   int
+	pipeline string
+	window   state.Window
+}
+
+// Run registers the spec, plans the request, applies the plan's state changes
+// and executes the run per seed 002: ready tasks start, unsatisfiable ones
+// are recorded SKIPPED, each task claims its units in the run window, gates
+// every unit against its upstreams, executes it and records the outcome.
+// progress, when not nil, is called from the run's goroutines.
+func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progress func(Progress)) (*RunResult, error) {
+	if err := e.refuseReadOnly("run"); err != nil {
+		return nil, err
+	}
+	if e.Spec == nil {
+		return nil, errors.New("run needs a spec: the engine was opened from the store alone")
+	}
+	if _, err := e.ApplyFor(ctx, req); err != nil {
+		return nil, err
+	}
+	// Units left running by a worker that died come back to pending (with
+	// attempts+1) once their lease has expired, before the plan looks at
+	// them: an expired lease must not block a reset.
+	if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil {
+		return nil, fmt.Errorf("releasing expired leases: %w", err)
+	}
+	plan, err := e.Plan(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	mode := req.Mode
+	if mode == "" {
+		mode = Bulldozer
+	}
+	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window)
+	if err != nil {
+		return nil, err
+	}
+	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
+		Status: state.RunRunning, Actor: e.Actor, StartedAt: e.now()}
+	if req.Window != nil {
+		run.Window = *req.Window
+	}
+	runID, err := e.Store.CreateRun(ctx, run)
+	if err != nil {
+		return nil, fmt.Errorf("recording the run: %w", err)
+	}
+	if err := e.ApplyPlan(ctx, plan, runID); err != nil {
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+		return nil, err
+	}
+	res, err := e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress)
+	if res != nil {
+		res.Plan = plan
+	}
+	return res, err
+}
+
+// Retry resumes a run that did not succeed: SUCCESS and SKIPPED tasks never
+// run again, FAILED tasks get a new attempt in which their failed units run
+// again, and tasks that never started are scheduled as usual. No reset is
+// repeated: a retry never throws away what the first attempt applied.
+func (e *Engine) Retry(ctx context.Context, runID int64, exec Executor, workers int, progress func(Progress)) (*RunResult, error) {
+	if err := e.refuseReadOnly("retry"); err != nil {
+		return nil, err
+	}
+	if e.Spec == nil {
+		return nil, errors.New("retry needs a spec: the engine was opened from the store alone")
+	}
+	run, err := e.Store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, fmt.Errorf("run %d: %w", runID, err)
+	}
+	if run.Status == state.RunSucceeded {
+		return nil, fmt.Errorf("run %d succeeded: there is nothing to retry", runID)
+	}
+	if run.Env != e.Env.Suffix {
+		return nil, fmt.Errorf("run %d belongs to environment %q, not %q: retry it there", runID, run.Env, e.Env.Suffix)
+	}
+	var window *state.Window
+	if !run.Window.Empty() {
+		window = &run.Window
+	}
+	scopes, err := e.scopes(ctx, run.Models, window)
+	if err != nil {
+		return nil, err
+	}
+	log, err := e.Store.TaskLog(ctx, runID)
+	if err != nil {
+		return nil, err
+	}
+	if len(log) == 0 {
+		// The run stopped before any task ran: its resets may be half
+		// applied, and resuming would run nothing. Only a new run can
+		// redo its plan.
+		return nil, fmt.Errorf("run %d stopped before any task ran (its plan may be half applied): start a new run instead", runID)
+	}
+	if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil {
+		return nil, fmt.Errorf("releasing expired leases: %w", err)
+	}
+	rs := runStateFromLog(log)
+	for _, sc := range scopes {
+		if st := rs[sc.taskID].Status; st != nil && *st == graph.StatusFailed {
+			// The task gets a new attempt: until it ends, its dependents
+			// wait for that outcome instead of the failed one.
+			delete(rs, sc.taskID)
+			if _, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+				From: []state.UnitStatus{state.Failed}, To: state.Pending, RunID: runID, Now: e.now()}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return e.execute(ctx, runID, StateMode(run.StateMode), scopes, rs, exec, workers, progress)
+}
+
+// runStateFromLog is each task's latest attempt, as seed 002's RunState.
+func runStateFromLog(log []state.TaskRunEntry) graph.RunState {
+	rs := graph.RunState{}
+	latest := map[int]int{}
+	for _, entry := range log {
+		if entry.Attempt < latest[entry.TaskID] {
+			continue
+		}
+		latest[entry.TaskID] = entry.Attempt
+		st, ok := parseTaskStatus(entry.Status)
+		if !ok || st == graph.StatusInProgress {
+			// An attempt left IN_PROGRESS by a crashed process did not
+			// finish: it may run again.
+			st = graph.StatusFailed
+		}
+		rs[entry.TaskID] = graph.TaskRunState{Status: &st, RowsWritten: entry.RowsWritten, TargetCount: entry.TargetCount}
+	}
+	return rs
+}
+
+func parseTaskStatus(s string) (graph.TaskStatus, bool) {
+	for _, st := range []graph.TaskStatus{graph.StatusSuccess, graph.StatusFailed, graph.StatusSkipped, graph.StatusInProgress} {
+		if st.String() == s {
+			return st, true
+		}
+	}
+	return 0, false
+}
+
+// scopes resolves the run's models to tasks with their registered ids.
+func (e *Engine) scopes(ctx context.Context, names []string, window *state.Window) ([]runScope, error) {
+	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	if err != nil {
+		return nil, err
+	}
+	ids := map[string]int{}
+	for _, r := range recs {
+		ids[r.Name] = r.TaskID
+	}
+	var out []runScope
+	for _, name := range names {
+		m := e.Spec.Model(name)
+		if m == nil {
+			return nil, fmt.Errorf("unknown model %q", name)
+		}
+		id, ok := ids[name]
+		if !ok {
+			return nil, fmt.Errorf("model %s is not registered in %s", name, e.Env)
+		}
+		sc := runScope{model: m, taskID: id, pipeline: m.Pipeline}
+		if window != nil && m.Temporality == Temporal {
+			sc.window = *window
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// runGraph builds one seed-002 graph over the run's tasks, whatever their
+// pipelines: an edge onto a task in this run is a real edge (so a gated
+// upstream in another pipeline still runs first), and an edge onto a task
+// outside the run counts like a cross-pipeline edge — the run condition counts
+// it and the contract gate settles it per unit.
+func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
+	in := map[string]runScope{}
+	for _, sc := range scopes {
+		in[sc.model.Name] = sc
+	}
+	var nodes []graph.TaskNode
+	var edges []graph.TaskEdge
+	for _, sc := range scopes {
+		same, cross := modelEdges(e.Spec, sc.model)
+		outside := 0
+		link := func(dep string, typ graph.DependencyType) {
+			if up, ok := in[dep]; ok {
+				edges = append(edges, graph.TaskEdge{TaskID: sc.taskID, DependsOnTaskID: up.taskID, Type: typ})
+			} else {
+				outside++
+			}
+		}
+		for _, edge := range same {
+			link(edge.DependsOn, edge.Type)
+		}
+		for _, edge := range cross {
+			link(edge.DependsOn, edge.Type)
+		}
+		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
+			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: outside})
+	}
+	return graph.BuildGraph(nodes, edges)
+}
+
+type taskDone struct {
+	scope  runScope
+	result TaskResult
+	err    error
+}
+
+// execute schedules the run's tasks until none is ready: ready tasks start
+// (each at most once per call, so a failed task runs again only through
+// Retry) and unsatisfiable ones are recorded SKIPPED. A failed task may still
+// succeed on a retry of this run (failuresFinal is false, seed 002), so the
+// tasks waiting on it are left without a status: they run on the retry.
+func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scopes []runScope, rs graph.RunState,
+	exec Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
+	res = &RunResult{RunID: runID, Mode: mode}
+	g, err := e.runGraph(scopes)
+	if err != nil {
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+		return nil, err
+	}
+	byID := map[int]runScope{}
+	for _, sc := range scopes {
+		byID[sc.taskID] = sc
+	}
+	results := map[int]TaskResult{}
+	started := map[int]bool{}
+	done := make(chan taskDone)
+	running := 0
+	for {
+		if runErr == nil && ctx.Err() == nil {
+			for _, id := range g.Unsatisfiable(rs, false) {
+				if err := e.recordSkipped(ctx, runID, id); err != nil {
+					runErr = err
+				}
+				skipped := graph.StatusSkipped
+				rs[id] = graph.TaskRunState{Status: &skipped}
+				sc := byID[id]
+				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped}
+			}
+			for _, id := range g.Ready(rs, nil) {
+				if started[id] {
+					continue
+				}
+				started[id] = true
+				inProgress := graph.StatusInProgress
+				rs[id] = graph.TaskRunState{Status: &inProgress}
+				running++
+				go func(sc runScope) {
+					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, progress)
+					done <- taskDone{scope: sc, result: r, err: err}
+				}(byID[id])
+			}
+		}
+		if running == 0 {
+			break
+		}
+		d := <-done
+		running--
+		if d.err != nil && runErr == nil {
+			runErr = d.err
+		}
+		st := d.result.Status
+		rs[d.scope.taskID] = graph.TaskRunState{Status: &st, RowsWritten: d.result.RowsWritten}
+		results[d.scope.taskID] = d.result
+		res.HardErrors += hardErrorCount(d.result)
+	}
+	for _, sc := range scopes {
+		switch r, ok := results[sc.taskID]; {
+		case ok:
+			res.Tasks = append(res.Tasks, r)
+		case rs[sc.taskID].Status != nil:
+			// Settled by an earlier attempt of this run (a retry).
+			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Status: *rs[sc.taskID].Status})
+		default:
+			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true})
+		}
+	}
+	status := state.RunSucceeded
+	if res.Failed() || runErr != nil {
+		status = state.RunFailed
+	}
+	if ctx.Err() != nil {
+		status = state.RunCancelled
+	}
+	if err := e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, e.now()); err != nil && runErr == nil {
+		runErr = err
+	}
+	return res, runErr
+}
+
+// hardErrorPrefix marks a unit error that came from the gate, not the work.
+const hardErrorPrefix = "gate: "
+
+func hardErrorCount(r TaskResult) int {
+	n := 0
+	for _, msg := range r.Errors {
+		if strings.HasPrefix(msg, hardErrorPrefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) error {
+	now := e.now()
+	attempt, err := e.Store.StartTask(ctx, runID, taskID, now)
+	if err != nil {
+		return err
+	}
+	return e.Store.FinishTask(ctx, state.TaskRunEntry{RunID: runID, TaskID: taskID, Attempt: attempt,
+		Status: graph.StatusSkipped.String(), StartedAt: now, FinishedAt: &now})
+}
+
+// runTask runs one attempt of a task: it claims the task's pending units in
+// the run window, up to workers at a time, until none is left.
+func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
+	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
+	started := e.now()
+	attempt, err := e.Store.StartTask(ctx, runID, sc.taskID, started)
+	if err != nil {
+		res.Status = graph.StatusFailed
+		return res, err
+	}
+	workers = max(workers, 1)
+	worker := workerName(runID)
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+		errSeen  = map[string]bool{}
+		rows     int64
+		haveRows bool
+	)
+	// snapshot is taken under mu; progress is called outside it, but
+	// always from a goroutine the WaitGroup waits for, so no report
+	// arrives after the final one.
+	snapshot := func(final bool) Progress {
+		return Progress{RunID: runID, Model: sc.model.Name, Applied: res.Applied, Blocked: res.Blocked, Failed: res.Failed,
+			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
+	}
+	// inflight is owned by this loop; each unit signals freed when done.
+	inflight := 0
+	freed := make(chan struct{}, workers)
+	for ctx.Err() == nil {
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop {
+			break
+		}
+		if inflight == workers {
+			<-freed
+			inflight--
+			continue
+		}
+		claims, err := e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
+			Worker: worker, Lease: DefaultLease, Limit: workers - inflight, RunID: runID, Now: leaseClock()})
+		if err != nil {
+			mu.Lock()
+			firstErr = fmt.Errorf("claiming units of %s: %w", sc.model.Name, err)
+			mu.Unlock()
+			break
+		}
+		if len(claims) == 0 {
+			if inflight == 0 {
+				break // nothing pending and nothing in flight
+			}
+			// A running unit may free overlapping ones of a flexible
+			// model: wait for one to finish, then claim again.
+			<-freed
+			inflight--
+			continue
+		}
+		for _, c := range claims {
+			inflight++
+			wg.Add(1)
+			go func(c state.Claim) {
+				defer wg.Done()
+				defer func() { freed <- struct{}{} }()
+				out, hard, err := e.runUnit(ctx, runID, mode, sc.model, c, exec)
+				mu.Lock()
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				switch out.Status {
+				case state.Applied:
+					res.Applied++
+				case state.Blocked:
+					res.Blocked++
+				case state.Failed:
+					res.Failed++
+					msg := out.Error
+					if hard {
+						msg = hardErrorPrefix + msg
+					}
+					if !errSeen[msg] {
+						errSeen[msg] = true
+						res.Errors = append(res.Errors, msg)
+					}
+				}
+				if out.RowsWritten != nil {
+					rows += *out.RowsWritten
+					haveRows = true
+				}
+				p := snapshot(false)
+				mu.Unlock()
+				if progress != nil {
+					progress(p)
+				}
+			}(c)
+		}
+	}
+	wg.Wait()
+	if haveRows {
+		res.RowsWritten = &rows
+	}
+	if firstErr == nil && ctx.Err() == nil {
+		// Nothing claimable is not the same as nothing left: a unit held
+		// by another worker, or overlapping one running elsewhere, is still
+		// outstanding, and the task must not report SUCCESS over it.
+		left, err := e.outstanding(ctx, sc)
+		switch {
+		case err != nil:
+			firstErr = err
+		case left > 0:
+			firstErr = fmt.Errorf("%d unit(s) of %s were still pending or running when this task ended (held by another worker, or overlapping a running unit); retry the run", left, sc.model.Name)
+		}
+	}
+	res.Status = graph.StatusSuccess
+	if res.Failed > 0 || firstErr != nil || ctx.Err() != nil {
+		res.Status = graph.StatusFailed
+	}
+	sort.SliceStable(res.Errors, func(i, j int) bool {
+		return strings.HasPrefix(res.Errors[i], hardErrorPrefix) && !strings.HasPrefix(res.Errors[j], hardErrorPrefix)
+	})
+	finished := e.now()
+	entry := state.TaskRunEntry{RunID: runID, TaskID: sc.taskID, Attempt: attempt, Status: res.Status.String(),
+		StartedAt: started, FinishedAt: &finished, RowsWritten: res.RowsWritten}
+	if firstErr != nil {
+		entry.Error = firstErr.Error()
+	} else if len(res.Errors) > 0 {
+		entry.Error = fmt.Sprintf("%d unit(s) failed: %s", res.Failed, res.Errors[0])
+	}
+	if err := e.Store.FinishTask(context.WithoutCancel(ctx), entry); err != nil && firstErr == nil {
+		firstErr = err
+	}
+	if progress != nil {
+		progress(snapshot(true))
+	}
+	return res, firstErr
+}
+
+// outstanding counts the scope's units that are still pending or running.
+func (e *Engine) outstanding(ctx context.Context, sc runScope) (int, error) {
+	n := 0
+	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+		Statuses: []state.UnitStatus{state.Pending, state.Running}}, func(state.Unit) error { n++; return nil })
+	return n, err
+}
+
+// runUnit gates one claimed unit and, when every upstream is satisfied,
+// executes it; the outcome is recorded under the claim's fence. hard is true
+// when the unit failed on a gate-time hard error.
+func (e *Engine) runUnit(ctx context.Context, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) (out state.Outcome, hard bool, err error) {
+	var w *state.Window
+	if m.Temporality == Temporal {
+		w = &c.Unit.Window
+	}
+	unitCtx, stopHeartbeat := e.heartbeat(ctx, c)
+	defer stopHeartbeat()
+	gate, err := e.GateUnitFromStore(ctx, m, w, e.now())
+	switch {
+	case err != nil:
+		// The store could not be read: leave the unit for another attempt.
+		_ = e.Store.Complete(context.WithoutCancel(ctx), c, state.Outcome{Status: state.Pending, At: e.now()})
+		return out, false, err
+	case gate.Err != nil:
+		out = state.Outcome{Status: state.Failed, Error: gate.Err.Error()}
+		hard = true
+	case !gate.Satisfied:
+		out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
+	default:
+		r, xerr := exec.Execute(unitCtx, UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir})
+		if xerr != nil {
+			out = state.Outcome{Status: state.Failed, Error: xerr.Error()}
+		} else {
+			out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten}
+		}
+	}
+	out.At = e.now()
+	err = e.Store.Complete(context.WithoutCancel(ctx), c, out)
+	if err != nil && !errors.Is(err, state.ErrLeaseLost) {
+		// A repeat under the same fence is a no-op when the first one did
+		// commit (its acknowledgement was lost), so one retry is safe.
+		time.Sleep(200 * time.Millisecond)
+		err = e.Store.Complete(context.WithoutCancel(ctx), c, out)
+	}
+	if err != nil {
+		if errors.Is(err, state.ErrLeaseLost) {
+			e.logger().Warn("lost the lease: another worker owns the unit now; its outcome is dropped",
+				"model", m.Name, "window", c.Unit.Window.String(), "fence", c.Fence)
+		}
+		return out, hard, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, err)
+	}
+	return out, hard, nil
+}
+
+// heartbeat extends the claim's lease every DefaultLease/3 until stopped. A
+// transient error is retried on the next tick; a lost lease (another worker
+// owns the unit now) cancels the returned context, so the work stops rather
+// than run twice.
+func (e *Engine) heartbeat(ctx context.Context, c state.Claim) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		t := time.NewTicker(DefaultLease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(DefaultLease))
+				if errors.Is(err, state.ErrLeaseLost) {
+					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
+					cancel()
+					return
+				}
+				if err != nil && ctx.Err() == nil {
+					e.logger().Warn("heartbeat failed; retrying on the next tick", "window", c.Unit.Window.String(), "err", err)
+				}
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// leaseClock is the wall clock, which leases always use: workers in other
+// processes judge expiry by it, so an engine evaluating as of another time
+// (--as-of, tests) must not hand out leases that are already expired, or
+// never expire.
+func leaseClock() time.Time { return time.Now().UTC() }
+
+func workerName(runID int64) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s:%d:run%d", host, os.Getpid(), runID)
+}

@@ -1,0 +1,587 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+// fakeExec is an in-process executor: it records every unit it runs and
+// fails or reports rows as a test tells it.
+type fakeExec struct {
+	mu    sync.Mutex
+	calls map[string]int // "model window" → times run
+	fail  func(model string, w *state.Window) error
+	rows  func(model string) *int64
+	delay time.Duration
+}
+
+func (f *fakeExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
+	if f.delay > 0 {
+		time.Sleep(f.delay)
+	}
+	key := u.Model.Name
+	if u.Window != nil {
+		key += " " + u.Window.String()
+	}
+	f.mu.Lock()
+	if f.calls == nil {
+		f.calls = map[string]int{}
+	}
+	f.calls[key]++
+	f.mu.Unlock()
+	if f.fail != nil {
+		if err := f.fail(u.Model.Name, u.Window); err != nil {
+			return Result{}, err
+		}
+	}
+	if f.rows != nil {
+		return Result{RowsWritten: f.rows(u.Model.Name)}, nil
+	}
+	n := int64(1)
+	return Result{RowsWritten: &n}, nil
+}
+
+func (f *fakeExec) count(model string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := 0
+	for k, c := range f.calls {
+		if len(k) >= len(model) && k[:len(model)] == model {
+			n += c
+		}
+	}
+	return n
+}
+
+// runEngine is an engine over spec and store at a fixed clock: two days
+// after 2026-01-01, so the hourly models' contract range is 48 windows.
+func runEngine(t *testing.T, s state.Store, yaml string) *Engine {
+	t.Helper()
+	return &Engine{Store: s, Spec: mustParse(t, yaml), SpecDir: t.TempDir(), Actor: "test",
+		Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+}
+
+const chainSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: mart.daily
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+`
+
+func firstDay() *state.Window { w := days(0, 1); return &w }
+
+func statuses(t *testing.T, s state.Store, model string) map[state.UnitStatus]int {
+	t.Helper()
+	st, err := s.Stats(context.Background(), "", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Counts
+}
+
+func taskStatus(r *RunResult, model string) string {
+	for _, tr := range r.Tasks {
+		if tr.Model == model {
+			return tr.Outcome()
+		}
+	}
+	return "absent"
+}
+
+func TestRunChainAppliesUpstreamFirst(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		exec := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || taskStatus(res, "raw.orders") != "SUCCESS" || taskStatus(res, "mart.daily") != "SUCCESS" {
+			t.Fatalf("tasks %+v", res.Tasks)
+		}
+		// Execution is window-scoped: 24 hours of raw, one day of mart.
+		if got := statuses(t, s, "raw.orders")[state.Applied]; got != 24 {
+			t.Errorf("raw applied %d, want 24", got)
+		}
+		if got := statuses(t, s, "mart.daily")[state.Applied]; got != 1 {
+			t.Errorf("mart applied %d, want 1 (its upstream was applied first)", got)
+		}
+		if exec.count("raw.orders") != 24 || exec.count("mart.daily") != 1 {
+			t.Errorf("calls %v", exec.calls)
+		}
+		for _, tr := range res.Tasks {
+			if tr.RowsWritten == nil || (tr.Model == "raw.orders" && *tr.RowsWritten != 24) {
+				t.Errorf("%s rows_written %v", tr.Model, tr.RowsWritten)
+			}
+		}
+		run, err := s.GetRun(t.Context(), res.RunID)
+		if err != nil || run.Status != state.RunSucceeded {
+			t.Errorf("run %+v %v", run, err)
+		}
+	})
+}
+
+func TestRunFailureSkipsSuccessDependents(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		bad := hours(5, 6)
+		exec := &fakeExec{fail: func(model string, w *state.Window) error {
+			if model == "raw.orders" && w.Equal(bad) {
+				return errors.New("exit status 3: source unavailable")
+			}
+			return nil
+		}}
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// raw may still succeed on a retry of this run (failures are not
+		// final), so mart waits, with no status, rather than being SKIPPED.
+		if !res.Failed() || taskStatus(res, "raw.orders") != "FAILED" || taskStatus(res, "mart.daily") != "WAITING" {
+			t.Fatalf("tasks %+v", res.Tasks)
+		}
+		if c := statuses(t, s, "raw.orders"); c[state.Applied] != 23 || c[state.Failed] != 1 {
+			t.Errorf("raw units %v, want 23 applied and 1 failed", c)
+		}
+		if exec.count("mart.daily") != 0 {
+			t.Error("a SKIPPED task must not run")
+		}
+		log, _ := s.TaskLog(t.Context(), res.RunID)
+		if len(log) != 1 {
+			t.Fatalf("task log %+v: only raw ran", log)
+		}
+		if run, _ := s.GetRun(t.Context(), res.RunID); run.Status != state.RunFailed {
+			t.Errorf("run status %s, want failed", run.Status)
+		}
+		for _, entry := range log {
+			if entry.Status == "FAILED" && entry.Error == "" {
+				t.Error("the failed task's log row keeps the error")
+			}
+		}
+
+		t.Run("a retry resumes where it stopped", func(t *testing.T) {
+			fixed := &fakeExec{}
+			res2, err := e.Retry(t.Context(), res.RunID, fixed, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res2.Failed() || taskStatus(res2, "raw.orders") != "SUCCESS" {
+				t.Fatalf("retry tasks %+v", res2.Tasks)
+			}
+			// Only the failed hour of raw runs again; then mart, which
+			// waited for raw's new outcome, runs its day.
+			if fixed.count("raw.orders") != 1 || fixed.calls["raw.orders "+bad.String()] != 1 {
+				t.Errorf("retry ran %v, want only %s of raw", fixed.calls, bad)
+			}
+			if taskStatus(res2, "mart.daily") != "SUCCESS" || fixed.count("mart.daily") != 1 {
+				t.Errorf("mart on retry: %s", taskStatus(res2, "mart.daily"))
+			}
+			if run, _ := s.GetRun(t.Context(), res.RunID); run.Status != state.RunSucceeded {
+				t.Errorf("run status after the retry %s, want succeeded", run.Status)
+			}
+			if _, err := e.Retry(t.Context(), res.RunID, fixed, 1, nil); err == nil {
+				t.Error("a succeeded run has nothing to retry")
+			}
+			log, _ := s.TaskLog(t.Context(), res.RunID)
+			attempts := map[int]int{}
+			for _, entry := range log {
+				attempts[entry.TaskID] = max(attempts[entry.TaskID], entry.Attempt)
+			}
+			raw, _ := s.Model(t.Context(), "", "raw.orders")
+			if attempts[raw.TaskID] != 2 {
+				t.Errorf("raw attempts %d, want 2", attempts[raw.TaskID])
+			}
+		})
+	})
+}
+
+const edgeSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: ops.alert
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: raw.orders, on: failure}]
+    run: {command: ["true"]}
+  - name: mart.copy
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: raw.orders, on: has_data}]
+    run: {command: ["true"]}
+`
+
+func TestRunFailureEdgeRunsOnlyWhenUpstreamFailed(t *testing.T) {
+	for _, fails := range []bool{false, true} {
+		t.Run(fmt.Sprintf("upstream fails=%v", fails), func(t *testing.T) {
+			enginetest.Each(t, func(t *testing.T, s state.Store) {
+				e := runEngine(t, s, edgeSpec)
+				exec := &fakeExec{fail: func(model string, _ *state.Window) error {
+					if fails && model == "raw.orders" {
+						return errors.New("boom")
+					}
+					return nil
+				}}
+				res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[bool]string{true: "SUCCESS", false: "SKIPPED"}[fails]
+				if got := taskStatus(res, "ops.alert"); got != want {
+					t.Errorf("alert %s, want %s", got, want)
+				}
+				if ran := exec.count("ops.alert") > 0; ran != fails {
+					t.Errorf("alert ran=%v", ran)
+				}
+			})
+		})
+	}
+}
+
+func TestRunHasDataWithZeroRowsSkips(t *testing.T) {
+	for _, rows := range []int64{0, 5} {
+		t.Run(fmt.Sprintf("rows=%d", rows), func(t *testing.T) {
+			enginetest.Each(t, func(t *testing.T, s state.Store) {
+				e := runEngine(t, s, edgeSpec)
+				exec := &fakeExec{rows: func(string) *int64 { n := rows; return &n }}
+				res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders", "mart.copy"}}, exec, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[bool]string{true: "SUCCESS", false: "SKIPPED"}[rows > 0]
+				if got := taskStatus(res, "mart.copy"); got != want {
+					t.Errorf("HAS_DATA task %s with %d rows upstream, want %s", got, rows, want)
+				}
+			})
+		})
+	}
+}
+
+func TestRunBlockedUnitIsReportedNotFailed(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		// Register, then run only the mart: raw has nothing applied.
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"mart.daily"}}, &fakeExec{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || taskStatus(res, "mart.daily") != "SUCCESS" {
+			t.Fatalf("a blocked unit is not a failure: %+v", res.Tasks)
+		}
+		var units []state.Unit
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "mart.daily"}, func(u state.Unit) error { units = append(units, u); return nil })
+		if len(units) != 1 || units[0].Status != state.Blocked ||
+			units[0].BlockedReason != "raw.orders (ENCAPSULATE): missing [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)" {
+			t.Fatalf("units %+v", units)
+		}
+	})
+}
+
+func TestRunHardGateErrorFailsTheUnit(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.events
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+  - name: mart.daily
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.events, contract: exact}]
+    run: {command: ["true"]}
+`)
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.HardErrors != 1 || !res.Failed() {
+			t.Fatalf("want one hard error, got %+v", res)
+		}
+		if c := statuses(t, s, "mart.daily"); c[state.Failed] != 1 {
+			t.Errorf("mart units %v", c)
+		}
+	})
+}
+
+func TestRunRefusedReadOnly(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	e := runEngine(t, s, chainSpec)
+	e.ReadOnly = true
+	if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("want ErrReadOnly, got %v", err)
+	}
+	if recs, _ := s.Models(t.Context(), ""); len(recs) != 0 {
+		t.Error("a refused run registers nothing")
+	}
+}
+
+func TestRunFourWorkersApplyEachUnitOnce(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.ticks
+    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: raw.flex
+    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+`)
+		exec := &fakeExec{}
+		w := days(0, 2)
+		res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() {
+			t.Fatalf("%+v", res.Tasks)
+		}
+		for _, model := range []string{"raw.ticks", "raw.flex"} {
+			if c := statuses(t, s, model); c[state.Applied] != 192 {
+				t.Errorf("%s applied %v, want 192", model, c)
+			}
+		}
+		for k, n := range exec.calls {
+			if n != 1 {
+				t.Errorf("%s ran %d times", k, n)
+			}
+		}
+		if len(exec.calls) != 384 {
+			t.Errorf("%d distinct units ran, want 384", len(exec.calls))
+		}
+	})
+}
+
+// The issue's scale check: 4 workers, 10,000 units, each applied exactly
+// once, on both stores.
+func TestRunFourWorkersTenThousandUnits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("10,000 units: skipped under -short")
+	}
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.ticks
+    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+`)
+		w := hours(0, 2500) // 10,000 quarter hours
+		e.Now = func() time.Time { return w.Until }
+		exec := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() {
+			t.Fatalf("%+v", res.Tasks)
+		}
+		if c := statuses(t, s, "raw.ticks"); c[state.Applied] != 10000 || len(c) != 1 && c[state.Pending]+c[state.Running]+c[state.Failed]+c[state.Blocked] != 0 {
+			t.Errorf("units %v, want 10000 applied and nothing else", c)
+		}
+		if len(exec.calls) != 10000 {
+			t.Errorf("%d distinct units ran, want 10000", len(exec.calls))
+		}
+		for k, n := range exec.calls {
+			if n != 1 {
+				t.Fatalf("%s ran %d times", k, n)
+			}
+		}
+	})
+}
+
+// Re-chunking a fixed model is a migration: refused outside torch with a
+// message that says so, done by torch.
+func TestRunFixedGrainChangeNeedsTorch(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		daily := runEngine(t, s, strings.Replace(chainSpec, "interval: 1h", "interval: 1d", 1))
+		_, err := daily.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil)
+		if err == nil || !strings.Contains(err.Error(), "torch") {
+			t.Fatalf("want a refusal naming torch, got %v", err)
+		}
+		if c := statuses(t, s, "raw.orders"); c[state.Applied] != 24 {
+			t.Fatalf("the refusal changed the store: %v", c)
+		}
+		exec := &fakeExec{}
+		res, err := daily.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}, Mode: Torch}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || exec.count("raw.orders") != 1 {
+			t.Fatalf("torch ran %v: %+v", exec.calls, res.Tasks)
+		}
+		// The whole contract range (two days) is re-prefilled at 1d; only
+		// the run window's day ran, the other waits for a discover run.
+		if c := statuses(t, s, "raw.orders"); c[state.Applied] != 1 || c[state.Pending] != 1 {
+			t.Errorf("after torch: %v, want 1 applied and 1 pending daily unit", c)
+		}
+		rec, err := s.Model(t.Context(), "", "raw.orders")
+		if err != nil || rec.Interval != "1d" {
+			t.Errorf("registered grain %q (%v), want 1d", rec.Interval, err)
+		}
+	})
+}
+
+// A worker that died mid-unit leaves a lease that expires; the next run takes
+// the unit over, and the dead attempt counts.
+func TestRunTakesOverExpiredLeases(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		if _, err := e.Apply(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		hour := hours(0, 1)
+		if _, err := s.Prefill(t.Context(), "", "raw.orders", []state.Window{hour}, e.now()); err != nil {
+			t.Fatal(err)
+		}
+		claims, err := s.Claim(t.Context(), state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "dead-worker",
+			Lease: time.Minute, Limit: 1, Now: e.now().Add(-10 * time.Minute)})
+		if err != nil || len(claims) != 1 {
+			t.Fatalf("claim %v %v", claims, err)
+		}
+		exec := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Window: &hour, Models: []string{"raw.orders"}, Mode: Discover}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || exec.calls["raw.orders "+hour.String()] != 1 {
+			t.Fatalf("the expired unit did not run again: %v %+v", exec.calls, res.Tasks)
+		}
+		var u state.Unit
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.orders"}, func(x state.Unit) error { u = x; return nil })
+		if u.Status != state.Applied || u.Attempts < 1 {
+			t.Errorf("unit %+v: want applied, with the dead attempt counted", u)
+		}
+	})
+}
+
+// End to end through real commands: a load that succeeds and reports rows, one
+// that fails for one chosen window, and a downstream gated on it.
+func TestRunRealCommands(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.orders
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["./load.sh", "orders"]}
+  - name: mart.daily
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["./load.sh", "daily"]}
+`)
+		script := `#!/bin/sh
+if [ "$1" = orders ] && [ "$BOLLHAV_SINCE" = "2026-01-01T03:00:00Z" ]; then
+  echo "upstream API returned 503 for $BOLLHAV_SINCE" >&2
+  exit 4
+fi
+echo "loading $BOLLHAV_MODEL [$BOLLHAV_SINCE, $BOLLHAV_UNTIL) into $BOLLHAV_TARGET"
+echo rows_written=7
+`
+		if err := os.WriteFile(filepath.Join(e.SpecDir, "load.sh"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &CommandExecutor{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := res.Tasks[0]
+		if raw.Model != "raw.orders" || raw.Status.String() != "FAILED" || raw.Applied != 23 || raw.Failed != 1 ||
+			raw.RowsWritten == nil || *raw.RowsWritten != 23*7 {
+			t.Fatalf("raw task %+v", raw)
+		}
+		if len(raw.Errors) != 1 || !strings.Contains(raw.Errors[0], "exit status 4") || !strings.Contains(raw.Errors[0], "503") {
+			t.Errorf("raw errors %q: want the exit status and stderr's tail", raw.Errors)
+		}
+		if taskStatus(res, "mart.daily") != "WAITING" {
+			t.Errorf("mart %s, want WAITING: its upstream failed and may succeed on a retry", taskStatus(res, "mart.daily"))
+		}
+		var failed state.Unit
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.orders", Statuses: []state.UnitStatus{state.Failed}},
+			func(u state.Unit) error { failed = u; return nil })
+		if !failed.Window.Equal(hours(3, 4)) || !strings.Contains(failed.Error, "503") {
+			t.Errorf("failed unit %+v", failed)
+		}
+	})
+}
+
+// A gated upstream in another pipeline, in the same run, still runs first.
+func TestRunCrossPipelineUpstreamInTheSameRunRunsFirst(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, strings.Replace(chainSpec, "    pipeline: shop\n    chunking: {interval: 1h", "    pipeline: ingest\n    chunking: {interval: 1h", 1))
+		if e.Spec.Model("raw.orders").Pipeline != "ingest" {
+			t.Fatal("test setup: raw.orders must be in another pipeline")
+		}
+		exec := &fakeExec{delay: time.Millisecond}
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Failed() || statuses(t, s, "mart.daily")[state.Applied] != 1 {
+			t.Fatalf("mart must run after its cross-pipeline upstream: %+v, units %v", res.Tasks, statuses(t, s, "mart.daily"))
+		}
+	})
+}
+
+func TestRetryGuards(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	e := runEngine(t, s, chainSpec)
+	bad := &fakeExec{fail: func(string, *state.Window) error { return errors.New("boom") }}
+	res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, bad, nil)
+	if err != nil || !res.Failed() {
+		t.Fatalf("setup: %v %+v", err, res)
+	}
+	t.Run("another environment's run is refused", func(t *testing.T) {
+		dev := runEngine(t, s, chainSpec)
+		dev.Env = Env{Suffix: "pr1"}
+		if _, err := dev.Retry(t.Context(), res.RunID, &fakeExec{}, 1, nil); err == nil || !strings.Contains(err.Error(), "environment") {
+			t.Fatalf("want a refusal naming the environment, got %v", err)
+		}
+	})
+	t.Run("a run stopped before any task ran is refused", func(t *testing.T) {
+		id, err := s.CreateRun(t.Context(), state.Run{StateMode: "bulldozer", Status: state.RunRunning, StartedAt: e.now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = s.FinishRun(t.Context(), id, state.RunFailed, e.now())
+		if _, err := e.Retry(t.Context(), id, &fakeExec{}, 1, nil); err == nil || !strings.Contains(err.Error(), "new run") {
+			t.Fatalf("want a refusal, got %v", err)
+		}
+	})
+}
+
+// Progress reports arrive before Run returns, the last one per task Done.
+func TestRunProgressEndsWithDone(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	e := runEngine(t, s, chainSpec)
+	var mu sync.Mutex
+	last := map[string]Progress{}
+	res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Workers: 4}, &fakeExec{}, func(p Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		if prev, ok := last[p.Model]; ok && prev.Done {
+			t.Errorf("%s: a report after Done: %+v", p.Model, p)
+		}
+		last[p.Model] = p
+	})
+	if err != nil || res.Failed() {
+		t.Fatal(err, res)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if p := last["raw.orders"]; !p.Done || p.Applied != 24 || p.Total != 24 {
+		t.Errorf("raw's last report %+v", p)
+	}
+}
