@@ -105,12 +105,15 @@ func (g Grid) LastCompleteUntil(now time.Time) time.Time {
 	return g.boundary(k)
 }
 
-// ContractRange is [Start, end) with end the chunking's fixed end when set,
-// else LastCompleteUntil(now). ok is false when the range is empty — no
-// window has completed yet, or end is not after Start.
+// ContractRange is [Start, until) where until is the last complete window's
+// until at now, capped by the chunking's fixed end when one is set: an end
+// fixes where the range stops, but a window that has not happened yet is never
+// in it (loading it would read a partial period as if it were whole). ok is
+// false when the range is empty — no window has completed yet, or end is not
+// after Start.
 func (g Grid) ContractRange(now time.Time, end *time.Time) (r Window, ok bool) {
 	until := g.LastCompleteUntil(now)
-	if end != nil {
+	if end != nil && end.Before(until) {
 		until = end.UTC()
 	}
 	if !until.After(g.Start) {

@@ -122,8 +122,12 @@ func TestGridLastCompleteUntilAndContractRange(t *testing.T) {
 	}
 	end := utc("2026-02-01T00:00:00Z")
 	r, ok = day.ContractRange(utc("2026-01-03T12:00:00Z"), &end)
+	if !ok || !r.Equal(win("2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z")) {
+		t.Errorf("ContractRange with a future end = %v, %v; windows that have not happened are never in it", r, ok)
+	}
+	r, ok = day.ContractRange(utc("2026-03-01T00:00:00Z"), &end)
 	if !ok || !r.Equal(win("2026-01-01T00:00:00Z", "2026-02-01T00:00:00Z")) {
-		t.Errorf("ContractRange with end = %v, %v; the fixed end wins over now", r, ok)
+		t.Errorf("ContractRange with a past end = %v, %v; the fixed end caps the range", r, ok)
 	}
 	if r, ok := day.ContractRange(utc("2026-01-01T23:00:00Z"), nil); ok {
 		t.Errorf("ContractRange before the first window completes = %v, want none", r)
