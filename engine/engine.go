@@ -28,6 +28,9 @@ type Engine struct {
 	ReadOnly bool
 	// Actor names who acts, for the audit log ("alice", "ssh:bob").
 	Actor string
+	// Lease is how long a claimed unit is held without a heartbeat before
+	// another worker may take it over; DefaultLease when zero.
+	Lease time.Duration
 	Log   *slog.Logger
 }
 

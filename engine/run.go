@@ -446,7 +446,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			continue
 		}
 		claims, err := e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
-			Worker: worker, Lease: DefaultLease, Limit: workers - inflight, RunID: runID, Now: leaseClock()})
+			Worker: worker, Lease: e.lease(), Limit: workers - inflight, RunID: runID, Now: leaseClock()})
 		if err != nil {
 			mu.Lock()
 			firstErr = fmt.Errorf("claiming units of %s: %w", sc.model.Name, err)
@@ -601,21 +601,21 @@ func (e *Engine) runUnit(ctx context.Context, runID int64, mode StateMode, m *Mo
 	return out, hard, nil
 }
 
-// heartbeat extends the claim's lease every DefaultLease/3 until stopped. A
+// heartbeat extends the claim's lease every third of the lease until stopped. A
 // transient error is retried on the next tick; a lost lease (another worker
 // owns the unit now) cancels the returned context, so the work stops rather
 // than run twice.
 func (e *Engine) heartbeat(ctx context.Context, c state.Claim) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
-		t := time.NewTicker(DefaultLease / 3)
+		t := time.NewTicker(e.lease() / 3)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(DefaultLease))
+				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(e.lease()))
 				if errors.Is(err, state.ErrLeaseLost) {
 					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
 					cancel()
@@ -628,6 +628,14 @@ func (e *Engine) heartbeat(ctx context.Context, c state.Claim) (context.Context,
 		}
 	}()
 	return ctx, cancel
+}
+
+// lease is how long a claim holds a unit without a heartbeat.
+func (e *Engine) lease() time.Duration {
+	if e.Lease > 0 {
+		return e.Lease
+	}
+	return DefaultLease
 }
 
 // leaseClock is the wall clock, which leases always use: workers in other
