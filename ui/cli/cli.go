@@ -59,14 +59,19 @@ type command struct {
 	long     string
 	examples []string
 	flags    func(fs *pflag.FlagSet)
-	run      func(c *context, args []string) int
+	run      func(c *cmdContext, args []string) int
 }
 
-// context is what a running command gets: the parsed globals and streams.
-type context struct {
+// cmdContext is what a running command gets: the parsed globals and streams.
+type cmdContext struct {
 	Globals
 	Streams
+	// given holds the flags set on the command line, before or after the
+	// command name, so a flag given as "" can still win over its variable.
+	given map[string]bool
 }
+
+func (c *cmdContext) flagGiven(name string) bool { return c.given[name] }
 
 var commands = map[string]*command{}
 
@@ -118,7 +123,7 @@ func Main(args []string, s Streams) int {
 }
 
 func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, s Streams) int {
-	c := &context{Globals: g, Streams: s}
+	c := &cmdContext{Globals: g, Streams: s}
 	fs := commandFlags(cmd, &c.Globals)
 	// Globals given before the command name keep their values: re-apply them.
 	globals.Visit(func(f *pflag.Flag) {
@@ -135,6 +140,8 @@ func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, 
 		printCommandHelp(s.Out, cmd)
 		return ExitOK
 	}
+	c.given = map[string]bool{}
+	fs.Visit(func(f *pflag.Flag) { c.given[f.Name] = true })
 	if c.Output != "text" && c.Output != "json" {
 		fmt.Fprintf(s.Err, "bollhav %s: invalid --output %q: use text or json\n", cmd.name, c.Output)
 		return ExitUsage
@@ -154,7 +161,7 @@ func commandFlags(cmd *command, g *Globals) *pflag.FlagSet {
 
 // fail prints err for the command and returns its exit code: usage errors
 // and everything else alike exit 2 unless the caller decides otherwise.
-func (c *context) fail(name string, err error) int {
+func (c *cmdContext) fail(name string, err error) int {
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(c.Err, "bollhav %s: %s\nRun 'bollhav help %s' for usage.\n", name, ue.msg, name)

@@ -31,11 +31,11 @@ guaranteed-safe order: each wave depends only on earlier ones.`,
 			format = ""
 			fs.StringVar(&format, "format", "", "text, dot, mermaid or json (default text; -o json means json)")
 		},
-		run: func(c *context, args []string) int { return runGraph(c, args, format) },
+		run: func(c *cmdContext, args []string) int { return runGraph(c, args, format) },
 	})
 }
 
-func runGraph(c *context, args []string, format string) int {
+func runGraph(c *cmdContext, args []string, format string) int {
 	if len(args) > 0 {
 		return c.fail("graph", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}

@@ -44,7 +44,7 @@ type lintFinding struct {
 	Message  string `json:"message"`
 }
 
-func runLint(c *context, args []string) int {
+func runLint(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("lint", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}

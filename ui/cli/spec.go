@@ -9,7 +9,7 @@ import (
 
 // loadSpec loads the --spec file. On failure it prints every problem, one
 // per line with file:line:col, and returns the exit code to use.
-func (c *context) loadSpec(cmd string) (*engine.Spec, int) {
+func (c *cmdContext) loadSpec(cmd string) (*engine.Spec, int) {
 	spec, err := engine.LoadSpec(c.Spec)
 	if err == nil {
 		return spec, ExitOK

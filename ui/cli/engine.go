@@ -1,0 +1,49 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state/stores"
+)
+
+// openEngine loads the spec, opens the store the DSN names (--dsn, else
+// BOLLHAV_DSN, else .bollhav/state.db beside the spec) and returns an engine
+// over both for the environment of --env (else SCHEMA_SUFFIX). On failure it
+// prints one clear line — never a password — and returns the exit code.
+func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engine, func(), int) {
+	spec, code := c.loadSpec(cmd)
+	if spec == nil {
+		return nil, nil, code
+	}
+	_, _, env, err := engine.ResolveRunSettings(engine.RunFlags{Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+		return nil, nil, ExitUsage
+	}
+	dsn := c.DSN
+	if !c.flagGiven("dsn") {
+		dsn = os.Getenv("BOLLHAV_DSN")
+	}
+	specDir := filepath.Dir(c.Spec)
+	store, _, err := stores.Open(ctx, dsn, specDir, stores.Options{})
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+		return nil, nil, ExitUsage
+	}
+	e := &engine.Engine{Store: store, Spec: spec, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	return e, func() { store.Close() }, ExitOK
+}
+
+// actor names the operator for the audit log: the login user.
+func actor() string {
+	for _, k := range []string{"BOLLHAV_ACTOR", "USER", "LOGNAME"} {
+		if v := os.Getenv(k); v != "" {
+			return v
+		}
+	}
+	return "unknown"
+}

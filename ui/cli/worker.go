@@ -1,0 +1,63 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"log/slog"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	var workers int
+	var lease time.Duration
+	register(&command{
+		name:    "worker",
+		summary: "claim and execute pending units until stopped (several may run against one store)",
+		long: `worker runs the spec's models: it claims pending units under a lease, gates
+each against its upstreams, executes it and records the outcome, until SIGINT or
+SIGTERM; then it takes no new work and lets the units it holds finish. A worker
+that dies leaves leases that expire, and its units run again elsewhere.`,
+		examples: []string{
+			"bollhav worker --workers 4 --dsn postgres://bollhav@db/warehouse",
+		},
+		flags: func(fs *pflag.FlagSet) {
+			fs.IntVar(&workers, "workers", 1, "units to run at once")
+			fs.DurationVar(&lease, "lease", engine.DefaultLease, "how long a claim holds a unit without a heartbeat")
+		},
+		run: func(c *cmdContext, args []string) int { return runWorker(c, args, workers, lease) },
+	})
+}
+
+func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) int {
+	if len(args) > 0 {
+		return c.fail("worker", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
+	}
+	if workers < 1 || lease < time.Second {
+		return c.fail("worker", &usageError{"--workers must be at least 1 and --lease at least 1s"})
+	}
+	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	e, closeStore, code := c.openEngine(ctx, "worker")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	e.Lease = lease
+	e.Log = slog.New(slog.NewTextHandler(c.Err, nil))
+	if _, err := e.Apply(ctx); err != nil {
+		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
+		return ExitUsage
+	}
+	e.Log.Info("worker started", "env", e.Env.String(), "workers", workers, "lease", lease.String())
+	if err := e.Work(ctx, &engine.CommandExecutor{Logger: e.Log}, engine.WorkOptions{Workers: workers}); err != nil {
+		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
+		return ExitUsage
+	}
+	e.Log.Info("worker stopped")
+	return ExitOK
+}
