@@ -245,8 +245,11 @@ func lintGraphs(spec *Spec) []Finding {
 	if _, err := PipelineGraphs(spec, AssignTaskIDs(spec, nil)); err != nil {
 		var pe *PipelineError
 		for _, e := range unjoin(err) {
-			if errors.As(e, &pe) && errors.As(pe.Err, new(*graph.CycleError)) {
-				out = append(out, Finding{Severity: SeverityError, Rule: "task-cycle", Message: e.Error()})
+			if errors.As(e, &pe) {
+				if cycle := pe.CycleModels(); len(cycle) > 0 {
+					out = append(out, Finding{Model: cycle[0], Severity: SeverityError, Rule: "task-cycle",
+						Message: e.Error(), Pos: posOf(spec, cycle[0])})
+				}
 			}
 		}
 	}

@@ -75,6 +75,15 @@ func TestLintSilentFlexibleRows(t *testing.T) {
 		spec := mustParse(t, flexModel(`{query: "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY id) rn FROM raw.e) x WHERE rn = 1", write: {mode: recreate_partition, column: day}}`))
 		expectOne(t, spec, "flex-aggregate", SeverityWarning, "stage.events", "row_number")
 	})
+	t.Run("flexible + cumulative THROUGH upstream is non-decomposable", func(t *testing.T) {
+		spec := mustParse(t, "models:"+hourlyRaw+`
+  - name: stage.running_total
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    upstream: [{name: raw.orders, contract: through}]
+    run: {command: ["true"]}
+`)
+		expectOne(t, spec, "flex-through", SeverityWarning, "stage.running_total", "cumulative")
+	})
 	t.Run("flexible row-preserving filter with recreate_partition is clean", func(t *testing.T) {
 		spec := mustParse(t, flexModel(`{query: "SELECT id, ts FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: recreate_partition, column: ts}}`))
 		for _, f := range Lint(spec) {
@@ -234,7 +243,10 @@ func TestLintCycles(t *testing.T) {
     after: [{task: a.x}]
     run: {command: ["true"]}
 `)
-		expectOne(t, spec, "task-cycle", SeverityError, "", "a.x → b.y → a.x")
+		f := expectOne(t, spec, "task-cycle", SeverityError, "a.x", "a.x → b.y → a.x")
+		if f.Pos.Line != 2 {
+			t.Errorf("the cycle points at line %d, want 2 (model a.x)", f.Pos.Line)
+		}
 	})
 	t.Run("models reading each other", func(t *testing.T) {
 		spec := mustParse(t, `models:

@@ -174,6 +174,20 @@ func (e *PipelineError) Error() string {
 
 func (e *PipelineError) Unwrap() error { return e.Err }
 
+// CycleModels names the models of a cycle in the order followed, or nil when
+// the error is not a cycle.
+func (e *PipelineError) CycleModels() []string {
+	var ce *graph.CycleError
+	if !errors.As(e.Err, &ce) {
+		return nil
+	}
+	names := make([]string, len(ce.Cycle))
+	for i, id := range ce.Cycle {
+		names[i] = e.names[id]
+	}
+	return names
+}
+
 // pipelineOrder sorts pipelines so that one whose tasks depend on another's
 // comes after it, the order a reader follows data in; ties, and pipelines
 // that depend on each other, go by name.

@@ -159,6 +159,19 @@ func testSetStatusWindowOnly(t *testing.T, s state.Store, _ *config) {
 	eq(t, "re-pended", brief(u), "a [1h,2h) pending")
 	eq(t, "re-pended Error", u.Error, "")
 	eq(t, "re-pended Attempts", u.Attempts, 1)
+
+	// A blocked unit re-pended (re-evaluated on the next run) loses its
+	// blocked_reason.
+	cs = claim(t, s, "", "a", 1, clock(10)) // [1h,2h)
+	if len(cs) != 1 {
+		t.Fatalf("claimed %v", claimBriefs(cs))
+	}
+	must(t, "Complete blocked", s.Complete(ctx, cs[0], state.Outcome{Status: state.Blocked, At: clock(11), BlockedReason: "up (WHOLE): not applied"}))
+	eq(t, "blocked reason kept", unit(t, s, "", "a", win(1, 2)).BlockedReason, "up (WHOLE): not applied")
+	eq(t, "re-pend blocked", set(state.Window{}, []state.UnitStatus{state.Blocked}, state.Pending, clock(12)), 1)
+	u = unit(t, s, "", "a", win(1, 2))
+	eq(t, "re-pended", brief(u), "a [1h,2h) pending")
+	eq(t, "re-pended BlockedReason", u.BlockedReason, "")
 }
 
 // testSetStatusBreaksLease: an operator re-pending a running unit takes it

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
 
@@ -146,7 +148,25 @@ func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, 
 		fmt.Fprintf(s.Err, "bollhav %s: invalid --output %q: use text or json\n", cmd.name, c.Output)
 		return ExitUsage
 	}
+	if err := c.checkGlobals(); err != nil {
+		fmt.Fprintf(s.Err, "bollhav %s: %v\n", cmd.name, err)
+		return ExitUsage
+	}
 	return cmd.run(c, fs.Args())
+}
+
+// checkGlobals validates the global flags every command accepts, so a bad
+// value is an error even for a command that does not use it yet.
+func (c *cmdContext) checkGlobals() error {
+	if c.AsOf != "" {
+		if _, err := state.ParseTime(c.AsOf); err != nil {
+			return fmt.Errorf("--as-of: %w", err)
+		}
+	}
+	if _, err := engine.ParseEnv(c.Env); err != nil {
+		return fmt.Errorf("--env: %w", err)
+	}
+	return nil
 }
 
 func commandFlags(cmd *command, g *Globals) *pflag.FlagSet {

@@ -87,6 +87,8 @@ func TestUnknownCommandAndBadFlagsExit2(t *testing.T) {
 		{"graph", "--format", "svg"},
 		{"help", "frobnicate"},
 		{"lint", "extra-arg"},
+		{"graph", "--as-of", "yesterday"},
+		{"lint", "--env", `x"; drop table y; --`},
 	} {
 		code, out, errOut := run(t, args...)
 		if code != 2 || errOut == "" || out != "" {

@@ -29,7 +29,7 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		dsn = os.Getenv("BOLLHAV_DSN")
 	}
 	specDir := filepath.Dir(c.Spec)
-	store, _, err := stores.Open(ctx, dsn, specDir, stores.Options{})
+	store, _, err := stores.Open(ctx, dsn, specDir, stores.Options{PostgresSchema: os.Getenv("BOLLHAV_PG_SCHEMA")})
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 		return nil, nil, ExitUsage
