@@ -550,20 +550,26 @@ func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit
 		if s, ok := mp.scope(nil); ok {
 			mp.Create = grid.Windows(s)
 		}
-		if w != nil {
-			for _, cw := range mp.Create {
-				if w.Covers(cw) {
-					mp.Run = append(mp.Run, cw)
-				}
-			}
-			if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
-				mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
-			}
-		} else {
-			mp.Run = slices.Clone(mp.Create)
-		}
+		mp.runTorched(w)
 	}
 	return nil
+}
+
+// runTorched sets what a torch runs once everything was re-created: the
+// created windows inside the run window, or all of them without one.
+func (mp *ModelPlan) runTorched(w *state.Window) {
+	if w == nil {
+		mp.Run = slices.Clone(mp.Create)
+		return
+	}
+	for _, cw := range mp.Create {
+		if w.Covers(cw) {
+			mp.Run = append(mp.Run, cw)
+		}
+	}
+	if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
+		mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
+	}
 }
 
 // planFlexible plans a coverage model: how much coverage is uncovered
@@ -648,18 +654,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			}
 			mp.Create = state.SliceByChunk(pieces, grid)
 		}
-		if w != nil {
-			for _, cw := range mp.Create {
-				if w.Covers(cw) {
-					mp.Run = append(mp.Run, cw)
-				}
-			}
-			if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
-				mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
-			}
-		} else {
-			mp.Run = slices.Clone(mp.Create)
-		}
+		mp.runTorched(w)
 	}
 	return nil
 }
