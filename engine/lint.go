@@ -224,17 +224,7 @@ func needsSuccessOf(spec *Spec, a, b string, seen map[string]bool) bool {
 
 func lintGraphs(spec *Spec) []Finding {
 	var out []Finding
-	names := make([]string, len(spec.Models))
-	reads := map[string][]string{}
-	for i, m := range spec.Models {
-		names[i] = m.Name
-		for _, src := range m.Upstream {
-			if src.Kind == KindModel {
-				reads[m.Name] = append(reads[m.Name], src.Name)
-			}
-		}
-	}
-	if _, err := graph.NewLineage(names, reads); err != nil {
+	if _, err := specLineage(spec); err != nil {
 		var ce *graph.LineageCycleError
 		model := ""
 		if errors.As(err, &ce) && len(ce.Cycle) > 0 {

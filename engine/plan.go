@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -196,17 +195,7 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 		}
 	}
 	if req.Downstream {
-		names := make([]string, len(spec.Models))
-		reads := map[string][]string{}
-		for i, m := range spec.Models {
-			names[i] = m.Name
-			for _, src := range m.Upstream {
-				if src.Kind == KindModel {
-					reads[m.Name] = append(reads[m.Name], src.Name)
-				}
-			}
-		}
-		lin, err := graph.NewLineage(names, reads)
+		lin, err := specLineage(spec)
 		if err != nil {
 			return nil, fmt.Errorf("model lineage: %w", err)
 		}

@@ -243,34 +243,9 @@ func ModelFromRecord(rec state.ModelRecord) (*Model, error) {
 	}
 	m := &Model{Name: rec.Name, Pipeline: rec.Pipeline, State: def.State || len(rec.Definition) == 0}
 	m.Schema, m.Table, _ = strings.Cut(rec.Name, ".")
-	switch rec.Temporality {
-	case "timeless":
-		m.Temporality = Timeless
-	case "temporal", "":
-		m.Temporality = Temporal
-		iv, err := state.ParseInterval(rec.Interval)
-		if err != nil {
-			return nil, fmt.Errorf("model %s: registered interval: %w", rec.Name, err)
-		}
-		loc, err := state.LoadLocation(cmpOr(rec.Timezone, "UTC"))
-		if err != nil {
-			return nil, fmt.Errorf("model %s: registered timezone: %w", rec.Name, err)
-		}
-		c := &Chunking{Interval: iv, Start: rec.Start.UTC(), Location: loc}
-		if rec.End != nil {
-			end := rec.End.UTC()
-			c.End = &end
-		}
-		switch rec.Flexibility {
-		case "flex":
-			c.Flexibility = Flex
-		case "fix", "":
-		default:
-			return nil, fmt.Errorf("model %s: unknown registered flexibility %q", rec.Name, rec.Flexibility)
-		}
-		m.Chunking = c
-	default:
-		return nil, fmt.Errorf("model %s: unknown registered temporality %q", rec.Name, rec.Temporality)
+	var err error
+	if m.Temporality, m.Chunking, err = recordShape(rec); err != nil {
+		return nil, err
 	}
 	for _, sd := range def.Upstream {
 		s, err := sd.source()
@@ -595,4 +570,38 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// recordShape reads a registration's temporality and, for a temporal model,
+// its chunking from the record's columns: what its units were cut by, which
+// wins over anything the definition JSON says.
+func recordShape(rec state.ModelRecord) (Temporality, *Chunking, error) {
+	switch rec.Temporality {
+	case "timeless":
+		return Timeless, nil, nil
+	case "temporal", "":
+	default:
+		return 0, nil, fmt.Errorf("model %s: unknown registered temporality %q", rec.Name, rec.Temporality)
+	}
+	iv, err := state.ParseInterval(rec.Interval)
+	if err != nil {
+		return 0, nil, fmt.Errorf("model %s: registered interval: %w", rec.Name, err)
+	}
+	loc, err := state.LoadLocation(cmpOr(rec.Timezone, "UTC"))
+	if err != nil {
+		return 0, nil, fmt.Errorf("model %s: registered timezone: %w", rec.Name, err)
+	}
+	c := &Chunking{Interval: iv, Start: rec.Start.UTC(), Location: loc}
+	if rec.End != nil {
+		end := rec.End.UTC()
+		c.End = &end
+	}
+	switch rec.Flexibility {
+	case "flex":
+		c.Flexibility = Flex
+	case "fix", "":
+	default:
+		return 0, nil, fmt.Errorf("model %s: unknown registered flexibility %q", rec.Name, rec.Flexibility)
+	}
+	return Temporal, c, nil
 }

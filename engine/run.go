@@ -29,7 +29,10 @@ type TaskResult struct {
 	Applied, Blocked, Failed int
 	// RowsWritten sums the units' rows; nil when no unit reported any.
 	RowsWritten *int64
-	// Errors holds the distinct unit errors, hard gate errors first.
+	// HardErrors counts units failed by a gate-time hard error.
+	HardErrors int
+	// Errors holds the distinct unit errors, hard gate errors first
+	// (prefixed "gate: ").
 	Errors []string
 	// Waiting marks a task that did not run in this call because an
 	// upstream failed; it has no status in the run log and runs when the
@@ -354,7 +357,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scope
 		st := d.result.Status
 		rs[d.scope.taskID] = graph.TaskRunState{Status: &st, RowsWritten: d.result.RowsWritten}
 		results[d.scope.taskID] = d.result
-		res.HardErrors += hardErrorCount(d.result)
+		res.HardErrors += d.result.HardErrors
 	}
 	for _, sc := range scopes {
 		switch r, ok := results[sc.taskID]; {
@@ -382,16 +385,6 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scope
 
 // hardErrorPrefix marks a unit error that came from the gate, not the work.
 const hardErrorPrefix = "gate: "
-
-func hardErrorCount(r TaskResult) int {
-	n := 0
-	for _, msg := range r.Errors {
-		if strings.HasPrefix(msg, hardErrorPrefix) {
-			n++
-		}
-	}
-	return n
-}
 
 func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) error {
 	now := e.now()
@@ -430,6 +423,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 		return Progress{RunID: runID, Model: sc.model.Name, Applied: res.Applied, Blocked: res.Blocked, Failed: res.Failed,
 			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
 	}
+	cache := &shapes{}
 	// inflight is owned by this loop; each unit signals freed when done.
 	inflight := 0
 	freed := make(chan struct{}, workers)
@@ -469,7 +463,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			go func(c state.Claim) {
 				defer wg.Done()
 				defer func() { freed <- struct{}{} }()
-				out, hard, err := e.runUnit(ctx, runID, mode, sc.model, c, exec)
+				out, hard, err := e.runUnit(ctx, cache, runID, mode, sc.model, c, exec)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -487,6 +481,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 					res.Failed++
 					msg := out.Error
 					if hard {
+						res.HardErrors++
 						msg = hardErrorPrefix + msg
 					}
 					if !errSeen[msg] {
@@ -557,14 +552,14 @@ func (e *Engine) outstanding(ctx context.Context, sc runScope) (int, error) {
 // runUnit gates one claimed unit and, when every upstream is satisfied,
 // executes it; the outcome is recorded under the claim's fence. hard is true
 // when the unit failed on a gate-time hard error.
-func (e *Engine) runUnit(ctx context.Context, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) (out state.Outcome, hard bool, err error) {
+func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) (out state.Outcome, hard bool, err error) {
 	var w *state.Window
 	if m.Temporality == Temporal {
 		w = &c.Unit.Window
 	}
 	unitCtx, stopHeartbeat := e.heartbeat(ctx, c)
 	defer stopHeartbeat()
-	gate, err := e.GateUnitFromStore(ctx, m, w, e.now())
+	gate, err := e.gateUnit(ctx, cache, m, w, e.now())
 	switch {
 	case err != nil:
 		// The store could not be read: leave the unit for another attempt.

@@ -234,3 +234,20 @@ func pipelineOrder(names []string, byName map[string]*PipelineGraph) []string {
 	}
 	return out
 }
+
+// specLineage is the model lineage DAG of the spec: each model reads the model
+// sources it declares (gated or not), which is what closures and cycle checks
+// follow.
+func specLineage(spec *Spec) (*graph.Lineage, error) {
+	names := make([]string, len(spec.Models))
+	reads := map[string][]string{}
+	for i, m := range spec.Models {
+		names[i] = m.Name
+		for _, src := range m.Upstream {
+			if src.Kind == KindModel {
+				reads[m.Name] = append(reads[m.Name], src.Name)
+			}
+		}
+	}
+	return graph.NewLineage(names, reads)
+}

@@ -4,44 +4,84 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
 
+// upstreamShape is a gated upstream's registration as the gate reads it:
+// its shape as registered, never as this spec assumes it.
+type upstreamShape struct {
+	registered  bool
+	temporality Temporality
+	flexibility Flexibility
+	grid        state.Grid
+	end         *time.Time
+}
+
+// shapes caches registrations for one task attempt, so gating thousands of
+// units reads each upstream's registration once, not once per unit.
+type shapes struct {
+	mu sync.Mutex
+	m  map[[2]string]upstreamShape
+}
+
+func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (upstreamShape, error) {
+	key := [2]string{env, name}
+	cache.mu.Lock()
+	sh, ok := cache.m[key]
+	cache.mu.Unlock()
+	if ok {
+		return sh, nil
+	}
+	rec, err := e.Store.Model(ctx, env, name)
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		// Not registered: a hard error at gate time, never a skip.
+	case err != nil:
+		return upstreamShape{}, fmt.Errorf("reading the registration of %s: %w", name, err)
+	default:
+		temporality, chunking, err := recordShape(rec)
+		if err != nil {
+			return upstreamShape{}, err
+		}
+		sh = upstreamShape{registered: true, temporality: temporality}
+		if chunking != nil {
+			sh.flexibility, sh.end = chunking.Flexibility, chunking.End
+			if sh.grid, err = state.NewGrid(chunking.Start, chunking.Interval, chunking.Location); err != nil {
+				return upstreamShape{}, fmt.Errorf("upstream %s: %w", name, err)
+			}
+		}
+	}
+	cache.mu.Lock()
+	if cache.m == nil {
+		cache.m = map[[2]string]upstreamShape{}
+	}
+	cache.m[key] = sh
+	cache.mu.Unlock()
+	return sh, nil
+}
+
 // upstreamState reads from the store what the gate needs about one gated
 // upstream of model m for a unit with window w (nil when m is timeless): the
-// registration in the environment RegistrationEnv names — its shape as
-// registered, never as this spec assumes it — and the applied rows the level
-// selects, read by window from an index rather than the upstream's whole
-// history.
-func (e *Engine) upstreamState(ctx context.Context, m *Model, src Source, w *state.Window, now time.Time) (UpstreamState, error) {
+// registration in the environment RegistrationEnv names, and the applied
+// rows the level selects, read by window from an index rather than the
+// upstream's whole history.
+func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *Model, src Source, w *state.Window, now time.Time) (UpstreamState, error) {
 	env := m.RegistrationEnv(src, e.Env).Suffix
-	rec, err := e.Store.Model(ctx, env, src.Name)
-	if errors.Is(err, state.ErrNotFound) {
-		return UpstreamState{}, nil
+	sh, err := e.shapeOf(ctx, cache, env, src.Name)
+	if err != nil || !sh.registered {
+		return UpstreamState{}, err
 	}
-	if err != nil {
-		return UpstreamState{}, fmt.Errorf("reading the registration of %s: %w", src.Name, err)
-	}
-	up := UpstreamState{Registered: true, Temporality: Temporal, Flexibility: Fix}
-	if rec.Temporality == Timeless.String() {
-		up.Temporality = Timeless
-	}
-	if rec.Flexibility == Flex.String() {
-		up.Flexibility = Flex
-	}
+	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility}
 	if src.Contract == Exists {
 		return up, nil // EXISTS never inspects state
 	}
 	var read state.Window // zero: every applied row
 	if up.Temporality == Temporal {
-		grid, err := registeredGrid(rec)
-		if err != nil {
-			return UpstreamState{}, fmt.Errorf("upstream %s: %w", src.Name, err)
-		}
-		up.Start = grid.Start
-		rng, _ := grid.ContractRange(now, rec.End)
+		up.Start = sh.grid.Start
+		rng, _ := sh.grid.ContractRange(now, sh.end)
 		up.RangeEnd = rng.Until
 		if w != nil {
 			switch src.Contract {
@@ -61,28 +101,19 @@ func (e *Engine) upstreamState(ctx context.Context, m *Model, src Source, w *sta
 	return up, nil
 }
 
-// registeredGrid is the grid a registration describes.
-func registeredGrid(rec state.ModelRecord) (state.Grid, error) {
-	iv, err := state.ParseInterval(rec.Interval)
-	if err != nil {
-		return state.Grid{}, fmt.Errorf("registered interval: %w", err)
-	}
-	loc, err := state.LoadLocation(rec.Timezone)
-	if err != nil {
-		return state.Grid{}, fmt.Errorf("registered timezone: %w", err)
-	}
-	return state.NewGrid(rec.Start, iv, loc)
-}
-
 // GateUnitFromStore gates one unit of m against the store: every gated
 // upstream is read (no short-circuit) and judged by GateUnit at now.
 func (e *Engine) GateUnitFromStore(ctx context.Context, m *Model, w *state.Window, now time.Time) (UnitGate, error) {
+	return e.gateUnit(ctx, &shapes{}, m, w, now)
+}
+
+func (e *Engine) gateUnit(ctx context.Context, cache *shapes, m *Model, w *state.Window, now time.Time) (UnitGate, error) {
 	ups := map[string]UpstreamState{}
 	for _, src := range m.Upstream {
 		if !src.Gated() || m.GateSkipped(src, e.Env) {
 			continue
 		}
-		up, err := e.upstreamState(ctx, m, src, w, now)
+		up, err := e.upstreamState(ctx, cache, m, src, w, now)
 		if err != nil {
 			return UnitGate{}, err
 		}

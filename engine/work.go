@@ -91,7 +91,7 @@ func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) erro
 			go func(c state.Claim, m *Model) {
 				defer wg.Done()
 				defer func() { freed <- struct{}{} }()
-				if _, _, err := e.runUnit(unitCtx, 0, Bulldozer, m, c, exec); err != nil {
+				if _, _, err := e.runUnit(unitCtx, &shapes{}, 0, Bulldozer, m, c, exec); err != nil {
 					e.logger().Warn("unit not recorded", "model", m.Name, "window", c.Unit.Window.String(), "err", err)
 				}
 			}(c, m)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"text/tabwriter"
 
 	"github.com/bollhav/bollhav/engine"
@@ -104,7 +105,7 @@ func runLint(c *cmdContext, args []string) int {
 	return code
 }
 
-func writeJSON(w interface{ Write([]byte) (int, error) }, v any) {
+func writeJSON(w io.Writer, v any) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		panic(err) // only our own plain structs are written
