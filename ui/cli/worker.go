@@ -54,7 +54,7 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 		return ExitUsage
 	}
 	e.Log.Info("worker started", "env", e.Env.String(), "workers", workers, "lease", lease.String())
-	if err := e.Work(ctx, &engine.CommandExecutor{Logger: e.Log}, engine.WorkOptions{Workers: workers}); err != nil {
+	if err := e.Work(ctx, e.Executor(), engine.WorkOptions{Workers: workers}); err != nil {
 		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
 		return ExitUsage
 	}
