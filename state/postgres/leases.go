@@ -54,27 +54,40 @@ func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) er
 		return fmt.Errorf("complete: %q is not an outcome; use applied, failed, blocked or pending", o.Status)
 	}
 	return s.write(ctx, func(tx pgx.Tx) ([]change, error) {
-		var (
-			env, model   string
-			since, until pgtype.Timestamptz
-			runID        int64
-		)
-		err := tx.QueryRow(ctx, s.sql(`
-			UPDATE {schema}.units
-			SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
-			    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9
-			WHERE id = $1 AND status = 'running' AND fence = $2
-			RETURNING env, model, since, until, run_id`),
-			c.Unit.ID, c.Fence, string(o.Status), applied, errText, reason, o.RowsWritten, attempt, o.At,
-		).Scan(&env, &model, &since, &until, &runID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, s.repeatedOutcome(ctx, tx, c, o)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID}}, nil
+		return s.complete(ctx, tx, c, o, outcomeColumns{applied, errText, reason, attempt})
 	})
+}
+
+// outcomeColumns are an Outcome's values as the units table stores them.
+type outcomeColumns struct {
+	applied         pgtype.Timestamptz
+	errText, reason string
+	attempt         int
+}
+
+// complete moves the claimed unit to its outcome inside tx, so a data job
+// can record its unit in the transaction that wrote the data.
+func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.Outcome, v outcomeColumns) ([]change, error) {
+	var (
+		env, model   string
+		since, until pgtype.Timestamptz
+		runID        int64
+	)
+	err := tx.QueryRow(ctx, s.sql(`
+		UPDATE {schema}.units
+		SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
+		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9
+		WHERE id = $1 AND status = 'running' AND fence = $2
+		RETURNING env, model, since, until, run_id`),
+		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At,
+	).Scan(&env, &model, &since, &until, &runID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, s.repeatedOutcome(ctx, tx, c, o)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID}}, nil
 }
 
 // repeatedOutcome accepts a Complete that found its unit no longer running

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -103,7 +104,7 @@ func TestUpgradeKeepsData(t *testing.T) {
 	if !errors.Is(err, state.ErrNewerSchema) {
 		t.Fatalf("Open of a newer store: err = %v, want ErrNewerSchema", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "version 2") || !strings.Contains(msg, "upgrade bollhav") {
+	if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("version %d", next.version)) || !strings.Contains(msg, "upgrade bollhav") {
 		t.Errorf("error %q should name the store's version and say to upgrade bollhav", msg)
 	}
 	if after := catalog(t, pool, schema); after != before {

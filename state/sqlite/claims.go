@@ -208,57 +208,61 @@ func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) er
 	default:
 		return fmt.Errorf("complete %s %s: status %q: %w", c.Unit.Model, c.Unit.Window, o.Status, errInvalidOutcome)
 	}
+	return s.write(ctx, func(tx *sql.Tx) error { return completeTx(ctx, tx, c, o) })
+}
+
+// completeTx moves the claimed unit to its outcome inside tx, so a data job
+// can record its unit in the transaction that wrote the data.
+func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome) error {
 	lost := fmt.Errorf("complete %s %s as %s: %w", c.Unit.Model, c.Unit.Window, o.Status, state.ErrLeaseLost)
-	return s.write(ctx, func(tx *sql.Tx) error {
-		var status string
-		var fence, modelID, since, until, runID int64
-		err := tx.QueryRowContext(ctx, `SELECT "status", "fence", "model_id", "since", "until", "run_id" FROM "units" WHERE "id" = ?`, c.Unit.ID).
-			Scan(&status, &fence, &modelID, &since, &until, &runID)
-		if errors.Is(err, sql.ErrNoRows) || err == nil && fence != c.Fence {
-			return lost
+	var status string
+	var fence, modelID, since, until, runID int64
+	err := tx.QueryRowContext(ctx, `SELECT "status", "fence", "model_id", "since", "until", "run_id" FROM "units" WHERE "id" = ?`, c.Unit.ID).
+		Scan(&status, &fence, &modelID, &since, &until, &runID)
+	if errors.Is(err, sql.ErrNoRows) || err == nil && fence != c.Fence {
+		return lost
+	}
+	if err != nil {
+		return fmt.Errorf("sqlite: complete: %w", err)
+	}
+	if state.UnitStatus(status) != state.Running {
+		if state.UnitStatus(status) == o.Status {
+			return nil // a retry of an outcome already recorded
 		}
-		if err != nil {
-			return fmt.Errorf("sqlite: complete: %w", err)
-		}
-		if state.UnitStatus(status) != state.Running {
-			if state.UnitStatus(status) == o.Status {
-				return nil // a retry of an outcome already recorded
-			}
-			return lost
-		}
-		var appliedAt sql.NullInt64
-		var reason, msg string
-		attempt := 1
-		switch o.Status {
-		case state.Applied:
-			appliedAt = nullMicrosOf(o.At)
-		case state.Blocked:
-			reason = o.BlockedReason
-		case state.Failed:
-			msg = o.Error
-		case state.Pending:
-			attempt = 0
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
-				"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?
-			WHERE "id" = ?`,
-			string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), c.Unit.ID)
-		if err != nil {
-			return fmt.Errorf("sqlite: complete: %w", err)
-		}
-		m, err := modelByID(ctx, tx, modelID)
-		if err != nil {
-			return err
-		}
-		w := window(since, until)
-		if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: w, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: runID}); err != nil {
-			return err
-		}
-		if o.Status == state.Applied {
-			return refreshCoverage(ctx, tx, m, w)
-		}
-		return nil
-	})
+		return lost
+	}
+	var appliedAt sql.NullInt64
+	var reason, msg string
+	attempt := 1
+	switch o.Status {
+	case state.Applied:
+		appliedAt = nullMicrosOf(o.At)
+	case state.Blocked:
+		reason = o.BlockedReason
+	case state.Failed:
+		msg = o.Error
+	case state.Pending:
+		attempt = 0
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
+			"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?
+		WHERE "id" = ?`,
+		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), c.Unit.ID)
+	if err != nil {
+		return fmt.Errorf("sqlite: complete: %w", err)
+	}
+	m, err := modelByID(ctx, tx, modelID)
+	if err != nil {
+		return err
+	}
+	w := window(since, until)
+	if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: w, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: runID}); err != nil {
+		return err
+	}
+	if o.Status == state.Applied {
+		return refreshCoverage(ctx, tx, m, w)
+	}
+	return nil
 }
 
 func modelByID(ctx context.Context, q querier, id int64) (modelRef, error) {

@@ -145,5 +145,6 @@ func groups() []group {
 		{"Runs", runTests},
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},
+		{"Data", dataTests},
 	}
 }

@@ -1,0 +1,117 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// DataJobKind is what a DataJob does in the data database.
+type DataJobKind int
+
+// The jobs of DESIGN.md's sql, query and view executors, and table loads
+// (hardcoded constants and file sources).
+const (
+	// DataStatements runs the statements of a sql model in order.
+	DataStatements DataJobKind = iota + 1
+	// DataQuery writes the rows of a SELECT into the target with a write mode.
+	DataQuery
+	// DataView creates or replaces the target as a view of the query.
+	DataView
+	// DataTable replaces the target's rows with Columns and Rows.
+	DataTable
+)
+
+// WriteMode is how a query's rows land in its target.
+type WriteMode string
+
+// The write modes of DESIGN.md.
+const (
+	WriteAppend            WriteMode = "append"
+	WriteUpsert            WriteMode = "upsert"
+	WriteRecreatePartition WriteMode = "recreate_partition"
+)
+
+// ColumnType is a loaded column's type; each backend maps it to its own.
+type ColumnType int
+
+// The column types a table load knows.
+const (
+	ColumnText ColumnType = iota
+	ColumnInt
+	ColumnFloat
+	ColumnBool
+	ColumnDate
+	ColumnDatetime
+)
+
+// DataColumn is one column of a table load.
+type DataColumn struct {
+	Name string
+	Type ColumnType
+}
+
+// RowSource yields a table load's rows one at a time, so a large file loads
+// in bounded memory. Next returns io.EOF after the last row.
+type RowSource interface {
+	Next() ([]any, error)
+}
+
+// DataJob is one piece of model work in the data database, described rather
+// than written as SQL: the backend owns the dialect, the quoting and the
+// transaction. Templates are already rendered; :since and :until remain as
+// named parameters, which the backend binds to Window (NULL for a zero
+// Window, a timeless unit).
+type DataJob struct {
+	Kind DataJobKind
+	// Target is the table or view written, as unquoted parts
+	// (schema, table); the backend quotes it for its dialect.
+	Target     []string
+	Statements []string
+	Query      string
+	Write      WriteMode
+	// Keys are the upsert keys; Column is recreate_partition's column.
+	Keys   []string
+	Column string
+	Window Window
+	// Columns and Rows are a DataTable's content. Version, when set, makes
+	// the load conditional: a target last loaded with the same Version is
+	// left alone (a hardcoded constant re-applied only when its content
+	// hash changes).
+	Columns []DataColumn
+	Rows    RowSource
+	Version string
+}
+
+// DataResult is what a DataJob came to.
+type DataResult struct {
+	// Rows is the number of rows written: the insert of a query write, the
+	// last statement's count for a sql model, the rows of a table load.
+	Rows int64
+	// Skipped is a conditional table load whose Version was already loaded.
+	Skipped bool
+}
+
+// DataStore is a Store whose database also holds model data. Running a
+// unit's job and recording its outcome in one transaction is what makes the
+// sql, query and view executors exactly-once: either the data and the
+// applied state commit together, or neither does.
+type DataStore interface {
+	// QuoteTable renders the table parts (schema, table) as the dialect's
+	// identifier: "warehouse"."orders" in PostgreSQL; in SQLite, which has
+	// no schemas, the one identifier "warehouse.orders".
+	QuoteTable(parts ...string) (string, error)
+	// RunData runs job in one transaction. When claim is not nil the unit
+	// is recorded applied at the given time, with the rows written, in that
+	// same transaction and under the claim's fence: ErrLeaseLost (and
+	// nothing written) when another worker owns the unit now.
+	RunData(ctx context.Context, job DataJob, claim *Claim, at time.Time) (DataResult, error)
+	// ReadData runs a SELECT with :since and :until bound to w and calls fn
+	// with each row, so a user (or a test) can look at a model's data
+	// through the same connection and dialect the executors write with.
+	ReadData(ctx context.Context, query string, w Window, fn func(row []any) error) error
+}
+
+// ErrDataJob marks a job the backend refused before running anything: an
+// unknown kind, a missing target, a target inside the store's own schema.
+var ErrDataJob = errors.New("invalid data job")

@@ -1,0 +1,289 @@
+package storetest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+var dataTests = []test{
+	{"StatementsBindWindowAndCommitWithTheUnit", testDataStatements},
+	{"FailedJobWritesNothingAndLeavesTheUnitRunning", testDataFailedJob},
+	{"LostLeaseWritesNothing", testDataLostLease},
+	{"QueryAppend", testDataAppend},
+	{"QueryUpsert", testDataUpsert},
+	{"QueryRecreatePartition", testDataRecreatePartition},
+	{"View", testDataView},
+	{"TableLoadReappliedOnlyWhenTheVersionChanges", testDataTableLoad},
+	{"UnknownWriteModeRefused", testDataUnknownWrite},
+}
+
+// dataStore returns s as a DataStore and a schema name of its own, dropped
+// when the test ends: PostgreSQL tests share one database.
+func dataStore(t *testing.T, s state.Store) (state.DataStore, string) {
+	t.Helper()
+	ds, ok := s.(state.DataStore)
+	if !ok {
+		t.Fatalf("%s store is not a state.DataStore", s.Backend())
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	schema := "data_" + hex.EncodeToString(b)
+	if s.Backend() == "postgres" {
+		t.Cleanup(func() {
+			_, _ = ds.RunData(t.Context(), state.DataJob{Kind: state.DataStatements,
+				Statements: []string{`DROP SCHEMA IF EXISTS "` + schema + `" CASCADE`}}, nil, clock(0))
+		})
+	}
+	return ds, schema
+}
+
+// exec runs statements with no unit, quoting tables with {t:name}.
+func exec(t *testing.T, ds state.DataStore, schema string, stmts ...string) {
+	t.Helper()
+	if _, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataStatements, Statements: tables(t, ds, schema, stmts...)}, nil, clock(0)); err != nil {
+		t.Fatalf("RunData(%q): %v", stmts, err)
+	}
+}
+
+// tables replaces {t:name} with the quoted table schema.name.
+func tables(t *testing.T, ds state.DataStore, schema string, stmts ...string) []string {
+	t.Helper()
+	out := make([]string, len(stmts))
+	for i, s := range stmts {
+		for {
+			a := strings.Index(s, "{t:")
+			if a < 0 {
+				break
+			}
+			b := strings.Index(s[a:], "}")
+			q, err := ds.QuoteTable(schema, s[a+3:a+b])
+			must(t, "QuoteTable", err)
+			s = s[:a] + q + s[a+b+1:]
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// rows reads a query's rows as "a|b" strings.
+func rows(t *testing.T, ds state.DataStore, schema, query string) []string {
+	t.Helper()
+	var out []string
+	err := ds.ReadData(t.Context(), tables(t, ds, schema, query)[0], state.Window{}, func(r []any) error {
+		parts := make([]string, len(r))
+		for i, v := range r {
+			parts[i] = fmt.Sprint(v)
+		}
+		out = append(out, strings.Join(parts, "|"))
+		return nil
+	})
+	must(t, "ReadData", err)
+	return out
+}
+
+// setupSource creates schema.src with one row per hour 0..5 (n = hour).
+func setupSource(t *testing.T, ds state.DataStore, schema string, s state.Store) {
+	t.Helper()
+	stmts := []string{}
+	if s.Backend() == "postgres" {
+		stmts = append(stmts, `CREATE SCHEMA "`+schema+`"`)
+	}
+	stmts = append(stmts, `CREATE TABLE {t:src} (ts TIMESTAMP, n INTEGER)`)
+	for h := range 6 {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO {t:src} VALUES ('2026-01-01 %02d:00:00', %d)`, h, h))
+	}
+	exec(t, ds, schema, stmts...)
+}
+
+// runningUnit registers a fixed model, prefills hours [from, to) and claims
+// the first.
+func runningUnit(t *testing.T, s state.Store, from, to int) state.Claim {
+	t.Helper()
+	register(t, s, "", fixModel("m"))
+	prefill(t, s, "", "m", hourly(from, to), clock(0))
+	cs := claim(t, s, "", "m", 1, clock(1))
+	if len(cs) != 1 {
+		t.Fatalf("claimed %d units, want 1", len(cs))
+	}
+	return cs[0]
+}
+
+// testDataStatements: :since/:until bind the unit's window, the last
+// statement's count is the rows written, and the unit is applied with them
+// in the same transaction.
+func testDataStatements(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	exec(t, ds, schema, `CREATE TABLE {t:dst} (ts TIMESTAMP, n INTEGER)`)
+	c := runningUnit(t, s, 2, 4) // claims [02:00, 03:00)
+	c2 := claim(t, s, "", "m", 1, clock(1))
+	job := state.DataJob{Kind: state.DataStatements, Window: c.Unit.Window, Statements: tables(t, ds, schema,
+		`DELETE FROM {t:dst} WHERE ts >= :since AND ts < :until`,
+		`INSERT INTO {t:dst} SELECT ts, n FROM {t:src} WHERE ts >= :since AND ts < :until`)}
+	res, err := ds.RunData(t.Context(), job, &c, clock(2))
+	must(t, "RunData", err)
+	eq(t, "rows written", res.Rows, int64(1))
+	eq(t, "dst", rows(t, ds, schema, `SELECT n FROM {t:dst} ORDER BY n`), []string{"2"})
+	u := unit(t, s, "", "m", c.Unit.Window)
+	eq(t, "status", u.Status, state.Applied)
+	eq(t, "unit rows_written", fmtPtr(u.RowsWritten), "1")
+	// The second window: the same statements load hour 3 only.
+	job.Window = c2[0].Unit.Window
+	_, err = ds.RunData(t.Context(), job, &c2[0], clock(3))
+	must(t, "RunData second window", err)
+	eq(t, "dst", rows(t, ds, schema, `SELECT n FROM {t:dst} ORDER BY n`), []string{"2", "3"})
+}
+
+// testDataFailedJob: a statement that fails rolls back the statements before
+// it and leaves the unit running, for the caller to record the failure.
+func testDataFailedJob(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	c := runningUnit(t, s, 0, 1)
+	job := state.DataJob{Kind: state.DataStatements, Window: c.Unit.Window, Statements: tables(t, ds, schema,
+		`DELETE FROM {t:src}`, `INSERT INTO {t:no_such_table} VALUES (1)`)}
+	_, err := ds.RunData(t.Context(), job, &c, clock(2))
+	if err == nil || !strings.Contains(err.Error(), "statement 2") {
+		t.Fatalf("RunData = %v, want an error naming statement 2", err)
+	}
+	eq(t, "src rows after rollback", len(rows(t, ds, schema, `SELECT n FROM {t:src}`)), 6)
+	eq(t, "status", unit(t, s, "", "m", c.Unit.Window).Status, state.Running)
+}
+
+// testDataLostLease: a claim whose fence is stale writes no data.
+func testDataLostLease(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	c := runningUnit(t, s, 0, 1)
+	stale := c
+	stale.Fence--
+	job := state.DataJob{Kind: state.DataStatements, Window: c.Unit.Window, Statements: tables(t, ds, schema, `DELETE FROM {t:src}`)}
+	_, err := ds.RunData(t.Context(), job, &stale, clock(2))
+	wantLeaseLost(t, "RunData with a stale fence", err)
+	eq(t, "src rows", len(rows(t, ds, schema, `SELECT n FROM {t:src}`)), 6)
+}
+
+func queryJob(t *testing.T, ds state.DataStore, schema string, w state.Window, mode state.WriteMode, query string) state.DataJob {
+	return state.DataJob{Kind: state.DataQuery, Target: []string{schema, "dst"}, Window: w, Write: mode,
+		Query: tables(t, ds, schema, query)[0]}
+}
+
+// testDataAppend: append creates the target from the query's columns and
+// adds the window's rows each time.
+func testDataAppend(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	q := `SELECT n, n * 10 AS tens FROM {t:src} WHERE ts >= :since AND ts < :until`
+	res, err := ds.RunData(t.Context(), queryJob(t, ds, schema, win(0, 2), state.WriteAppend, q), nil, clock(0))
+	must(t, "append", err)
+	eq(t, "rows", res.Rows, int64(2))
+	_, err = ds.RunData(t.Context(), queryJob(t, ds, schema, win(1, 3), state.WriteAppend, q), nil, clock(0))
+	must(t, "append again", err)
+	eq(t, "dst", rows(t, ds, schema, `SELECT n, tens FROM {t:dst} ORDER BY n, tens`), []string{"0|0", "1|10", "1|10", "2|20"})
+}
+
+// testDataUpsert: upsert replaces rows with the same keys and adds new ones.
+func testDataUpsert(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	job := queryJob(t, ds, schema, win(0, 3), state.WriteUpsert, `SELECT n % 2 AS k, n AS v FROM {t:src} WHERE ts >= :since AND ts < :until AND n < 2`)
+	job.Keys = []string{"k"}
+	_, err := ds.RunData(t.Context(), job, nil, clock(0))
+	must(t, "upsert", err)
+	eq(t, "dst", rows(t, ds, schema, `SELECT k, v FROM {t:dst} ORDER BY k`), []string{"0|0", "1|1"})
+	job = queryJob(t, ds, schema, win(2, 4), state.WriteUpsert, `SELECT n % 2 AS k, n AS v FROM {t:src} WHERE ts >= :since AND ts < :until`)
+	job.Keys = []string{"k"}
+	res, err := ds.RunData(t.Context(), job, nil, clock(0))
+	must(t, "upsert again", err)
+	eq(t, "rows", res.Rows, int64(2))
+	eq(t, "dst", rows(t, ds, schema, `SELECT k, v FROM {t:dst} ORDER BY k`), []string{"0|2", "1|3"})
+}
+
+// testDataRecreatePartition: the window's partition is deleted and written
+// again, so a rerun never duplicates and other windows are kept.
+func testDataRecreatePartition(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	q := `SELECT ts, n FROM {t:src} WHERE ts >= :since AND ts < :until`
+	for _, w := range []state.Window{win(0, 2), win(2, 4), win(0, 2)} {
+		job := queryJob(t, ds, schema, w, state.WriteRecreatePartition, q)
+		job.Column = "ts"
+		res, err := ds.RunData(t.Context(), job, nil, clock(0))
+		must(t, "recreate_partition "+hw(w), err)
+		eq(t, "rows of "+hw(w), res.Rows, int64(2))
+	}
+	eq(t, "dst", rows(t, ds, schema, `SELECT n FROM {t:dst} ORDER BY n`), []string{"0", "1", "2", "3"})
+}
+
+// testDataView: a view is created, then replaced with a new definition.
+func testDataView(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	for _, limit := range []string{"2", "4"} {
+		job := state.DataJob{Kind: state.DataView, Target: []string{schema, "v"},
+			Query: tables(t, ds, schema, `SELECT n FROM {t:src} WHERE n < `+limit)[0]}
+		_, err := ds.RunData(t.Context(), job, nil, clock(0))
+		must(t, "view", err)
+	}
+	eq(t, "view rows", rows(t, ds, schema, `SELECT count(*) FROM {t:v}`), []string{"4"})
+}
+
+type sliceRows struct {
+	rows [][]any
+	i    int
+}
+
+func (r *sliceRows) Next() ([]any, error) {
+	if r.i >= len(r.rows) {
+		return nil, io.EOF
+	}
+	r.i++
+	return r.rows[r.i-1], nil
+}
+
+// testDataTableLoad: a table load replaces the target; a load with the
+// version already loaded is skipped and changes nothing; a new version
+// replaces the content.
+func testDataTableLoad(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	cols := []state.DataColumn{{Name: "code", Type: state.ColumnText}, {Name: "rate", Type: state.ColumnInt}}
+	load := func(version string, rs ...[]any) state.DataResult {
+		t.Helper()
+		res, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
+			Columns: cols, Rows: &sliceRows{rows: rs}, Version: version}, nil, clock(0))
+		must(t, "load "+version, err)
+		return res
+	}
+	res := load("v1", []any{"SE", int64(25)}, []any{"NO", nil})
+	eq(t, "rows", res.Rows, int64(2))
+	eq(t, "consts", rows(t, ds, schema, `SELECT code, rate FROM {t:consts} ORDER BY code`), []string{"NO|<nil>", "SE|25"})
+	res = load("v1", []any{"DK", int64(25)})
+	eq(t, "skipped", res.Skipped, true)
+	eq(t, "consts unchanged", rows(t, ds, schema, `SELECT code FROM {t:consts} ORDER BY code`), []string{"NO", "SE"})
+	load("v2", []any{"DK", int64(25)})
+	eq(t, "consts replaced", rows(t, ds, schema, `SELECT code, rate FROM {t:consts}`), []string{"DK|25"})
+	// A row with the wrong width fails the load and keeps v2.
+	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
+		Columns: cols, Rows: &sliceRows{rows: [][]any{{"FI"}}}, Version: "v3"}, nil, clock(0))
+	if err == nil {
+		t.Fatal("a row with one value for two columns loaded")
+	}
+	eq(t, "consts after failed load", rows(t, ds, schema, `SELECT code FROM {t:consts}`), []string{"DK"})
+}
+
+// testDataUnknownWrite: an unknown write mode is refused and writes nothing.
+func testDataUnknownWrite(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	_, err := ds.RunData(t.Context(), queryJob(t, ds, schema, win(0, 2), "merge", `SELECT n FROM {t:src}`), nil, clock(0))
+	if !errors.Is(err, state.ErrDataJob) {
+		t.Fatalf("RunData with write mode merge = %v, want ErrDataJob", err)
+	}
+}
