@@ -3,27 +3,52 @@ package engine
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
 )
 
 // Executor returns the executor a run of e uses for every model: it picks
 // by the model's run block, so one run can mix command, sql, query and view
-// models.
+// models. sql, query and view models run in the state store's database.
 func (e *Engine) Executor() Executor {
-	return &dispatcher{command: &CommandExecutor{Logger: e.Log}}
+	d := &dispatcher{command: &CommandExecutor{Logger: e.Log}}
+	if ds, ok := e.Store.(state.DataStore); ok {
+		d.data = &dataExecutor{store: ds}
+	}
+	return d
 }
 
 // dispatcher routes each unit to the executor of its model's run kind.
 type dispatcher struct {
 	command Executor
+	data    *dataExecutor
+}
+
+// unitApplier is an executor that records a unit applied itself, in the
+// transaction that wrote its data, for the models it says it applies.
+type unitApplier interface {
+	appliesItself(m *Model) bool
+	executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error)
+}
+
+var _ unitApplier = (*dispatcher)(nil)
+
+func (d *dispatcher) appliesItself(m *Model) bool { return d.data != nil && isDataRun(m) }
+
+func (d *dispatcher) executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
+	return d.data.executeAndApply(ctx, u, c, at)
 }
 
 func (d *dispatcher) Execute(ctx context.Context, u UnitRun) (Result, error) {
-	switch u.Model.Run.Kind {
-	case RunCommand:
+	switch {
+	case u.Model.Run.Kind == RunCommand:
 		return d.command.Execute(ctx, u)
-	case RunNone:
+	case u.Model.Run.Kind == RunNone:
 		return Result{}, fmt.Errorf("model %s has no run block: its windows are only marked by an operator (bollhav mark)", u.Model.Name)
+	case isDataRun(u.Model) && d.data != nil:
+		return d.data.Execute(ctx, u)
 	default:
-		return Result{}, fmt.Errorf("model %s: the %s executor is not available", u.Model.Name, u.Model.Run.Kind)
+		return Result{}, fmt.Errorf("model %s: the %s executor needs a store that holds data; this one does not", u.Model.Name, u.Model.Run.Kind)
 	}
 }

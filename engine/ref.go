@@ -53,11 +53,17 @@ func (m *Model) Ref(name string, env Env) (string, error) {
 	default:
 		return "", fmt.Errorf("model %s: ref %q: %w: the unknown-provenance sentinel marks inputs nobody declared and has no location", m.Name, name, ErrNotAddressable)
 	}
+	return quoteParts(m.modelSourceParts(src, env)...), nil
+}
+
+// modelSourceParts is where a model source lives in env, unquoted:
+// catalog, schema and table, the empty ones dropped.
+func (m *Model) modelSourceParts(src Source, env Env) []string {
 	catalog, schema, table := src.location()
 	if src.Gated() {
 		schema = m.RegistrationEnv(src, env).Schema(schema)
 	}
-	return quoteParts(nonEmpty(catalog, schema, table)...), nil
+	return nonEmpty(catalog, schema, table)
 }
 
 // nonEmpty drops empty parts, so a source built in code with a bare table

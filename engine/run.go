@@ -571,7 +571,22 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 	case !gate.Satisfied:
 		out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
 	default:
-		r, xerr := exec.Execute(unitCtx, UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir})
+		u := UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
+		if ua, ok := exec.(unitApplier); ok && ua.appliesItself(m) {
+			at := e.now()
+			r, xerr := ua.executeAndApply(unitCtx, u, c, at)
+			if xerr == nil {
+				return state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, false, nil
+			}
+			if errors.Is(xerr, state.ErrLeaseLost) {
+				e.logger().Warn("lost the lease: another worker owns the unit now; its work was rolled back",
+					"model", m.Name, "window", c.Unit.Window.String(), "fence", c.Fence)
+				return out, false, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, xerr)
+			}
+			out = state.Outcome{Status: state.Failed, Error: xerr.Error()}
+			break
+		}
+		r, xerr := exec.Execute(unitCtx, u)
 		if xerr != nil {
 			out = state.Outcome{Status: state.Failed, Error: xerr.Error()}
 		} else {

@@ -70,6 +70,9 @@ func (d *decoder) checkModel(site *modelSite) {
 		}
 	}
 	d.source = ""
+	if isDataRun(m) && site.nameOK {
+		d.checkTemplates(m)
+	}
 	tasks := map[string]Position{}
 	for i, e := range m.After {
 		p := site.after[i]
@@ -126,4 +129,21 @@ func caseNote(a, b string) string {
 		return ""
 	}
 	return fmt.Sprintf(", as %s; names that differ only in case are one table in SQLite", a)
+}
+
+// checkTemplates renders a sql, query or view model's templates once, so a
+// syntax error or a ref to an undeclared, api or unknown source is a spec
+// error with a line, not a failure of every unit at run time.
+func (d *decoder) checkTemplates(m *Model) {
+	texts := append([]string{m.Run.Query}, m.Run.SQL...)
+	plain := func(parts ...string) (string, error) { return strings.Join(parts, "."), nil }
+	for _, text := range texts {
+		if text == "" {
+			continue
+		}
+		if _, err := renderSQL(m, Env{}, text, plain); err != nil {
+			d.errAt(m.Run.Pos, "%v", err)
+			return
+		}
+	}
 }

@@ -1,0 +1,165 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// dataExecutor runs sql, query and view models (DESIGN.md, "Executors") in
+// the state store's own database through state.DataStore: templates are
+// rendered here, the SQL of writes is the backend's. Run inside a claim, a
+// unit's data and its applied state commit in one transaction.
+type dataExecutor struct {
+	store state.DataStore
+	loads sourceLoads
+}
+
+// isDataRun reports whether m's run block is one the data executor runs.
+func isDataRun(m *Model) bool {
+	return m.Run.Kind == RunSQL || m.Run.Kind == RunQuery || m.Run.Kind == RunView
+}
+
+// Execute runs the unit's job outside any claim; the caller records the
+// outcome. Runs use executeAndApply instead.
+func (d *dataExecutor) Execute(ctx context.Context, u UnitRun) (Result, error) {
+	return d.run(ctx, u, nil, time.Time{})
+}
+
+// executeAndApply runs the unit's job and records it applied under c, in
+// one transaction. An error means nothing was written and the unit is still
+// running under c (ErrLeaseLost: another worker owns it).
+func (d *dataExecutor) executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
+	return d.run(ctx, u, &c, at)
+}
+
+func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at time.Time) (Result, error) {
+	m := u.Model
+	if m.Connection != nil {
+		return Result{}, fmt.Errorf("model %s: connection.dsn_env_var is not supported by the %s executor yet: its data must live in the state store's database", m.Name, m.Run.Kind)
+	}
+	if err := d.loadSources(ctx, u); err != nil {
+		return Result{}, err
+	}
+	job, err := dataJob(u, d.store.QuoteTable)
+	if err != nil {
+		return Result{}, err
+	}
+	if m.Run.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.Run.Timeout)
+		defer cancel()
+	}
+	res, err := d.store.RunData(ctx, job, c, at)
+	if err != nil {
+		if errors.Is(err, state.ErrLeaseLost) {
+			return Result{}, err
+		}
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return Result{}, fmt.Errorf("%s %s: stopped: %w", m.Run.Kind, m.Name, ctx.Err())
+		}
+		return Result{}, fmt.Errorf("%s: %w", m.Run.Kind, err)
+	}
+	rows := res.Rows
+	if m.Run.Kind == RunView {
+		return Result{}, nil // a view writes no rows: unknown, not zero
+	}
+	return Result{RowsWritten: &rows}, nil
+}
+
+// dataJob describes u's work for the backend, with every template rendered.
+func dataJob(u UnitRun, quote func(parts ...string) (string, error)) (state.DataJob, error) {
+	m := u.Model
+	job := state.DataJob{Target: []string{u.Env.Schema(m.Schema), m.Table}}
+	if u.Window != nil {
+		job.Window = *u.Window
+	}
+	render := func(text string) (string, error) { return renderSQL(m, u.Env, text, quote) }
+	switch m.Run.Kind {
+	case RunSQL:
+		job.Kind = state.DataStatements
+		for _, s := range m.Run.SQL {
+			r, err := render(s)
+			if err != nil {
+				return job, err
+			}
+			job.Statements = append(job.Statements, r)
+		}
+	case RunQuery, RunView:
+		job.Kind = state.DataView
+		if m.Run.Kind == RunQuery {
+			job.Kind = state.DataQuery
+		}
+		q, err := render(m.Run.Query)
+		if err != nil {
+			return job, err
+		}
+		job.Query = strings.TrimRight(strings.TrimSpace(q), ";")
+		if w := m.Run.Write; w != nil {
+			job.Write = state.WriteMode(w.Mode.String())
+			job.Keys, job.Column = w.Keys, w.Column
+		}
+	default:
+		return job, fmt.Errorf("model %s: the data executor runs sql, query and view models, not %s", m.Name, m.Run.Kind)
+	}
+	return job, nil
+}
+
+// renderSQL expands {{ this }} (the model's target in env) and
+// {{ ref "name" }} (a declared source, see dataRef) in text, with quote
+// giving the dialect's identifiers.
+func renderSQL(m *Model, env Env, text string, quote func(parts ...string) (string, error)) (string, error) {
+	funcs := template.FuncMap{
+		"this": func() (string, error) { return quote(env.Schema(m.Schema), m.Table) },
+		"ref": func(name string) (string, error) {
+			parts, err := m.dataRef(name, env)
+			if err != nil {
+				return "", err
+			}
+			return quote(parts...)
+		},
+	}
+	t, err := template.New(m.Name).Option("missingkey=error").Funcs(funcs).Parse(text)
+	if err != nil {
+		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, nil); err != nil {
+		var te template.ExecError
+		if errors.As(err, &te) && te.Err != nil {
+			err = te.Err
+		}
+		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
+	}
+	return b.String(), nil
+}
+
+// dataRef is what {{ ref }} resolves to in a sql, query or view model: a
+// model source as Ref resolves it; a hardcoded or file source as the table
+// the engine loads it into before the model runs (its name, literally — like
+// any ungated source). This departs from DESIGN.md's "ref() on a file or
+// hardcoded source is an error": the seed raises because such a source has
+// no table to select FROM, and automatic materialisation gives it one.
+func (m *Model) dataRef(name string, env Env) ([]string, error) {
+	src, ok := m.source(name)
+	if ok && (src.Kind == KindHardcoded || src.Kind == KindFile) {
+		return loadedTable(src), nil
+	}
+	if _, err := m.Ref(name, env); err != nil {
+		return nil, err
+	}
+	return m.modelSourceParts(src, env), nil
+}
+
+// loadedTable is the table a hardcoded or file source is loaded into.
+func loadedTable(src Source) []string {
+	if schema, table, ok := strings.Cut(src.Name, "."); ok {
+		return []string{schema, table}
+	}
+	return []string{src.Name}
+}
