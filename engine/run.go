@@ -424,6 +424,8 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
 	}
 	cache := &shapes{}
+	others := e.newOtherWorkers(ctx)
+	defer others.stop()
 	// inflight is owned by this loop; each unit signals freed when done.
 	inflight := 0
 	freed := make(chan struct{}, workers)
@@ -448,13 +450,27 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			break
 		}
 		if len(claims) == 0 {
-			if inflight == 0 {
-				break // nothing pending and nothing in flight
+			if inflight > 0 {
+				// A running unit may free overlapping ones of a flexible
+				// model: wait for one to finish, then claim again.
+				<-freed
+				inflight--
+				continue
 			}
-			// A running unit may free overlapping ones of a flexible
-			// model: wait for one to finish, then claim again.
-			<-freed
-			inflight--
+			// Nothing claimable is not the same as nothing left: a unit
+			// held by another worker (a `bollhav worker`, another run) is
+			// still outstanding. Wait for it to finish, or for its lease
+			// to expire and return it to pending, then claim again.
+			left, err := e.outstanding(ctx, sc)
+			if err != nil {
+				mu.Lock()
+				firstErr = err
+				mu.Unlock()
+				break
+			}
+			if left == 0 || !others.wait(ctx) {
+				break
+			}
 			continue
 		}
 		for _, c := range claims {
@@ -464,6 +480,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 				defer wg.Done()
 				defer func() { freed <- struct{}{} }()
 				out, hard, err := e.runUnit(ctx, cache, runID, mode, sc.model, c, exec)
+				others.ran(c.Unit.ID)
 				mu.Lock()
 				if err != nil {
 					if firstErr == nil {
@@ -506,15 +523,10 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 		res.RowsWritten = &rows
 	}
 	if firstErr == nil && ctx.Err() == nil {
-		// Nothing claimable is not the same as nothing left: a unit held
-		// by another worker, or overlapping one running elsewhere, is still
-		// outstanding, and the task must not report SUCCESS over it.
-		left, err := e.outstanding(ctx, sc)
-		switch {
-		case err != nil:
+		// Units other workers ran while this task waited count toward its
+		// outcome: one of them failing fails the task.
+		if err := e.countOthers(ctx, sc, others, &res); err != nil {
 			firstErr = err
-		case left > 0:
-			firstErr = fmt.Errorf("%d unit(s) of %s were still pending or running when this task ended (held by another worker, or overlapping a running unit); retry the run", left, sc.model.Name)
 		}
 	}
 	res.Status = graph.StatusSuccess

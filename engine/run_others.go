@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// otherWorkersPoll is how often a task waiting on units held elsewhere looks
+// again when the store's wake-up hint stays silent.
+const otherWorkersPoll = time.Second
+
+// otherWorkers is a task's view of the workers it shares units with: it
+// waits for their commits and, afterwards, counts the units they ran.
+type otherWorkers struct {
+	e      *Engine
+	wake   <-chan struct{}
+	cancel context.CancelFunc
+	// since is the wall-clock start of the task: units finished after it
+	// by someone else belong to this task's outcome.
+	since time.Time
+	mu    sync.Mutex
+	mine  map[int64]bool
+}
+
+func (e *Engine) newOtherWorkers(ctx context.Context) *otherWorkers {
+	ctx, cancel := context.WithCancel(ctx)
+	o := &otherWorkers{e: e, cancel: cancel, since: leaseClock(), mine: map[int64]bool{}}
+	if ch, err := e.Store.Wake(ctx); err == nil {
+		o.wake = ch
+	}
+	return o
+}
+
+func (o *otherWorkers) stop() { o.cancel() }
+
+// ran notes a unit this task ran itself.
+func (o *otherWorkers) ran(id int64) {
+	o.mu.Lock()
+	o.mine[id] = true
+	o.mu.Unlock()
+}
+
+// wait blocks until the store changes or the poll interval passes, then
+// returns expired leases to pending, so a worker that died mid-unit does not
+// stall the run. It returns false when ctx is done.
+func (o *otherWorkers) wait(ctx context.Context) bool {
+	t := time.NewTimer(otherWorkersPoll)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-o.wake:
+	case <-t.C:
+	}
+	if _, err := o.e.Store.ReleaseExpired(ctx, leaseClock()); err != nil && ctx.Err() == nil {
+		o.e.logger().Warn("releasing expired leases failed; waiting again", "err", err)
+	}
+	return ctx.Err() == nil
+}
+
+// countOthers adds to res the units of the task's scope that another
+// worker failed after the task started: the task is FAILED over them as if
+// it had run them itself. Applied and blocked units of other workers are
+// theirs to report.
+func (e *Engine) countOthers(ctx context.Context, sc runScope, o *otherWorkers, res *TaskResult) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+		Statuses: []state.UnitStatus{state.Failed}}, func(u state.Unit) error {
+		if o.mine[u.ID] || u.UpdatedAt.Before(o.since) {
+			return nil
+		}
+		res.Failed++
+		res.Errors = append(res.Errors, fmt.Sprintf("%s (run by another worker): %s", u.Window, u.Error))
+		return nil
+	})
+}

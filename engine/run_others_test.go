@@ -1,0 +1,83 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/graph"
+	"github.com/bollhav/bollhav/state"
+)
+
+const oneModelSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+`
+
+// TestRunWaitsForUnitsHeldByOtherWorkers: a run whose units another worker
+// holds waits for them instead of ending early. A unit the other worker
+// fails fails the task; a unit whose worker died is run once its lease
+// expires.
+func TestRunWaitsForUnitsHeldByOtherWorkers(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		e := runEngine(t, s, oneModelSpec)
+		if _, err := e.Run(ctx, RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := e.Mark(ctx, "raw.orders", hours(0, 2), state.Pending); err != nil || n != 2 {
+			t.Fatalf("Mark = %d, %v; want 2 units re-pended", n, err)
+		}
+		other := func(lease time.Duration) state.Claim {
+			cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "other", Lease: lease, Limit: 1, Now: leaseClock()})
+			if err != nil || len(cs) != 1 {
+				t.Fatalf("external claim = %v, %v", cs, err)
+			}
+			return cs[0]
+		}
+		failing := other(time.Minute)      // hour 0: the other worker fails it
+		_ = other(1500 * time.Millisecond) // hour 1: its worker dies
+
+		exec := &fakeExec{}
+		done := make(chan *RunResult, 1)
+		go func() {
+			res, err := e.Run(ctx, RunRequest{Window: firstDay(), Mode: Discover}, exec, nil)
+			if err != nil {
+				t.Error(err)
+			}
+			done <- res
+		}()
+		select {
+		case res := <-done:
+			t.Fatalf("the run ended while units were held elsewhere: %+v", res.Tasks)
+		case <-time.After(300 * time.Millisecond):
+		}
+		if err := s.Complete(ctx, failing, state.Outcome{Status: state.Failed, Error: "disk full", At: leaseClock()}); err != nil {
+			t.Fatal(err)
+		}
+		var res *RunResult
+		select {
+		case res = <-done:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the run did not finish after the other worker's lease expired")
+		}
+		tr := res.Tasks[0]
+		if tr.Status != graph.StatusFailed || tr.Failed != 1 || tr.Applied != 1 {
+			t.Errorf("task = %s applied %d failed %d, want FAILED with the dead worker's unit applied here and the other's failure counted",
+				tr.Outcome(), tr.Applied, tr.Failed)
+		}
+		if len(tr.Errors) != 1 || !strings.Contains(tr.Errors[0], "another worker") || !strings.Contains(tr.Errors[0], "disk full") {
+			t.Errorf("errors = %q, want the other worker's failure", tr.Errors)
+		}
+		if got := exec.count("raw.orders"); got != 1 {
+			t.Errorf("this run executed %d units, want 1 (the expired one)", got)
+		}
+		st := statuses(t, s, "raw.orders")
+		if st[state.Applied] != 23 || st[state.Failed] != 1 {
+			t.Errorf("statuses = %v, want 23 applied and 1 failed", st)
+		}
+	})
+}
