@@ -18,6 +18,7 @@ import (
 // locks and the output pipes.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // terminateGroup asks the group to stop with SIGTERM, waits up to grace for

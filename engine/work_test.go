@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -67,6 +69,7 @@ const slowSpec = `models:
 const slowScript = `#!/bin/sh
 if [ -f started ]; then echo rows_written=1; exit 0; fi
 touch started
+echo $$ > pid
 exec sleep 20
 `
 
@@ -128,6 +131,14 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 			}
 			_ = worker.Wait()
 			time.Sleep(1500 * time.Millisecond) // past the 1 s lease
+			if runtime.GOOS == "linux" {
+				// The killed worker's command died with it: no orphan
+				// still writes the unit another worker is about to run.
+				pid, _ := os.ReadFile(filepath.Join(dir, "pid"))
+				if alive(strings.TrimSpace(string(pid))) {
+					t.Errorf("the killed worker's command (pid %s) is still running", strings.TrimSpace(string(pid)))
+				}
+			}
 
 			res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: Discover}, &CommandExecutor{}, nil)
 			if err != nil {
@@ -227,4 +238,14 @@ func waitForFile(t *testing.T, path string, limit time.Duration) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	t.Fatalf("%s did not appear within %s", path, limit)
+}
+
+// alive reports whether the process pid exists and is not a zombie.
+func alive(pid string) bool {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return false
+	}
+	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
 }
