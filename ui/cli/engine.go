@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/stores"
 )
 
@@ -35,6 +37,12 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		return nil, nil, ExitUsage
 	}
 	e := &engine.Engine{Store: store, Spec: spec, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	if c.AsOf != "" {
+		// checkGlobals has parsed it already. Leases keep the wall clock
+		// (engine.leaseClock); everything judged "now" uses this instant.
+		at, _ := state.ParseTime(c.AsOf)
+		e.Now = func() time.Time { return at }
+	}
 	return e, func() { store.Close() }, ExitOK
 }
 

@@ -1,0 +1,230 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// ModelStatus is one model of an environment at a glance: its shape, its
+// units counted by status, its coverage and its newest applied_at. It is
+// the read model behind `bollhav status` and the UI's model list.
+type ModelStatus struct {
+	Name     string
+	Pipeline string
+	// Temporality is "temporal" or "timeless".
+	Temporality string
+	// Flexibility is "fix" or "flex"; empty for a timeless model.
+	Flexibility string
+	// Interval is the grain as written ("1h", "1mo"); empty for a timeless
+	// model.
+	Interval string
+	// Registered is false for a model of the spec that is not registered in
+	// the environment yet (no apply, no run): its counts are zero and its
+	// coverage is empty. The shape is then the spec's; otherwise it is the
+	// registration's, which is what the units were cut by.
+	Registered bool
+	// Counts holds every status of state.Statuses, zero included.
+	Counts map[state.UnitStatus]int
+	// Coverage is the union of the model's applied windows, merged; empty
+	// for a timeless model, whose one row has no window.
+	Coverage      state.IntervalSet
+	LastAppliedAt *time.Time
+}
+
+// Timeless reports whether the model has one existence row and no windows.
+func (s ModelStatus) Timeless() bool { return s.Temporality == Timeless.String() }
+
+// Units is the model's unit count over every status.
+func (s ModelStatus) Units() int {
+	n := 0
+	for _, c := range s.Counts {
+		n += c
+	}
+	return n
+}
+
+// ErrUnknownModel is a model neither registered in the environment nor
+// defined in the spec; test for it with errors.Is. The error itself names
+// the model and, when the spec has near names, suggests them.
+var ErrUnknownModel = errors.New("unknown model")
+
+type unknownModel struct{ error }
+
+func (unknownModel) Is(target error) bool { return target == ErrUnknownModel }
+
+// Status returns every registered model of the environment and every model
+// of the spec not registered yet (with zero counts), ordered by pipeline and
+// then name. Each model costs two indexed reads of the store (Stats and
+// Coverage); no unit history is loaded into memory.
+func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
+	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+	}
+	out := make([]ModelStatus, 0, len(recs))
+	seen := make(map[string]bool, len(recs))
+	for _, rec := range recs {
+		seen[rec.Name] = true
+		st, err := e.registeredStatus(ctx, rec)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	if e.Spec != nil {
+		for _, m := range e.Spec.Models {
+			if !seen[m.Name] {
+				out = append(out, specStatus(m))
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b ModelStatus) int {
+		return cmp.Or(cmp.Compare(a.Pipeline, b.Pipeline), cmp.Compare(a.Name, b.Name))
+	})
+	return out, nil
+}
+
+// ModelStatus is Status for one model: its registration's status, or the
+// spec's shape with zero counts when it is not registered. A model that is
+// neither is an error wrapping ErrUnknownModel.
+func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, error) {
+	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
+	switch {
+	case err == nil:
+		return e.registeredStatus(ctx, rec)
+	case errors.Is(err, state.ErrNotFound):
+		if m := e.Spec.Model(name); m != nil {
+			return specStatus(m), nil
+		}
+		return ModelStatus{}, e.unknownModel(name)
+	default:
+		return ModelStatus{}, fmt.Errorf("reading the registration of %s: %w", name, err)
+	}
+}
+
+func (e *Engine) unknownModel(name string) error {
+	if e.Spec != nil {
+		return unknownModel{unknownModelError(e.Spec, name)}
+	}
+	return unknownModel{fmt.Errorf("unknown model %q: not registered in %s", name, e.Env)}
+}
+
+// ScanUnits streams a model's units in window order, narrowed to those
+// overlapping w (all of them when w is zero) and, when statuses is not
+// empty, to those statuses; fn returning an error stops the scan with it. A
+// model of the spec that is not registered has no units; one that is
+// neither registered nor in the spec is an error wrapping ErrUnknownModel.
+// A window on a timeless model is refused: its one row has no window.
+func (e *Engine) ScanUnits(ctx context.Context, model string, w state.Window, statuses []state.UnitStatus, fn func(state.Unit) error) error {
+	st, err := e.ModelStatus(ctx, model)
+	if err != nil {
+		return err
+	}
+	if st.Timeless() && (!w.Since.IsZero() || !w.Until.IsZero()) {
+		return fmt.Errorf("model %s is timeless: it has one existence row and no windows; list it without a window", model)
+	}
+	if !st.Registered {
+		return nil
+	}
+	return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w, Statuses: statuses}, fn)
+}
+
+// LatestChangeSeq returns the seq of the newest change in the store's feed
+// (0 when it is empty): where a follower starts to see only what happens
+// from now on. The Store has no "max seq" read, so it searches with
+// one-row reads of Changes — O(log seq) indexed round trips, never a scan
+// of the feed.
+func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
+	next := func(after int64) (int64, bool, error) {
+		cs, err := e.Store.Changes(ctx, after, 1)
+		if err != nil || len(cs) == 0 {
+			return 0, false, err
+		}
+		return cs[0].Seq, true, nil
+	}
+	// lo is a seq known to exist (so lo ≤ newest); hi has nothing after it
+	// (so newest ≤ hi).
+	lo, ok, err := next(0)
+	if err != nil || !ok {
+		return 0, err
+	}
+	hi := int64(0)
+	for step := int64(1); ; step *= 2 {
+		probe := lo + step
+		if probe < lo { // overflow: nothing can follow the largest seq
+			hi = 1<<63 - 1
+			break
+		}
+		s, ok, err := next(probe)
+		if err != nil {
+			return 0, err
+		}
+		if !ok {
+			hi = probe
+			break
+		}
+		lo = s
+	}
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		s, ok, err := next(mid)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			lo = s
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
+
+func (e *Engine) registeredStatus(ctx context.Context, rec state.ModelRecord) (ModelStatus, error) {
+	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmpOr(rec.Temporality, Temporal.String()), Registered: true}
+	if !st.Timeless() {
+		st.Flexibility = cmpOr(rec.Flexibility, Fix.String())
+		st.Interval = rec.Interval
+	}
+	stats, err := e.Store.Stats(ctx, e.Env.Suffix, rec.Name)
+	if err != nil {
+		return ModelStatus{}, fmt.Errorf("counting the units of %s: %w", rec.Name, err)
+	}
+	st.Counts = zeroCounts()
+	for s, n := range stats.Counts {
+		st.Counts[s] += n
+	}
+	if stats.LastAppliedAt != nil {
+		t := stats.LastAppliedAt.UTC()
+		st.LastAppliedAt = &t
+	}
+	if !st.Timeless() {
+		if st.Coverage, err = e.Store.Coverage(ctx, e.Env.Suffix, rec.Name, state.Window{}); err != nil {
+			return ModelStatus{}, fmt.Errorf("reading the coverage of %s: %w", rec.Name, err)
+		}
+	}
+	return st, nil
+}
+
+func specStatus(m *Model) ModelStatus {
+	st := ModelStatus{Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String(), Counts: zeroCounts()}
+	if m.Temporality == Temporal && m.Chunking != nil {
+		st.Flexibility = m.Chunking.Flexibility.String()
+		st.Interval = m.Chunking.Interval.String()
+	}
+	return st
+}
+
+func zeroCounts() map[state.UnitStatus]int {
+	c := make(map[state.UnitStatus]int, len(state.Statuses))
+	for _, s := range state.Statuses {
+		c[s] = 0
+	}
+	return c
+}

@@ -1,0 +1,178 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register(&command{
+		name:    "status",
+		summary: "per model: shape, units by status, coverage and the last applied_at",
+		long: `status lists every model registered in the environment of --env (by apply
+or a run), and the spec's models not registered yet with zero counts, ordered
+by pipeline and name. For each: its shape (fix or flex and the interval, or
+timeless), its units counted by status, its coverage (the union of its applied
+windows; the text shows its first..last bound and how many gaps lie between)
+and its newest applied_at.
+
+With -o json:
+  {"models":[{"name","pipeline","temporality","flexibility","interval",
+    "counts":{"pending","running","applied","blocked","failed"},
+    "coverage":[["since","until"]],"last_applied_at"}]}
+Timestamps are RFC 3339 UTC; last_applied_at is null when nothing is applied;
+flexibility and interval are null for a timeless model; coverage is the merged
+applied ranges, [] when none (always [] for a timeless model, whose one row
+has no window).`,
+		examples: []string{
+			"bollhav status",
+			"bollhav status --env pr123",
+			"bollhav status -o json | jq '.models[] | select(.counts.failed > 0) | .name'",
+		},
+		flags: func(*pflag.FlagSet) {},
+		run:   runStatus,
+	})
+}
+
+// statusJSON is `status -o json`, the shape DESIGN.md documents. A timeless
+// model has no chunking, so its flexibility and interval are null (not ""),
+// which keeps "no such axis" apart from any value the axis could take.
+type statusJSON struct {
+	Models []statusJSONModel `json:"models"`
+}
+
+type statusJSONModel struct {
+	Name          string           `json:"name"`
+	Pipeline      string           `json:"pipeline"`
+	Temporality   string           `json:"temporality"`
+	Flexibility   *string          `json:"flexibility"`
+	Interval      *string          `json:"interval"`
+	Counts        statusJSONCounts `json:"counts"`
+	Coverage      [][2]string      `json:"coverage"`
+	LastAppliedAt *string          `json:"last_applied_at"`
+}
+
+type statusJSONCounts struct {
+	Pending int `json:"pending"`
+	Running int `json:"running"`
+	Applied int `json:"applied"`
+	Blocked int `json:"blocked"`
+	Failed  int `json:"failed"`
+}
+
+func runStatus(c *cmdContext, args []string) int {
+	if len(args) > 0 {
+		return c.fail("status", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "status")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	models, err := e.Status(ctx)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav status: %v\n", err)
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
+		for _, m := range models {
+			out.Models = append(out.Models, statusModelJSON(m))
+		}
+		writeJSON(c.Out, out)
+		return ExitOK
+	}
+	if len(models) == 0 {
+		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env)
+		return ExitOK
+	}
+	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "LAST APPLIED", "COVERAGE"}
+	rows := make([][]string, 0, len(models))
+	for _, m := range models {
+		row := []string{m.Name, m.Pipeline, statusShape(m)}
+		for _, s := range state.Statuses {
+			row = append(row, statusCount(s, m.Counts[s]))
+		}
+		row = append(row, rfcOrDash(m.LastAppliedAt), statusCoverage(m))
+		rows = append(rows, row)
+	}
+	printTable(c.Out, header, rows)
+	return ExitOK
+}
+
+func statusModelJSON(m engine.ModelStatus) statusJSONModel {
+	j := statusJSONModel{
+		Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality,
+		Counts: statusJSONCounts{
+			Pending: m.Counts[state.Pending], Running: m.Counts[state.Running], Applied: m.Counts[state.Applied],
+			Blocked: m.Counts[state.Blocked], Failed: m.Counts[state.Failed],
+		},
+		Coverage:      [][2]string{},
+		LastAppliedAt: rfcOrNull(m.LastAppliedAt),
+	}
+	if !m.Timeless() {
+		j.Flexibility, j.Interval = &m.Flexibility, &m.Interval
+	}
+	for _, w := range m.Coverage.Windows() {
+		j.Coverage = append(j.Coverage, [2]string{state.FormatTime(w.Since), state.FormatTime(w.Until)})
+	}
+	return j
+}
+
+// statusShape reads "fix 1h", "flex 1d" or "timeless".
+func statusShape(m engine.ModelStatus) string {
+	if m.Timeless() {
+		return m.Temporality
+	}
+	return m.Flexibility + " " + m.Interval
+}
+
+// statusCount colours a non-zero count like its status word.
+func statusCount(s state.UnitStatus, n int) string {
+	text := strconv.Itoa(n)
+	if st, ok := statusStyle[string(s)]; ok && n > 0 && s != state.Pending {
+		return st.Render(text)
+	}
+	return text
+}
+
+// statusCoverage shortens a coverage to its first and last bound and the
+// number of gaps between: "2026-01-01T00:00:00Z..2026-01-03T00:00:00Z (1 gap)".
+func statusCoverage(m engine.ModelStatus) string {
+	if !m.Registered {
+		return "not registered"
+	}
+	ws := m.Coverage.Windows()
+	if len(ws) == 0 {
+		return "-"
+	}
+	s := state.FormatTime(ws[0].Since) + ".." + state.FormatTime(ws[len(ws)-1].Until)
+	if gaps := len(ws) - 1; gaps > 0 {
+		s += fmt.Sprintf(" (%d gap%s)", gaps, plural(gaps))
+	}
+	return s
+}
+
+// rfcOrNull is t in RFC 3339 UTC, or nil (JSON null) when there is none.
+func rfcOrNull(t *time.Time) *string {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	s := state.FormatTime(*t)
+	return &s
+}
+
+// rfcOrDash is t in RFC 3339 UTC, or "-" when there is none.
+func rfcOrDash(t *time.Time) string {
+	if t == nil || t.IsZero() {
+		return "-"
+	}
+	return state.FormatTime(*t)
+}

@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"bufio"
+	gocontext "context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/state"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	var since, until string
+	var statuses []string
+	register(&command{
+		name:    "units",
+		args:    "MODEL",
+		summary: "list a model's state rows in window order, optionally narrowed by window and status",
+		long: `units streams MODEL's units (its state rows) in window order, without loading
+its history into memory: a fixed model's grid windows, a flexible model's
+covered units, or a timeless model's one existence row. --since and --until
+keep the units overlapping [since, until); either may be left open. --status
+keeps units in the given statuses (repeat it or separate them by commas).
+
+With -o json:
+  {"model","units":[{"since","until","status","applied_at","blocked_reason",
+    "attempts","error"}]}
+Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
+existence row; applied_at, blocked_reason and error are null when the unit
+has none. The text output is one aligned line per unit, DETAIL holding the
+blocked reason or the error.`,
+		examples: []string{
+			"bollhav units raw.orders",
+			"bollhav units raw.orders --since 2026-01-01 --until 2026-01-02",
+			"bollhav units warehouse.daily_orders --status blocked,failed",
+			"bollhav units raw.orders -o json | jq -r '.units[] | select(.status==\"failed\") | .error'",
+		},
+		flags: func(fs *pflag.FlagSet) {
+			since, until, statuses = "", "", nil
+			fs.StringVar(&since, "since", "", "keep units ending after this time (RFC 3339 or a date)")
+			fs.StringVar(&until, "until", "", "keep units starting before this time (RFC 3339 or a date)")
+			fs.StringSliceVar(&statuses, "status", nil, "keep units in these statuses: pending, running, applied, blocked, failed")
+		},
+		run: func(c *cmdContext, args []string) int { return runUnits(c, args, since, until, statuses) },
+	})
+}
+
+// unitJSON is one unit of `units -o json`.
+type unitJSON struct {
+	Since         *string `json:"since"`
+	Until         *string `json:"until"`
+	Status        string  `json:"status"`
+	AppliedAt     *string `json:"applied_at"`
+	BlockedReason *string `json:"blocked_reason"`
+	Attempts      int     `json:"attempts"`
+	Error         *string `json:"error"`
+}
+
+// Open bounds of --since/--until: instants every unit lies within. The zero
+// time is not used because it means "no window" to the store.
+var (
+	unitsMinTime = time.Date(1, 1, 1, 0, 0, 0, 1000, time.UTC)
+	unitsMaxTime = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+)
+
+func runUnits(c *cmdContext, args []string, since, until string, statusFlags []string) int {
+	switch {
+	case len(args) == 0:
+		return c.fail("units", &usageError{"name the model: bollhav units MODEL"})
+	case len(args) > 1:
+		return c.fail("units", &usageError{fmt.Sprintf("unexpected argument %q", args[1])})
+	}
+	model := args[0]
+	w, err := windowFlags(since, until, c.flagGiven("since"), c.flagGiven("until"), false)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
+	statuses, err := parseStatuses(statusFlags)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "units")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	// Resolve the model first, so an unknown one is one clean line and not
+	// an empty document followed by an error.
+	ms, err := e.ModelStatus(ctx, model)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
+	if ms.Timeless() && !w.Since.IsZero() {
+		fmt.Fprintf(c.Err, "bollhav units: model %s is timeless: it has one existence row and no windows; list it without --since/--until\n", model)
+		return ExitUsage
+	}
+
+	bw := bufio.NewWriter(c.Out)
+	defer bw.Flush()
+	var emit func(state.Unit) error
+	var finish func(n int)
+	if c.Output == "json" {
+		name, _ := json.Marshal(model)
+		fmt.Fprintf(bw, "{\n  \"model\": %s,\n  \"units\": [", name)
+		first := true
+		emit = func(u state.Unit) error {
+			b, err := json.Marshal(unitToJSON(u))
+			if err != nil {
+				return err
+			}
+			sep := ",\n    "
+			if first {
+				sep, first = "\n    ", false
+			}
+			if _, err := bw.WriteString(sep); err != nil {
+				return err
+			}
+			_, err = bw.Write(b)
+			return err
+		}
+		finish = func(n int) {
+			if n > 0 {
+				bw.WriteString("\n  ")
+			}
+			bw.WriteString("]\n}\n")
+		}
+	} else {
+		// The colour profile is the terminal's, detected on c.Out; the
+		// buffer in front of it only batches writes.
+		cw := colorprofile.NewWriter(c.Out, os.Environ())
+		cw.Forward = bw
+		out := io.Writer(cw)
+		rows := 0
+		emit = func(u state.Unit) error {
+			if rows == 0 {
+				writeUnitLine(out, unitsHeader, true)
+			}
+			rows++
+			return writeUnitLine(out, unitCells(u), false)
+		}
+		finish = func(n int) {
+			if n > 0 {
+				return
+			}
+			what := "no units of " + model
+			switch {
+			case !ms.Registered:
+				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env)
+			case !w.Since.IsZero() || len(statuses) > 0:
+				what += " match"
+			default:
+				what += " yet: a run creates them"
+			}
+			fmt.Fprintln(bw, what)
+		}
+	}
+	n := 0
+	err = e.ScanUnits(ctx, model, w, statuses, func(u state.Unit) error {
+		n++
+		return emit(u)
+	})
+	if err != nil {
+		bw.Flush()
+		fmt.Fprintf(c.Err, "\nbollhav units: %v\n", err)
+		return ExitUsage
+	}
+	finish(n)
+	if err := bw.Flush(); err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
+	return ExitOK
+}
+
+func unitToJSON(u state.Unit) unitJSON {
+	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
+	if !u.Window.Since.IsZero() || !u.Window.Until.IsZero() {
+		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
+	}
+	if u.BlockedReason != "" {
+		j.BlockedReason = &u.BlockedReason
+	}
+	if u.Error != "" {
+		j.Error = &u.Error
+	}
+	return j
+}
+
+// The text columns of units: every one but the last has a fixed width, so
+// lines stream out aligned without first reading every unit.
+var (
+	unitsHeader = []string{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DETAIL"}
+	unitsWidths = []int{20, 20, 7, 8, 20}
+)
+
+func unitCells(u state.Unit) []string {
+	since, until := "-", "-"
+	if !u.Window.Since.IsZero() || !u.Window.Until.IsZero() {
+		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
+	}
+	var detail []string
+	for _, s := range []string{u.BlockedReason, u.Error} {
+		if s = oneLine(s); s != "" {
+			detail = append(detail, s)
+		}
+	}
+	d := strings.Join(detail, "; ")
+	if d == "" {
+		d = "-"
+	}
+	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
+}
+
+// writeUnitLine writes cells padded to unitsWidths, two spaces apart; the
+// status cell is coloured, the header bold.
+func writeUnitLine(w io.Writer, cells []string, header bool) error {
+	var b strings.Builder
+	for i, cell := range cells {
+		if i > 0 {
+			b.WriteString("  ")
+		}
+		styled := cell
+		switch {
+		case header:
+			styled = headerStyle.Render(cell)
+		case i == 2:
+			styled = styleStatus(cell)
+		}
+		b.WriteString(styled)
+		if i < len(unitsWidths) {
+			b.WriteString(strings.Repeat(" ", max(0, unitsWidths[i]-lipgloss.Width(cell))))
+		}
+	}
+	_, err := fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	return err
+}
+
+// oneLine folds a multi-line message (a command's stderr tail) onto one line.
+func oneLine(s string) string {
+	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.TrimSpace(strings.Join(lines, " ⏎ "))
+}
+
+// parseStatuses reads --status values (repeated or comma-separated, any case).
+func parseStatuses(in []string) ([]state.UnitStatus, error) {
+	var out []state.UnitStatus
+	for _, s := range in {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s == "" {
+			continue
+		}
+		st, err := parseUnitStatus(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func parseUnitStatus(s string) (state.UnitStatus, error) {
+	st := state.UnitStatus(strings.ToLower(strings.TrimSpace(s)))
+	for _, known := range state.Statuses {
+		if st == known {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("unknown status %q: want pending, running, applied, blocked or failed", s)
+}
+
+// windowFlags builds the window of --since/--until. Both bounds are needed
+// when both is set; otherwise a missing bound is open. Neither given is the
+// zero Window (no window).
+func windowFlags(since, until string, sinceGiven, untilGiven, both bool) (state.Window, error) {
+	if !sinceGiven && !untilGiven {
+		return state.Window{}, nil
+	}
+	if both && sinceGiven != untilGiven {
+		missing := "--until"
+		if !sinceGiven {
+			missing = "--since"
+		}
+		return state.Window{}, errors.New("give both --since and --until: " + missing + " is missing")
+	}
+	s, u := unitsMinTime, unitsMaxTime
+	var err error
+	if sinceGiven {
+		if s, err = state.ParseTime(since); err != nil {
+			return state.Window{}, fmt.Errorf("--since: %w", err)
+		}
+	}
+	if untilGiven {
+		if u, err = state.ParseTime(until); err != nil {
+			return state.Window{}, fmt.Errorf("--until: %w", err)
+		}
+	}
+	if !u.After(s) {
+		return state.Window{}, fmt.Errorf("--since %s is not before --until %s: the window [since, until) would be empty", state.FormatTime(s), state.FormatTime(u))
+	}
+	return state.Window{Since: s, Until: u}, nil
+}
