@@ -1,0 +1,470 @@
+package cli
+
+import (
+	"bufio"
+	gocontext "context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/spf13/pflag"
+)
+
+// runFlags are the flags run and plan share (plan leaves out the last
+// group).
+type runFlags struct {
+	pipeline         string
+	since, until     string
+	mode             string
+	intervalOverride string
+	downstream       bool
+
+	workers int
+	yes     bool
+	retry   int64
+}
+
+func (f *runFlags) register(fs *pflag.FlagSet, forRun bool) {
+	*f = runFlags{}
+	fs.StringVar(&f.pipeline, "pipeline", "", "run every task of this pipeline")
+	fs.StringVar(&f.since, "since", "", "run window start (RFC 3339 or a date); needs --until")
+	fs.StringVar(&f.until, "until", "", "run window end, exclusive; needs --since")
+	fs.StringVar(&f.mode, "mode", "", "STATE_MODE: discover, bulldozer (default) or torch (env STATE_MODE)")
+	fs.StringVar(&f.intervalOverride, "interval-override", "", "re-chunk flexible models (and, under torch, fixed ones) at this interval (env INTERVAL_OVERRIDE)")
+	fs.BoolVar(&f.downstream, "downstream", false, "add the downstream closure of the named models")
+	if forRun {
+		fs.IntVar(&f.workers, "workers", 1, "units to run at once per task")
+		fs.BoolVar(&f.yes, "yes", false, "confirm a torch without asking (required without a terminal)")
+		fs.Int64Var(&f.retry, "retry", 0, "resume the run with this id: SUCCESS and SKIPPED tasks stay, failed units run again")
+	}
+}
+
+func init() {
+	var f runFlags
+	register(&command{
+		name:    "run",
+		args:    "[MODEL…] [flags]",
+		summary: "run models, a pipeline or the whole spec for a window and a STATE_MODE",
+		long: `run registers the spec, plans the request exactly as 'bollhav plan' shows it,
+applies the plan's state changes (prefill, resets, deletes) and executes the
+tasks in dependency order (seed 002): ready tasks start, unsatisfiable ones are
+SKIPPED, each unit is gated against its upstreams, then executed.
+
+Scope: the named models (with --downstream, their downstream closure too), or
+every model of --pipeline, or, with neither, every model of the spec.
+Window: --since and --until together, half-open [since, until), aligned to
+each fixed model's grid; neither means no window, which each mode reads as
+DESIGN.md's STATE_MODE table says. --mode, --interval-override and --env win
+over STATE_MODE, INTERVAL_OVERRIDE and SCHEMA_SUFFIX.
+
+--mode torch deletes state: the plan is printed first, then on a terminal
+you type "yes" to go on; without a terminal it needs --yes. --read-only
+refuses every run.
+
+On a terminal each running task shows a live line (units done/planned,
+blocked, failed, elapsed); otherwise one line per task as it finishes. The
+run ends with a summary table and, when it failed, its id and the command that
+resumes it: --retry ID runs the failed units and the tasks that never ran, and
+never repeats a reset. SIGINT or SIGTERM stops taking work, lets running units
+finish and releases the run's claims.
+
+Exit status: 0 every task succeeded (blocked units are reported, not
+failures); 1 a task failed, a hard gate error occurred, the run was
+interrupted, or a torch was not confirmed; 2 bad usage, spec, window or DSN
+(nothing was changed).
+
+JSON (-o json) prints no progress, only the result:
+  {"run_id": 7, "state_mode": "bulldozer",
+   "tasks": [{"task": "raw.orders", "status": "SUCCESS",
+              "units": {"applied": 24, "blocked": 0, "failed": 0},
+              "rows_written": 1200}]}
+status is SUCCESS, FAILED, SKIPPED or WAITING (not run because an upstream
+task failed; it runs on --retry); rows_written is null when no unit reported
+rows.`,
+		examples: []string{
+			"bollhav run raw.orders --since 2026-01-01 --until 2026-01-02",
+			"bollhav run --pipeline core --since 2026-01-01 --until 2026-02-01 --workers 4",
+			"bollhav run raw.orders --downstream --mode discover",
+			"bollhav run stage.events --mode bulldozer --interval-override 6h --since 2026-01-01 --until 2026-01-08",
+			"bollhav run raw.orders --mode torch --yes -o json",
+			"bollhav run --retry 42",
+		},
+		flags: func(fs *pflag.FlagSet) { f.register(fs, true) },
+		run:   func(c *cmdContext, args []string) int { return runRun(c, args, &f) },
+	})
+}
+
+// runUsageLine prints one line for the command and returns exit code 2.
+func (c *cmdContext) runUsageLine(cmd string, format string, args ...any) int {
+	fmt.Fprintf(c.Err, "bollhav %s: %s\n", cmd, fmt.Sprintf(format, args...))
+	return ExitUsage
+}
+
+// runErrLines prints err, one line per joined error, for the command.
+func (c *cmdContext) runErrLines(cmd string, err error) {
+	for _, e := range unjoin(err) {
+		for _, line := range strings.Split(e.Error(), "\n") {
+			fmt.Fprintf(c.Err, "bollhav %s: %s\n", cmd, line)
+		}
+	}
+}
+
+// request turns the flags and model arguments into a run request; every
+// problem is one line for the user.
+func (f *runFlags) request(c *cmdContext, args []string) (engine.RunRequest, error) {
+	req := engine.RunRequest{Models: args, Pipeline: f.pipeline, Downstream: f.downstream, Workers: f.workers}
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			return req, fmt.Errorf("unexpected argument %q", a)
+		}
+	}
+	sinceGiven, untilGiven := c.flagGiven("since"), c.flagGiven("until")
+	switch {
+	case sinceGiven && !untilGiven:
+		return req, errors.New("--since needs --until: a run window is [since, until), give both or neither")
+	case untilGiven && !sinceGiven:
+		return req, errors.New("--until needs --since: a run window is [since, until), give both or neither")
+	case sinceGiven:
+		since, err := state.ParseTime(f.since)
+		if err != nil {
+			return req, fmt.Errorf("--since: %w", err)
+		}
+		until, err := state.ParseTime(f.until)
+		if err != nil {
+			return req, fmt.Errorf("--until: %w", err)
+		}
+		w, err := state.NewWindow(since, until)
+		if err != nil {
+			return req, err
+		}
+		req.Window = &w
+	}
+	mode, override, _, err := engine.ResolveRunSettings(engine.RunFlags{Mode: f.mode, IntervalOverride: f.intervalOverride,
+		Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
+	if err != nil {
+		return req, err
+	}
+	req.Mode, req.IntervalOverride = mode, override
+	return req, nil
+}
+
+func runRun(c *cmdContext, args []string, f *runFlags) int {
+	const cmd = "run"
+	if f.workers < 1 {
+		return c.runUsageLine(cmd, "--workers must be at least 1")
+	}
+	if c.AsOf != "" {
+		return c.runUsageLine(cmd, "--as-of does not apply to run: a run executes and records load times now (use it with bollhav plan)")
+	}
+	if c.flagGiven("retry") {
+		return runRetry(c, args, f)
+	}
+	req, err := f.request(c, args)
+	if err != nil {
+		return c.runUsageLine(cmd, "%v", err)
+	}
+	ctx, stop := c.interruptContext(cmd)
+	defer stop()
+	e, closeStore, code := c.openEngine(ctx, cmd)
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	if e.ReadOnly {
+		return c.runUsageLine(cmd, "%s %v; nothing was changed", req.Mode, engine.ErrReadOnly)
+	}
+	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+
+	// Plan first: bad input (a misaligned window, an unknown model, a grain
+	// change outside torch) is refused before the run registers anything,
+	// the torch confirmation shows it, and progress knows each task's size.
+	plan, err := e.Plan(ctx, req)
+	if err != nil {
+		c.runErrLines(cmd, err)
+		return ExitUsage
+	}
+	for _, w := range plan.Warnings() {
+		fmt.Fprintf(c.Err, "bollhav run: warning: %s\n", w)
+	}
+	if req.Mode == engine.Torch {
+		if code, ok := c.confirmTorch(ctx, plan, f.yes); !ok {
+			return code
+		}
+	}
+
+	totals := map[string]int{}
+	var order []string
+	for _, mp := range plan.Models {
+		totals[mp.Model] = len(mp.Run)
+		order = append(order, mp.Model)
+	}
+	view := c.newRunView(order, totals)
+	res, err := e.Run(ctx, req, view.executor(e.Executor()), view.update)
+	view.stop()
+	return c.finishRun(ctx, cmd, res, err)
+}
+
+// interruptContext is cancelled by SIGINT or SIGTERM: the engine then
+// starts no new unit, stops the running ones and records them, and the run
+// ends as cancelled. The first signal also restores the default handling,
+// so a second one quits at once (leaving leases to expire).
+func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
+	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			stop()
+			fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: no new units start, running ones are stopped and recorded; interrupt again to quit at once\n", cmd)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		stop()
+	}
+}
+
+// runRetry resumes a run by its id.
+func runRetry(c *cmdContext, args []string, f *runFlags) int {
+	const cmd = "run"
+	if f.retry <= 0 {
+		return c.runUsageLine(cmd, "--retry needs a run id (a positive number, as the failed run printed it)")
+	}
+	if len(args) > 0 {
+		return c.runUsageLine(cmd, "--retry resumes run %d as it was: it takes no models (got %q)", f.retry, args[0])
+	}
+	for _, name := range []string{"pipeline", "since", "until", "mode", "interval-override", "downstream"} {
+		if c.flagGiven(name) {
+			return c.runUsageLine(cmd, "--retry resumes run %d with its own scope, window and mode: --%s cannot be combined with it", f.retry, name)
+		}
+	}
+	ctx, stop := c.interruptContext(cmd)
+	defer stop()
+	e, closeStore, code := c.openEngine(ctx, cmd)
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	if e.ReadOnly {
+		return c.runUsageLine(cmd, "retry %v; nothing was changed", engine.ErrReadOnly)
+	}
+	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	order, totals := runRetryTotals(ctx, e, f.retry)
+	view := c.newRunView(order, totals)
+	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)
+	view.stop()
+	if res == nil && errors.Is(err, state.ErrNotFound) {
+		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, runEnvName(e.Env.Suffix))
+	}
+	return c.finishRun(ctx, cmd, res, err)
+}
+
+// runRetryTotals estimates, for progress lines, how many units each task of
+// the run has left: its pending and failed units in the run window (a retry
+// runs failed units again). Unknown (-1) when the run cannot be read; Retry
+// itself reports that error.
+func runRetryTotals(ctx gocontext.Context, e *engine.Engine, runID int64) ([]string, map[string]int) {
+	totals := map[string]int{}
+	run, err := e.Store.GetRun(ctx, runID)
+	if err != nil {
+		return nil, totals
+	}
+	for _, name := range run.Models {
+		q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Statuses: []state.UnitStatus{state.Pending, state.Failed}}
+		if m := e.Spec.Model(name); m != nil && m.Temporality == engine.Temporal {
+			q.Window = run.Window
+		}
+		n := 0
+		if err := e.Store.ScanUnits(ctx, q, func(state.Unit) error { n++; return nil }); err != nil {
+			n = -1
+		}
+		totals[name] = n
+	}
+	return run.Models, totals
+}
+
+// confirmTorch prints the plan of a torch and asks for "yes" on a
+// terminal; without one it needs --yes. It returns false, with the exit
+// code, when the torch must not go ahead.
+func (c *cmdContext) confirmTorch(ctx gocontext.Context, plan *engine.Plan, yes bool) (int, bool) {
+	// The plan goes where the user reads: stdout for text, stderr when
+	// stdout carries JSON.
+	planOut := c.Out
+	if c.Output == "json" {
+		planOut = c.Err
+	}
+	printPlanText(planOut, plan)
+	if yes {
+		return ExitOK, true
+	}
+	if !runStdinIsTerminal(c.In) {
+		fmt.Fprintln(c.Err, "bollhav run: --mode torch deletes state and needs confirmation, but stdin is not a terminal: pass --yes to run it; nothing was changed")
+		return ExitUsage, false
+	}
+	deleted := 0
+	for _, mp := range plan.Models {
+		deleted += planDeleted(mp)
+	}
+	fmt.Fprintf(c.Err, "Torch %d model(s) in %s: %d unit(s) deleted or uncovered and rebuilt. Type yes to go on: ",
+		len(plan.Models), runEnvName(plan.Env), deleted)
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(c.In).ReadString('\n')
+		answer <- strings.TrimSpace(line)
+	}()
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(c.Err, "\nbollhav run: interrupted: nothing was changed")
+		return ExitFailure, false
+	case a := <-answer:
+		if a != "yes" {
+			fmt.Fprintln(c.Err, "bollhav run: torch not confirmed: nothing was changed")
+			return ExitFailure, false
+		}
+	}
+	return ExitOK, true
+}
+
+func runEnvName(suffix string) string {
+	if suffix == "" {
+		return "prod"
+	}
+	return suffix
+}
+
+// runStdinIsTerminal reports whether the confirmation can be asked; a variable
+// so tests can stand in for a terminal.
+var runStdinIsTerminal = func(r io.Reader) bool { return runIsTerminal(r) }
+
+// finishRun renders a run's result and returns the exit code: 2 when the
+// run never started (its plan or the store refused it), 1 when a task
+// failed, a hard gate error occurred or the run was interrupted.
+func (c *cmdContext) finishRun(ctx gocontext.Context, cmd string, res *engine.RunResult, err error) int {
+	if res == nil {
+		if err == nil {
+			err = errors.New("the engine returned no result")
+		}
+		if ctx.Err() != nil {
+			c.runErrLines(cmd, fmt.Errorf("interrupted before the run started: %w", err))
+			return ExitFailure
+		}
+		c.runErrLines(cmd, err)
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		for _, t := range res.Tasks {
+			for _, msg := range t.Errors {
+				fmt.Fprintf(c.Err, "bollhav %s: %s: %s\n", cmd, t.Model, msg)
+			}
+		}
+		if err != nil {
+			c.runErrLines(cmd, err)
+		}
+		writeJSON(c.Out, runResultJSON(res))
+	} else {
+		printRunSummary(c.Out, res, err, ctx.Err() != nil, c.Env)
+	}
+	if err != nil || res.Failed() || ctx.Err() != nil {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+type runJSON struct {
+	RunID     int64         `json:"run_id"`
+	StateMode string        `json:"state_mode"`
+	Tasks     []runTaskJSON `json:"tasks"`
+}
+
+type runTaskJSON struct {
+	Task        string       `json:"task"`
+	Status      string       `json:"status"`
+	Units       runUnitsJSON `json:"units"`
+	RowsWritten *int64       `json:"rows_written"`
+}
+
+type runUnitsJSON struct {
+	Applied int `json:"applied"`
+	Blocked int `json:"blocked"`
+	Failed  int `json:"failed"`
+}
+
+func runResultJSON(res *engine.RunResult) runJSON {
+	out := runJSON{RunID: res.RunID, StateMode: res.Mode.String(), Tasks: []runTaskJSON{}}
+	for _, t := range res.Tasks {
+		out.Tasks = append(out.Tasks, runTaskJSON{Task: t.Model, Status: t.Outcome(),
+			Units: runUnitsJSON{Applied: t.Applied, Blocked: t.Blocked, Failed: t.Failed}, RowsWritten: t.RowsWritten})
+	}
+	return out
+}
+
+// printRunSummary writes the unit errors, the task table and one closing
+// line with the run id and, when it did not succeed, how to resume it.
+func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupted bool, env string) {
+	var errLines []string
+	for _, t := range res.Tasks {
+		for i, msg := range t.Errors {
+			if i == 3 {
+				errLines = append(errLines, fmt.Sprintf("  %s: … and %d more distinct error(s)", t.Model, len(t.Errors)-3))
+				break
+			}
+			errLines = append(errLines, fmt.Sprintf("  %s: %s", t.Model, runOneLine(msg)))
+		}
+	}
+	if runErr != nil {
+		for _, e := range unjoin(runErr) {
+			errLines = append(errLines, "  "+runOneLine(e.Error()))
+		}
+	}
+	if len(errLines) > 0 {
+		fmt.Fprintln(w, "errors:")
+		for _, l := range errLines {
+			fmt.Fprintln(w, l)
+		}
+		fmt.Fprintln(w)
+	}
+	rows := make([][]string, 0, len(res.Tasks))
+	var applied, blocked, failed int
+	for _, t := range res.Tasks {
+		rw := "-"
+		if t.RowsWritten != nil {
+			rw = strconv.FormatInt(*t.RowsWritten, 10)
+		}
+		rows = append(rows, []string{t.Model, styleStatus(t.Outcome()), strconv.Itoa(t.Applied), strconv.Itoa(t.Blocked),
+			strconv.Itoa(t.Failed), rw})
+		applied, blocked, failed = applied+t.Applied, blocked+t.Blocked, failed+t.Failed
+	}
+	printTable(w, []string{"TASK", "STATUS", "APPLIED", "BLOCKED", "FAILED", "ROWS_WRITTEN"}, rows)
+	counts := fmt.Sprintf("%d task(s); units: %d applied, %d blocked, %d failed", len(res.Tasks), applied, blocked, failed)
+	retry := fmt.Sprintf("bollhav run --retry %d", res.RunID)
+	if env != "" {
+		retry += " --env " + env
+	}
+	out := colorWriter(w)
+	switch {
+	case interrupted:
+		fmt.Fprintf(out, "run %d (%s) %s: %s; resume it with: %s\n", res.RunID, res.Mode, styleStatus("cancelled"), counts, retry)
+	case runErr != nil || res.Failed():
+		fmt.Fprintf(out, "run %d (%s) %s: %s; retry it with: %s\n", res.RunID, res.Mode, styleStatus("failed"), counts, retry)
+	default:
+		note := ""
+		if blocked > 0 {
+			note = " (bollhav blocked shows why units are blocked)"
+		}
+		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, styleStatus("succeeded"), counts, note)
+	}
+}
+
+// runOneLine folds a multi-line message (a command's stderr tail) into one.
+func runOneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
