@@ -595,12 +595,12 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 					"model", m.Name, "window", c.Unit.Window.String(), "fence", c.Fence)
 				return out, false, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, xerr)
 			}
-			out = state.Outcome{Status: state.Failed, Error: xerr.Error()}
+			out = failedOrReleased(ctx, xerr)
 			break
 		}
 		r, xerr := exec.Execute(unitCtx, u)
 		if xerr != nil {
-			out = state.Outcome{Status: state.Failed, Error: xerr.Error()}
+			out = failedOrReleased(ctx, xerr)
 		} else {
 			out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten}
 		}
@@ -621,6 +621,17 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 		return out, hard, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, err)
 	}
 	return out, hard, nil
+}
+
+// failedOrReleased is the outcome of a unit whose work returned err: failed,
+// unless the run itself was cancelled (SIGINT, SIGTERM) — then the unit did
+// not fail, it was interrupted, and goes back to pending without counting an
+// attempt, for a retry or another worker.
+func failedOrReleased(ctx context.Context, err error) state.Outcome {
+	if ctx.Err() != nil {
+		return state.Outcome{Status: state.Pending}
+	}
+	return state.Outcome{Status: state.Failed, Error: err.Error()}
 }
 
 // heartbeat extends the claim's lease every third of the lease until stopped. A

@@ -735,9 +735,9 @@ func TestRunStopsOnSIGINTAndReleasesItsUnits(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr.String())
 	}
 	// Nothing is left claimed: the two running units were stopped and
-	// recorded, the two never started are still pending.
+	// released — interrupted, not failed — and all four are pending again.
 	st := p.state(t)
-	if got := st.Units["raw.a"]; got[state.Running] != 0 || got[state.Pending] != 2 {
+	if got := st.Units["raw.a"]; got[state.Running] != 0 || got[state.Failed] != 0 || got[state.Pending] != 4 {
 		t.Errorf("units after SIGINT: %s", st)
 	}
 }
