@@ -236,6 +236,13 @@ func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string
 		if len(row) != len(names) {
 			return state.DataResult{}, fmt.Errorf("row %d has %d values for %d columns", n+1, len(row), len(names))
 		}
+		for i, c := range job.Columns {
+			if t, ok := row[i].(string); ok && c.Type == state.ColumnDatetime && len(t) > 10 && t[10] == 'T' {
+				// datetime()'s own form, which :since and :until are bound
+				// in, so a loaded timestamp compares with them as text.
+				row[i] = t[:10] + " " + t[11:]
+			}
+		}
 		if _, err := stmt.ExecContext(ctx, row...); err != nil {
 			return state.DataResult{}, fmt.Errorf("row %d: %w", n+1, err)
 		}

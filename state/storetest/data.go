@@ -22,6 +22,7 @@ var dataTests = []test{
 	{"View", testDataView},
 	{"TableLoadReappliedOnlyWhenTheVersionChanges", testDataTableLoad},
 	{"UnknownWriteModeRefused", testDataUnknownWrite},
+	{"LoadedDatetimesCompareWithTheWindow", testDataLoadedDatetimes},
 }
 
 // dataStore returns s as a DataStore and a schema name of its own, dropped
@@ -286,4 +287,19 @@ func testDataUnknownWrite(t *testing.T, s state.Store, _ *config) {
 	if !errors.Is(err, state.ErrDataJob) {
 		t.Fatalf("RunData with write mode merge = %v, want ErrDataJob", err)
 	}
+}
+
+// testDataLoadedDatetimes: a datetime column of a table load (ISO 8601 with
+// a T, as the file reader gives it) compares with :since and :until.
+func testDataLoadedDatetimes(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	cols := []state.DataColumn{{Name: "ts", Type: state.ColumnDatetime}}
+	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "ev"}, Columns: cols,
+		Rows: &sliceRows{rows: [][]any{{"2026-01-01T00:30:00"}, {"2026-01-01T01:00:00"}, {"2026-01-01T02:00:00"}}}}, nil, clock(0))
+	must(t, "load", err)
+	var got []string
+	err = ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT count(*) FROM {t:ev} WHERE ts >= :since AND ts < :until`)[0], win(1, 2),
+		func(r []any) error { got = append(got, fmt.Sprint(r[0])); return nil })
+	must(t, "ReadData", err)
+	eq(t, "rows in [01:00, 02:00)", strings.Join(got, ","), "1")
 }
