@@ -143,6 +143,7 @@ func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, 
 		return ExitOK
 	}
 	c.given = map[string]bool{}
+	globals.Visit(func(f *pflag.Flag) { c.given[f.Name] = true })
 	fs.Visit(func(f *pflag.Flag) { c.given[f.Name] = true })
 	if c.Output != "text" && c.Output != "json" {
 		fmt.Fprintf(s.Err, "bollhav %s: invalid --output %q: use text or json\n", cmd.name, c.Output)

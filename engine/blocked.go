@@ -1,0 +1,345 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// BlockedFilter narrows Blocked to one model or one pipeline; the zero
+// filter lists every blocked unit of the environment.
+type BlockedFilter struct {
+	Model    string
+	Pipeline string
+}
+
+// BlockedUnit is one blocked unit with its reason and its downstream impact.
+type BlockedUnit struct {
+	Model    string
+	Pipeline string
+	// Window is the unit's window; zero for a timeless model's existence row.
+	Window state.Window
+	// Reason is the blocked_reason the last gate evaluation recorded.
+	Reason   string
+	Attempts int
+	// UpdatedAt is when the unit last changed (became blocked).
+	UpdatedAt time.Time
+	// Impact counts the units that wait on this one, directly or
+	// transitively: units of every model downstream of this unit's model
+	// through gated edges (see downstreamReach for how far a window reaches
+	// through each contract level; EXISTS edges do not wait on data and are
+	// not followed) whose window overlaps the reached range and whose status
+	// is not applied (pending, running, blocked or failed). A timeless unit
+	// reaches every unit of its downstream models, and every unit of a
+	// timeless downstream model is reached. The unit itself and the other
+	// units of its own model are not counted.
+	Impact int
+}
+
+// Blocked lists every blocked unit of the environment (of f.Model, or of
+// the models of f.Pipeline), most downstream impact first, then by model and
+// since. Units are streamed from the store by status, never loaded whole:
+// only the blocked units themselves and the windows of the outstanding
+// units of their downstream models are held, so it stays cheap for a store
+// of 100,000 units. It works from the store alone (a nil Spec) too. An
+// unknown model or pipeline is an error.
+func (e *Engine) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
+	lin, err := e.gatedLineage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	names, err := lin.selectModels(e, f)
+	if err != nil {
+		return nil, err
+	}
+	env := e.Env.Suffix
+	var out []BlockedUnit
+	for _, name := range names {
+		err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: name, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
+			out = append(out, BlockedUnit{Model: name, Pipeline: lin.pipeline[name], Window: u.Window, Reason: u.BlockedReason,
+				Attempts: u.Attempts, UpdatedAt: u.UpdatedAt})
+			return nil
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return nil, fmt.Errorf("reading the blocked units of %s: %w", name, err)
+		}
+	}
+	counter := newImpactCounter(e, lin, outstandingStatuses)
+	for i := range out {
+		if out[i].Impact, err = counter.count(ctx, out[i].Model, out[i].Window); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortStableFunc(out, func(a, b BlockedUnit) int {
+		if c := cmp.Compare(b.Impact, a.Impact); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Model, b.Model); c != 0 {
+			return c
+		}
+		if c := a.Window.Since.Compare(b.Window.Since); c != 0 {
+			return c
+		}
+		return a.Window.Until.Compare(b.Window.Until)
+	})
+	return out, nil
+}
+
+// outstandingStatuses are the statuses of a unit that is not applied.
+var outstandingStatuses = []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
+
+// gatedEdge is a gated upstream edge, seen from the upstream: down reads it
+// at level.
+type gatedEdge struct {
+	down  string
+	level ContractLevel
+}
+
+// gatedLineage is the lineage of gated edges between the models known to
+// the environment: the spec's models (their upstream lists as the spec
+// declares them) and the registered ones (as their stored definitions
+// declare them, for models of other specs). It is what impact and releases
+// walk downstream; graph.Lineage cannot carry the contract level an edge
+// waits at, which decides how far a window reaches.
+type gatedLineage struct {
+	// names lists every known model, sorted.
+	names    []string
+	down     map[string][]gatedEdge
+	timeless map[string]bool
+	pipeline map[string]string
+}
+
+// gatedLineage builds the lineage of the environment's gated edges. An edge
+// the environment does not gate (deactivate_for_dev in a suffixed run) and
+// an EXISTS edge (it never waits on data) are left out.
+func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
+	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the registered models: %w", err)
+	}
+	l := &gatedLineage{down: map[string][]gatedEdge{}, timeless: map[string]bool{}, pipeline: map[string]string{}}
+	models := map[string]*Model{}
+	for _, rec := range recs {
+		l.pipeline[rec.Name] = rec.Pipeline
+		l.timeless[rec.Name] = rec.Temporality == Timeless.String()
+		if m, err := ModelFromRecord(rec); err == nil {
+			models[rec.Name] = m
+		} else {
+			// A definition this bollhav cannot read still has units; it
+			// only contributes no edges.
+			models[rec.Name] = &Model{Name: rec.Name, Pipeline: rec.Pipeline}
+		}
+	}
+	if e.Spec != nil {
+		for _, m := range e.Spec.Models {
+			models[m.Name] = m
+			l.pipeline[m.Name] = m.Pipeline
+			if _, registered := l.timeless[m.Name]; !registered {
+				l.timeless[m.Name] = m.Temporality == Timeless
+			}
+		}
+	}
+	for name, m := range models {
+		l.names = append(l.names, name)
+		for _, src := range m.Upstream {
+			if !src.Gated() || src.Contract == Exists || m.GateSkipped(src, e.Env) {
+				continue
+			}
+			l.down[src.Name] = append(l.down[src.Name], gatedEdge{down: name, level: src.Contract})
+		}
+	}
+	sort.Strings(l.names)
+	for _, ds := range l.down {
+		slices.SortFunc(ds, func(a, b gatedEdge) int { return cmp.Compare(a.down, b.down) })
+	}
+	return l, nil
+}
+
+// selectModels applies a BlockedFilter: the models it names, sorted.
+func (l *gatedLineage) selectModels(e *Engine, f BlockedFilter) ([]string, error) {
+	var out []string
+	for _, n := range l.names {
+		if f.Model != "" && n != f.Model {
+			continue
+		}
+		if f.Pipeline != "" && l.pipeline[n] != f.Pipeline {
+			continue
+		}
+		out = append(out, n)
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	if f.Model != "" {
+		if _, known := l.pipeline[f.Model]; known {
+			return nil, fmt.Errorf("model %s is in pipeline %s, not %s", f.Model, l.pipeline[f.Model], f.Pipeline)
+		}
+		if e.Spec != nil {
+			return nil, unknownModelError(e.Spec, f.Model)
+		}
+		return nil, fmt.Errorf("unknown model %q: not registered in %s", f.Model, e.Env)
+	}
+	if f.Pipeline != "" {
+		var ps []string
+		for _, p := range l.pipeline {
+			if !slices.Contains(ps, p) {
+				ps = append(ps, p)
+			}
+		}
+		slices.Sort(ps)
+		return nil, fmt.Errorf("unknown pipeline %q: the pipelines are %s", f.Pipeline, strings.Join(ps, ", "))
+	}
+	return nil, nil
+}
+
+// reachKind is how far a range of an upstream reaches into a downstream
+// model's units, ordered from narrowest to widest.
+type reachKind uint8
+
+const (
+	reachNone reachKind = iota
+	// reachSame: the units whose window overlaps the range.
+	reachSame
+	// reachFrom: the units whose window ends after the range begins.
+	reachFrom
+	// reachAll: every unit of the model.
+	reachAll
+)
+
+// widen is how far a reach into an upstream carries across a gated edge at
+// level: EXACT and ENCAPSULATE look only at the downstream unit's own
+// window, so the range carries as it is; THROUGH waits on the prefix up to
+// the unit's until, so every unit ending after the range begins waits;
+// WHOLE waits on the whole upstream, so every unit waits.
+func widen(k reachKind, level ContractLevel) reachKind {
+	switch level {
+	case Through:
+		return max(k, reachFrom)
+	case Whole:
+		return reachAll
+	}
+	return k
+}
+
+// downstreamReach walks the gated lineage down from model, which a range
+// reaches at start, and returns how far the range reaches into each
+// downstream model (model itself left out). Reaches only widen, so the walk
+// ends even on a cyclic lineage.
+func (l *gatedLineage) downstreamReach(model string, start reachKind) map[string]reachKind {
+	out := map[string]reachKind{model: start}
+	queue := []string{model}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, ed := range l.down[u] {
+			k := widen(out[u], ed.level)
+			if l.timeless[ed.down] {
+				k = reachAll // its one row waits on the whole upstream
+			}
+			if k > out[ed.down] {
+				out[ed.down] = k
+				queue = append(queue, ed.down)
+			}
+		}
+	}
+	delete(out, model)
+	return out
+}
+
+// windowIndex holds the windows of one model's units of some statuses,
+// sorted by since and by until separately, so the units overlapping a range
+// are counted with two binary searches: overlapping [a, b) is since < b
+// minus until <= a (a unit ending by a began before b).
+type windowIndex struct {
+	sinces, untils []time.Time
+	// zero counts units with a zero window (a timeless existence row).
+	zero int
+}
+
+func (ix *windowIndex) count(k reachKind, w state.Window) int {
+	n := len(ix.sinces)
+	endedBy := func(t time.Time) int { // untils <= t
+		return sort.Search(n, func(i int) bool { return ix.untils[i].After(t) })
+	}
+	switch k {
+	case reachAll:
+		return n + ix.zero
+	case reachFrom:
+		return n - endedBy(w.Since)
+	case reachSame:
+		begunBefore := sort.Search(n, func(i int) bool { return !ix.sinces[i].Before(w.Until) })
+		return begunBefore - endedBy(w.Since)
+	}
+	return 0
+}
+
+// impactCounter counts, for a window of a model, the downstream units of
+// the given statuses that the window reaches. It reads each downstream
+// model's units once (their windows only) and the lineage's reach once per
+// upstream model, so counting for many windows costs binary searches.
+type impactCounter struct {
+	e        *Engine
+	lin      *gatedLineage
+	statuses []state.UnitStatus
+	idx      map[string]*windowIndex
+	reach    map[string]map[string]reachKind
+}
+
+func newImpactCounter(e *Engine, lin *gatedLineage, statuses []state.UnitStatus) *impactCounter {
+	return &impactCounter{e: e, lin: lin, statuses: statuses, idx: map[string]*windowIndex{}, reach: map[string]map[string]reachKind{}}
+}
+
+// count is the number of units downstream of model that w reaches; a zero
+// w (a timeless existence row) reaches every unit of every downstream model.
+func (c *impactCounter) count(ctx context.Context, model string, w state.Window) (int, error) {
+	start := reachSame
+	if w.Since.IsZero() && w.Until.IsZero() {
+		start = reachAll
+	}
+	key := fmt.Sprintf("%d %s", start, model)
+	reach, ok := c.reach[key]
+	if !ok {
+		reach = c.lin.downstreamReach(model, start)
+		c.reach[key] = reach
+	}
+	n := 0
+	for d, k := range reach {
+		ix, err := c.index(ctx, d)
+		if err != nil {
+			return 0, err
+		}
+		n += ix.count(k, w)
+	}
+	return n, nil
+}
+
+func (c *impactCounter) index(ctx context.Context, model string) (*windowIndex, error) {
+	if ix, ok := c.idx[model]; ok {
+		return ix, nil
+	}
+	ix := &windowIndex{}
+	err := c.e.Store.ScanUnits(ctx, state.UnitQuery{Env: c.e.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
+		if u.Window.Since.IsZero() && u.Window.Until.IsZero() {
+			ix.zero++
+			return nil
+		}
+		ix.sinces = append(ix.sinces, u.Window.Since)
+		ix.untils = append(ix.untils, u.Window.Until)
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return nil, fmt.Errorf("reading the units of %s: %w", model, err)
+	}
+	byTime := func(a, b time.Time) int { return a.Compare(b) }
+	slices.SortFunc(ix.sinces, byTime) // window order already; cheap to be sure
+	slices.SortFunc(ix.untils, byTime)
+	c.idx[model] = ix
+	return ix, nil
+}

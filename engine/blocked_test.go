@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+func blockedString(us []BlockedUnit) []string {
+	out := []string{}
+	for _, u := range us {
+		w := "existence"
+		if !u.Window.Since.IsZero() {
+			w = u.Window.String()
+		}
+		out = append(out, fmt.Sprintf("%s %s impact=%d", u.Model, w, u.Impact))
+	}
+	return out
+}
+
+func TestBlockedOrdersByImpact(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		got, err := e.Blocked(t.Context(), BlockedFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Impacts by hand (outstanding units downstream, reached through
+		// the gated lineage):
+		//   mart.daily day 0: report.running day 0 (THROUGH, ends after
+		//     day 0 begins) + report.snapshot (WHOLE) = 2
+		//   mart.hourly 05, 07: report.hourly_rollup day 0 = 1 each
+		//   mart.flex 05, 07, report.*: nothing downstream = 0
+		// Ties by model, then since.
+		expectStrings(t, "blocked", blockedString(got), []string{
+			"mart.daily " + days(0, 1).String() + " impact=2",
+			"mart.hourly " + hours(5, 6).String() + " impact=1",
+			"mart.hourly " + hours(7, 8).String() + " impact=1",
+			"mart.flex " + hours(5, 6).String() + " impact=0",
+			"mart.flex " + hours(7, 8).String() + " impact=0",
+			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
+			"report.running " + days(0, 1).String() + " impact=0",
+			"report.snapshot existence impact=0",
+		})
+		if got[0].Pipeline != "core" || got[0].Reason != "raw.orders (ENCAPSULATE): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z), [2026-01-01T07:00:00Z, 2026-01-01T08:00:00Z)" {
+			t.Errorf("first %+v", got[0])
+		}
+
+		// Filters.
+		got, err = e.Blocked(t.Context(), BlockedFilter{Pipeline: "reports"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStrings(t, "reports", blockedString(got), []string{
+			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
+			"report.running " + days(0, 1).String() + " impact=0",
+			"report.snapshot existence impact=0",
+		})
+		got, err = e.Blocked(t.Context(), BlockedFilter{Model: "mart.hourly"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStrings(t, "mart.hourly", blockedString(got), []string{
+			"mart.hourly " + hours(5, 6).String() + " impact=1",
+			"mart.hourly " + hours(7, 8).String() + " impact=1",
+		})
+		got, err = e.Blocked(t.Context(), BlockedFilter{Model: "raw.orders"})
+		if err != nil || len(got) != 0 {
+			t.Errorf("raw.orders has failed units, none blocked: %v %v", got, err)
+		}
+
+		for f, want := range map[BlockedFilter]string{
+			{Model: "mart.dayly"}:                      `unknown model "mart.dayly": did you mean mart.daily?`,
+			{Pipeline: "nope"}:                         `unknown pipeline "nope": the pipelines are core, ingest, reports`,
+			{Model: "mart.daily", Pipeline: "reports"}: "model mart.daily is in pipeline core, not reports",
+		} {
+			if _, err := e.Blocked(t.Context(), f); err == nil || err.Error() != want {
+				t.Errorf("Blocked(%+v) = %v, want %q", f, err, want)
+			}
+		}
+	})
+}
+
+func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		// Apply report.running's day 0 and fail report.snapshot by hand
+		// (the store, not the engine: the run loop's statuses): mart.daily
+		// day 0 then reaches only the failed snapshot, which still waits.
+		ctx := t.Context()
+		if _, err := s.SetStatus(ctx, state.StatusChange{Model: "report.running", Window: days(0, 1), From: []state.UnitStatus{state.Blocked},
+			To: state.Applied, AppliedAt: t0, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetStatus(ctx, state.StatusChange{Model: "report.snapshot", From: []state.UnitStatus{state.Blocked},
+			To: state.Failed, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.Blocked(ctx, BlockedFilter{Model: "mart.daily"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		expectStrings(t, "blocked", blockedString(got), []string{"mart.daily " + days(0, 1).String() + " impact=1"})
+	})
+}
+
+// TestImpactReach checks the reach rules on a store-free lineage and index.
+func TestBlockedReachAndWindowIndex(t *testing.T) {
+	l := &gatedLineage{
+		down: map[string][]gatedEdge{
+			"a": {{down: "b", level: Encapsulate}, {down: "c", level: Through}},
+			"b": {{down: "d", level: Whole}, {down: "e", level: Exact}},
+			"c": {{down: "e", level: Encapsulate}},
+		},
+		timeless: map[string]bool{"f": true},
+	}
+	l.down["e"] = []gatedEdge{{down: "f", level: Encapsulate}}
+	got := l.downstreamReach("a", reachSame)
+	// b same; c from (THROUGH); d all (WHOLE); e from (via c, wider than
+	// via b); f all (timeless); a itself left out.
+	want := map[string]reachKind{"b": reachSame, "c": reachFrom, "d": reachAll, "e": reachFrom, "f": reachAll}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("reach %v, want %v", got, want)
+	}
+	// A cycle back to a ends (reaches only widen) and leaves a out.
+	l.down["c"] = append(l.down["c"], gatedEdge{down: "a", level: Encapsulate})
+	if got := l.downstreamReach("a", reachSame); len(got) != 5 || got["b"] != reachFrom {
+		t.Errorf("cyclic reach %v", got)
+	}
+
+	h := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Hour) }
+	ix := &windowIndex{zero: 1}
+	for _, w := range []state.Window{hours(0, 2), hours(1, 3), hours(4, 5), hours(6, 9)} {
+		ix.sinces = append(ix.sinces, w.Since)
+		ix.untils = append(ix.untils, w.Until)
+	}
+	ix.untils = []time.Time{h(2), h(3), h(5), h(9)}
+	for _, c := range []struct {
+		k    reachKind
+		w    state.Window
+		want int
+	}{
+		{reachSame, hours(2, 4), 1},  // [1,3) only: [0,2) ends at 2, [4,5) begins at 4
+		{reachSame, hours(0, 10), 4}, // all four
+		{reachSame, hours(5, 6), 0},  // between [4,5) and [6,9)
+		{reachFrom, hours(3, 4), 2},  // [4,5) and [6,9) end after 3
+		{reachFrom, hours(9, 10), 0}, // nothing ends after 9
+		{reachAll, hours(9, 10), 5},  // every unit, the zero-window one too
+	} {
+		if n := ix.count(c.k, c.w); n != c.want {
+			t.Errorf("count(%d, %s) = %d, want %d", c.k, c.w, n, c.want)
+		}
+	}
+}
+
+// TestBlockedScales lists 100,000 blocked units, each holding back one
+// pending unit downstream, from the store of each backend.
+func TestBlockedScales(t *testing.T) {
+	if testing.Short() {
+		t.Skip("100,000 units")
+	}
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: big.q
+    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: big.h
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: big.q, contract: encapsulate}]
+    run: {command: ["true"]}
+`)
+		ctx := t.Context()
+		if _, err := e.Apply(ctx); err != nil {
+			t.Fatal(err)
+		}
+		const n = 100_000
+		g, _ := state.NewGrid(t0, state.Interval{N: 15, Unit: state.Minute}, time.UTC)
+		qs := make([]state.Window, n)
+		for i := range qs {
+			qs[i] = g.WindowAt(i)
+		}
+		hs := make([]state.Window, n/4)
+		for i := range hs {
+			hs[i] = hours(i, i+1)
+		}
+		for model, ws := range map[string][]state.Window{"big.q": qs, "big.h": hs} {
+			if _, err := s.Prefill(ctx, "", model, ws, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.SetStatus(ctx, state.StatusChange{Model: "big.q", From: []state.UnitStatus{state.Pending}, To: state.Blocked, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		got, err := e.Blocked(ctx, BlockedFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d blocked units in %s", len(got), time.Since(start))
+		// Each quarter hour overlaps exactly its pending hour of big.h.
+		if len(got) != n || got[0].Impact != 1 || got[n-1].Impact != 1 || !got[0].Window.Equal(qs[0]) || !got[n-1].Window.Equal(qs[n-1]) {
+			t.Fatalf("%d units, first %+v, last %+v", len(got), got[0], got[n-1])
+		}
+	})
+}

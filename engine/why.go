@@ -1,0 +1,692 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// ErrWhyNeedsTime is Why asked about a temporal model without a time.
+var ErrWhyNeedsTime = errors.New("a temporal model needs a time inside the window to explain")
+
+// StatusMissing is the status Why gives a window the store holds no unit
+// for: never prefilled, or deleted by a torch. It is not a unit status.
+const StatusMissing state.UnitStatus = "missing"
+
+// Bounds that keep Why cheap on a deep lineage or a huge backlog.
+const (
+	// MaxRootCauseDepth bounds the root-cause chain, the unit included.
+	MaxRootCauseDepth = 32
+	// MaxFrontier bounds the windows the frontier lists; the rest are
+	// counted in WhyReport.FrontierMore.
+	MaxFrontier = 500
+)
+
+// WhyReport explains one unit: its state, each gated upstream's verdict as
+// the gate sees it now, the chain of units upstream that holds it back, and
+// the upstream windows whose application would unblock it.
+type WhyReport struct {
+	Model       string
+	Pipeline    string
+	Temporality Temporality
+	Flexibility Flexibility
+	// Interval is the grain of a fixed model, the chunk of a flexible one;
+	// zero when timeless.
+	Interval state.Interval
+	// Window is the unit's window: the stored unit containing the asked
+	// time, else the grid (or, for a flexible model, chunk) window holding
+	// it; zero for a timeless model.
+	Window state.Window
+	// Status is the unit's status, or StatusMissing when the store holds no
+	// unit for Window.
+	Status        state.UnitStatus
+	BlockedReason string
+	Error         string
+	AppliedAt     *time.Time
+	Attempts      int
+	// Registered is false for a spec model not registered yet.
+	Registered bool
+	// Now is the time the gate was evaluated at (the engine's clock, so
+	// --as-of answers "will this be stale tomorrow?").
+	Now time.Time
+	// Satisfied is true when every gated upstream is satisfied now: the
+	// unit would run if it were claimed.
+	Satisfied bool
+	// Upstreams holds one report per gated upstream, in declaration order.
+	Upstreams []UpstreamReport
+	// RootCause is the chain from this unit upstream: element 0 is the
+	// unit itself, each next element a unit (or a missing window) of the
+	// first unsatisfied upstream (in declaration order) of the one before
+	// that holds it back, and
+	// the last one the root cause: a failed unit, a pending or running (or
+	// blocked) unit whose own gate is satisfied now, a missing window, an
+	// applied but stale upstream row (Stale), or a unit whose gate has a
+	// hard error. The chain stops at an applied unit, on a cycle, and after
+	// MaxRootCauseDepth links.
+	RootCause []ChainLink
+	// Frontier is the fewest upstream windows whose application would
+	// unblock this unit, in upstream declaration order, then window order;
+	// see FrontierWindow. It follows the gate evaluated now, whatever the
+	// stored status: empty when every gated upstream is satisfied (or has a
+	// hard error, which no application fixes).
+	Frontier []FrontierWindow
+	// FrontierMore counts the frontier windows left out past MaxFrontier
+	// (not deduplicated, so an upper bound).
+	FrontierMore int
+}
+
+// UpstreamReport is one gated upstream's verdict for the unit, with the
+// ages of the rows the level selected, measured at WhyReport.Now.
+type UpstreamReport struct {
+	Verdict
+	Freshness *Freshness
+	// NewestAge and OldestAge are Now minus the newest and oldest
+	// applied_at of the selected rows, when the level selected any.
+	NewestAge, OldestAge *time.Duration
+}
+
+// ChainLink is one unit of a root-cause chain.
+type ChainLink struct {
+	Model string
+	// Window is zero for a timeless model's existence row.
+	Window state.Window
+	// Status is the unit's status, or StatusMissing.
+	Status state.UnitStatus
+	// Stale marks an applied upstream row whose age makes the gate stale.
+	Stale bool
+	// Detail is the unit's error (failed), its blocked_reason (blocked),
+	// the stale verdict, or a hard gate error; empty otherwise.
+	Detail string
+}
+
+// FrontierWindow is one upstream window whose application the unit waits
+// on. For an upstream missing ranges, it is each unit of that upstream
+// overlapping a missing range that is not applied, and each window in a
+// missing range no unit covers (a grid window of a fixed upstream, the gap
+// itself for a flexible one; Status StatusMissing); for a timeless upstream
+// not applied, its existence row; for a stale upstream, the applied rows to
+// re-apply (Stale): under LATEST the selected row with the latest window,
+// under ALL every selected row older than the threshold. EXISTS is satisfied
+// by registration alone and so never has a frontier.
+type FrontierWindow struct {
+	Model  string
+	Window state.Window
+	Status state.UnitStatus
+	Stale  bool
+	// Releases counts the units of the models downstream of Model, directly
+	// or transitively through gated edges, that are blocked or pending now
+	// and that this window reaches: whose window overlaps it across EXACT
+	// and ENCAPSULATE edges, that end after it begins across a THROUGH edge,
+	// every unit across a WHOLE edge, and every unit of a timeless model.
+	// EXISTS edges never wait on data and are not followed. It is counted
+	// from unit windows alone, without re-evaluating any gate, so it is an
+	// upper bound: a counted unit may also wait on something else. The
+	// explained unit itself is counted when the window reaches it.
+	Releases int
+}
+
+// Why explains the unit of model that contains at (at is ignored for a
+// timeless model): its status, every gated upstream's verdict at the
+// engine's now, the root-cause chain and the unblock frontier. It only
+// reads the store. An unknown model, a temporal model without at, and a
+// time before the model's start are errors.
+func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyReport, error) {
+	an := &analysis{e: e, env: e.Env.Suffix, now: e.now(), shapes: &shapes{}, models: map[string]analysisModel{}}
+	m, registered, err := an.model(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	r := &WhyReport{Model: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality, Registered: registered, Now: an.now}
+	if m.Temporality == Temporal {
+		r.Flexibility, r.Interval = m.Chunking.Flexibility, m.Chunking.Interval
+	}
+	unit, w, err := an.unitAt(ctx, m, at, registered)
+	if err != nil {
+		return nil, err
+	}
+	r.Window, r.Status = w, StatusMissing
+	if unit != nil {
+		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
+	}
+	gate, err := e.gateUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
+	if err != nil {
+		return nil, err
+	}
+	r.Satisfied = gate.Satisfied
+	for i, src := range gatedSources(m) {
+		v := gate.Verdicts[i]
+		ur := UpstreamReport{Verdict: v, Freshness: src.Freshness}
+		if v.Newest != nil {
+			d := an.now.Sub(*v.Newest)
+			ur.NewestAge = &d
+		}
+		if v.Oldest != nil {
+			d := an.now.Sub(*v.Oldest)
+			ur.OldestAge = &d
+		}
+		r.Upstreams = append(r.Upstreams, ur)
+	}
+	if r.RootCause, err = an.rootCause(ctx, m, w, unit, gate); err != nil {
+		return nil, err
+	}
+	if r.Frontier, r.FrontierMore, err = an.frontier(ctx, m, w, gate); err != nil {
+		return nil, err
+	}
+	if len(r.Frontier) > 0 {
+		lin, err := e.gatedLineage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		counter := newImpactCounter(e, lin, []state.UnitStatus{state.Blocked, state.Pending})
+		for i := range r.Frontier {
+			if r.Frontier[i].Releases, err = counter.count(ctx, r.Frontier[i].Model, r.Frontier[i].Window); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r, nil
+}
+
+// analysis reads models and units for one Why, at one now, caching model
+// lookups and upstream registrations.
+type analysis struct {
+	e      *Engine
+	env    string
+	now    time.Time
+	shapes *shapes
+	models map[string]analysisModel
+}
+
+type analysisModel struct {
+	m          *Model
+	registered bool
+	err        error
+}
+
+// model is name as the analysis reads it: the spec's definition (its
+// upstreams are what the next run gates on) with the registered shape (what
+// its units were cut by), the registration alone for a model the spec does
+// not define, or the spec's for one not registered yet.
+func (an *analysis) model(ctx context.Context, name string) (*Model, bool, error) {
+	if am, ok := an.models[name]; ok {
+		return am.m, am.registered, am.err
+	}
+	am := an.lookup(ctx, name)
+	an.models[name] = am
+	return am.m, am.registered, am.err
+}
+
+func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
+	var reg *Model
+	rec, err := an.e.Store.Model(ctx, an.env, name)
+	switch {
+	case err == nil:
+		if reg, err = ModelFromRecord(rec); err != nil {
+			return analysisModel{err: err}
+		}
+	case errors.Is(err, state.ErrNotFound):
+	default:
+		return analysisModel{err: fmt.Errorf("reading the registration of %s: %w", name, err)}
+	}
+	spec := an.e.Spec.Model(name)
+	switch {
+	case spec != nil && reg != nil:
+		m := *spec
+		m.Temporality, m.Chunking = reg.Temporality, reg.Chunking
+		return analysisModel{m: &m, registered: true}
+	case spec != nil:
+		return analysisModel{m: spec}
+	case reg != nil:
+		return analysisModel{m: reg, registered: true}
+	case an.e.Spec != nil:
+		return analysisModel{err: unknownModelError(an.e.Spec, name)}
+	}
+	return analysisModel{err: fmt.Errorf("unknown model %q: not registered in %s", name, an.e.Env)}
+}
+
+// gatedSources are m's gated sources in declaration order: the sources
+// GateUnit gives a verdict for, in the same order.
+func gatedSources(m *Model) []Source {
+	var out []Source
+	for _, s := range m.Upstream {
+		if s.Gated() {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// windowOf is the gate's window argument for a unit of m: nil when timeless.
+func windowOf(m *Model, w state.Window) *state.Window {
+	if m.Temporality == Timeless {
+		return nil
+	}
+	return &w
+}
+
+// unitAt finds the unit of m containing at: the stored unit holding it
+// (for a fixed model the one on its grid first), else the window of m's
+// grid holding it — the fixed grid, or the chunk a flexible model slices
+// work by — with a nil unit. A timeless model's unit is its existence row.
+func (an *analysis) unitAt(ctx context.Context, m *Model, at time.Time, registered bool) (*state.Unit, state.Window, error) {
+	if m.Temporality == Timeless {
+		if !registered {
+			return nil, state.Window{}, nil
+		}
+		u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: m.Name})
+		return u, state.Window{}, err
+	}
+	c := m.Chunking
+	if at.IsZero() {
+		return nil, state.Window{}, fmt.Errorf("model %s: %w", m.Name, ErrWhyNeedsTime)
+	}
+	if at.Before(c.Start) {
+		return nil, state.Window{}, fmt.Errorf("model %s starts at %s: %s is before its first window", m.Name, state.FormatTime(c.Start), state.FormatTime(at))
+	}
+	grid, err := state.NewGrid(c.Start, c.Interval, c.Location)
+	if err != nil {
+		return nil, state.Window{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	gw := grid.WindowContaining(at)
+	if !registered {
+		return nil, gw, nil
+	}
+	var found *state.Unit
+	probe := state.Window{Since: at, Until: at.Add(time.Microsecond)}
+	err = an.e.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: m.Name, Window: probe}, func(u state.Unit) error {
+		if !u.Window.Contains(at) {
+			return nil
+		}
+		if found == nil || (u.Window.Equal(gw) && !found.Window.Equal(gw)) {
+			found = &u
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return nil, state.Window{}, fmt.Errorf("reading the units of %s: %w", m.Name, err)
+	}
+	if found != nil {
+		return found, found.Window, nil
+	}
+	return nil, gw, nil
+}
+
+// errStop ends a scan early.
+var errStop = errors.New("stop")
+
+// firstUnit is the first unit q matches, or nil.
+func (an *analysis) firstUnit(ctx context.Context, q state.UnitQuery) (*state.Unit, error) {
+	var found *state.Unit
+	err := an.e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		found = &u
+		return errStop
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, state.ErrNotFound) {
+		return nil, fmt.Errorf("reading the units of %s: %w", q.Model, err)
+	}
+	return found, nil
+}
+
+// chainStep is a unit of the chain being walked: its model, window, stored
+// unit (nil when missing) and, for the first, the gate already evaluated.
+type chainStep struct {
+	m    *Model
+	link ChainLink
+	gate *UnitGate
+}
+
+func linkOf(m *Model, w state.Window, u *state.Unit) ChainLink {
+	l := ChainLink{Model: m.Name, Window: w, Status: StatusMissing}
+	if u != nil {
+		l.Window, l.Status = u.Window, u.Status
+		switch u.Status {
+		case state.Failed:
+			l.Detail = u.Error
+		case state.Blocked:
+			l.Detail = u.BlockedReason
+		}
+	}
+	return l
+}
+
+// rootCause walks from the unit upstream: while the current unit is
+// outstanding and its gate (evaluated now) has an unsatisfied upstream, the
+// first such upstream's unit that holds it back is the next link — a failed
+// unit first, then blocked, running, pending, then a missing window, each in
+// window order. See WhyReport.RootCause.
+func (an *analysis) rootCause(ctx context.Context, m *Model, w state.Window, u *state.Unit, gate UnitGate) ([]ChainLink, error) {
+	cur := chainStep{m: m, link: linkOf(m, w, u), gate: &gate}
+	links := []ChainLink{cur.link}
+	seen := map[string]bool{chainKey(cur.link): true}
+	for len(links) < MaxRootCauseDepth {
+		switch cur.link.Status {
+		case state.Applied, state.Failed, StatusMissing:
+			return links, nil
+		}
+		g := cur.gate
+		if g == nil {
+			ug, err := an.e.gateUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+			if err != nil {
+				return nil, err
+			}
+			g = &ug
+		}
+		if g.Err != nil {
+			if links[len(links)-1].Detail == "" {
+				links[len(links)-1].Detail = "gate: " + g.Err.Error()
+			}
+			return links, nil
+		}
+		var next *chainStep
+		for i, src := range gatedSources(cur.m) {
+			v := g.Verdicts[i]
+			if v.Satisfied || v.Skipped {
+				continue
+			}
+			var err error
+			if next, err = an.blocker(ctx, cur.m, src, v, cur.link.Window); err != nil {
+				return nil, err
+			}
+			if next != nil {
+				break // the first unsatisfied upstream with a unit to name
+			}
+		}
+		if next == nil {
+			return links, nil
+		}
+		k := chainKey(next.link)
+		if seen[k] {
+			return links, nil
+		}
+		seen[k] = true
+		links = append(links, next.link)
+		cur = *next
+	}
+	return links, nil
+}
+
+func chainKey(l ChainLink) string {
+	return l.Model + " " + l.Window.String()
+}
+
+// statusRank orders the units that hold a downstream unit back by how much
+// they explain: a failed unit is a root cause, a blocked one leads further
+// upstream.
+var statusRank = map[state.UnitStatus]int{state.Failed: 0, state.Blocked: 1, state.Running: 2, state.Pending: 3, StatusMissing: 4}
+
+// blocker is the unit of src that most holds back a unit of m with window
+// w, given src's unsatisfied verdict v; nil when there is none to name (a
+// WHOLE upstream with no complete window yet).
+func (an *analysis) blocker(ctx context.Context, m *Model, src Source, v Verdict, w state.Window) (*chainStep, error) {
+	um, _, err := an.model(ctx, src.Name)
+	if err != nil {
+		return nil, err
+	}
+	if v.Stale {
+		rows, err := an.staleRows(ctx, m, src, w, v)
+		if err != nil || len(rows) == 0 {
+			return nil, err
+		}
+		// Under ALL, the oldest of the rows past the threshold: the age the
+		// verdict judged.
+		pick := rows[0]
+		for _, r := range rows[1:] {
+			if r.AppliedAt.Before(pick.AppliedAt) {
+				pick = r
+			}
+		}
+		return &chainStep{m: um, link: ChainLink{Model: um.Name, Window: pick.Window, Status: state.Applied, Stale: true, Detail: v.Reason}}, nil
+	}
+	if um.Temporality == Timeless {
+		u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: um.Name})
+		if err != nil {
+			return nil, err
+		}
+		return &chainStep{m: um, link: linkOf(um, state.Window{}, u)}, nil
+	}
+	// A failed unit in a missing range is the answer wherever it lies.
+	for _, r := range v.Missing {
+		u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: um.Name, Window: r, Statuses: []state.UnitStatus{state.Failed}})
+		if err != nil {
+			return nil, err
+		}
+		if u != nil {
+			return &chainStep{m: um, link: linkOf(um, u.Window, u)}, nil
+		}
+	}
+	var best *chainStep
+	for _, r := range v.Missing {
+		err := an.walkOutstanding(ctx, um, r, func(u *state.Unit, gap state.Window) bool {
+			var step chainStep
+			if u != nil {
+				step = chainStep{m: um, link: linkOf(um, u.Window, u)}
+			} else {
+				ws, _ := gapWindows(um, gap, 1)
+				if len(ws) == 0 {
+					return false
+				}
+				step = chainStep{m: um, link: ChainLink{Model: um.Name, Window: ws[0], Status: StatusMissing}}
+			}
+			if best == nil || statusRank[step.link.Status] < statusRank[best.link.Status] {
+				best = &step
+			}
+			return best.link.Status == state.Blocked // nothing but failed ranks higher
+		})
+		if err != nil {
+			return nil, err
+		}
+		if best != nil && best.link.Status == state.Blocked {
+			break
+		}
+	}
+	return best, nil
+}
+
+// walkOutstanding calls fn, in window order, with every unit of um that
+// overlaps r and is not applied (u set), and with every part of r that no
+// such unit covers (u nil, gap set), until fn returns true. r is a missing
+// range of a gate, so no applied unit overlaps it. It streams the units.
+func (an *analysis) walkOutstanding(ctx context.Context, um *Model, r state.Window, fn func(u *state.Unit, gap state.Window) bool) error {
+	cursor := r.Since
+	stopped := false
+	gap := func(until time.Time) bool {
+		if until.After(r.Until) {
+			until = r.Until
+		}
+		if !until.After(cursor) {
+			return false
+		}
+		return fn(nil, state.Window{Since: cursor, Until: until})
+	}
+	err := an.e.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: um.Name, Window: r, Statuses: outstandingStatuses}, func(u state.Unit) error {
+		if u.Window.Since.After(cursor) && gap(u.Window.Since) {
+			stopped = true
+			return errStop
+		}
+		if u.Window.Until.After(cursor) {
+			cursor = u.Window.Until
+		}
+		if fn(&u, state.Window{}) {
+			stopped = true
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) && !errors.Is(err, state.ErrNotFound) {
+		return fmt.Errorf("reading the units of %s: %w", um.Name, err)
+	}
+	if !stopped && cursor.Before(r.Until) {
+		gap(r.Until)
+	}
+	return nil
+}
+
+// gapWindows cuts a range no unit of um covers into the windows that would
+// cover it: the grid windows of a fixed model overlapping it (at most limit
+// of them, with the count of the rest), or the range itself for a flexible
+// model (its coverage is not bound to a grid). The part before um's start
+// can never be applied and is left out.
+func gapWindows(um *Model, gap state.Window, limit int) ([]state.Window, int) {
+	c := um.Chunking
+	if c == nil {
+		return nil, 0
+	}
+	if gap.Since.Before(c.Start) {
+		gap.Since = c.Start
+	}
+	if gap.Empty() {
+		return nil, 0
+	}
+	if c.Flexibility == Flex {
+		return []state.Window{gap}, 0
+	}
+	grid, err := state.NewGrid(c.Start, c.Interval, c.Location)
+	if err != nil {
+		return nil, 0
+	}
+	first, last := grid.Index(gap.Since), grid.Index(gap.Until.Add(-time.Nanosecond))
+	var out []state.Window
+	for k := first; k <= last && len(out) < limit; k++ {
+		if gw := grid.WindowAt(k); !gw.Empty() {
+			out = append(out, gw)
+		}
+	}
+	return out, max(0, last-first+1-len(out))
+}
+
+// staleRows are the applied rows of src that the level selects for a unit
+// of m with window w and that keep it stale: under LATEST the one with the
+// latest window (re-applying it renews the newest applied_at), under ALL
+// every one older than the threshold.
+func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state.Window, v Verdict) ([]AppliedRow, error) {
+	if src.Freshness == nil {
+		return nil, nil
+	}
+	sh, err := an.e.shapeOf(ctx, an.shapes, m.RegistrationEnv(src, an.e.Env).Suffix, src.Name)
+	if err != nil || !sh.registered {
+		return nil, err
+	}
+	var need state.Window // zero: every applied row (a timeless upstream)
+	if sh.temporality == Temporal {
+		switch src.Contract {
+		case Exact, Encapsulate:
+			need = w
+		case Through:
+			need = state.Window{Since: state.Earlier(sh.grid.Start, w.Since), Until: w.Until}
+		case Whole:
+			rng, _ := sh.grid.ContractRange(an.now, sh.end)
+			need = rng
+		}
+		if need.Empty() {
+			return nil, nil
+		}
+	}
+	rows, err := an.e.Store.Applied(ctx, m.RegistrationEnv(src, an.e.Env).Suffix, src.Name, need)
+	if err != nil {
+		return nil, fmt.Errorf("reading applied rows of %s: %w", src.Name, err)
+	}
+	var sel []AppliedRow
+	for _, r := range rows {
+		switch {
+		case sh.temporality == Timeless:
+			sel = append(sel, r)
+		case src.Contract == Exact:
+			if r.Window.Equal(w) {
+				sel = append(sel, r)
+			}
+		case r.Window.Overlaps(need):
+			sel = append(sel, r)
+		}
+	}
+	if len(sel) == 0 {
+		return nil, nil
+	}
+	if src.Freshness.Scope == Latest {
+		latest := sel[0]
+		for _, r := range sel[1:] {
+			if r.Window.Until.After(latest.Window.Until) {
+				latest = r
+			}
+		}
+		return []AppliedRow{latest}, nil
+	}
+	cutoff := an.now.Add(-src.Freshness.Within)
+	var old []AppliedRow
+	for _, r := range sel {
+		if r.AppliedAt.Before(cutoff) {
+			old = append(old, r)
+		}
+	}
+	return old, nil
+}
+
+// frontier lists the upstream windows whose application would unblock a
+// unit of m with window w, given its gate; see FrontierWindow. Releases
+// are filled in by the caller.
+func (an *analysis) frontier(ctx context.Context, m *Model, w state.Window, gate UnitGate) ([]FrontierWindow, int, error) {
+	var out []FrontierWindow
+	more := 0
+	seen := map[string]bool{}
+	add := func(fw FrontierWindow) {
+		if len(out) >= MaxFrontier {
+			more++ // counted, not kept: an estimate past the cap
+			return
+		}
+		k := fw.Model + " " + fw.Window.String()
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, fw)
+		}
+	}
+	for i, src := range gatedSources(m) {
+		v := gate.Verdicts[i]
+		if v.Satisfied || v.Skipped || v.Err != nil {
+			continue
+		}
+		um, _, err := an.model(ctx, src.Name)
+		if err != nil {
+			return nil, 0, err
+		}
+		switch {
+		case v.Stale:
+			rows, err := an.staleRows(ctx, m, src, w, v)
+			if err != nil {
+				return nil, 0, err
+			}
+			for _, r := range rows {
+				add(FrontierWindow{Model: um.Name, Window: r.Window, Status: state.Applied, Stale: true})
+			}
+		case um.Temporality == Timeless:
+			u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: um.Name})
+			if err != nil {
+				return nil, 0, err
+			}
+			l := linkOf(um, state.Window{}, u)
+			if l.Status != state.Applied {
+				add(FrontierWindow{Model: um.Name, Status: l.Status})
+			}
+		default:
+			for _, r := range v.Missing {
+				err := an.walkOutstanding(ctx, um, r, func(u *state.Unit, gap state.Window) bool {
+					if u != nil {
+						add(FrontierWindow{Model: um.Name, Window: u.Window, Status: u.Status})
+						return false
+					}
+					ws, rest := gapWindows(um, gap, max(1, MaxFrontier-len(out)))
+					for _, gw := range ws {
+						add(FrontierWindow{Model: um.Name, Window: gw, Status: StatusMissing})
+					}
+					more += rest
+					return false
+				})
+				if err != nil {
+					return nil, 0, err
+				}
+			}
+		}
+	}
+	return out, more, nil
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	var model, pipeline string
+	register(&command{
+		name:    "blocked",
+		summary: "every blocked unit with its reason, most downstream impact first",
+		long: `blocked lists the units whose last gate evaluation blocked them, with their
+blocked_reason and their impact: how many units downstream (directly or through
+other models, along gated edges) wait on them — units of downstream models that
+are not applied and whose window the blocked unit's window reaches (overlaps it
+across EXACT and ENCAPSULATE, ends after it begins across THROUGH, every unit
+across WHOLE and of a timeless model). Most impact first, then by model and
+since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.`,
+		examples: []string{
+			"bollhav blocked",
+			"bollhav blocked --pipeline core",
+			"bollhav blocked --model warehouse.daily_orders -o json | jq '.units[0]'",
+		},
+		flags: func(fs *pflag.FlagSet) {
+			fs.StringVar(&model, "model", "", "only this model's blocked units")
+			fs.StringVar(&pipeline, "pipeline", "", "only the blocked units of this pipeline's models")
+		},
+		run: func(c *cmdContext, args []string) int { return runBlocked(c, args, model, pipeline) },
+	})
+}
+
+type blockedJSON struct {
+	Units []blockedUnitJSON `json:"units"`
+}
+
+type blockedUnitJSON struct {
+	Model    string  `json:"model"`
+	Since    *string `json:"since"`
+	Until    *string `json:"until"`
+	Reason   string  `json:"reason"`
+	Impact   int     `json:"impact"`
+	Pipeline string  `json:"pipeline"`
+	Attempts int     `json:"attempts"`
+}
+
+func runBlocked(c *cmdContext, args []string, model, pipeline string) int {
+	if len(args) > 0 {
+		return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "blocked")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	units, err := e.Blocked(ctx, engine.BlockedFilter{Model: model, Pipeline: pipeline})
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", whyErrLine(err))
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		out := blockedJSON{Units: []blockedUnitJSON{}}
+		for _, u := range units {
+			uj := blockedUnitJSON{Model: u.Model, Reason: u.Reason, Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts}
+			uj.Since, uj.Until = whyWindowJSON(u.Window)
+			out.Units = append(out.Units, uj)
+		}
+		writeJSON(c.Out, out)
+		return ExitOK
+	}
+	printBlocked(c.Out, units)
+	return ExitOK
+}
+
+func printBlocked(w io.Writer, units []engine.BlockedUnit) {
+	if len(units) == 0 {
+		fmt.Fprintln(w, "no blocked units")
+		return
+	}
+	rows := make([][]string, 0, len(units))
+	for _, u := range units {
+		since, until := "-", "-"
+		if s, un := whyWindowJSON(u.Window); s != nil {
+			since, until = *s, *un
+		}
+		rows = append(rows, []string{u.Model, since, until, strconv.Itoa(u.Impact), u.Reason})
+	}
+	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "IMPACT", "REASON"}, rows)
+	fmt.Fprintf(w, "%d blocked unit%s\n", len(units), plural(len(units)))
+}

@@ -1,0 +1,364 @@
+package cli
+
+import (
+	gocontext "context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	var at string
+	register(&command{
+		name:    "why",
+		args:    "MODEL --at TIME",
+		summary: "explain a unit: each gated upstream's verdict, the root-cause chain upstream, the unblock frontier",
+		long: `why finds the unit of MODEL that contains TIME (the grid window of a fixed
+model, the stored unit or chunk window of a flexible one; a timeless model has one
+unit and needs no --at) and evaluates its gate now (or at --as-of), changing
+nothing:
+
+  upstreams    each gated upstream's verdict: contract, satisfied or not, stale,
+               the missing ranges, the ages of the newest and oldest applied rows
+  root cause   the unit, then the unit of its first unsatisfied upstream that holds
+               it back (a failed unit first, then blocked, running, pending, a
+               missing window), and so on upstream until a unit that is failed,
+               missing, stale, or outstanding with nothing blocking it
+  frontier     the fewest upstream windows whose application unblocks the unit,
+               each with how many blocked or pending units downstream it releases
+
+TIME is RFC 3339 (2026-01-01T05:30:00Z) or a date (2026-01-01, midnight UTC).
+A window with no unit in the store shows as status "missing".`,
+		examples: []string{
+			"bollhav why warehouse.daily_orders --at 2026-01-05",
+			"bollhav why raw.orders --at 2026-01-05T13:20:00Z --as-of 2026-01-06T00:00:00Z",
+			"bollhav why warehouse.daily_orders --at 2026-01-05 -o json | jq '.root_cause[-1]'",
+		},
+		flags: func(fs *pflag.FlagSet) {
+			fs.StringVar(&at, "at", "", "a time inside the unit to explain: RFC 3339 or a date (not needed for a timeless model)")
+		},
+		run: func(c *cmdContext, args []string) int { return runWhy(c, args, at) },
+	})
+}
+
+// whyJSON is `why -o json`: the documented fields first, then extras.
+type whyJSON struct {
+	Model     string            `json:"model"`
+	Since     *string           `json:"since"`
+	Until     *string           `json:"until"`
+	Status    string            `json:"status"`
+	Upstreams []whyUpstreamJSON `json:"upstreams"`
+	RootCause []whyLinkJSON     `json:"root_cause"`
+	Frontier  []whyFrontierJSON `json:"frontier"`
+	Pipeline  string            `json:"pipeline"`
+	Temporal  string            `json:"temporality"`
+	Blocked   string            `json:"blocked_reason"`
+	Error     string            `json:"error"`
+	AppliedAt *string           `json:"applied_at"`
+	Attempts  int               `json:"attempts"`
+	Satisfied bool              `json:"satisfied"`
+	AsOf      string            `json:"as_of"`
+	More      int               `json:"frontier_more"`
+}
+
+type whyUpstreamJSON struct {
+	Name      string            `json:"name"`
+	Contract  string            `json:"contract"`
+	Satisfied bool              `json:"satisfied"`
+	Stale     bool              `json:"stale"`
+	Reason    string            `json:"reason"`
+	Missing   [][2]string       `json:"missing"`
+	Skipped   bool              `json:"skipped"`
+	Error     string            `json:"error,omitempty"`
+	Newest    *string           `json:"newest_applied_at"`
+	Oldest    *string           `json:"oldest_applied_at"`
+	NewestAge *int64            `json:"newest_age_seconds"`
+	OldestAge *int64            `json:"oldest_age_seconds"`
+	Freshness *whyFreshnessJSON `json:"freshness"`
+}
+
+type whyFreshnessJSON struct {
+	Within string `json:"within"`
+	Scope  string `json:"scope"`
+}
+
+type whyLinkJSON struct {
+	Model  string  `json:"model"`
+	Since  *string `json:"since"`
+	Until  *string `json:"until"`
+	Status string  `json:"status"`
+	Stale  bool    `json:"stale,omitempty"`
+	Detail string  `json:"detail,omitempty"`
+}
+
+type whyFrontierJSON struct {
+	Model    string  `json:"model"`
+	Since    *string `json:"since"`
+	Until    *string `json:"until"`
+	Releases int     `json:"releases"`
+	Status   string  `json:"status"`
+	Stale    bool    `json:"stale,omitempty"`
+}
+
+// whyWindowJSON is a window's bounds as JSON: RFC 3339 UTC, or null for a
+// timeless model's existence row.
+func whyWindowJSON(w state.Window) (since, until *string) {
+	if w.Since.IsZero() && w.Until.IsZero() {
+		return nil, nil
+	}
+	s, u := state.FormatTime(w.Since), state.FormatTime(w.Until)
+	return &s, &u
+}
+
+func whyTimeJSON(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	s := state.FormatTime(*t)
+	return &s
+}
+
+func whySecondsJSON(d *time.Duration) *int64 {
+	if d == nil {
+		return nil
+	}
+	s := int64(d.Seconds())
+	return &s
+}
+
+func runWhy(c *cmdContext, args []string, at string) int {
+	if len(args) != 1 {
+		return c.fail("why", &usageError{"want exactly one MODEL"})
+	}
+	model := args[0]
+	var t time.Time
+	if at != "" {
+		var err error
+		if t, err = state.ParseTime(at); err != nil {
+			fmt.Fprintf(c.Err, "bollhav why: --at: %v\n", err)
+			return ExitUsage
+		}
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "why")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	r, err := e.Why(ctx, model, t)
+	if err != nil {
+		if errors.Is(err, engine.ErrWhyNeedsTime) {
+			fmt.Fprintf(c.Err, "bollhav why: model %s is temporal: give --at TIME, a time inside the unit to explain\n", model)
+		} else {
+			fmt.Fprintf(c.Err, "bollhav why: %s\n", whyErrLine(err))
+		}
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		writeJSON(c.Out, whyToJSON(r))
+		return ExitOK
+	}
+	printWhy(c.Out, r)
+	return ExitOK
+}
+
+// whyErrLine folds a multi-line error into one line.
+func whyErrLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+}
+
+func whyToJSON(r *engine.WhyReport) whyJSON {
+	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, RootCause: []whyLinkJSON{},
+		Frontier: []whyFrontierJSON{}, Pipeline: r.Pipeline, Temporal: r.Temporality.String(), Blocked: r.BlockedReason,
+		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, Satisfied: r.Satisfied,
+		AsOf: state.FormatTime(r.Now), More: r.FrontierMore}
+	out.Since, out.Until = whyWindowJSON(r.Window)
+	for _, u := range r.Upstreams {
+		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
+			Reason: u.Reason, Missing: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
+			NewestAge: whySecondsJSON(u.NewestAge), OldestAge: whySecondsJSON(u.OldestAge)}
+		if u.Err != nil {
+			uj.Error = u.Err.Error()
+			uj.Reason = uj.Error
+		}
+		for _, m := range u.Missing {
+			uj.Missing = append(uj.Missing, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
+		}
+		if f := u.Freshness; f != nil {
+			uj.Freshness = &whyFreshnessJSON{Within: engine.FormatWithin(f.Within), Scope: f.Scope.String()}
+		}
+		out.Upstreams = append(out.Upstreams, uj)
+	}
+	for _, l := range r.RootCause {
+		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Detail: l.Detail}
+		lj.Since, lj.Until = whyWindowJSON(l.Window)
+		out.RootCause = append(out.RootCause, lj)
+	}
+	for _, f := range r.Frontier {
+		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale}
+		fj.Since, fj.Until = whyWindowJSON(f.Window)
+		out.Frontier = append(out.Frontier, fj)
+	}
+	return out
+}
+
+// whyWindowText prints a unit's window, or "(existence row)" for a timeless one.
+func whyWindowText(w state.Window) string {
+	if w.Since.IsZero() && w.Until.IsZero() {
+		return "(existence row)"
+	}
+	return w.String()
+}
+
+func whyAgeText(d *time.Duration) string {
+	if d == nil {
+		return "-"
+	}
+	if *d < 0 {
+		return "in " + engine.FormatWithin(-d.Truncate(time.Second))
+	}
+	return engine.FormatWithin(d.Truncate(time.Second)) + " ago"
+}
+
+// whyVerdictText is one word for an upstream's verdict.
+func whyVerdictText(v engine.UpstreamReport) string {
+	switch {
+	case v.Skipped:
+		return "skipped"
+	case v.Err != nil:
+		return "failed"
+	case v.Satisfied:
+		return "applied"
+	case v.Stale:
+		return "stale"
+	}
+	return "blocked"
+}
+
+func printWhy(w io.Writer, r *engine.WhyReport) {
+	out := colorWriter(w)
+	shape := "timeless"
+	switch {
+	case r.Temporality == engine.Temporal && r.Flexibility == engine.Flex:
+		shape = "flexible, " + r.Interval.String() + " chunks"
+	case r.Temporality == engine.Temporal:
+		shape = "fixed " + r.Interval.String() + " grid"
+	}
+	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), styleStatus(string(r.Status)))
+	fmt.Fprintf(out, "  pipeline %s, %s, evaluated at %s\n", r.Pipeline, shape, state.FormatTime(r.Now))
+	if !r.Registered {
+		fmt.Fprintln(out, "  not registered yet (bollhav apply)")
+	}
+	if r.BlockedReason != "" {
+		fmt.Fprintf(out, "  blocked_reason: %s\n", r.BlockedReason)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(out, "  error: %s\n", r.Error)
+	}
+	if r.AppliedAt != nil {
+		fmt.Fprintf(out, "  applied_at: %s\n", state.FormatTime(*r.AppliedAt))
+	}
+	switch {
+	case len(r.Upstreams) == 0:
+		fmt.Fprintln(out, "  no gated upstream: nothing gates it")
+	case r.Satisfied:
+		fmt.Fprintln(out, "  every gated upstream is satisfied now")
+	}
+
+	if len(r.Upstreams) > 0 {
+		fmt.Fprintln(out, "\nUpstreams")
+		rows := make([][]string, 0, len(r.Upstreams))
+		for _, u := range r.Upstreams {
+			detail := u.Reason
+			if u.Err != nil {
+				detail = u.Err.Error()
+			}
+			// The reason repeats "<upstream> (<LEVEL>): "; the table has both.
+			if _, rest, ok := strings.Cut(detail, "): "); ok && strings.HasPrefix(detail, u.Upstream+" (") {
+				detail = rest
+			}
+			if u.Satisfied && !u.Skipped {
+				detail = "satisfied"
+			}
+			if u.Skipped {
+				detail = "deactivate_for_dev: trusted, not gated"
+			}
+			rows = append(rows, []string{u.Upstream, u.Level.String(), styleStatus(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), detail})
+		}
+		printTable(w, []string{"UPSTREAM", "CONTRACT", "VERDICT", "NEWEST", "OLDEST", "DETAIL"}, rows)
+	}
+
+	fmt.Fprintln(out, "\nRoot cause")
+	for i, l := range r.RootCause {
+		indent := "  " + strings.Repeat("  ", max(0, i-1))
+		arrow := ""
+		if i > 0 {
+			arrow = "→ "
+		}
+		status := styleStatus(string(l.Status))
+		if l.Stale {
+			status += " (stale)"
+		}
+		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, l.Model, whyWindowText(l.Window), status)
+		if l.Detail != "" {
+			line += ": " + l.Detail
+		}
+		if i == len(r.RootCause)-1 && i > 0 {
+			line += "  ← root cause"
+		}
+		fmt.Fprintln(out, line)
+	}
+
+	fmt.Fprintln(out, "\nUnblock frontier")
+	if len(r.Frontier) == 0 {
+		fmt.Fprintln(out, "  nothing upstream to apply")
+		return
+	}
+	// Consecutive windows of one upstream alike in status and releases
+	// are one row: a WHOLE gap can be hundreds of windows.
+	type group struct {
+		f engine.FrontierWindow
+		w state.Window
+		n int
+	}
+	var groups []group
+	for _, f := range r.Frontier {
+		if n := len(groups); n > 0 {
+			g := &groups[n-1]
+			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Releases == f.Releases &&
+				!g.w.Until.IsZero() && g.w.Until.Equal(f.Window.Since) {
+				g.w.Until = f.Window.Until
+				g.n++
+				continue
+			}
+		}
+		groups = append(groups, group{f: f, w: f.Window, n: 1})
+	}
+	rows := make([][]string, 0, len(groups))
+	for _, g := range groups {
+		since, until := "-", "-"
+		if s, u := whyWindowJSON(g.w); s != nil {
+			since, until = *s, *u
+		}
+		status := styleStatus(string(g.f.Status))
+		if g.f.Stale {
+			status += " (stale: re-apply)"
+		}
+		releases := strconv.Itoa(g.f.Releases)
+		if g.n > 1 {
+			releases += fmt.Sprintf(" each (%d windows)", g.n)
+		}
+		rows = append(rows, []string{g.f.Model, since, until, status, releases})
+	}
+	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "STATUS", "RELEASES"}, rows)
+	if r.FrontierMore > 0 {
+		fmt.Fprintf(out, "… and about %d more\n", r.FrontierMore)
+	}
+}
