@@ -286,7 +286,16 @@ func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
 			link(edge.DependsOn, edge.Type)
 		}
 		for _, edge := range cross {
-			link(edge.DependsOn, edge.Type)
+			// A gated upstream of another pipeline that runs in this run
+			// too is waited for, whatever its task's outcome: its contract
+			// gate then settles each unit (DESIGN.md), so a failed upstream
+			// leaves the units it holds back blocked with a reason rather
+			// than never evaluated. Explicit after: edges keep their type.
+			typ := edge.Type
+			if edge.Implicit {
+				typ = graph.Always
+			}
+			link(edge.DependsOn, typ)
 		}
 		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
 			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: outside})

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +79,51 @@ func TestRunWaitsForUnitsHeldByOtherWorkers(t *testing.T) {
 		st := statuses(t, s, "raw.orders")
 		if st[state.Applied] != 23 || st[state.Failed] != 1 {
 			t.Errorf("statuses = %v, want 23 applied and 1 failed", st)
+		}
+	})
+}
+
+const crossSpec = `models:
+  - name: raw.orders
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: mart.daily
+    pipeline: marts
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: raw.orders, contract: encapsulate}
+    run: {command: ["true"]}
+`
+
+// TestCrossPipelineUpstreamFailureBlocksInsteadOfWaiting: a gated upstream
+// in another pipeline is settled by the contract gate. When its task fails
+// in the same run, the downstream task still runs after it, and the units
+// the failed hour holds back are blocked with a reason (not left pending,
+// never evaluated); the other day is applied.
+func TestCrossPipelineUpstreamFailureBlocksInsteadOfWaiting(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, crossSpec)
+		w := days(0, 2)
+		exec := &fakeExec{fail: func(model string, w *state.Window) error {
+			if model == "raw.orders" && w.Since.Equal(t0.Add(5*time.Hour)) {
+				return errors.New("boom")
+			}
+			return nil
+		}}
+		res, err := e.Run(t.Context(), RunRequest{Window: &w}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := taskStatus(res, "raw.orders"); got != "FAILED" {
+			t.Errorf("raw.orders = %s, want FAILED", got)
+		}
+		if got := taskStatus(res, "mart.daily"); got != "SUCCESS" {
+			t.Errorf("mart.daily = %s, want SUCCESS (blocked units are reported, not failures)", got)
+		}
+		st := statuses(t, s, "mart.daily")
+		if st[state.Blocked] != 1 || st[state.Applied] != 1 {
+			t.Errorf("mart.daily units %v, want day 1 blocked by the failed hour and day 2 applied", st)
 		}
 	})
 }

@@ -31,6 +31,8 @@ type CrossEdge struct {
 	// Pipeline is the upstream's pipeline, empty when the spec lacks it.
 	Pipeline string
 	Type     graph.DependencyType
+	// Implicit marks the edge of a gated upstream (no after: entry).
+	Implicit bool
 }
 
 // PipelineGraph is one pipeline's tasks and their seed-002 dependency graph.
@@ -78,7 +80,7 @@ func modelEdges(spec *Spec, m *Model) (same []TaskEdge, cross []CrossEdge) {
 			same = append(same, TaskEdge{Task: m.Name, DependsOn: dep, Type: typ, Implicit: implicit})
 			return
 		}
-		ce := CrossEdge{Task: m.Name, DependsOn: dep, Type: typ}
+		ce := CrossEdge{Task: m.Name, DependsOn: dep, Type: typ, Implicit: implicit}
 		if up != nil {
 			ce.Pipeline = up.Pipeline
 		}

@@ -51,8 +51,8 @@ func TestTaskEdgesFromSpec(t *testing.T) {
 	}
 	// z.first lives in another pipeline; other.registered is not in the spec.
 	wantCross := []CrossEdge{
-		{Task: "a.second", DependsOn: "z.first", Pipeline: "zeta", Type: graph.Success},
-		{Task: "a.second", DependsOn: "other.registered", Type: graph.Success},
+		{Task: "a.second", DependsOn: "z.first", Pipeline: "zeta", Type: graph.Success, Implicit: true},
+		{Task: "a.second", DependsOn: "other.registered", Type: graph.Success, Implicit: true},
 	}
 	if !reflect.DeepEqual(cross, wantCross) {
 		t.Errorf("cross edges %+v, want %+v", cross, wantCross)
