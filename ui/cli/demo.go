@@ -1,0 +1,233 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	var f demoFlags
+	register(&command{
+		name:    "demo",
+		summary: "build and run a demo shop project in ./bollhav-demo, then open the UI",
+		long: `demo creates ./bollhav-demo (a spec, scripts, landing CSV files and the embedded
+SQLite store, which also holds the models' data) and runs a small web shop's
+pipelines in it: ingest (orders, payments, clicks, an alert on failure), core
+(order facts, daily revenue, customers) and reporting (daily KPIs, monthly
+revenue). The payment provider was down for one hour, so that unit fails and
+everything that needs it is blocked; click data loaded hours ago makes some
+KPI days stale; a dev environment (--env dev) holds a copy of one model.
+
+The first run seeds the store in two passes (one as of two hours before
+midnight, one now) and one dev run. A rerun reuses the folder: it catches up
+to the current time. Then it opens the UI; --no-ui stops after seeding and
+prints what to try next.`,
+		examples: []string{
+			"bollhav demo",
+			"bollhav demo --no-ui",
+			"bollhav demo --dir /tmp/shop --no-ui",
+		},
+		flags: func(fs *pflag.FlagSet) {
+			f = demoFlags{}
+			fs.StringVar(&f.dir, "dir", "bollhav-demo", "the demo project's folder")
+			fs.BoolVar(&f.noUI, "no-ui", false, "stop after seeding and print what to try next")
+		},
+		run: func(c *cmdContext, args []string) int { return runDemo(c, f, args) },
+	})
+}
+
+type demoFlags struct {
+	dir  string
+	noUI bool
+}
+
+// demoUI opens the UI on the seeded demo; it is set by the UI's command so
+// that demo does not depend on it directly. Nil: no UI is built in.
+var demoUI func(c *cmdContext, e *engine.Engine) int
+
+func runDemo(c *cmdContext, f demoFlags, args []string) int {
+	switch {
+	case len(args) > 0:
+		return c.fail("demo", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
+	case c.flagGiven("dsn"):
+		return c.fail("demo", &usageError{"the demo runs on its own embedded SQLite store; drop --dsn (run the other commands with --spec " + filepath.Join(f.dir, "bollhav.yaml") + " --dsn … to try PostgreSQL)"})
+	case c.flagGiven("spec"):
+		return c.fail("demo", &usageError{"the demo writes its own spec; use --dir to choose its folder"})
+	case c.ReadOnly:
+		return c.fail("demo", &usageError{"the demo writes its project and runs it; drop --read-only"})
+	case c.AsOf != "":
+		return c.fail("demo", &usageError{"the demo runs as of now; drop --as-of"})
+	}
+	ctx, stop := signal.NotifyContext(gocontext.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	now := time.Now().UTC().Truncate(time.Second)
+	clock, rerun := readDemoClock(f.dir)
+	if !rerun {
+		clock = newDemoClock(now)
+	}
+	if err := writeDemoProject(f.dir, clock); err != nil {
+		fmt.Fprintf(c.Err, "bollhav demo: writing %s: %v\n", f.dir, err)
+		return ExitUsage
+	}
+	if err := writeLandingFiles(f.dir, clock.HourlyStart, now); err != nil {
+		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
+		return ExitUsage
+	}
+	c.Spec = filepath.Join(f.dir, "bollhav.yaml")
+	c.DSN = filepath.Join(f.dir, ".bollhav", "state.db")
+	c.given["dsn"], c.given["env"] = true, true
+	c.Env = ""
+	e, closeStore, code := c.openEngine(ctx, "demo")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	runs, err := e.Store.Runs(ctx, "", 1)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
+		return ExitUsage
+	}
+	out := colorWriter(c.Out)
+	if len(runs) == 0 {
+		fmt.Fprintf(out, "Seeding the demo shop in %s (embedded store %s)\n", f.dir, c.DSN)
+		err = seedDemo(ctx, c, e, clock, now)
+	} else {
+		fmt.Fprintf(out, "Catching the demo shop in %s up to now\n", f.dir)
+		err = demoRun(ctx, c, e, now, "everything, as of now", engine.RunRequest{Mode: engine.Discover})
+	}
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
+		return ExitUsage
+	}
+	e.Now = func() time.Time { return now }
+	if err := printDemoSummary(ctx, c, e, f.dir, clock); err != nil {
+		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
+		return ExitUsage
+	}
+	if f.noUI {
+		return ExitOK
+	}
+	if demoUI == nil || !runIsTerminal(c.Out) {
+		fmt.Fprintln(c.Out, "\n(no terminal UI here: the commands above are what to try next)")
+		return ExitOK
+	}
+	return demoUI(c, e)
+}
+
+// seedDemo gives the store its story: ingest and core run as of two hours
+// before midnight (so the payments outage fails and blocks, and clicks are
+// loaded then), then everything runs now (the newest clicks are fresh, the
+// older KPI days are stale), then one dev run of core.order_facts.
+func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demoClock, now time.Time) error {
+	earlier := now.Truncate(24*time.Hour).Add(-2 * time.Hour)
+	var first []string
+	for _, m := range e.Spec.Models {
+		if m.Pipeline == "ingest" || m.Pipeline == "core" {
+			first = append(first, m.Name)
+		}
+	}
+	steps := []struct {
+		what string
+		at   time.Time
+		env  string
+		req  engine.RunRequest
+	}{
+		{"ingest and core, as of " + earlier.Format("Jan 2 15:04") + " UTC", earlier, "", engine.RunRequest{Models: first, Mode: engine.Discover}},
+		{"everything, as of now", now, "", engine.RunRequest{Mode: engine.Discover}},
+	}
+	for _, s := range steps {
+		if err := demoRun(ctx, c, e, s.at, s.what, s.req); err != nil {
+			return err
+		}
+	}
+	dev, err := engine.ParseEnv("dev")
+	if err != nil {
+		return err
+	}
+	yesterday := state.MustWindow(now.Truncate(24*time.Hour).Add(-24*time.Hour), now.Truncate(24*time.Hour))
+	de := *e
+	de.Env = dev
+	return demoRun(ctx, c, &de, now, "core.order_facts in the dev environment (SCHEMA_SUFFIX=dev), yesterday",
+		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: engine.Discover})
+}
+
+// demoRun runs req as of at and prints one line about it. A failed task is
+// part of the story, not an error; an error is something that stopped it.
+func demoRun(ctx gocontext.Context, c *cmdContext, e *engine.Engine, at time.Time, what string, req engine.RunRequest) error {
+	e.Now = func() time.Time { return at }
+	started := time.Now()
+	res, err := e.Run(ctx, req, e.Executor(), nil)
+	if err != nil {
+		return fmt.Errorf("run %s: %w", what, err)
+	}
+	var applied, blocked, failed int
+	var failedTasks []string
+	for _, t := range res.Tasks {
+		applied, blocked, failed = applied+t.Applied, blocked+t.Blocked, failed+t.Failed
+		if t.Outcome() == "FAILED" {
+			failedTasks = append(failedTasks, t.Model)
+		}
+	}
+	line := fmt.Sprintf("  run %d  %-58s %5d applied %4d blocked %3d failed  (%s)", res.RunID, what, applied, blocked, failed,
+		time.Since(started).Round(100*time.Millisecond))
+	if len(failedTasks) > 0 {
+		line += "\n         failed: " + strings.Join(failedTasks, ", ")
+	}
+	fmt.Fprintln(colorWriter(c.Out), line)
+	return nil
+}
+
+// printDemoSummary prints the store's state per model and the commands to
+// try next, with the spec and store of the demo spelled out.
+func printDemoSummary(ctx gocontext.Context, c *cmdContext, e *engine.Engine, dir string, clock demoClock) error {
+	models, err := e.Status(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(c.Out)
+	var rows [][]string
+	for _, m := range models {
+		row := []string{m.Pipeline, m.Name}
+		for _, st := range []state.UnitStatus{state.Applied, state.Blocked, state.Failed, state.Pending} {
+			cell := fmt.Sprint(m.Counts[st])
+			if m.Counts[st] > 0 {
+				cell = styleStatus(string(st)) + " " + cell
+			}
+			row = append(row, cell)
+		}
+		rows = append(rows, row)
+	}
+	printTable(c.Out, []string{"PIPELINE", "MODEL", "APPLIED", "BLOCKED", "FAILED", "PENDING"}, rows)
+	bin := "bollhav"
+	if exe, err := os.Executable(); err == nil && strings.Contains(exe, "go-build") {
+		bin = "go run ."
+	}
+	spec := filepath.Join(dir, "bollhav.yaml")
+	blockedDay := clock.Outage.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	try := []string{
+		fmt.Sprintf("%s --spec %s status", bin, spec),
+		fmt.Sprintf("%s --spec %s blocked", bin, spec),
+		fmt.Sprintf("%s --spec %s why core.daily_revenue --at %s", bin, spec, blockedDay.Format(time.DateOnly)),
+		fmt.Sprintf("%s --spec %s units raw.payments --status failed", bin, spec),
+		fmt.Sprintf("%s --spec %s graph", bin, spec),
+		fmt.Sprintf("%s --spec %s plan core.daily_revenue --mode bulldozer --since %s --until %s", bin, spec,
+			blockedDay.Format(time.DateOnly), blockedDay.Add(24*time.Hour).Format(time.DateOnly)),
+		fmt.Sprintf("%s --spec %s --env dev status", bin, spec),
+		fmt.Sprintf("%s --spec %s ui", bin, spec),
+	}
+	fmt.Fprintln(c.Out, "\nTry next:")
+	for _, t := range try {
+		fmt.Fprintln(c.Out, "  "+t)
+	}
+	return nil
+}

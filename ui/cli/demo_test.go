@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// seedDemo runs `demo --no-ui` into a temporary folder once per test and
+// returns the folder and the spec path.
+func seedDemoDir(t *testing.T) (dir, spec string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "shop")
+	code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui")
+	if code != ExitOK {
+		t.Fatalf("demo exit %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if !strings.Contains(out, "Seeding the demo shop") || !strings.Contains(out, "Try next:") {
+		t.Errorf("demo output:\n%s", out)
+	}
+	return dir, filepath.Join(dir, "bollhav.yaml")
+}
+
+func jsonOf(t *testing.T, v any, args ...string) {
+	t.Helper()
+	code, out, errOut := run(t, args...)
+	if code != ExitOK {
+		t.Fatalf("%v: exit %d\n%s", args, code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("%v: output is not the JSON shape: %v\n%s", args, err, out)
+	}
+}
+
+type demoStatus struct {
+	Models []struct {
+		Name   string         `json:"name"`
+		Counts map[string]int `json:"counts"`
+	} `json:"models"`
+}
+
+func (s demoStatus) counts(model string) map[string]int {
+	for _, m := range s.Models {
+		if m.Name == model {
+			return m.Counts
+		}
+	}
+	return nil
+}
+
+// TestDemoSeedsTheStory: the demo's store holds applied, blocked (also as
+// stale), failed units; the FAILURE-edge alert ran; the dev environment has
+// its copy; models of every pipeline are there.
+func TestDemoSeedsTheStory(t *testing.T) {
+	_, spec := seedDemoDir(t)
+	var st demoStatus
+	jsonOf(t, &st, "status", "-o", "json", "--spec", spec)
+	if len(st.Models) < 8 {
+		t.Fatalf("%d models, want the demo's 10", len(st.Models))
+	}
+	if c := st.counts("raw.payments"); c["failed"] != 1 || c["applied"] == 0 {
+		t.Errorf("raw.payments %v: want the outage hour failed and the rest applied", c)
+	}
+	if c := st.counts("core.daily_revenue"); c["blocked"] == 0 || c["applied"] == 0 {
+		t.Errorf("core.daily_revenue %v: want the days after the outage blocked and the days before applied", c)
+	}
+	if c := st.counts("ops.payment_alerts"); c["applied"] != 1 {
+		t.Errorf("ops.payment_alerts %v: the FAILURE-edge alert should have run", c)
+	}
+	if c := st.counts("core.customers"); c["applied"] != 1 {
+		t.Errorf("core.customers (the view) %v, want applied", c)
+	}
+	var blocked struct {
+		Units []struct {
+			Model  string `json:"model"`
+			Reason string `json:"reason"`
+		} `json:"units"`
+	}
+	jsonOf(t, &blocked, "blocked", "-o", "json", "--spec", spec)
+	stale := 0
+	for _, u := range blocked.Units {
+		if u.Model == "mart.kpi_daily" && strings.Contains(u.Reason, "stale") {
+			stale++
+		}
+	}
+	if stale == 0 {
+		t.Errorf("no stale mart.kpi_daily unit among the blocked: %+v", blocked.Units)
+	}
+	var dev demoStatus
+	jsonOf(t, &dev, "status", "-o", "json", "--spec", spec, "--env", "dev")
+	if c := dev.counts("core.order_facts"); c["applied"] != 24 {
+		t.Errorf("dev core.order_facts %v, want yesterday's 24 hours applied", c)
+	}
+}
+
+// TestDemoWhyNamesTheFailedRoot: why on a day the outage blocks ends its
+// root-cause chain at the failed payments hour, which is also the frontier.
+func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
+	dir, spec := seedDemoDir(t)
+	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := outage.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	var why struct {
+		Status    string `json:"status"`
+		RootCause []struct {
+			Model, Since, Status string
+		} `json:"root_cause"`
+		Frontier []struct {
+			Model, Since string
+			Releases     int
+		} `json:"frontier"`
+	}
+	jsonOf(t, &why, "why", "core.daily_revenue", "--at", day.Format(time.DateOnly), "-o", "json", "--spec", spec)
+	if why.Status != "blocked" || len(why.RootCause) == 0 {
+		t.Fatalf("why = %+v, want a blocked unit with a chain", why)
+	}
+	root := why.RootCause[len(why.RootCause)-1]
+	if root.Model != "raw.payments" || root.Status != "failed" || root.Since != outage.Format(time.RFC3339) {
+		t.Errorf("root cause %+v, want raw.payments %s failed", root, outage.Format(time.RFC3339))
+	}
+	if len(why.Frontier) != 1 || why.Frontier[0].Model != "raw.payments" || why.Frontier[0].Releases < 2 {
+		t.Errorf("frontier %+v, want the failed payments hour releasing the blocked days", why.Frontier)
+	}
+}
+
+// TestDemoRerunReusesTheFolder: a second demo keeps the spec and its
+// timeline, catches up and duplicates nothing.
+func TestDemoRerunReusesTheFolder(t *testing.T) {
+	dir, spec := seedDemoDir(t)
+	before, _ := os.ReadFile(spec)
+	var st1 demoStatus
+	jsonOf(t, &st1, "status", "-o", "json", "--spec", spec)
+	code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui")
+	if code != ExitOK || !strings.Contains(out, "Catching the demo shop") {
+		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
+	}
+	after, _ := os.ReadFile(spec)
+	if string(before) != string(after) {
+		t.Error("the rerun rewrote the spec")
+	}
+	var st2 demoStatus
+	jsonOf(t, &st2, "status", "-o", "json", "--spec", spec)
+	for _, m := range st1.Models {
+		n1, n2 := 0, 0
+		for _, c := range m.Counts {
+			n1 += c
+		}
+		for _, c := range st2.counts(m.Name) {
+			n2 += c
+		}
+		if n2 < n1 || n2 > n1+2 {
+			t.Errorf("%s: %d units before the rerun, %d after; want the same or the one or two new windows", m.Name, n1, n2)
+		}
+	}
+}
+
+// TestDemoEveryCommandsJSONParses: each command's -o json on the demo is
+// one JSON document with the top-level keys DESIGN.md lists.
+func TestDemoEveryCommandsJSONParses(t *testing.T) {
+	_, spec := seedDemoDir(t)
+	cases := []struct {
+		args []string
+		keys []string
+	}{
+		{[]string{"status"}, []string{"models"}},
+		{[]string{"units", "raw.payments", "--status", "failed"}, []string{"model", "units"}},
+		{[]string{"blocked"}, []string{"units"}},
+		{[]string{"why", "mart.monthly_revenue", "--at", time.Now().UTC().AddDate(0, -2, 0).Format("2006-01-02")}, []string{"model", "since", "until", "status", "upstreams", "root_cause", "frontier"}},
+		{[]string{"graph", "--format", "json"}, []string{"pipelines"}},
+		{[]string{"lint"}, []string{"findings"}},
+		{[]string{"plan", "--mode", "discover"}, []string{"state_mode", "models"}},
+		{[]string{"apply"}, []string{"env", "models"}},
+	}
+	for _, c := range cases {
+		var doc map[string]json.RawMessage
+		jsonOf(t, &doc, append(c.args, "-o", "json", "--spec", spec)...)
+		for _, k := range c.keys {
+			if _, ok := doc[k]; !ok {
+				t.Errorf("%v: no %q key in %v", c.args, k, keysOf(doc))
+			}
+		}
+	}
+}
+
+func keysOf(m map[string]json.RawMessage) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// TestDemoRefusesAnotherStore: the demo is embedded; --dsn, --spec and
+// --read-only are one-line usage errors that write nothing.
+func TestDemoRefusesAnotherStore(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "shop")
+	for _, args := range [][]string{
+		{"demo", "--dir", dir, "--dsn", "postgres://u:secret@127.0.0.1/x"},
+		{"demo", "--dir", dir, "--spec", "x.yaml"},
+		{"demo", "--dir", dir, "--read-only"},
+	} {
+		code, out, errOut := run(t, args...)
+		if code != ExitUsage || out != "" || strings.Contains(errOut, "secret") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused demo created %s", dir)
+	}
+}
