@@ -129,7 +129,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 // loaded then), then everything runs now (the newest clicks are fresh, the
 // older KPI days are stale), then one dev run of core.order_facts.
 func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demoClock, now time.Time) error {
-	earlier := now.Truncate(24*time.Hour).Add(-2 * time.Hour)
+	earlier := now.Truncate(24 * time.Hour).Add(-2 * time.Hour)
 	var first []string
 	for _, m := range e.Spec.Models {
 		if m.Pipeline == "ingest" || m.Pipeline == "core" {
