@@ -308,7 +308,7 @@ func printWhy(w io.Writer, r *engine.WhyReport) {
 		}
 		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, l.Model, whyWindowText(l.Window), status)
 		if l.Detail != "" {
-			line += ": " + l.Detail
+			line += ": " + oneLine(l.Detail)
 		}
 		if i == len(r.RootCause)-1 && i > 0 {
 			line += "  ← root cause"
@@ -362,3 +362,4 @@ func printWhy(w io.Writer, r *engine.WhyReport) {
 		fmt.Fprintf(out, "… and about %d more\n", r.FrontierMore)
 	}
 }
+
