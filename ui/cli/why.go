@@ -362,4 +362,3 @@ func printWhy(w io.Writer, r *engine.WhyReport) {
 		fmt.Fprintf(out, "… and about %d more\n", r.FrontierMore)
 	}
 }
-
