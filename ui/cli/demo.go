@@ -103,7 +103,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 		err = seedDemo(ctx, c, e, clock, now)
 	} else {
 		fmt.Fprintf(out, "Catching the demo shop in %s up to now\n", f.dir)
-		err = demoRun(ctx, c, e, now, "everything, as of now", engine.RunRequest{Mode: engine.Discover})
+		err = demoRun(ctx, c, e, now, "everything as of now", engine.RunRequest{Mode: engine.Discover})
 	}
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
@@ -142,8 +142,8 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 		env  string
 		req  engine.RunRequest
 	}{
-		{"ingest and core, as of " + earlier.Format("Jan 2 15:04") + " UTC", earlier, "", engine.RunRequest{Models: first, Mode: engine.Discover}},
-		{"everything, as of now", now, "", engine.RunRequest{Mode: engine.Discover}},
+		{"ingest + core as of " + earlier.Format("Jan 2 15:04") + " UTC", earlier, "", engine.RunRequest{Models: first, Mode: engine.Discover}},
+		{"everything as of now", now, "", engine.RunRequest{Mode: engine.Discover}},
 	}
 	for _, s := range steps {
 		if err := demoRun(ctx, c, e, s.at, s.what, s.req); err != nil {
@@ -157,7 +157,7 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 	yesterday := state.MustWindow(now.Truncate(24*time.Hour).Add(-24*time.Hour), now.Truncate(24*time.Hour))
 	de := *e
 	de.Env = dev
-	return demoRun(ctx, c, &de, now, "core.order_facts in the dev environment (SCHEMA_SUFFIX=dev), yesterday",
+	return demoRun(ctx, c, &de, now, "dev env: core.order_facts, yesterday",
 		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: engine.Discover})
 }
 
@@ -178,7 +178,7 @@ func demoRun(ctx gocontext.Context, c *cmdContext, e *engine.Engine, at time.Tim
 			failedTasks = append(failedTasks, t.Model)
 		}
 	}
-	line := fmt.Sprintf("  run %d  %-58s %5d applied %4d blocked %3d failed  (%s)", res.RunID, what, applied, blocked, failed,
+	line := fmt.Sprintf("  run %d  %-36s %5d applied %4d blocked %3d failed  (%s)", res.RunID, what, applied, blocked, failed,
 		time.Since(started).Round(100*time.Millisecond))
 	if len(failedTasks) > 0 {
 		line += "\n         failed: " + strings.Join(failedTasks, ", ")
