@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -52,12 +53,24 @@ func (e *Engine) logger() *slog.Logger {
 }
 
 // refuseReadOnly returns ErrReadOnly, naming the action, when the engine is
-// read-only.
-func (e *Engine) refuseReadOnly(action string) error {
-	if e.ReadOnly {
-		return fmt.Errorf("%s %w", action, ErrReadOnly)
+// read-only, and records the refusal in the audit log with the actor: a
+// viewer who tried to torch production is something an operator wants to
+// know about. A failure to write the audit row is logged, not returned: the
+// refusal stands either way.
+func (e *Engine) refuseReadOnly(ctx context.Context, action string, args map[string]string) error {
+	if !e.ReadOnly {
+		return nil
 	}
-	return nil
+	err := fmt.Errorf("%s %w", action, ErrReadOnly)
+	if args == nil {
+		args = map[string]string{}
+	}
+	args["env"] = e.Env.Suffix
+	entry := state.AuditEntry{At: e.now(), Actor: e.Actor, Action: action, Args: args, Outcome: "refused: read-only"}
+	if aerr := e.Store.Audit(context.WithoutCancel(ctx), entry); aerr != nil {
+		e.logger().Warn("could not record a refused action in the audit log", "action", action, "err", aerr)
+	}
+	return err
 }
 
 // RunRequest is what a run, a reset or a plan is asked to do.

@@ -16,7 +16,7 @@ import (
 // a timeless model's existence row is marked with the zero Window. Refused
 // under read-only; audited with the actor, the arguments and the count.
 func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status state.UnitStatus) (n int, err error) {
-	if err := e.refuseReadOnly("mark"); err != nil {
+	if err := e.refuseReadOnly(ctx, "mark", map[string]string{"model": model, "status": string(status), "window": w.String()}); err != nil {
 		return 0, err
 	}
 	now := e.now()

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -74,4 +76,39 @@ func TestMarkRefusesBadInput(t *testing.T) {
 			t.Errorf("a refused mark is audited with its error: %+v", log)
 		}
 	})
+}
+
+// TestReadOnlyRefusalsAreAudited: an action refused by a read-only engine
+// (a viewer over SSH, --read-only) is recorded with the actor and what was
+// asked, and changes nothing else.
+func TestReadOnlyRefusalsAreAudited(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	e := runEngine(t, s, chainSpec)
+	if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := statuses(t, s, "raw.orders")
+	e.ReadOnly, e.Actor = true, "ssh:viewer"
+	if _, err := e.Mark(t.Context(), "raw.orders", hours(0, 1), state.Pending); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Mark = %v, want ErrReadOnly", err)
+	}
+	if _, err := e.Run(t.Context(), RunRequest{Models: []string{"raw.orders"}, Mode: Torch}, &fakeExec{}, nil); !errors.Is(err, ErrReadOnly) {
+		t.Fatalf("Run = %v, want ErrReadOnly", err)
+	}
+	log, err := s.AuditLog(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refused []string
+	for _, a := range log {
+		if a.Outcome == "refused: read-only" && a.Actor == "ssh:viewer" {
+			refused = append(refused, a.Action+" "+a.Args["model"]+a.Args["models"]+" "+a.Args["mode"])
+		}
+	}
+	if len(refused) != 2 || refused[0] != "run raw.orders torch" || refused[1] != "mark raw.orders " {
+		t.Errorf("refusals in the audit log (newest first) = %q, want the torch run and the mark", refused)
+	}
+	if after := statuses(t, s, "raw.orders"); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("units changed by refused actions: %v → %v", before, after)
+	}
 }

@@ -656,7 +656,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 // applying is an error too. runID is recorded on the changes. Torch and
 // bulldozer are audited.
 func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error) {
-	if err := e.refuseReadOnly(p.Mode.String()); err != nil {
+	if err := e.refuseReadOnly(ctx, p.Mode.String(), map[string]string{"models": strings.Join(p.ModelNames(), ",")}); err != nil {
 		return err
 	}
 	if p.Env != e.Env.Suffix {

@@ -555,8 +555,16 @@ func TestReadOnlyRefusals(t *testing.T) {
 		if after := storeState(t, e); after != before {
 			t.Error("read-only calls changed the store")
 		}
-		if log2, _ := s.AuditLog(t.Context(), 0); len(log2) != len(log) {
-			t.Errorf("read-only refusals wrote %d audit entries", len(log2)-len(log))
+		// Each refusal is audited (issue 7: a viewer's action is refused
+		// and recorded), and nothing else is.
+		log2, _ := s.AuditLog(t.Context(), 0)
+		if len(log2)-len(log) != 3 {
+			t.Fatalf("read-only refusals wrote %d audit entries, want 3", len(log2)-len(log))
+		}
+		for _, a := range log2[:3] {
+			if a.Outcome != "refused: read-only" {
+				t.Errorf("audit entry %+v, want a read-only refusal", a)
+			}
 		}
 	})
 }

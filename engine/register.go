@@ -463,7 +463,7 @@ func (e *Engine) ApplyFor(ctx context.Context, req RunRequest) (*ApplyResult, er
 }
 
 func (e *Engine) apply(ctx context.Context, torched map[string]bool) (res *ApplyResult, err error) {
-	if err := e.refuseReadOnly("apply"); err != nil {
+	if err := e.refuseReadOnly(ctx, "apply", nil); err != nil {
 		return nil, err
 	}
 	if e.Spec == nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +99,7 @@ type runScope struct {
 // every unit against its upstreams, executes it and records the outcome.
 // progress, when not nil, is called from the run's goroutines.
 func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progress func(Progress)) (*RunResult, error) {
-	if err := e.refuseReadOnly("run"); err != nil {
+	if err := e.refuseReadOnly(ctx, "run", runArgs(req)); err != nil {
 		return nil, err
 	}
 	if e.Spec == nil {
@@ -150,7 +151,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progres
 // again, and tasks that never started are scheduled as usual. No reset is
 // repeated: a retry never throws away what the first attempt applied.
 func (e *Engine) Retry(ctx context.Context, runID int64, exec Executor, workers int, progress func(Progress)) (*RunResult, error) {
-	if err := e.refuseReadOnly("retry"); err != nil {
+	if err := e.refuseReadOnly(ctx, "retry", map[string]string{"run": strconv.FormatInt(runID, 10)}); err != nil {
 		return nil, err
 	}
 	if e.Spec == nil {
@@ -689,4 +690,19 @@ func leaseClock() time.Time { return time.Now().UTC() }
 func workerName(runID int64) string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s:%d:run%d", host, os.Getpid(), runID)
+}
+
+// runArgs describes a run request for the audit log.
+func runArgs(req RunRequest) map[string]string {
+	args := map[string]string{"mode": req.Mode.String()}
+	if len(req.Models) > 0 {
+		args["models"] = strings.Join(req.Models, ",")
+	}
+	if req.Pipeline != "" {
+		args["pipeline"] = req.Pipeline
+	}
+	if req.Window != nil {
+		args["window"] = req.Window.String()
+	}
+	return args
 }

@@ -30,7 +30,7 @@ type WorkOptions struct {
 // (their executors are not cancelled), then returns nil. Units run by a
 // worker are not attributed to a run: their run id is 0.
 func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) error {
-	if err := e.refuseReadOnly("work"); err != nil {
+	if err := e.refuseReadOnly(ctx, "work", nil); err != nil {
 		return err
 	}
 	if e.Spec == nil {
