@@ -1,0 +1,214 @@
+package timeline
+
+import (
+	"sort"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Zoom is how much time one column of the axis holds.
+type Zoom int
+
+// The zoom levels, finest first. Day, week and month buckets follow the
+// calendar of the model's time zone: a day in Europe/Stockholm is 23 or 25
+// hours at the DST changes, a week starts on Monday (ISO 8601), a month on
+// its 1st, all at local midnight.
+const (
+	// ZoomGrain is one column per window of the model's grid (for a
+	// flexible model, per chunk of its slicing grid).
+	ZoomGrain Zoom = iota
+	ZoomDay
+	ZoomWeek
+	ZoomMonth
+)
+
+var zoomNames = [...]string{"grain", "day", "week", "month"}
+
+// String names the zoom for a status bar: "grain", "day", "week", "month".
+func (z Zoom) String() string {
+	if z >= 0 && int(z) < len(zoomNames) {
+		return zoomNames[z]
+	}
+	return "zoom(?)"
+}
+
+var zoomInterval = [...]state.Interval{ZoomDay: {N: 1, Unit: state.Day}, ZoomWeek: {N: 1, Unit: state.Week}, ZoomMonth: {N: 1, Unit: state.Month}}
+
+// Zooms lists the zoom levels worth offering for a model of this grain,
+// finest first: ZoomGrain, then each calendar bucket longer than one window
+// (an hourly model gets all four, a daily one grain, week and month, a
+// monthly one only grain).
+func Zooms(grain state.Interval) []Zoom {
+	zs := []Zoom{ZoomGrain}
+	for z := ZoomDay; z <= ZoomMonth; z++ {
+		if zoomInterval[z].Nominal() > grain.Nominal() {
+			zs = append(zs, z)
+		}
+	}
+	return zs
+}
+
+// weekAnchor is a Monday: day, week and month buckets are counted from its
+// local midnight, so weeks start on Mondays and months on the 1st.
+var weekAnchor = [3]int{2001, 1, 1}
+
+// buckets is the grid whose windows are the columns at zoom z.
+func buckets(model state.Grid, z Zoom) state.Grid {
+	loc := model.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	if z == ZoomGrain && model.Interval.N > 0 {
+		return model
+	}
+	if z < ZoomDay || z > ZoomMonth {
+		z = ZoomDay // a zero model grid, or a zoom this package does not know
+	}
+	start := time.Date(weekAnchor[0], time.Month(weekAnchor[1]), weekAnchor[2], 0, 0, 0, 0, loc)
+	return state.Grid{Start: start.UTC(), Interval: zoomInterval[z], Location: loc}
+}
+
+// Axis maps the columns of a line to time: column c holds the bucket
+// [Range(c).Since, Range(c).Until), consecutive buckets of one grid. It is an
+// immutable value; moving it returns a new one. The zero Axis is zero
+// columns wide.
+type Axis struct {
+	zoom  Zoom
+	model state.Grid
+	grid  state.Grid
+	first int
+	// bounds are the width+1 bucket boundaries of the visible columns,
+	// computed once per axis so that a frame does no calendar arithmetic.
+	bounds []time.Time
+}
+
+// NewAxis returns an axis width columns wide over a model's grid at zoom z,
+// whose column 0 holds start. model is the grid the model's units lie on (a
+// flexible model's slicing grid); its Location sets the calendar the day,
+// week and month buckets and the ruler follow. A zero model grid falls back
+// to day buckets in UTC.
+func NewAxis(model state.Grid, z Zoom, start time.Time, width int) Axis {
+	g := buckets(model, z)
+	return newAxis(z, model, g, g.Index(start), width)
+}
+
+func newAxis(z Zoom, model, grid state.Grid, first, width int) Axis {
+	a := Axis{zoom: z, model: model, grid: grid, first: first}
+	if width > 0 {
+		a.bounds = make([]time.Time, width+1)
+		for i := range a.bounds {
+			a.bounds[i] = grid.WindowAt(first + i).Since
+		}
+	}
+	return a
+}
+
+// Width is the number of columns.
+func (a Axis) Width() int { return max(len(a.bounds)-1, 0) }
+
+// Zoom is the axis's zoom level.
+func (a Axis) Zoom() Zoom { return a.zoom }
+
+// Model is the model grid the axis was built over.
+func (a Axis) Model() state.Grid { return a.model }
+
+// Grid is the grid whose windows are the columns: the model's grid at
+// ZoomGrain, calendar days, weeks or months in its zone otherwise.
+func (a Axis) Grid() state.Grid { return a.grid }
+
+// Location is the time zone the buckets and the ruler follow.
+func (a Axis) Location() *time.Location {
+	if a.grid.Location == nil {
+		return time.UTC
+	}
+	return a.grid.Location
+}
+
+// Visible is the time the columns show, from column 0's since to the last
+// column's until: the range to load units for.
+func (a Axis) Visible() state.Window {
+	if a.Width() == 0 {
+		return state.Window{}
+	}
+	return state.Window{Since: a.bounds[0], Until: a.bounds[len(a.bounds)-1]}
+}
+
+// Column is the column whose bucket holds t. It is negative before the
+// axis and Width() or more after it, so a caller can tell which way t lies.
+func (a Axis) Column(t time.Time) int {
+	if w := a.Width(); w > 0 && !t.Before(a.bounds[0]) && t.Before(a.bounds[w]) {
+		return sort.Search(w, func(i int) bool { return a.bounds[i+1].After(t) })
+	}
+	return a.grid.Index(t) - a.first
+}
+
+// Range is the bucket of column col; columns off the axis continue the
+// same grid.
+func (a Axis) Range(col int) state.Window {
+	if col >= 0 && col < a.Width() {
+		return state.Window{Since: a.bounds[col], Until: a.bounds[col+1]}
+	}
+	return a.grid.WindowAt(a.first + col)
+}
+
+// columns returns the first and last column that w overlaps, which may lie
+// off the axis on either side; ok is false for an empty w.
+func (a Axis) columns(w state.Window) (c0, c1 int, ok bool) {
+	if !w.Until.After(w.Since) {
+		return 0, 0, false
+	}
+	return a.Column(w.Since), a.Column(w.Until.Add(-1)), true
+}
+
+// Scroll moves the axis n columns later in time (earlier when n < 0).
+func (a Axis) Scroll(n int) Axis {
+	if n == 0 {
+		return a
+	}
+	return newAxis(a.zoom, a.model, a.grid, a.first+n, a.Width())
+}
+
+// Follow scrolls as little as possible so that the column holding t lies
+// at least margin columns inside either edge (margin is capped at half the
+// width): call it after every cursor move.
+func (a Axis) Follow(t time.Time, margin int) Axis {
+	w := a.Width()
+	if w == 0 {
+		return a
+	}
+	margin = max(0, min(margin, (w-1)/2))
+	switch c := a.Column(t); {
+	case c < margin:
+		return a.Scroll(c - margin)
+	case c > w-1-margin:
+		return a.Scroll(c - (w - 1 - margin))
+	}
+	return a
+}
+
+// Center scrolls so that the column holding t is the middle one: for jumps
+// (to a blocked unit, to now) rather than steps.
+func (a Axis) Center(t time.Time) Axis {
+	return a.Scroll(a.Column(t) - a.Width()/2)
+}
+
+// WithZoom switches to zoom z keeping anchor (usually the cursor) in the
+// column it is in now, or in the middle when it is off-screen.
+func (a Axis) WithZoom(z Zoom, anchor time.Time) Axis {
+	w := a.Width()
+	col := a.Column(anchor)
+	if col < 0 || col >= w {
+		col = w / 2
+	}
+	g := buckets(a.model, z)
+	return newAxis(z, a.model, g, g.Index(anchor)-col, w)
+}
+
+// Resize changes the width, keeping column 0 where it is.
+func (a Axis) Resize(width int) Axis {
+	if width == a.Width() {
+		return a
+	}
+	return newAxis(a.zoom, a.model, a.grid, a.first, width)
+}
