@@ -1,4 +1,43 @@
 // Package graphview draws a pipeline's task graph as layers (its waves)
 // with edges between them, as text that fits a given width: the pipelines
 // view's picture, kept free of Bubble Tea so it is a pure, testable function.
+//
+// The waves run top to bottom, each a row of boxes; edges drop from a box's
+// bottom to the boxes below. Top to bottom suits model names: a label reads
+// across, so a row of boxes holds two or three 20-cell names at 80 columns,
+// where left-to-right columns would leave each name a dozen cells; and a
+// wave, three rows of boxes plus a channel of a row or two, keeps four or
+// five waves on a 24-line screen. What does not fit scrolls.
+//
+//	    ┌─────┐
+//	    │ ✓ a │
+//	    └──┬──┘
+//	   ┌───┴────┐
+//	┌──▼──┐  ┏━━▼━━┓
+//	│ ✓ b │  ┃▸⊘ c ┃   ← selected: heavy box and ▸
+//	└──┬──┘  ┗━━┯━━┛
+//	   └───┐ ┌──┘
+//	     ┌─▼─▼─┐
+//	     │ ✗ d │◄─ ingest.raw_orders   ← a dependency on another pipeline
+//	     └─────┘
+//
+// A box shows the health glyph (✓ applied, · pending, ↻ running, ~ stale,
+// ⊘ blocked, ✗ failed, ? unknown: the themes package's glyphs), the label
+// cut with "…" at Options.MaxLabel, and the detail. Colour only repeats the
+// glyph. A SUCCESS edge is a solid line; FAILURE, ALWAYS and HAS_DATA edges
+// are dashed (╌ ╎) and carry a letter, f, a or d, just above their arrow
+// head. Where lines of two different sources cross, the vertical one runs
+// through unbroken; ├ ┬ ┼ and the like only ever join lines of one source.
+// Styles.ASCII draws the same picture with - | + v < and ASCII glyphs.
+//
+// The layout is a small Sugiyama: layers are the waves (graph.Waves); an
+// edge that skips waves gets a dummy per wave it crosses; barycenter sweeps
+// order each layer to cut crossings; each layer is then placed by isotonic
+// regression towards its neighbours' ports (dummies weigh most, so long
+// edges run straight); each channel between two layers gives every
+// (source, edge type) a track row, first fit, and every arriving edge its
+// own in-port on the target's top border (a box with many inputs widens to
+// hold them), off other sources' stems, so two routes do not run along each
+// other. NewLayout does all of it once; Render draws only the visible
+// window, so its cost follows the window, not the graph.
 package graphview

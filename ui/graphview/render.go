@@ -1,0 +1,479 @@
+package graphview
+
+import (
+	"image/color"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/graph"
+)
+
+// Line directions a cell's routes take: a vertical run has N and S, a
+// horizontal one E and W.
+const (
+	dirN uint8 = 1 << iota
+	dirS
+	dirE
+	dirW
+)
+
+// boxChars draw a node's box.
+type boxChars struct{ tl, tr, bl, br, h, v, stem string }
+
+// chars are the characters of one drawing mode.
+type chars struct {
+	v, h, vCond, hCond string     // straight runs of SUCCESS and of conditional edges
+	junction           [16]string // corners and junctions, by direction mask
+	box, selBox        boxChars
+	arrow              string // an in-port on a box's top border
+	marker             string // before the selected node's glyph
+	stubArrow          string // a cross-pipeline stub's head
+}
+
+var unicodeChars = chars{
+	v: "│", h: "─", vCond: "╎", hCond: "╌",
+	junction: [16]string{
+		" ", "│", "│", "│",
+		"─", "└", "┌", "├",
+		"─", "┘", "┐", "┤",
+		"─", "┴", "┬", "┼",
+	},
+	box:    boxChars{"┌", "┐", "└", "┘", "─", "│", "┬"},
+	selBox: boxChars{"┏", "┓", "┗", "┛", "━", "┃", "┯"},
+	arrow:  "▼", marker: "▸", stubArrow: "◄",
+}
+
+var asciiChars = chars{
+	v: "|", h: "-", vCond: ":", hCond: ".",
+	junction: [16]string{
+		" ", "|", "|", "|",
+		"-", "+", "+", "+",
+		"-", "+", "+", "+",
+		"-", "+", "+", "+",
+	},
+	box:    boxChars{"+", "+", "+", "+", "-", "|", "+"},
+	selBox: boxChars{"*", "*", "*", "*", "=", "|", "+"},
+	arrow:  "v", marker: ">", stubArrow: "<",
+}
+
+func charsFor(ascii bool) *chars {
+	if ascii {
+		return &asciiChars
+	}
+	return &unicodeChars
+}
+
+// Style slots of a render.
+const (
+	stPlain uint8 = iota
+	stSelBox
+	stLabel
+	stSelLabel
+	stDetail
+	stSelDetail
+	stSelFill
+	stEdge
+	stCond
+	stCross
+	stHealth  // + Health
+	numStyles = stHealth + uint8(numHealth)
+)
+
+// slot is a style reduced to the escape sequences around a run of text.
+type slot struct {
+	prefix, suffix string
+	plain, ready   bool
+}
+
+// clean keeps only s's colours and text attributes, so no style can change
+// a cell's width, and turns what is left into the sequences lipgloss writes
+// around a run ("x" stands in for the run: SGR sequences hold no letters
+// but m).
+func clean(s lipgloss.Style) slot {
+	n := lipgloss.NewStyle()
+	plain := true
+	isColor := func(c color.Color) bool {
+		if c == nil {
+			return false
+		}
+		_, none := c.(lipgloss.NoColor)
+		return !none
+	}
+	if c := s.GetForeground(); isColor(c) {
+		n, plain = n.Foreground(c), false
+	}
+	if c := s.GetBackground(); isColor(c) {
+		n, plain = n.Background(c), false
+	}
+	if s.GetUnderline() {
+		n, plain = n.UnderlineStyle(s.GetUnderlineStyle()), false
+		if c := s.GetUnderlineColor(); isColor(c) {
+			n = n.UnderlineColor(c)
+		}
+	}
+	if s.GetBold() {
+		n, plain = n.Bold(true), false
+	}
+	if s.GetItalic() {
+		n, plain = n.Italic(true), false
+	}
+	if s.GetStrikethrough() {
+		n, plain = n.Strikethrough(true), false
+	}
+	if s.GetReverse() {
+		n, plain = n.Reverse(true), false
+	}
+	if s.GetBlink() {
+		n, plain = n.Blink(true), false
+	}
+	if s.GetFaint() {
+		n, plain = n.Faint(true), false
+	}
+	if plain {
+		return slot{plain: true, ready: true}
+	}
+	r := n.Render("x")
+	i := strings.IndexByte(r, 'x')
+	if i < 0 {
+		return slot{plain: true, ready: true}
+	}
+	return slot{prefix: r[:i], suffix: r[i+1:], ready: true}
+}
+
+// slot returns style slot i of st, once the selected node's health is
+// known.
+func (st *Styles) slot(i uint8, selHealth Health) slot {
+	switch i {
+	case stPlain:
+		return slot{plain: true, ready: true}
+	case stSelBox:
+		return clean(st.Selected.Inherit(st.Health(selHealth)))
+	case stLabel:
+		return clean(st.Label)
+	case stSelLabel:
+		return clean(st.Selected.Inherit(st.Label))
+	case stDetail:
+		return clean(st.Detail)
+	case stSelDetail:
+		return clean(st.Selected.Inherit(st.Detail))
+	case stSelFill:
+		return clean(st.Selected)
+	case stEdge:
+		return clean(st.Edge)
+	case stCond:
+		return clean(st.CondEdge)
+	case stCross:
+		return clean(st.Cross)
+	}
+	return clean(st.Health(Health(i - stHealth)))
+}
+
+func edgeSlot(t graph.DependencyType) uint8 {
+	if t == graph.Success {
+		return stEdge
+	}
+	return stCond
+}
+
+// cell is one cell of the visible window: text (s, or the right half of a
+// wide cluster when cont) or, failing that, the routes through it.
+type cell struct {
+	ho, vo int32  // owners of the horizontal and the vertical routes
+	s      uint32 // text, as an index in the layout's strings; 0 for none
+	st     uint8
+	hm, vm uint8
+	ht, vt uint8 // route types: graph.Success (0) or a conditional one
+	cont   bool
+}
+
+// grid is the visible window being drawn, in picture coordinates offset by
+// (sx, sy).
+type grid struct {
+	w, h, sx, sy int
+	cells        []cell
+}
+
+func (g *grid) seg(s seg) {
+	if s.x0 == s.x1 {
+		gx := s.x0 - g.sx
+		if gx < 0 || gx >= g.w {
+			return
+		}
+		for y := max(s.y0, g.sy); y <= min(s.y1, g.sy+g.h-1); y++ {
+			var m uint8
+			if y > s.y0 {
+				m |= dirN
+			}
+			if y < s.y1 {
+				m |= dirS
+			}
+			if m == 0 {
+				continue
+			}
+			c := &g.cells[(y-g.sy)*g.w+gx]
+			if c.vm == 0 || s.typ == graph.Success {
+				c.vt = typeByte(s.typ)
+			}
+			c.vm |= m
+			c.vo = int32(s.owner)
+		}
+		return
+	}
+	gy := s.y0 - g.sy
+	if gy < 0 || gy >= g.h {
+		return
+	}
+	for x := max(s.x0, g.sx); x <= min(s.x1, g.sx+g.w-1); x++ {
+		var m uint8
+		if x > s.x0 {
+			m |= dirW
+		}
+		if x < s.x1 {
+			m |= dirE
+		}
+		if m == 0 {
+			continue
+		}
+		c := &g.cells[gy*g.w+x-g.sx]
+		if c.hm == 0 || s.typ == graph.Success {
+			c.ht = typeByte(s.typ)
+		}
+		c.hm |= m
+		c.ho = int32(s.owner)
+	}
+}
+
+// typeByte keeps what a cell needs of an edge type: SUCCESS or not.
+func typeByte(t graph.DependencyType) uint8 {
+	if t == graph.Success {
+		return 0
+	}
+	return 1
+}
+
+// unwide turns a wide cluster that cell gx is part of into spaces, before gx
+// is overwritten.
+func unwide(row []cell, gx int) {
+	if row[gx].cont {
+		row[gx].cont = false
+		if gx > 0 {
+			row[gx-1].s = space
+		}
+	}
+	if gx+1 < len(row) && row[gx+1].cont {
+		row[gx+1].cont = false
+		row[gx+1].s = space
+	}
+}
+
+// put writes a cluster w cells wide at (x, y); a wide one cut by the
+// window's edge leaves spaces.
+func (g *grid) put(x, y int, s uint32, w int, st uint8) {
+	gy := y - g.sy
+	if gy < 0 || gy >= g.h {
+		return
+	}
+	gx := x - g.sx
+	row := g.cells[gy*g.w : (gy+1)*g.w]
+	if w == 2 && gx >= 0 && gx+1 < g.w {
+		unwide(row, gx)
+		unwide(row, gx+1)
+		row[gx].s, row[gx].st = s, st
+		row[gx+1].s, row[gx+1].st, row[gx+1].cont = 0, st, true
+		return
+	}
+	if w == 2 {
+		s = space
+		g.put(x+1, y, s, 1, st)
+	}
+	if gx >= 0 && gx < g.w {
+		unwide(row, gx)
+		row[gx].s, row[gx].st = s, st
+	}
+}
+
+func (g *grid) text(x, y int, t text, st uint8) int {
+	for _, c := range t.cl {
+		g.put(x, y, c.s, c.w, st)
+		x += c.w
+	}
+	return x
+}
+
+// lineChar is what a cell without text shows: its routes' corner or
+// junction, or, where routes of two sources cross, the vertical one
+// unbroken, so a crossing never reads as a branch.
+func (c *cell) lineChar(ch *chars) (string, uint8) {
+	switch {
+	case c.hm == 0 && c.vm == 0:
+		return " ", stPlain
+	case c.hm == 0 || (c.vm != 0 && c.ho != c.vo):
+		if c.vt == 0 {
+			return ch.v, stEdge
+		}
+		return ch.vCond, stCond
+	case c.vm == 0:
+		if c.ht == 0 {
+			return ch.h, stEdge
+		}
+		return ch.hCond, stCond
+	}
+	if c.vt == 0 || c.ht == 0 {
+		return ch.junction[c.hm|c.vm], stEdge
+	}
+	return ch.junction[c.hm|c.vm], stCond
+}
+
+// Render draws the window of the picture whose top-left corner is
+// (scrollX, scrollY): exactly height lines of exactly width cells. The node
+// with id selected is highlighted (a heavy box and a "▸" before its glyph,
+// plus st.Selected); an id not in the graph, such as -1, selects nothing.
+// Only what falls in the window is drawn, so its cost follows the window's
+// size, not the graph's. A negative scroll leaves blank space above or to
+// the left, which centres a small graph.
+func (l *Layout) Render(width, height, selected, scrollX, scrollY int, st Styles) []string {
+	if height <= 0 {
+		return nil
+	}
+	out := make([]string, height)
+	if width <= 0 {
+		return out
+	}
+	g := &grid{w: width, h: height, sx: scrollX, sy: scrollY, cells: make([]cell, width*height)}
+	ch := charsFor(st.ASCII)
+	sel, selHealth := -1, Unknown
+	if ni, ok := l.byID[selected]; ok {
+		sel, selHealth = ni, l.nodes[ni].Health
+	}
+	visible := func(b *band) bool { return b.y1 > scrollY && b.y0 < scrollY+height }
+	for bi := range l.bands {
+		if b := &l.bands[bi]; visible(b) {
+			for _, s := range b.segs {
+				g.seg(s)
+			}
+		}
+	}
+	for bi := range l.bands {
+		b := &l.bands[bi]
+		if !visible(b) {
+			continue
+		}
+		for _, mk := range b.marks {
+			g.put(mk.x, mk.y, sid(edgeLetter(mk.typ)), 1, stCond)
+		}
+		if b.layer < 0 {
+			continue
+		}
+		for _, it := range l.layers[b.layer] {
+			m := &l.items[it]
+			if m.node >= 0 && m.x < scrollX+width && m.x+m.w > scrollX {
+				l.drawBox(g, m, m.node == sel, ch)
+			}
+		}
+	}
+	var slots [numStyles]slot
+	var line strings.Builder
+	for y := range height {
+		line.Reset()
+		line.Grow(width * 3)
+		cur := stPlain
+		open := false
+		row := g.cells[y*width : (y+1)*width]
+		for x := range row {
+			c := &row[x]
+			if c.cont {
+				continue
+			}
+			var s string
+			sl := c.st
+			if c.s != 0 {
+				s = l.str(c.s)
+			} else {
+				s, sl = c.lineChar(ch)
+			}
+			if sl != cur {
+				if open {
+					line.WriteString(slots[cur].suffix)
+				}
+				if !slots[sl].ready {
+					slots[sl] = st.slot(sl, selHealth)
+				}
+				line.WriteString(slots[sl].prefix)
+				open, cur = !slots[sl].plain, sl
+			}
+			line.WriteString(s)
+		}
+		if open {
+			line.WriteString(slots[cur].suffix)
+		}
+		out[y] = line.String()
+	}
+	return out
+}
+
+// space is the index of " ".
+var space = sid(" ")
+
+// drawBox draws a node's box at its place, and its cross stub.
+func (l *Layout) drawBox(g *grid, m *item, selected bool, ch *chars) {
+	n := &l.nodes[m.node]
+	x, y := m.x, l.layerY[m.layer]
+	right := x + m.boxW - 1
+	h := n.Health
+	if h < 0 || h >= numHealth {
+		h = Unknown
+	}
+	bc, box, glyph := ch.box, stHealth+uint8(h), stHealth+uint8(h)
+	lab, det, fill, marker := stLabel, stDetail, stPlain, space
+	if selected {
+		bc, box, glyph = ch.selBox, stSelBox, stSelBox
+		lab, det, fill, marker = stSelLabel, stSelDetail, stSelFill, sid(ch.marker)
+	}
+	hz := sid(bc.h)
+	for cx := x + 1; cx < right; cx++ {
+		g.put(cx, y, hz, 1, box)
+		g.put(cx, y+2, hz, 1, box)
+	}
+	g.put(x, y, sid(bc.tl), 1, box)
+	g.put(right, y, sid(bc.tr), 1, box)
+	g.put(x, y+2, sid(bc.bl), 1, box)
+	g.put(right, y+2, sid(bc.br), 1, box)
+	if len(m.down) > 0 {
+		g.put(x+m.port, y+2, sid(bc.stem), 1, box)
+	}
+	for _, a := range m.arrows {
+		g.put(a.x, y, sid(ch.arrow), 1, edgeSlot(a.typ))
+	}
+	mid := y + 1
+	g.put(x, mid, sid(bc.v), 1, box)
+	g.put(x+1, mid, marker, 1, box)
+	g.put(x+2, mid, sid(h.Glyph(ch == &asciiChars)), 1, glyph)
+	g.put(x+3, mid, space, 1, fill)
+	cx := g.text(x+4, mid, n.label, lab)
+	if n.detail.w > 0 {
+		g.put(cx, mid, space, 1, fill)
+		cx = g.text(cx+1, mid, n.detail, det)
+	}
+	for ; cx < right; cx++ {
+		g.put(cx, mid, space, 1, fill)
+	}
+	g.put(right, mid, sid(bc.v), 1, box)
+	if len(n.Cross) == 0 {
+		return
+	}
+	sx := right + 1
+	g.put(sx, mid, sid(ch.stubArrow), 1, stCross)
+	line := ch.h
+	if n.stubType != graph.Success {
+		line = ch.hCond
+	}
+	g.put(sx+1, mid, sid(line), 1, stCross)
+	sx += 2
+	if lt := edgeLetter(n.stubType); lt != "" {
+		g.put(sx, mid, sid(lt), 1, stCross)
+		sx++
+	}
+	g.put(sx, mid, space, 1, stPlain)
+	sx = g.text(sx+1, mid, n.stub, stCross)
+	g.text(sx, mid, n.stubMore, stCross)
+}
