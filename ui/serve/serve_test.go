@@ -1,0 +1,310 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/ssh"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+// probe is a stand-in UI: it prints the engine it got and, on "w", tries
+// a write (a mark) through it and prints what the engine said; "p" panics.
+type probe struct {
+	e      *engine.Engine
+	result string
+}
+
+func (p *probe) Init() tea.Cmd { return nil }
+
+func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch k.String() {
+		case "w":
+			_, err := p.e.Mark(context.Background(), "raw.a", engineWindow(), "pending")
+			p.result = "mark: ok"
+			if err != nil {
+				p.result = "mark: " + err.Error()
+			}
+		case "p":
+			panic("boom")
+		case "q":
+			return p, tea.Quit
+		}
+	}
+	return p, nil
+}
+
+func (p *probe) View() tea.View {
+	return tea.NewView("actor=" + p.e.Actor + "\nreadonly=" + boolText(p.e.ReadOnly) + "\n" + p.result + "\n")
+}
+
+func boolText(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+type keyPair struct {
+	signer gossh.Signer
+	line   string
+}
+
+func newKey(t *testing.T) keyPair {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keyPair{signer: s, line: string(gossh.MarshalAuthorizedKey(s.PublicKey()))}
+}
+
+type fixture struct {
+	srv                *Server
+	addr               string
+	operator, viewer   keyPair
+	operators, viewers string
+	e                  *engine.Engine
+}
+
+func start(t *testing.T) *fixture {
+	t.Helper()
+	dir := t.TempDir()
+	f := &fixture{operator: newKey(t), viewer: newKey(t)}
+	f.operators, f.viewers = filepath.Join(dir, "operators"), filepath.Join(dir, "viewers")
+	must(t, os.WriteFile(f.operators, []byte("# on-call\n"+f.operator.line), 0o600))
+	must(t, os.WriteFile(f.viewers, []byte(f.viewer.line), 0o600))
+	s := enginetest.Open(t, enginetest.SQLite)
+	spec, err := engine.ParseSpec("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
+	must(t, err)
+	f.e = &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "server"}
+	if _, err := f.e.Apply(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := New(Config{Addr: "127.0.0.1:0", StateDir: filepath.Join(dir, "state"), Keys: Keys{Operators: f.operators, Viewers: f.viewers},
+		Engine: f.e, NewModel: func(_ context.Context, e *engine.Engine, _ ssh.Session) (tea.Model, error) { return &probe{e: e}, nil }})
+	must(t, err)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	f.srv, f.addr = srv, l.Addr().String()
+	return f
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// session is an interactive SSH session with a PTY whose output is
+// collected.
+type session struct {
+	s   *gossh.Session
+	in  io.WriteCloser
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (s *session) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.Write(p)
+}
+
+func (s *session) waitFor(t *testing.T, want string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		got := s.out.String()
+		s.mu.Unlock()
+		if strings.Contains(got, want) {
+			return got
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t.Fatalf("no %q on the screen:\n%q", want, s.out.String())
+	return ""
+}
+
+func dial(t *testing.T, addr string, auth ...gossh.AuthMethod) (*gossh.Client, error) {
+	return gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "alice", Auth: auth,
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+}
+
+func open(t *testing.T, c *gossh.Client) *session {
+	t.Helper()
+	s, err := c.NewSession()
+	must(t, err)
+	out := &session{s: s}
+	s.Stdout, s.Stderr = out, out
+	in, err := s.StdinPipe()
+	must(t, err)
+	out.in = in
+	must(t, s.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}))
+	must(t, s.Shell())
+	t.Cleanup(func() { _ = s.Close() })
+	return out
+}
+
+func TestOperatorGetsAWritableEngineNamedByItsKey(t *testing.T) {
+	f := start(t)
+	c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
+	must(t, err)
+	defer c.Close()
+	s := open(t, c)
+	s.waitFor(t, "actor=ssh:alice "+gossh.FingerprintSHA256(f.operator.signer.PublicKey()))
+	s.waitFor(t, "readonly=false")
+	_, _ = s.in.Write([]byte("w"))
+	s.waitFor(t, "mark: ok")
+	log, err := f.e.Store.AuditLog(t.Context(), 1)
+	must(t, err)
+	if len(log) != 1 || log[0].Action != "mark" || !strings.HasPrefix(log[0].Actor, "ssh:alice SHA256:") {
+		t.Errorf("audit %+v, want the mark by ssh:alice with the key's fingerprint", log)
+	}
+}
+
+func TestViewerActionIsRefusedByTheEngineAndAudited(t *testing.T) {
+	f := start(t)
+	c, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
+	must(t, err)
+	defer c.Close()
+	s := open(t, c)
+	s.waitFor(t, "readonly=true")
+	_, _ = s.in.Write([]byte("w"))
+	s.waitFor(t, "mark: mark refused: bollhav is read-only")
+	log, err := f.e.Store.AuditLog(t.Context(), 1)
+	must(t, err)
+	if len(log) != 1 || log[0].Outcome != "refused: read-only" || !strings.Contains(log[0].Actor, gossh.FingerprintSHA256(f.viewer.signer.PublicKey())) {
+		t.Errorf("audit %+v, want the viewer's refused mark", log)
+	}
+}
+
+func TestUnknownKeyAndPasswordsAreRefused(t *testing.T) {
+	f := start(t)
+	if c, err := dial(t, f.addr, gossh.PublicKeys(newKey(t).signer)); err == nil {
+		c.Close()
+		t.Error("an unknown key was let in")
+	}
+	if c, err := dial(t, f.addr, gossh.Password("hunter2")); err == nil {
+		c.Close()
+		t.Error("a password was accepted")
+	}
+}
+
+// TestSecondKeyDecidesTheRole: a client offering a key the server does
+// not know and then a viewer key is a viewer, named by the viewer key. (The
+// CVE-2024-45337 pattern — an operator key only queried, never signed for —
+// cannot be produced with x/crypto's client, which signs every key the
+// server accepts; the role is read from the session's key, which
+// charm.land/ssh takes from the key that verified, never from the callback.)
+func TestSecondKeyDecidesTheRole(t *testing.T) {
+	f := start(t)
+	c, err := dial(t, f.addr, gossh.PublicKeys(newKey(t).signer, f.viewer.signer))
+	must(t, err)
+	defer c.Close()
+	s := open(t, c)
+	out := s.waitFor(t, "readonly=true")
+	if !strings.Contains(out, gossh.FingerprintSHA256(f.viewer.signer.PublicKey())) {
+		t.Fatalf("the session is not named by the viewer key:\n%q", out)
+	}
+}
+
+func TestRemovedKeyIsRefusedOnItsNextConnection(t *testing.T) {
+	f := start(t)
+	c, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
+	must(t, err)
+	c.Close()
+	must(t, os.WriteFile(f.viewers, []byte("# nobody\n"), 0o600))
+	if c, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer)); err == nil {
+		c.Close()
+		t.Error("a key removed from the viewers file was let in")
+	}
+}
+
+func TestOneSessionsPanicLeavesTheOthers(t *testing.T) {
+	f := start(t)
+	c1, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
+	must(t, err)
+	defer c1.Close()
+	s1 := open(t, c1)
+	s1.waitFor(t, "readonly=false")
+	c2, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
+	must(t, err)
+	defer c2.Close()
+	s2 := open(t, c2)
+	s2.waitFor(t, "readonly=true")
+	_, _ = s2.in.Write([]byte("p"))
+	time.Sleep(300 * time.Millisecond)
+	_, _ = s1.in.Write([]byte("w"))
+	s1.waitFor(t, "mark: ok")
+	// The server still takes new sessions.
+	c3, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
+	must(t, err)
+	c3.Close()
+}
+
+func TestHostKeyIsCreatedOnceWithMode0600(t *testing.T) {
+	dir := t.TempDir()
+	s1, path, err := LoadOrCreateHostKey(dir)
+	must(t, err)
+	info, err := os.Stat(path)
+	must(t, err)
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("host key mode %v, want 0600", info.Mode().Perm())
+	}
+	s2, _, err := LoadOrCreateHostKey(dir)
+	must(t, err)
+	if !bytes.Equal(s1.PublicKey().Marshal(), s2.PublicKey().Marshal()) || s1.PublicKey().Type() != gossh.KeyAlgoED25519 {
+		t.Error("the host key changed on restart, or is not ed25519")
+	}
+	must(t, os.Chmod(path, 0o644))
+	if _, _, err := LoadOrCreateHostKey(dir); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Errorf("a world-readable host key: err = %v", err)
+	}
+}
+
+func TestMalformedKeysFileIsAStartupError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ops")
+	must(t, os.WriteFile(p, []byte("ssh-ed25519 not-base64!!\n"), 0o600))
+	if _, _, err := (Keys{Operators: p}).Check(); err == nil || !strings.Contains(err.Error(), p+":1") {
+		t.Errorf("Check = %v, want the file and line named", err)
+	}
+	if _, _, err := (Keys{}).Check(); err == nil {
+		t.Error("no key files at all was accepted")
+	}
+}
+
+func engineWindow() state.Window {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return state.MustWindow(t0, t0.Add(time.Hour))
+}
