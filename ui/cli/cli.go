@@ -108,7 +108,10 @@ func Main(args []string, s Streams) int {
 	}
 	rest := fs.Args()
 	if len(rest) == 0 {
-		// No command: the UI, once it exists; until then, the overview.
+		// No command: the UI on a terminal; the overview anywhere else.
+		if uiWanted(s) {
+			return runCommand(commands["ui"], g, fs, nil, s)
+		}
 		printUsage(s.Out)
 		return ExitOK
 	}

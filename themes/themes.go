@@ -1,0 +1,260 @@
+package themes
+
+import (
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+)
+
+// Status is a health the UI shows: the five unit statuses of the state
+// store, plus stale (applied, but too old for a freshness contract) and
+// missing (a window the store holds no unit for). Its values are the unit
+// statuses' own spellings, so a state.UnitStatus converts directly.
+type Status string
+
+// The statuses a theme styles and gives a glyph.
+const (
+	Applied Status = "applied"
+	Pending Status = "pending"
+	Running Status = "running"
+	Blocked Status = "blocked"
+	Failed  Status = "failed"
+	Stale   Status = "stale"
+	Missing Status = "missing"
+)
+
+// Statuses lists every status in the order legends show them.
+var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missing}
+
+// glyphs are one cell wide each and differ in shape, so a status reads the
+// same on a monochrome terminal, under NO_COLOR and to a colour-blind
+// operator: colour only ever repeats what the glyph says.
+var glyphs = map[Status]string{
+	Applied: "✓",
+	Pending: "·",
+	Running: "↻",
+	Blocked: "⊘",
+	Failed:  "✗",
+	Stale:   "~",
+	Missing: "?",
+}
+
+// Glyph is the one-cell symbol of a status; "?" for one it does not know.
+func Glyph(s Status) string {
+	if g, ok := glyphs[s]; ok {
+		return g
+	}
+	return "?"
+}
+
+// Theme is every style the UI draws with, by role rather than by colour, so
+// a view never picks a colour itself and a new theme is one constructor.
+type Theme struct {
+	// Name is the theme's name as Get takes it.
+	Name string
+	// Base is ordinary text; Muted is secondary text (labels, hints, empty
+	// states); Accent highlights what matters on a line (a model name, a
+	// key in the help).
+	Base, Muted, Accent lipgloss.Style
+	// Border draws rules and dialog frames; Title is a section heading and
+	// the header bar; Selected is the cursor row.
+	Border, Title, Selected lipgloss.Style
+	// Banner is the bar that reports a lost store connection; Error is an
+	// error message inside a view or dialog.
+	Banner, Error lipgloss.Style
+	// Prod marks the production environment in the header, loudly, so no
+	// one acts on prod thinking it is dev; Dev marks any other environment.
+	Prod, Dev lipgloss.Style
+	// BorderColor is the colour of Border, for lipgloss borders that take a
+	// colour rather than a style; nil when the theme has no colour.
+	BorderColor color.Color
+
+	status map[Status]lipgloss.Style
+	// glyph caches each status's styled glyph: a timeline draws hundreds
+	// per frame.
+	glyph map[Status]string
+}
+
+// Status is the style of a status: its colour (when the theme has any) and
+// attributes. Unknown statuses get Base.
+func (t Theme) Status(s Status) lipgloss.Style {
+	if st, ok := t.status[s]; ok {
+		return st
+	}
+	return t.Base
+}
+
+// Glyph is the status glyph rendered in the status's style.
+func (t Theme) Glyph(s Status) string {
+	if g, ok := t.glyph[s]; ok {
+		return g
+	}
+	return t.Status(s).Render(Glyph(s))
+}
+
+// withGlyphs fills the glyph cache from the status styles.
+func (t Theme) withGlyphs() Theme {
+	t.glyph = make(map[Status]string, len(Statuses))
+	for _, s := range Statuses {
+		t.glyph[s] = t.Status(s).Render(Glyph(s))
+	}
+	return t
+}
+
+// Label is the glyph and the status word, styled: "✗ failed".
+func (t Theme) Label(s Status) string { return t.Status(s).Render(Glyph(s) + " " + string(s)) }
+
+// palette is a theme's colours by semantic role.
+type palette struct {
+	fg, muted, accent, border, title, titleBg, selectedFg, selectedBg color.Color
+	bannerFg, bannerBg, errorFg, prodFg, prodBg, devFg, devBg         color.Color
+	applied, pending, running, blocked, failed, stale, missing        color.Color
+	boldStatuses                                                      bool
+}
+
+func fromPalette(name string, p palette) Theme {
+	fg := func(c color.Color) lipgloss.Style { return lipgloss.NewStyle().Foreground(c) }
+	t := Theme{
+		Name:        name,
+		Base:        fg(p.fg),
+		Muted:       fg(p.muted),
+		Accent:      fg(p.accent).Bold(true),
+		Border:      fg(p.border),
+		Title:       fg(p.title).Background(p.titleBg).Bold(true),
+		Selected:    fg(p.selectedFg).Background(p.selectedBg).Bold(true),
+		Banner:      fg(p.bannerFg).Background(p.bannerBg).Bold(true),
+		Error:       fg(p.errorFg).Bold(true),
+		Prod:        fg(p.prodFg).Background(p.prodBg).Bold(true),
+		Dev:         fg(p.devFg).Background(p.devBg).Bold(true),
+		BorderColor: p.border,
+	}
+	t.status = map[Status]lipgloss.Style{
+		Applied: fg(p.applied),
+		Pending: fg(p.pending),
+		Running: fg(p.running),
+		Blocked: fg(p.blocked),
+		Failed:  fg(p.failed),
+		Stale:   fg(p.stale),
+		Missing: fg(p.missing),
+	}
+	if p.boldStatuses {
+		for s, st := range t.status {
+			if s != Pending && s != Missing {
+				t.status[s] = st.Bold(true)
+			}
+		}
+	}
+	return t.withGlyphs()
+}
+
+// Dark is the default theme, for a dark terminal background.
+func Dark() Theme {
+	c := lipgloss.Color
+	return fromPalette("dark", palette{
+		fg: c("#D0D0D0"), muted: c("#808080"), accent: c("#87AFFF"), border: c("#585858"),
+		title: c("#FFFFFF"), titleBg: c("#303A4E"), selectedFg: c("#FFFFFF"), selectedBg: c("#3A4A6B"),
+		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#FF5F5F"),
+		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#000000"), devBg: c("#5FAF5F"),
+		applied: c("#5FD75F"), pending: c("#8A8A8A"), running: c("#5FAFFF"), blocked: c("#FFD75F"),
+		failed: c("#FF5F5F"), stale: c("#D787FF"), missing: c("#6C6C6C"),
+	})
+}
+
+// Light is for a light terminal background: the same roles, darker inks.
+func Light() Theme {
+	c := lipgloss.Color
+	return fromPalette("light", palette{
+		fg: c("#262626"), muted: c("#6C6C6C"), accent: c("#005FAF"), border: c("#A8A8A8"),
+		title: c("#000000"), titleBg: c("#D0DCF0"), selectedFg: c("#000000"), selectedBg: c("#BCD0F0"),
+		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#AF0000"),
+		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#FFFFFF"), devBg: c("#008700"),
+		applied: c("#008700"), pending: c("#6C6C6C"), running: c("#005FD7"), blocked: c("#AF5F00"),
+		failed: c("#D70000"), stale: c("#8700AF"), missing: c("#9E9E9E"),
+	})
+}
+
+// HighContrast uses the 16 basic ANSI colours, bright and bold, which every
+// terminal and every SSH hop renders, at the highest contrast the palette
+// has.
+func HighContrast() Theme {
+	return fromPalette("high-contrast", palette{
+		fg: lipgloss.BrightWhite, muted: lipgloss.White, accent: lipgloss.BrightCyan, border: lipgloss.BrightWhite,
+		title: lipgloss.Black, titleBg: lipgloss.BrightWhite, selectedFg: lipgloss.Black, selectedBg: lipgloss.BrightYellow,
+		bannerFg: lipgloss.BrightWhite, bannerBg: lipgloss.Red, errorFg: lipgloss.BrightRed,
+		prodFg: lipgloss.BrightWhite, prodBg: lipgloss.Red, devFg: lipgloss.Black, devBg: lipgloss.BrightGreen,
+		applied: lipgloss.BrightGreen, pending: lipgloss.White, running: lipgloss.BrightCyan, blocked: lipgloss.BrightYellow,
+		failed: lipgloss.BrightRed, stale: lipgloss.BrightMagenta, missing: lipgloss.White,
+		boldStatuses: true,
+	})
+}
+
+// None has no colour at all (NO_COLOR): text attributes only — bold for
+// titles, reverse video for the cursor row and the banner — and the status
+// glyphs carry every status.
+func None() Theme {
+	plain := lipgloss.NewStyle()
+	t := Theme{
+		Name:     "none",
+		Base:     plain,
+		Muted:    plain,
+		Accent:   plain.Bold(true),
+		Border:   plain,
+		Title:    plain.Bold(true).Reverse(true),
+		Selected: plain.Reverse(true),
+		Banner:   plain.Bold(true).Reverse(true),
+		Error:    plain.Bold(true),
+		Prod:     plain.Bold(true).Reverse(true),
+		Dev:      plain.Bold(true),
+	}
+	t.status = map[Status]lipgloss.Style{}
+	for _, s := range Statuses {
+		t.status[s] = plain
+	}
+	return t.withGlyphs()
+}
+
+// Default is the theme used when none is named: dark.
+const Default = "dark"
+
+var constructors = map[string]func() Theme{
+	"dark":          Dark,
+	"light":         Light,
+	"high-contrast": HighContrast,
+	"none":          None,
+}
+
+// Names lists the theme names Get accepts, sorted.
+func Names() []string {
+	out := make([]string, 0, len(constructors))
+	for n := range constructors {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Get returns the theme called name (case-insensitive; "" is the default),
+// or an error that lists the names there are.
+func Get(name string) (Theme, error) {
+	if name == "" {
+		name = Default
+	}
+	if f, ok := constructors[strings.ToLower(name)]; ok {
+		return f(), nil
+	}
+	return Theme{}, fmt.Errorf("unknown theme %q: use one of %s", name, strings.Join(Names(), ", "))
+}
+
+// Select picks the theme a process starts with: the named one when a name
+// is given (a flag is an explicit request, which no-color.org lets win),
+// else "none" when NO_COLOR is set to anything non-empty, else the default.
+// getenv is os.Getenv, injectable for tests and SSH sessions.
+func Select(name string, getenv func(string) string) (Theme, error) {
+	if name == "" && getenv != nil && getenv("NO_COLOR") != "" {
+		return None(), nil
+	}
+	return Get(name)
+}

@@ -1,0 +1,173 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+)
+
+// actionKind is what an action dialog would do.
+type actionKind int
+
+const (
+	actionRun actionKind = iota
+	actionMark
+)
+
+// action is one operator action: run a model (a window of it, or the whole
+// model) with a STATE_MODE, or mark a window applied or pending. Actions are
+// dangerous by nature: the keys that open them are not bound under
+// --read-only, and the engine refuses them too.
+type action struct {
+	kind   actionKind
+	model  string
+	window *state.Window // nil: no window (the whole model)
+	mode   engine.StateMode
+	status state.UnitStatus // actionMark
+}
+
+// request is the engine request of a run action.
+func (a action) request() engine.RunRequest {
+	req := engine.RunRequest{Models: []string{a.model}, Mode: a.mode}
+	if a.window != nil {
+		w := *a.window
+		req.Window = &w
+	}
+	return req
+}
+
+// target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
+func (a action) target() string {
+	if a.window == nil || a.window.Since.IsZero() && a.window.Until.IsZero() {
+		return a.model
+	}
+	return a.model + " [" + windowText(*a.window) + "]"
+}
+
+// modes is the order tab cycles STATE_MODE in a run dialog: the safe one
+// first, the default next, the destructive one last.
+var modes = []engine.StateMode{engine.Discover, engine.Bulldozer, engine.Torch}
+
+// liveRun is a run this UI started, shown with its progress while it goes
+// on in the background.
+type liveRun struct {
+	id      int // local id, for routing its events
+	action  action
+	started time.Time
+	runID   int64
+	// progress is the newest report per task, by model.
+	progress map[string]engine.Progress
+	done     bool
+	result   *engine.RunResult
+	err      error
+}
+
+// runEvents carries a background run's reports to the event loop: the
+// engine's progress callback (called on the run's goroutines) only stores
+// the newest report per task and pokes a one-slot channel, so a fast run
+// never waits on the UI and the UI never drowns in reports.
+type runEvents struct {
+	mu       sync.Mutex
+	progress map[string]engine.Progress
+	runID    int64
+	poke     chan struct{}
+	done     chan struct{}
+	result   *engine.RunResult
+	err      error
+}
+
+func (ev *runEvents) report(p engine.Progress) {
+	ev.mu.Lock()
+	ev.progress[p.Model] = p
+	ev.runID = p.RunID
+	ev.mu.Unlock()
+	select {
+	case ev.poke <- struct{}{}:
+	default:
+	}
+}
+
+func (ev *runEvents) snapshot() (map[string]engine.Progress, int64) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	return maps.Clone(ev.progress), ev.runID
+}
+
+// startRun starts the run in the background and returns the Cmd that waits
+// for its first report. The run lives on ctx (the program's): quitting the
+// UI cancels it, and the engine puts interrupted units back to pending.
+func startRun(ctx context.Context, e *engine.Engine, local int, a action) tea.Cmd {
+	return func() tea.Msg {
+		ev := &runEvents{progress: map[string]engine.Progress{}, poke: make(chan struct{}, 1), done: make(chan struct{})}
+		go func() {
+			defer close(ev.done)
+			res, err := e.Run(ctx, a.request(), e.Executor(), ev.report)
+			ev.mu.Lock()
+			ev.result, ev.err = res, err
+			if res != nil {
+				ev.runID = res.RunID
+			}
+			ev.mu.Unlock()
+		}()
+		return waitRun(local, ev)()
+	}
+}
+
+// waitRun waits for the run's next report or its end.
+func waitRun(local int, ev *runEvents) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-ev.poke:
+			p, id := ev.snapshot()
+			return runEventMsg{run: local, progress: p, runID: id, events: ev}
+		case <-ev.done:
+			p, id := ev.snapshot()
+			ev.mu.Lock()
+			defer ev.mu.Unlock()
+			return runEventMsg{run: local, progress: p, runID: id, done: true, result: ev.result, err: ev.err, events: ev}
+		}
+	}
+}
+
+// markCmd marks the window through the engine (audited there).
+func markCmd(ctx context.Context, e *engine.Engine, a action) tea.Cmd {
+	return func() tea.Msg {
+		var w state.Window
+		if a.window != nil {
+			w = *a.window
+		}
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		n, err := e.Mark(ctx, a.model, w, a.status)
+		return markDoneMsg{model: a.model, status: a.status, n: n, err: err}
+	}
+}
+
+// runSummary is one line for a finished run: "run 7 succeeded: 3 tasks,
+// 24 applied, 2 blocked, 0 failed".
+func runSummary(r *liveRun) string {
+	if r.err != nil {
+		return fmt.Sprintf("run of %s failed: %v", r.action.target(), r.err)
+	}
+	if r.result == nil {
+		return fmt.Sprintf("run of %s ended", r.action.target())
+	}
+	var applied, blocked, failed int
+	for _, t := range r.result.Tasks {
+		applied += t.Applied
+		blocked += t.Blocked
+		failed += t.Failed
+	}
+	outcome := "succeeded"
+	if r.result.Failed() {
+		outcome = "failed"
+	}
+	return fmt.Sprintf("run %d %s (%s): %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome,
+		r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+}

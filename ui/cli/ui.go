@@ -1,0 +1,100 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"os"
+
+	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui"
+	"github.com/charmbracelet/x/term"
+)
+
+func init() {
+	register(&command{
+		name:    "ui",
+		summary: "the terminal UI: pipelines, coverage, why, blocked units and runs, live from the store (the default)",
+		long: `ui opens the terminal UI on the state store of --dsn for the environment of
+--env (else SCHEMA_SUFFIX). It is what 'bollhav' alone opens on a terminal.
+
+Views: Pipelines (every model by pipeline, units counted by status), a model
+(its contracts, coverage and units), why (a unit's upstream verdicts, the
+root-cause chain and the unblock frontier), Blocked (the triage queue by
+downstream impact) and Runs (history, and the progress of runs started here).
+
+Keys: enter drills in (pipelines → model → unit → its blocking upstream), esc
+goes back, / filters a list, : opens the command palette (model NAME, why
+MODEL TIME, blocked, runs, env SUFFIX|prod, theme NAME), 1 2 3 switch to
+pipelines, blocked, runs, ? shows every key, q quits. Vim keys, arrows and
+the mouse wheel move in lists.
+
+Actions — r run a window, R run a model, a / p mark applied / pending — open a
+dialog that shows the engine's plan first; tab picks the STATE_MODE; a torch
+asks for the model's name to be typed. Runs go on in the background. With
+--read-only (or --as-of, which looks at the past and so changes nothing)
+every action is hidden and the engine refuses them too.
+
+The UI follows the store's change feed (PostgreSQL LISTEN/NOTIFY, SQLite
+data_version polling): what another process does appears by itself. A lost
+connection shows a banner and recovers. --theme picks dark (default), light,
+high-contrast or none; NO_COLOR selects none unless --theme is given.`,
+		examples: []string{
+			"bollhav ui",
+			"bollhav ui --env pr123 --read-only",
+			"bollhav ui --dsn postgres://bollhav@db/bollhav --theme high-contrast",
+			"NO_COLOR=1 bollhav ui --as-of 2026-01-06T00:00:00Z",
+		},
+		run: runUI,
+	})
+}
+
+func runUI(c *cmdContext, args []string) int {
+	const cmd = "ui"
+	if len(args) > 0 {
+		return c.fail(cmd, &usageError{fmt.Sprintf("ui takes no arguments (got %q)", args[0])})
+	}
+	if c.Output != "text" {
+		return c.fail(cmd, &usageError{"the UI has no JSON output: use status, blocked or why with -o json"})
+	}
+	if c.Theme != "" {
+		if _, err := themes.Get(c.Theme); err != nil {
+			return c.fail(cmd, &usageError{"--theme: " + err.Error()})
+		}
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, cmd)
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	opts := ui.Options{Theme: c.Theme, ReadOnly: c.ReadOnly || c.AsOf != ""}
+	if !isStdio(c.In, os.Stdin) {
+		opts.Input = c.In
+	}
+	if !isStdio(c.Out, os.Stdout) {
+		opts.Output = c.Out
+	}
+	if err := ui.Run(ctx, e, opts); err != nil {
+		fmt.Fprintf(c.Err, "bollhav ui: %v\n", err)
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+func isStdio(s any, std *os.File) bool {
+	f, ok := s.(*os.File)
+	return ok && f == std
+}
+
+// isTerminal reports whether a stream is a terminal: 'bollhav' alone opens
+// the UI only when both its input and output are one.
+func isTerminal(s any) bool {
+	f, ok := s.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// uiWanted is the no-command decision: the UI on a terminal, the usage
+// otherwise (a pipe, a file, a CI log).
+func uiWanted(s Streams) bool {
+	return isTerminal(s.In) && isTerminal(s.Out)
+}

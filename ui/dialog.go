@@ -1,0 +1,328 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+)
+
+// dialog confirms an action. It shows what the engine says the action
+// would do first (the plan of a run, the units a mark moves), and confirms
+// like it means it: the focus starts on Cancel, Enter presses the focused
+// button, a torch needs the model's name typed, and nothing can be
+// confirmed before the plan is in.
+type dialog struct {
+	id      int
+	gen     uint64
+	action  action
+	plan    *engine.Plan
+	preview *markPreview
+	err     error
+	loading bool
+	// confirm is true when the confirm button has the focus.
+	confirm bool
+	input   lineInput
+	notice  string
+}
+
+func newDialog(a *App, act action) *dialog {
+	return &dialog{id: a.id(), action: act, input: lineInput{prompt: "> "}}
+}
+
+// torch reports whether the dialog is a torch run, which is confirmed by
+// typing the model's name.
+func (d *dialog) torch() bool { return d.action.kind == actionRun && d.action.mode == engine.Torch }
+
+// replan asks the engine for the action's plan.
+func (d *dialog) replan(a *App) tea.Cmd {
+	d.gen++
+	d.loading, d.plan, d.preview, d.err, d.notice = true, nil, nil, nil, ""
+	d.input.SetValue("")
+	return loadPlan(a.ctx, a.eng, d.id, d.gen, d.action)
+}
+
+func (d *dialog) applyPlan(msg planMsg) {
+	if msg.dialog != d.id || msg.gen != d.gen {
+		return
+	}
+	d.loading = false
+	d.plan, d.preview, d.err = msg.plan, msg.preview, msg.err
+}
+
+func (d *dialog) ready() bool { return !d.loading && d.err == nil }
+
+func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, keyCancel):
+		return a.closeDialog()
+	case d.action.kind == actionRun && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
+		step := 1
+		if key.Matches(msg, keyPrevMode) {
+			step = len(modes) - 1
+		}
+		for i, m := range modes {
+			if m == d.action.mode {
+				d.action.mode = modes[(i+step)%len(modes)]
+				break
+			}
+		}
+		d.confirm = false
+		return d.replan(a)
+	}
+	if d.torch() {
+		if key.Matches(msg, keyConfirm) {
+			switch typed := strings.TrimSpace(d.input.Value()); {
+			case !d.ready():
+				d.notice = "wait for the plan"
+			case typed == "":
+				d.notice = "type " + d.action.model + " to confirm the torch, esc to cancel"
+			case typed != d.action.model:
+				d.notice = fmt.Sprintf("%q is not %s: nothing was done", typed, d.action.model)
+			default:
+				return a.confirmAction(d.action)
+			}
+			return nil
+		}
+		if d.input.update(msg) {
+			d.notice = ""
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, keyButtonLeft):
+		d.confirm = false
+	case key.Matches(msg, keyButtonRight):
+		d.confirm = d.ready()
+	case key.Matches(msg, keyConfirm):
+		if !d.confirm {
+			return a.closeDialog()
+		}
+		if d.ready() {
+			return a.confirmAction(d.action)
+		}
+	}
+	return nil
+}
+
+func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
+	if d.torch() {
+		d.input.update(msg)
+	}
+	return nil
+}
+
+func (d *dialog) help() helpKeys {
+	var ks []key.Binding
+	if d.action.kind == actionRun {
+		ks = append(ks, keyNextMode)
+	}
+	if d.torch() {
+		confirm := keyConfirm
+		confirm.SetHelp("enter", "torch (name typed)")
+		ks = append(ks, confirm)
+	} else {
+		ks = append(ks, keyButtonLeft, keyConfirm)
+	}
+	return helpKeys{short: append(ks, keyCancel)}
+}
+
+// verb is the confirm button's word.
+func (d *dialog) verb() string {
+	if d.action.kind == actionMark {
+		return "Mark " + string(d.action.status)
+	}
+	if d.action.mode == engine.Torch {
+		return "Torch"
+	}
+	return "Run"
+}
+
+func (d *dialog) render(a *App, w, h int) []string {
+	t := a.theme
+	boxW := min(w-2, 96)
+	inner := boxW - 4
+	var lines []string
+	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	act := d.action
+	env := a.eng.Env.String()
+	switch act.kind {
+	case actionRun:
+		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		var ms []string
+		for _, m := range modes {
+			if m == act.mode {
+				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
+			} else {
+				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
+			}
+		}
+		add("STATE_MODE " + strings.Join(ms, " "))
+		add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+	case actionMark:
+		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
+		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
+	}
+	add("")
+	switch {
+	case d.loading:
+		add(t.Muted.Render("working out the plan…"))
+	case d.err != nil:
+		add(t.Error.Render("refused: "))
+		for _, l := range strings.Split(d.err.Error(), "\n") {
+			add("  " + l)
+		}
+	case d.preview != nil:
+		p := d.preview
+		if p.total == 0 {
+			add(t.Muted.Render("no unit in the window would change"))
+		} else {
+			var parts []string
+			for _, s := range markFrom(act.status) {
+				if n := p.counts[s]; n > 0 {
+					parts = append(parts, statusLabel(t, s)+fmt.Sprintf(" %d", n))
+				}
+			}
+			add(fmt.Sprintf("%s of %s would become %s: ", plural(p.total, "unit", "units"), act.model, act.status) + strings.Join(parts, ", "))
+		}
+	case d.plan != nil:
+		for _, l := range planLines(t, d.plan) {
+			add(l)
+		}
+	}
+	add("")
+	if d.torch() {
+		add(t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", act.model, env)) + " Type its name to confirm:")
+		add("  " + d.input.view(t, inner-4))
+		if d.notice != "" {
+			add(t.Error.Render(d.notice))
+		}
+	} else {
+		// The focused button is bracketed (and styled), so focus shows
+		// without colour.
+		cancel, confirm := t.Muted.Render("  Cancel  "), t.Muted.Render("  "+d.verb()+"  ")
+		if d.confirm {
+			confirm = t.Selected.Render("[ " + d.verb() + " ]")
+		} else {
+			cancel = t.Selected.Render("[ Cancel ]")
+		}
+		if !d.ready() {
+			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
+		}
+		add(question(d, a) + "  " + cancel + "  " + confirm)
+	}
+	// Keep the box inside the body: the plan is cut first.
+	if maxLines := h - 2; len(lines) > maxLines && maxLines > 4 {
+		keep := lines[len(lines)-3:]
+		lines = append(lines[:maxLines-4], fit(t.Muted.Render("…"), inner))
+		lines = append(lines, keep...)
+	}
+	border := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	if t.BorderColor != nil {
+		border = border.BorderForeground(t.BorderColor)
+	}
+	if act.mode == engine.Torch && act.kind == actionRun {
+		border = border.BorderStyle(lipgloss.ThickBorder())
+	}
+	box := border.Render(strings.Join(lines, "\n"))
+	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
+	return pad(strings.Split(placed, "\n"), w, h)
+}
+
+// envLabel is the environment, loud for prod.
+func envLabel(a *App) string {
+	if !a.eng.Env.Suffixed() {
+		return a.theme.Prod.Render(" prod ")
+	}
+	return a.theme.Dev.Render(" " + a.eng.Env.String() + " ")
+}
+
+// question names the target and the count: "Run 3 units of raw.orders in
+// prod?"
+func question(d *dialog, a *App) string {
+	env := a.eng.Env.String()
+	switch {
+	case d.preview != nil:
+		return fmt.Sprintf("Mark %s of %s %s in %s?", plural(d.preview.total, "unit", "units"), d.action.model, d.action.status, env)
+	case d.plan != nil:
+		n := 0
+		for _, m := range d.plan.Models {
+			n += len(m.Run)
+		}
+		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), d.action.model, env)
+	}
+	return ""
+}
+
+// modeHelp says what a STATE_MODE does, in one line.
+func modeHelp(m engine.StateMode, window bool) string {
+	switch m {
+	case engine.Discover:
+		return "discover: keep applied units, re-check the rest"
+	case engine.Torch:
+		return "torch: delete every unit, re-prefill, run the window (none: the contract range)"
+	}
+	if window {
+		return "bulldozer: set the window's units to pending and run exactly them"
+	}
+	return "bulldozer without a window runs as discover on a temporal model"
+}
+
+// planLines prints a plan: per model, what is created, reset, deleted,
+// uncovered and run, with spans, then the warnings.
+func planLines(t themes.Theme, p *engine.Plan) []string {
+	var out []string
+	for _, m := range p.Models {
+		head := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		if m.Register {
+			head += t.Muted.Render(" · registers")
+		}
+		if m.Migrate != nil {
+			head += t.Error.Render(" · migrates the grain")
+		}
+		out = append(out, head)
+		item := func(label string, n int, span string, danger bool) {
+			s := fmt.Sprintf("  %-9s %s", label, plural(n, "unit", "units"))
+			if span != "" {
+				s += "  " + t.Muted.Render(span)
+			}
+			if danger && n > 0 {
+				s = t.Error.Render(ansiStrip(s))
+			}
+			out = append(out, s)
+		}
+		if m.Delete != nil {
+			item("delete", m.Delete.Count, hullText(m.Delete.Hull), true)
+		}
+		if m.Uncovered != nil {
+			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
+		}
+		item("reset", len(m.Reset), spanText(m.Reset), false)
+		item("create", len(m.Create), spanText(m.Create), false)
+		item("run", len(m.Run), spanText(m.Run), false)
+	}
+	for _, warn := range p.Warnings() {
+		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
+	}
+	return out
+}
+
+// spanText is the hull of windows, "" when there are none.
+func spanText(ws []state.Window) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	return hullText(state.Window{Since: ws[0].Since, Until: ws[len(ws)-1].Until})
+}
+
+func hullText(w state.Window) string {
+	if w.Since.IsZero() && w.Until.IsZero() {
+		return ""
+	}
+	return windowText(w)
+}

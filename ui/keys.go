@@ -1,0 +1,151 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+)
+
+// keyMap is every binding of the UI, as data: the help screen and the footer
+// are generated from it, and a binding that does not apply (an action under
+// --read-only, the graph form before it exists) is disabled, so it vanishes
+// from both and never fires.
+type keyMap struct {
+	// Global.
+	Quit, Help, Back, Palette, Filter key.Binding
+	Pipelines, Blocked, Runs          key.Binding
+
+	// Lists.
+	Up, Down, PageUp, PageDown, Top, Bottom, Enter key.Binding
+
+	// View-specific.
+	ToggleGraph key.Binding // pipelines: graph form ⇄ list form
+	NextGraph   key.Binding // pipelines, graph form: the next pipeline
+	Left, Right key.Binding // pipelines, graph form: move between nodes of a wave
+	ZoomIn      key.Binding // model: timeline zoom
+	ZoomOut     key.Binding
+	Blocking    key.Binding // why: jump to the blocking upstream's window
+	Model       key.Binding // why, blocked: open the unit's model
+
+	// Actions: dangerous, so bound only when the UI may change state.
+	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
+}
+
+func newKeyMap(readOnly bool) keyMap {
+	k := keyMap{
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Palette:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Pipelines: key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "pipelines")),
+		Blocked:   key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "blocked")),
+		Runs:      key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "runs")),
+
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "ctrl+b"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "ctrl+f"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+
+		ToggleGraph: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "graph/list")),
+		NextGraph:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pipeline")),
+		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
+		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
+		ZoomIn:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "zoom in")),
+		ZoomOut:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "zoom out")),
+		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
+		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
+
+		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
+		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
+		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
+		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
+	}
+	// The graph form and the timeline's zoom plug in from ui/graphview and
+	// ui/timeline; until they do, their keys are not offered.
+	k.ToggleGraph.SetEnabled(newPipelineGraph != nil)
+	k.NextGraph.SetEnabled(newPipelineGraph != nil)
+	k.ZoomIn.SetEnabled(coverageTimelineRenderer != nil)
+	k.ZoomOut.SetEnabled(coverageTimelineRenderer != nil)
+	if readOnly {
+		// Read-only does not bind dangerous actions at all: no key, no help
+		// line, no dialog. The engine refuses them as well.
+		for _, b := range k.actions() {
+			b.Unbind()
+		}
+	}
+	return k
+}
+
+// actions are the bindings that change state.
+func (k *keyMap) actions() []*key.Binding {
+	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending}
+}
+
+// navigation is the list movement group of the full help.
+func (k keyMap) navigation() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}
+}
+
+// global is the group every screen has.
+func (k keyMap) global() []key.Binding {
+	return []key.Binding{k.Palette, k.Filter, k.Back, k.Pipelines, k.Blocked, k.Runs, k.Help, k.Quit}
+}
+
+// helpKeys is a help.KeyMap for one screen: its own bindings first, then
+// navigation and the global ones.
+type helpKeys struct {
+	short []key.Binding
+	full  [][]key.Binding
+}
+
+func (h helpKeys) ShortHelp() []key.Binding  { return h.short }
+func (h helpKeys) FullHelp() [][]key.Binding { return h.full }
+
+// screenHelp builds the help of a view from its own bindings.
+func (k keyMap) screenHelp(own []key.Binding, filterable, canBack bool) helpKeys {
+	global := k.global()
+	if !filterable {
+		global = without(global, k.Filter)
+	}
+	short := append([]key.Binding{}, own...)
+	if canBack {
+		short = append(short, k.Back)
+	} else {
+		global = without(global, k.Back)
+	}
+	short = append(short, k.Palette)
+	if filterable {
+		short = append(short, k.Filter)
+	}
+	short = append(short, k.Help, k.Quit)
+	return helpKeys{short: short, full: [][]key.Binding{own, k.navigation(), global}}
+}
+
+func without(bs []key.Binding, drop key.Binding) []key.Binding {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if b.Help() != drop.Help() {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Bindings of the modal parts: they replace the screen's while open.
+var (
+	keyConfirm     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))
+	keyCancel      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
+	keyNextMode    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next mode"))
+	keyPrevMode    = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev mode"))
+	keyButtonLeft  = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "button"))
+	keyButtonRight = key.NewBinding(key.WithKeys("right", "l"))
+	keyComplete    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete"))
+	keyRunCommand  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run command"))
+	keyKeepFilter  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter"))
+	keyClearFilter = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))
+	keyCloseHelp   = key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help"))
+	keySuggestUp   = key.NewBinding(key.WithKeys("up", "ctrl+p"))
+	keySuggestDown = key.NewBinding(key.WithKeys("down", "ctrl+n"))
+)

@@ -1,0 +1,73 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+)
+
+// Options configure the UI.
+type Options struct {
+	// Theme names the theme (themes.Names); empty picks one: "none" under
+	// NO_COLOR, else dark, or light on a light terminal background.
+	Theme string
+	// ReadOnly hides every action; the engine is made read-only too, so an
+	// action is refused even if something asked for one.
+	ReadOnly bool
+	// Input and Output are the terminal; stdin and stdout when nil.
+	Input  io.Reader
+	Output io.Writer
+	// View is the first screen: "pipelines" (the default), "blocked",
+	// "runs", "model" (Model) or "why" (Model at At). Esc leads back to
+	// pipelines from any of them.
+	View  string
+	Model string
+	At    time.Time
+	// Getenv reads the environment (NO_COLOR); os.Getenv when nil. An SSH
+	// session passes the session's environment.
+	Getenv func(string) string
+	// Feed is a change feed shared by every UI of the process (NewFeed);
+	// nil: the UI follows the store itself.
+	Feed *Feed
+	// FeedPoll is the longest a change in the store waits unseen when the
+	// store sends no wake-up (default DefaultFeedPoll), for a UI's own feed.
+	FeedPoll time.Duration
+}
+
+// NewModel is the UI as a Bubble Tea model over e, for a caller that runs
+// the program itself (an SSH session with its own input, output and
+// environment: pass its Getenv). The UI's loads, its change feed and the
+// runs it starts live on ctx: cancel it when the program ends. It draws in
+// the alternate screen with mouse wheel reporting on; Input and Output are
+// ignored.
+func NewModel(ctx context.Context, e *engine.Engine, opts Options) (tea.Model, error) {
+	return newApp(ctx, e, withDefaults(opts))
+}
+
+// Run runs the terminal UI on e until the user quits or ctx ends. Runs
+// started from the UI are cancelled when it ends: the engine puts their
+// interrupted units back to pending.
+func Run(ctx context.Context, e *engine.Engine, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	app, err := newApp(ctx, e, withDefaults(opts))
+	if err != nil {
+		return err
+	}
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opts.Input != nil {
+		popts = append(popts, tea.WithInput(opts.Input))
+	}
+	if opts.Output != nil {
+		popts = append(popts, tea.WithOutput(opts.Output))
+	}
+	_, err = tea.NewProgram(app, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // ended by the caller's context: a normal stop
+	}
+	return err
+}

@@ -1,0 +1,149 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/state"
+)
+
+// viewKind names a kind of screen.
+type viewKind int
+
+const (
+	viewPipelines viewKind = iota
+	viewModel
+	viewWhy
+	viewBlocked
+	viewRuns
+	viewRun
+)
+
+// viewNames are the names the palette and Options.View use.
+var viewNames = map[string]viewKind{
+	"pipelines": viewPipelines,
+	"blocked":   viewBlocked,
+	"runs":      viewRuns,
+}
+
+// view is one screen of the stack. The app owns the stack and routes to
+// the views: key presses to the top one, loaded data to the view whose id
+// it carries. A view never does I/O: load returns the Cmd that does.
+type view interface {
+	base() *viewBase
+	kind() viewKind
+	// title is the view's part of the header's breadcrumb.
+	title() string
+	// load returns the Cmd that reads the view's data; only, when not
+	// empty, narrows a reload to those models (views that cannot narrow
+	// reload everything).
+	load(a *App, gen uint64, only []string) tea.Cmd
+	// apply takes loaded data.
+	apply(a *App, data any)
+	// key handles a key press the app did not take; it may return a Cmd.
+	key(a *App, msg tea.KeyPressMsg) tea.Cmd
+	// wheel scrolls for the mouse wheel.
+	wheel(msg tea.MouseWheelMsg)
+	// render draws the body: exactly h lines of at most w cells.
+	render(a *App, w, h int) []string
+	// bindings are the view's own keys, for the footer and the help.
+	bindings(a *App) []key.Binding
+	// affected reports whether a change in the store touches the view's
+	// data, and which models to reload (nil: everything).
+	affected(a *App, changes []state.Change) (bool, []string)
+}
+
+// filterable is a view with a / filter.
+type filterable interface {
+	filter() string
+	setFilter(s string)
+}
+
+// viewBase is the bookkeeping every view shares: its id for routing, the
+// generation of its newest request, and what a reload still owes.
+type viewBase struct {
+	id      int
+	gen     uint64
+	loading bool
+	loaded  bool
+	err     error
+	// wantAll and want are reloads asked for while one was in flight: one
+	// request at a time per view, so answers never arrive out of order.
+	wantAll bool
+	want    map[string]bool
+}
+
+func (b *viewBase) base() *viewBase { return b }
+
+// ask records a reload of only (nil: everything).
+func (b *viewBase) ask(only []string) {
+	if only == nil {
+		b.wantAll = true
+		return
+	}
+	if b.want == nil {
+		b.want = map[string]bool{}
+	}
+	for _, m := range only {
+		b.want[m] = true
+	}
+}
+
+// take returns what to load now and clears it: all, or the models asked
+// for; ok is false when nothing is owed.
+func (b *viewBase) take() (only []string, ok bool) {
+	if b.wantAll || !b.loaded {
+		b.wantAll, b.want = false, nil
+		return nil, true
+	}
+	if len(b.want) == 0 {
+		return nil, false
+	}
+	for m := range b.want {
+		only = append(only, m)
+	}
+	b.want = nil
+	return only, true
+}
+
+// changedModels are the distinct models of env among changes.
+func changedModels(env string, changes []state.Change) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, c := range changes {
+		if c.Env == env && !seen[c.Model] {
+			seen[c.Model] = true
+			out = append(out, c.Model)
+		}
+	}
+	return out
+}
+
+// loadingLines is a body that says the view is loading (or failed to).
+func loadingLines(a *App, b *viewBase, w, h int) []string {
+	lines := make([]string, h)
+	msg := "loading…"
+	if b.err != nil {
+		msg = a.theme.Error.Render("could not load: ") + b.err.Error()
+	}
+	if h > 0 {
+		lines[0] = fit(" "+msg, w)
+	}
+	for i := 1; i < h; i++ {
+		lines[i] = fit("", w)
+	}
+	return lines
+}
+
+// pad fills lines up to h lines of w cells, cutting what does not fit.
+func pad(lines []string, w, h int) []string {
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i := range lines {
+		lines[i] = fit(lines[i], w)
+	}
+	for len(lines) < h {
+		lines = append(lines, fit("", w))
+	}
+	return lines
+}

@@ -1,0 +1,494 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+)
+
+// pipelinesView lists every model grouped by pipeline, with its units
+// counted by status: the overview the UI opens on. Its graph form (the
+// pipelines' task graphs drawn by waves) plugs in from ui/graphview through
+// newPipelineGraph; v switches forms.
+type pipelinesView struct {
+	viewBase
+	models   []engine.ModelStatus
+	graphs   []*engine.PipelineGraph
+	graphErr error
+
+	rows      []plRow
+	cur       cursor
+	query     string
+	collapsed map[string]bool
+
+	// The graph form: one pipeline's graph at a time, built when the data
+	// changes, with a selected model.
+	graphForm bool
+	graph     pipelineGraph
+	graphOf   string // the pipeline shown
+	graphSel  string // the selected model
+}
+
+// plRow is a pipeline heading or a model.
+type plRow struct {
+	pipeline string
+	model    int // index into models; -1 for a heading
+	counts   map[state.UnitStatus]int
+	n        int // a heading's model count
+}
+
+func (a *App) newPipelines() *pipelinesView {
+	return &pipelinesView{viewBase: viewBase{id: a.id()}, collapsed: map[string]bool{}}
+}
+
+func (v *pipelinesView) kind() viewKind { return viewPipelines }
+func (v *pipelinesView) title() string  { return "Pipelines" }
+
+func (v *pipelinesView) load(a *App, gen uint64, only []string) tea.Cmd {
+	return loadCmd(a.ctx, a.eng, v.id, gen, loadPipelines(a.eng, only))
+}
+
+func (v *pipelinesView) apply(a *App, data any) {
+	d := data.(pipelinesData)
+	selected := v.selectedName()
+	if d.only != nil {
+		byName := make(map[string]int, len(v.models))
+		for i, m := range v.models {
+			byName[m.Name] = i
+		}
+		for _, st := range d.models {
+			if i, ok := byName[st.Name]; ok {
+				v.models[i] = st
+			}
+		}
+	} else {
+		v.models, v.graphs, v.graphErr = d.models, d.graphs, d.graphErr
+	}
+	v.rebuild(selected)
+	v.graph = nil // rebuilt from the new data when drawn
+}
+
+// affected: a change reloads only the models it names, when they are all
+// listed already; a new model means a full reload.
+func (v *pipelinesView) affected(a *App, changes []state.Change) (bool, []string) {
+	names := changedModels(a.eng.Env.Suffix, changes)
+	if len(names) == 0 {
+		return false, nil
+	}
+	known := make(map[string]bool, len(v.models))
+	for _, m := range v.models {
+		known[m.Name] = true
+	}
+	for _, n := range names {
+		if !known[n] {
+			return true, nil
+		}
+	}
+	return true, names
+}
+
+func (v *pipelinesView) filter() string { return v.query }
+
+func (v *pipelinesView) setFilter(s string) {
+	sel := v.selectedName()
+	v.query = s
+	v.rebuild(sel)
+}
+
+func (v *pipelinesView) selectedName() string {
+	if v.cur.pos < len(v.rows) {
+		if r := v.rows[v.cur.pos]; r.model >= 0 {
+			return v.models[r.model].Name
+		}
+		return "pipeline:" + v.rows[v.cur.pos].pipeline
+	}
+	return ""
+}
+
+// rebuild makes the rows from the models, the filter and the collapsed
+// pipelines, keeping the cursor on the same row when it is still there.
+func (v *pipelinesView) rebuild(selected string) {
+	q := strings.ToLower(v.query)
+	v.rows = v.rows[:0]
+	for _, start := range v.pipelineStarts() {
+		i := start
+		p := v.models[i].Pipeline
+		head := plRow{pipeline: p, model: -1, counts: map[state.UnitStatus]int{}}
+		var members []plRow
+		for ; i < len(v.models) && v.models[i].Pipeline == p; i++ {
+			m := v.models[i]
+			if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(p), q) {
+				continue
+			}
+			for s, n := range m.Counts {
+				head.counts[s] += n
+			}
+			head.n++
+			members = append(members, plRow{pipeline: p, model: i, counts: m.Counts})
+		}
+		if head.n == 0 {
+			continue
+		}
+		v.rows = append(v.rows, head)
+		if !v.collapsed[p] {
+			v.rows = append(v.rows, members...)
+		}
+	}
+	v.cur.setLen(len(v.rows))
+	for i, r := range v.rows {
+		name := "pipeline:" + r.pipeline
+		if r.model >= 0 {
+			name = v.models[r.model].Name
+		}
+		if name == selected {
+			v.cur.moveTo(i)
+			return
+		}
+	}
+	if selected == "" {
+		// First load: the cursor starts on the first model.
+		for i, r := range v.rows {
+			if r.model >= 0 {
+				v.cur.moveTo(i)
+				return
+			}
+		}
+	}
+}
+
+// pipelineStarts are the indices in models (sorted by pipeline, then name)
+// where each pipeline begins, in the order pipelines are listed: the order
+// data flows in (upstream pipelines first) when the graphs are known, else
+// by name.
+func (v *pipelinesView) pipelineStarts() []int {
+	var starts []int
+	for i := range v.models {
+		if i == 0 || v.models[i].Pipeline != v.models[i-1].Pipeline {
+			starts = append(starts, i)
+		}
+	}
+	rank := map[string]int{}
+	for i, g := range v.graphs {
+		rank[g.Name] = i + 1
+	}
+	slices.SortStableFunc(starts, func(x, y int) int {
+		rx, ry := rank[v.models[x].Pipeline], rank[v.models[y].Pipeline]
+		if rx == 0 {
+			rx = len(rank) + 1
+		}
+		if ry == 0 {
+			ry = len(rank) + 1
+		}
+		return rx - ry
+	})
+	return starts
+}
+
+func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, a.keys.ToggleGraph) {
+		v.graphForm = !v.graphForm
+		if v.graphForm {
+			v.graph, v.graphOf, v.graphSel = nil, "", ""
+			if v.cur.pos < len(v.rows) {
+				v.graphOf = v.rows[v.cur.pos].pipeline
+			}
+		}
+		return nil
+	}
+	if v.graphForm && newPipelineGraph != nil {
+		return v.graphKey(a, msg)
+	}
+	if v.cur.handleKey(a.keys, msg) {
+		return nil
+	}
+	var row *plRow
+	if v.cur.pos < len(v.rows) {
+		row = &v.rows[v.cur.pos]
+	}
+	switch {
+	case key.Matches(msg, a.keys.Enter):
+		if row == nil {
+			return nil
+		}
+		if row.model < 0 {
+			sel := v.selectedName()
+			v.collapsed[row.pipeline] = !v.collapsed[row.pipeline]
+			v.rebuild(sel)
+			return nil
+		}
+		return a.openModel(v.models[row.model].Name)
+	case key.Matches(msg, a.keys.RunModel):
+		if row != nil && row.model >= 0 {
+			return a.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: engine.Discover})
+		}
+	}
+	return nil
+}
+
+func (v *pipelinesView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
+
+func (v *pipelinesView) bindings(a *App) []key.Binding {
+	enter := a.keys.Enter
+	enter.SetHelp("enter", "open model")
+	if v.graphForm && newPipelineGraph != nil {
+		return []key.Binding{enter, a.keys.ToggleGraph, a.keys.NextGraph, a.keys.Left, a.keys.Right, a.keys.RunModel}
+	}
+	return []key.Binding{enter, a.keys.ToggleGraph, a.keys.RunModel}
+}
+
+// pipelines columns: health glyph, name, shape, one count per status, then,
+// when there is room, the newest applied_at and the coverage.
+func (v *pipelinesView) columns(w int) (cols []column, wide, wider bool) {
+	wide, wider = w >= 110, w >= 150
+	fixed := 2 + 9 + 1 + len(countColumns)*8
+	if wide {
+		fixed += 13
+	}
+	if wider {
+		fixed += 32
+	}
+	name := max(12, w-fixed-1)
+	if wider {
+		name = min(name, 44) // the coverage column takes the rest
+	}
+	cols = []column{{w: 1}, {w: name}, {w: 9}}
+	for range countColumns {
+		cols = append(cols, column{w: 7, right: true})
+	}
+	if wide {
+		cols = append(cols, column{w: 12, right: true})
+	}
+	if wider {
+		cols = append(cols, column{w: 0})
+	}
+	return cols, wide, wider
+}
+
+func (v *pipelinesView) render(a *App, w, h int) []string {
+	if !v.loaded {
+		return loadingLines(a, &v.viewBase, w, h)
+	}
+	t := a.theme
+	if v.graphForm && newPipelineGraph != nil {
+		return v.renderGraph(a, w, h)
+	}
+	cols, wide, wider := v.columns(w - 1)
+	head := []string{"", "MODEL", "SHAPE"}
+	for _, s := range countColumns {
+		head = append(head, themes.Glyph(unitStatus(s))+" "+shortStatus(s))
+	}
+	if wide {
+		head = append(head, "LAST APPLIED")
+	}
+	if wider {
+		head = append(head, "COVERAGE")
+	}
+	lines := []string{t.Muted.Render(" " + row(w-1, cols, head...))}
+	if v.graphErr != nil {
+		lines = append(lines, t.Error.Render(fit(" "+oneLine(v.graphErr.Error()), w)))
+	}
+	listH := max(1, h-len(lines)-1)
+	v.cur.setHeight(listH)
+	summary := v.summary(a)
+	if len(v.rows) == 0 {
+		msg := " no models: apply or run a spec to register some"
+		if v.query != "" {
+			msg = fmt.Sprintf(" no model matches %q (esc clears the filter)", v.query)
+		}
+		lines = append(lines, t.Muted.Render(msg))
+	}
+	from, to := v.cur.visible()
+	now := a.now()
+	for i := from; i < to; i++ {
+		r := v.rows[i]
+		var line string
+		if r.model < 0 {
+			mark := "▾ "
+			if v.collapsed[r.pipeline] {
+				mark = "▸ "
+			}
+			cells := []string{t.Glyph(health(r.counts)), t.Title.Render(mark+r.pipeline) + t.Muted.Render(" "+plural(r.n, "model", "models")), ""}
+			for _, s := range countColumns {
+				cells = append(cells, countCell(t, s, r.counts[s]))
+			}
+			line = row(w-1, cols, cells...)
+		} else {
+			m := v.models[r.model]
+			cells := []string{t.Glyph(health(m.Counts)), "  " + m.Name, t.Muted.Render(shapeText(m))}
+			for _, s := range countColumns {
+				cells = append(cells, countCell(t, s, m.Counts[s]))
+			}
+			if wide {
+				cells = append(cells, t.Muted.Render(ageText(now, m.LastAppliedAt)))
+			}
+			if wider {
+				cells = append(cells, t.Muted.Render(coverageText(m)))
+			}
+			line = row(w-1, cols, cells...)
+		}
+		lines = append(lines, listLine(t, i == v.cur.pos, line, w))
+	}
+	lines = pad(lines, w, h-1)
+	return append(lines, summary)
+}
+
+// summary is the last line: totals, the filter and the scroll position.
+func (v *pipelinesView) summary(a *App) string {
+	t := a.theme
+	total := map[state.UnitStatus]int{}
+	pipes := map[string]bool{}
+	for _, m := range v.models {
+		pipes[m.Pipeline] = true
+		for s, n := range m.Counts {
+			total[s] += n
+		}
+	}
+	parts := []string{plural(len(v.models), "model", "models"), plural(len(pipes), "pipeline", "pipelines")}
+	for _, s := range []state.UnitStatus{state.Failed, state.Blocked, state.Running} {
+		if total[s] > 0 {
+			parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(total[s])+" "+string(s)))
+		}
+	}
+	right := v.cur.scrollHint()
+	if v.query != "" {
+		right = "filter: " + v.query + "  " + right
+	}
+	return t.Muted.Render(" ") + strings.Join(parts, t.Muted.Render(" · ")) + "  " + t.Muted.Render(right)
+}
+
+// currentGraph is the graph form of the pipeline shown, built on demand.
+func (v *pipelinesView) currentGraph(a *App) (*engine.PipelineGraph, pipelineGraph) {
+	if len(v.graphs) == 0 {
+		return nil, nil
+	}
+	var p *engine.PipelineGraph
+	for _, g := range v.graphs {
+		if g.Name == v.graphOf {
+			p = g
+		}
+	}
+	if p == nil {
+		p = v.graphs[0]
+		v.graphOf, v.graph = p.Name, nil
+	}
+	if v.graph == nil {
+		st := make(map[string]engine.ModelStatus, len(v.models))
+		for _, m := range v.models {
+			st[m.Name] = m
+		}
+		v.graph = newPipelineGraph(p, st, a.theme)
+		if v.graphSel == "" || p.ModelName(taskIDOf(p, v.graphSel)) == "" {
+			v.graphSel = v.graph.First()
+		}
+	}
+	return p, v.graph
+}
+
+// taskIDOf is the task id of model in p, or -1.
+func taskIDOf(p *engine.PipelineGraph, model string) int {
+	for _, t := range p.Tasks {
+		if t.Model == model {
+			return t.ID
+		}
+	}
+	return -1
+}
+
+func (v *pipelinesView) graphKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	_, g := v.currentGraph(a)
+	if g == nil {
+		return nil
+	}
+	dirs := []key.Binding{a.keys.Up, a.keys.Down, a.keys.Left, a.keys.Right}
+	for dir, b := range dirs {
+		if key.Matches(msg, b) {
+			v.graphSel = g.Neighbour(v.graphSel, dir)
+			return nil
+		}
+	}
+	switch {
+	case key.Matches(msg, a.keys.NextGraph):
+		for i, p := range v.graphs {
+			if p.Name == v.graphOf {
+				v.graphOf, v.graph, v.graphSel = v.graphs[(i+1)%len(v.graphs)].Name, nil, ""
+				break
+			}
+		}
+	case key.Matches(msg, a.keys.Enter):
+		if v.graphSel != "" {
+			return a.openModel(v.graphSel)
+		}
+	case key.Matches(msg, a.keys.RunModel):
+		if v.graphSel != "" {
+			return a.openAction(action{kind: actionRun, model: v.graphSel, mode: engine.Discover})
+		}
+	}
+	return nil
+}
+
+func (v *pipelinesView) renderGraph(a *App, w, h int) []string {
+	t := a.theme
+	p, g := v.currentGraph(a)
+	if g == nil {
+		msg := "no pipeline graph: the engine has no spec (opened from the store alone)"
+		if v.graphErr != nil {
+			msg = oneLine(v.graphErr.Error())
+		}
+		return pad([]string{t.Muted.Render(" " + msg)}, w, h)
+	}
+	var names []string
+	for _, q := range v.graphs {
+		n := q.Name
+		if q == p {
+			n = t.Selected.Render("[" + n + "]")
+		} else {
+			n = t.Muted.Render(" " + n + " ")
+		}
+		names = append(names, n)
+	}
+	lines := []string{" " + t.Title.Render("Pipeline") + " " + strings.Join(names, " ")}
+	lines = append(lines, g.Render(w, max(1, h-2), v.graphSel)...)
+	lines = pad(lines, w, h-1)
+	return append(lines, t.Muted.Render(" selected "+v.graphSel))
+}
+
+// shortStatus is a status's column heading.
+func shortStatus(s state.UnitStatus) string {
+	switch s {
+	case state.Applied:
+		return "appl"
+	case state.Pending:
+		return "pend"
+	case state.Running:
+		return "run"
+	case state.Blocked:
+		return "blkd"
+	case state.Failed:
+		return "fail"
+	}
+	return string(s)
+}
+
+// coverageText summarises a model's coverage: its first..last bound and
+// the gaps between.
+func coverageText(m engine.ModelStatus) string {
+	switch {
+	case m.Timeless():
+		return "-"
+	case m.Coverage.Empty():
+		return "none"
+	}
+	ws := m.Coverage.Windows()
+	first, last := ws[0], ws[len(ws)-1]
+	s := windowText(state.Window{Since: first.Since, Until: last.Until})
+	if gaps := len(ws) - 1; gaps > 0 {
+		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
+	}
+	return s
+}

@@ -1,0 +1,435 @@
+package ui
+
+import (
+	"fmt"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+)
+
+// whyView explains one unit as `bollhav why` does: each gated upstream's
+// verdict with its missing ranges and ages, the root-cause chain and the
+// unblock frontier. The cursor moves over the units it names; enter explains
+// the one under it, b jumps straight to the blocking upstream's window.
+type whyView struct {
+	viewBase
+	model string
+	at    time.Time
+	r     *engine.WhyReport
+
+	items  []whyItem
+	sel    []int // indices of items with a target
+	cur    cursor
+	offset int // first item line on screen
+	placed bool
+}
+
+// whyItem is one line of the report; target is the unit it names, if any.
+type whyItem struct {
+	kind   whyItemKind
+	text   string // heading, text
+	up     *engine.UpstreamReport
+	link   *engine.ChainLink
+	root   bool
+	front  *frontierGroup
+	target *whyTarget
+}
+
+type whyItemKind int
+
+const (
+	whyText whyItemKind = iota
+	whyHeading
+	whyUpHeader
+	whyUpstream
+	whyLink
+	whyFrontHeader
+	whyFrontier
+)
+
+// whyTarget is a unit a line of the report points at.
+type whyTarget struct {
+	model  string
+	window state.Window
+}
+
+// frontierGroup is consecutive frontier windows of one upstream alike in
+// status and releases: a WHOLE gap can be hundreds of windows.
+type frontierGroup struct {
+	f      engine.FrontierWindow
+	window state.Window
+	n      int
+}
+
+func (a *App) newWhy(model string, at time.Time) *whyView {
+	return &whyView{viewBase: viewBase{id: a.id()}, model: model, at: at}
+}
+
+func (v *whyView) kind() viewKind { return viewWhy }
+
+func (v *whyView) title() string {
+	if v.r != nil {
+		if v.r.Temporality == engine.Timeless {
+			return "why " + v.model
+		}
+		return "why " + v.model + " " + windowText(v.r.Window)
+	}
+	if v.at.IsZero() {
+		return "why " + v.model
+	}
+	return "why " + v.model + " @" + v.at.UTC().Format("2006-01-02 15:04")
+}
+
+func (v *whyView) load(a *App, gen uint64, _ []string) tea.Cmd {
+	return loadCmd(a.ctx, a.eng, v.id, gen, loadWhy(a.eng, v.model, v.at))
+}
+
+// affected: a unit's explanation can change with any model upstream of it,
+// so any change in the environment reloads it (Why reads only what the
+// lineage needs).
+func (v *whyView) affected(a *App, changes []state.Change) (bool, []string) {
+	return len(changedModels(a.eng.Env.Suffix, changes)) > 0, nil
+}
+
+func (v *whyView) apply(a *App, data any) {
+	var keep *whyTarget
+	if v.placed && v.cur.pos < len(v.sel) {
+		keep = v.items[v.sel[v.cur.pos]].target
+	}
+	v.r = data.(*engine.WhyReport)
+	v.build(a)
+	v.cur.setLen(len(v.sel))
+	switch {
+	case keep != nil:
+		for i, ix := range v.sel {
+			if t := v.items[ix].target; t.model == keep.model && t.window.Equal(keep.window) {
+				v.cur.moveTo(i)
+				break
+			}
+		}
+	case !v.placed:
+		// Start on the blocking upstream: the next link of the chain.
+		for i, ix := range v.sel {
+			if v.items[ix].kind == whyLink {
+				v.cur.moveTo(i)
+				break
+			}
+		}
+	}
+	v.placed = true
+}
+
+func (v *whyView) build(a *App) {
+	r := v.r
+	v.items, v.sel = nil, nil
+	add := func(it whyItem) {
+		if it.target != nil {
+			v.sel = append(v.sel, len(v.items))
+		}
+		v.items = append(v.items, it)
+	}
+	text := func(s string) { add(whyItem{kind: whyText, text: s}) }
+	t := a.theme
+
+	shape := "timeless"
+	switch {
+	case r.Temporality == engine.Temporal && r.Flexibility == engine.Flex:
+		shape = "flexible, " + r.Interval.String() + " chunks"
+	case r.Temporality == engine.Temporal:
+		shape = "fixed " + r.Interval.String() + " grid"
+	}
+	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + windowText(r.Window) + "  " + statusLabel(t, r.Status))
+	meta := fmt.Sprintf("pipeline %s · %s · evaluated at %s", r.Pipeline, shape, timeText(&r.Now))
+	if r.Attempts > 0 {
+		meta += fmt.Sprintf(" · attempts %d", r.Attempts)
+	}
+	text("   " + t.Muted.Render(meta))
+	if !r.Registered {
+		text("   " + t.Error.Render("not registered yet (bollhav apply)"))
+	}
+	if r.AppliedAt != nil {
+		text("   applied_at " + timeText(r.AppliedAt) + t.Muted.Render(" ("+ageText(r.Now, r.AppliedAt)+")"))
+	}
+	if r.Error != "" {
+		text("   " + t.Error.Render("error: ") + oneLine(r.Error))
+	}
+	if r.BlockedReason != "" {
+		text("   " + t.Muted.Render("blocked_reason: ") + oneLine(r.BlockedReason))
+	}
+	switch {
+	case len(r.Upstreams) == 0:
+		text("   " + t.Muted.Render("no gated upstream: nothing gates it"))
+	case r.Satisfied:
+		text("   " + t.Status(themes.Applied).Render("every gated upstream is satisfied now"))
+	}
+
+	if len(r.Upstreams) > 0 {
+		add(whyItem{kind: whyHeading, text: "Upstreams"})
+		add(whyItem{kind: whyUpHeader})
+		for i := range r.Upstreams {
+			u := &r.Upstreams[i]
+			it := whyItem{kind: whyUpstream, up: u}
+			if !u.Satisfied && !u.Skipped && u.Err == nil {
+				w := r.Window
+				if len(u.Missing) > 0 {
+					w = u.Missing[0]
+				}
+				it.target = &whyTarget{model: u.Upstream, window: w}
+			}
+			add(it)
+		}
+	}
+
+	add(whyItem{kind: whyHeading, text: "Root cause"})
+	for i := range r.RootCause {
+		l := &r.RootCause[i]
+		it := whyItem{kind: whyLink, link: l, root: i == len(r.RootCause)-1 && i > 0}
+		if i > 0 {
+			it.target = &whyTarget{model: l.Model, window: l.Window}
+		} else {
+			it.kind = whyText
+			it.text = "   " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + statusLabel(t, l.Status)
+			if i == len(r.RootCause)-1 && r.Status != state.Applied && len(r.Upstreams) > 0 && !r.Satisfied {
+				it.text += t.Muted.Render("  (nothing upstream to name)")
+			}
+		}
+		add(it)
+	}
+
+	add(whyItem{kind: whyHeading, text: "Unblock frontier"})
+	if len(r.Frontier) == 0 {
+		text("   " + t.Muted.Render("nothing upstream to apply"))
+		return
+	}
+	add(whyItem{kind: whyFrontHeader})
+	var groups []*frontierGroup
+	for _, f := range r.Frontier {
+		if n := len(groups); n > 0 {
+			g := groups[n-1]
+			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Releases == f.Releases &&
+				!g.window.Until.IsZero() && g.window.Until.Equal(f.Window.Since) {
+				g.window.Until = f.Window.Until
+				g.n++
+				continue
+			}
+		}
+		groups = append(groups, &frontierGroup{f: f, window: f.Window, n: 1})
+	}
+	for _, g := range groups {
+		add(whyItem{kind: whyFrontier, front: g, target: &whyTarget{model: g.f.Model, window: g.f.Window}})
+	}
+	if r.FrontierMore > 0 {
+		text(t.Muted.Render(fmt.Sprintf("   … and about %d more", r.FrontierMore)))
+	}
+}
+
+func (v *whyView) selectedTarget() *whyTarget {
+	if v.cur.pos < len(v.sel) {
+		return v.items[v.sel[v.cur.pos]].target
+	}
+	return nil
+}
+
+// at is the time to explain a target's unit at: its window's start (zero
+// for a timeless model, which Why ignores).
+func (t *whyTarget) at() time.Time { return t.window.Since }
+
+func (v *whyView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(a.keys, msg) {
+		return nil
+	}
+	tgt := v.selectedTarget()
+	switch {
+	case key.Matches(msg, a.keys.Enter):
+		if tgt != nil {
+			return a.openWhy(tgt.model, tgt.at())
+		}
+	case key.Matches(msg, a.keys.Blocking):
+		if v.r != nil && len(v.r.RootCause) > 1 {
+			l := v.r.RootCause[1]
+			return a.openWhy(l.Model, l.Window.Since)
+		}
+		return a.setFlash("nothing upstream holds this unit back", false)
+	case key.Matches(msg, a.keys.Model):
+		if tgt != nil {
+			return a.openModel(tgt.model)
+		}
+		return a.openModel(v.model)
+	case key.Matches(msg, a.keys.RunWindow):
+		if t := v.actionTarget(); t != nil {
+			return a.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: engine.Bulldozer})
+		}
+	case key.Matches(msg, a.keys.MarkApplied), key.Matches(msg, a.keys.MarkPending):
+		if t := v.actionTarget(); t != nil {
+			st := state.Applied
+			if key.Matches(msg, a.keys.MarkPending) {
+				st = state.Pending
+			}
+			return a.openAction(action{kind: actionMark, model: t.model, window: windowPtr(t.window), status: st})
+		}
+	}
+	return nil
+}
+
+// actionTarget is what r, a and p act on: the unit under the cursor, else
+// the explained unit itself.
+func (v *whyView) actionTarget() *whyTarget {
+	if t := v.selectedTarget(); t != nil {
+		return t
+	}
+	if v.r != nil {
+		return &whyTarget{model: v.r.Model, window: v.r.Window}
+	}
+	return nil
+}
+
+func (v *whyView) wheel(msg tea.MouseWheelMsg) {
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		v.offset = max(0, v.offset-3)
+	case tea.MouseWheelDown:
+		v.offset = min(max(0, len(v.items)-1), v.offset+3)
+	}
+}
+
+func (v *whyView) bindings(a *App) []key.Binding {
+	enter := a.keys.Enter
+	enter.SetHelp("enter", "why of selected")
+	run := a.keys.RunWindow
+	if run.Enabled() {
+		run.SetHelp("r", "run selected window")
+	}
+	return []key.Binding{enter, a.keys.Blocking, a.keys.Model, run, a.keys.MarkApplied, a.keys.MarkPending}
+}
+
+func (v *whyView) render(a *App, w, h int) []string {
+	if !v.loaded || v.r == nil {
+		return loadingLines(a, &v.viewBase, w, h)
+	}
+	t := a.theme
+	upCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 10}, {w: 9}, {w: 9}, {w: 0}}
+	frCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 26}, {w: 20}, {w: 0}}
+	narrow := w < 100
+	if narrow {
+		// The detail goes on a line of its own under the verdict.
+		upCols = []column{{w: 2}, {w: min(24, max(12, w/4))}, {w: 12}, {w: 10}, {w: 0}}
+	}
+	selLine := -1
+	if v.cur.pos < len(v.sel) {
+		selLine = v.sel[v.cur.pos]
+	}
+	// Keep the selected line on screen (narrow, each upstream takes two).
+	page := h
+	if narrow {
+		page = max(1, h-len(v.r.Upstreams))
+	}
+	if selLine >= 0 {
+		if selLine < v.offset {
+			v.offset = max(0, selLine-1)
+		}
+		if selLine >= v.offset+page {
+			v.offset = selLine - page + 1
+		}
+	}
+	v.offset = min(v.offset, max(0, len(v.items)-page))
+	lines := make([]string, 0, h)
+	for i := v.offset; i < len(v.items) && len(lines) < h; i++ {
+		it := v.items[i]
+		var line string
+		switch it.kind {
+		case whyText:
+			line = it.text
+		case whyHeading:
+			line = " " + t.Title.Render(it.text)
+		case whyUpHeader:
+			if narrow {
+				line = t.Muted.Render(row(w, upCols, "", "UPSTREAM", "CONTRACT", "VERDICT", "NEWEST"))
+			} else {
+				line = t.Muted.Render(row(w, upCols, "", "UPSTREAM", "CONTRACT", "VERDICT", "NEWEST", "OLDEST", "MISSING / DETAIL"))
+			}
+		case whyUpstream:
+			u := it.up
+			verdict, detail := upstreamVerdict(u)
+			cells := []string{"", u.Upstream, u.Level.String(), t.Label(verdict), t.Muted.Render(ageShort(v.r.Now, u.NewestAge))}
+			if narrow {
+				line = row(w, upCols, cells...)
+				if i == selLine {
+					line = listLine(t, true, ansiCut(line, 1), w)
+				}
+				lines = append(lines, fit(line, w))
+				if len(lines) < h {
+					lines = append(lines, fit("     "+t.Muted.Render(detail), w))
+				}
+				continue
+			}
+			cells = append(cells, t.Muted.Render(ageShort(v.r.Now, u.OldestAge)), detail)
+			line = row(w, upCols, cells...)
+		case whyLink:
+			l := it.link
+			status := statusLabel(t, l.Status)
+			if l.Stale {
+				status = t.Label(themes.Stale)
+			}
+			line = "   → " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + status
+			if l.Detail != "" {
+				line += t.Muted.Render(": " + oneLine(l.Detail))
+			}
+			if it.root {
+				line += "  " + t.Error.Render("← root cause")
+			}
+		case whyFrontHeader:
+			line = t.Muted.Render(row(w, frCols, "", "MODEL", "WINDOW", "STATUS", "RELEASES"))
+		case whyFrontier:
+			g := it.front
+			status := statusLabel(t, g.f.Status)
+			if g.f.Stale {
+				status = t.Label(themes.Stale) + t.Muted.Render(" re-apply")
+			}
+			rel := count(g.f.Releases)
+			if g.n > 1 {
+				rel += fmt.Sprintf(" each (%d windows)", g.n)
+			}
+			line = row(w, frCols, "", g.f.Model, windowText(g.window), status, rel)
+		}
+		if i == selLine {
+			line = listLine(t, true, ansiCut(line, 1), w)
+		}
+		lines = append(lines, fit(line, w))
+	}
+	return pad(lines, w, h)
+}
+
+// upstreamVerdict is an upstream's verdict as a status, and the detail to
+// show: its missing ranges, its freshness, its hard error.
+func upstreamVerdict(u *engine.UpstreamReport) (themes.Status, string) {
+	switch {
+	case u.Skipped:
+		return themes.Applied, "deactivate_for_dev: trusted, not gated"
+	case u.Err != nil:
+		return themes.Failed, "gate error: " + oneLine(u.Err.Error())
+	case u.Satisfied:
+		return themes.Applied, "satisfied"
+	case u.Stale:
+		d := "stale"
+		if u.Freshness != nil {
+			d += ": older than " + engine.FormatWithin(u.Freshness.Within) + " (" + u.Freshness.Scope.String() + ")"
+		}
+		return themes.Stale, d
+	}
+	if len(u.Missing) == 0 {
+		return themes.Blocked, oneLine(u.Reason)
+	}
+	return themes.Blocked, "missing " + windowsText(u.Missing)
+}
+
+// ageShort is an age as "2d1h ago", or "-".
+func ageShort(_ time.Time, d *time.Duration) string {
+	if d == nil {
+		return "-"
+	}
+	return durationText(*d)
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// worldSpec is a small lineage worked out by hand (times are 2026-01-01):
+//
+//	raw.orders (1h, ingest) — its command fails for hours 05 and 07 until a
+//	file "fixed" exists in the spec directory
+//	├─ ENCAPSULATE mart.daily (1d, core)
+//	│  └─ WHOLE report.snapshot (timeless, reports)
+//	├─ ENCAPSULATE mart.hourly (1h, core)
+//	└─ ENCAPSULATE + freshness 1h LATEST mart.fresh (1h, core)
+const worldSpec = `models:
+  - name: raw.orders
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run:
+      command:
+        - sh
+        - -c
+        - 'case "$BOLLHAV_SINCE" in 2026-01-01T05:00:00Z|2026-01-01T07:00:00Z) test -f fixed || { echo source unavailable >&2; exit 3; };; esac'
+  - name: mart.daily
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+  - name: mart.hourly
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+  - name: mart.fresh
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: raw.orders, contract: encapsulate, freshness: {within: 1h, scope: latest}}
+    run: {command: ["true"]}
+  - name: report.snapshot
+    pipeline: reports
+    temporality: timeless
+    upstream: [{name: mart.daily, contract: whole}]
+    run: {command: ["true"]}
+`
+
+var (
+	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rawClock = t0.Add(24 * time.Hour) // raw.orders is loaded on 2026-01-02
+	uiClock  = t0.Add(48 * time.Hour) // everything else, and the UI, on 2026-01-03
+)
+
+func hours(a, b int) state.Window {
+	return state.Window{Since: t0.Add(time.Duration(a) * time.Hour), Until: t0.Add(time.Duration(b) * time.Hour)}
+}
+
+// world is a real SQLite store seeded by real engine runs, and the engine
+// the UI is tested on.
+type world struct {
+	e       *engine.Engine
+	path    string
+	specDir string
+}
+
+// newWorld builds worldSpec's state with real runs:
+//
+//	raw.orders       day 0: 22 hours applied (at 2026-01-02), 05 and 07 failed
+//	mart.daily       day 0 blocked (raw missing 05–06, 07–08)
+//	mart.hourly      day 0: 22 applied, 05 and 07 blocked
+//	mart.fresh       hours 00–04 of day 0: blocked, stale (raw applied 24h ago, within 1h)
+//	report.snapshot  blocked (WHOLE: mart.daily)
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	s, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	spec, err := engine.ParseSpec("bollhav.yaml", []byte(worldSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := rawClock
+	var mu sync.Mutex
+	e := &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}}
+	ctx := t.Context()
+	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
+	run := func(models []string, w state.Window) {
+		t.Helper()
+		if _, err := e.Run(ctx, engine.RunRequest{Models: models, Window: &w}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run([]string{"raw.orders"}, day0)
+	mu.Lock()
+	clock = uiClock
+	mu.Unlock()
+	run([]string{"mart.daily", "mart.hourly", "report.snapshot"}, day0)
+	run([]string{"mart.fresh"}, hours(0, 5))
+	e.Now = func() time.Time { return uiClock }
+	return &world{e: e, path: path, specDir: dir}
+}
+
+// counts is a model's units by status, read from the store.
+func (w *world) counts(t *testing.T, model string) map[state.UnitStatus]int {
+	t.Helper()
+	st, err := w.e.Store.Stats(context.Background(), "", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Counts
+}
+
+// ui is a running program under teatest, with its frames recorded.
+type uiRun struct {
+	tm     *teatest.TestModel
+	app    *App
+	frames *frameRecorder
+}
+
+// startUI runs the UI on e at w×h with the "none" theme.
+func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
+	t.Helper()
+	if opts.Theme == "" {
+		opts.Theme = "none"
+	}
+	opts.FeedPoll = 100 * time.Millisecond
+	app, err := newApp(t.Context(), e, withDefaults(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.frames = &frameRecorder{}
+	return &uiRun{tm: startProgram(t, app, w, h), app: app, frames: app.frames}
+}
+
+// startProgram runs app under teatest at w×h until the test ends.
+func startProgram(t *testing.T, app *App, w, h int) *teatest.TestModel {
+	t.Helper()
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(w, h))
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	})
+	return tm
+}
+
+// waitFor waits until the newest frame satisfies cond, failing after 10s
+// with the frame.
+func (r *uiRun) waitFor(t *testing.T, what string, cond func(frame string, top viewKind) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		frame, top, _ := r.frames.last()
+		if cond(frame, top) {
+			return frame
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s; the screen shows:\n%s", what, frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitText waits until the screen shows every string.
+func (r *uiRun) waitText(t *testing.T, want ...string) string {
+	t.Helper()
+	return r.waitFor(t, strings.Join(want, ", "), func(f string, _ viewKind) bool {
+		for _, s := range want {
+			if !strings.Contains(f, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitSettled waits until the top view is k, loaded, and the feed is live.
+func (r *uiRun) waitSettled(t *testing.T, k viewKind) string {
+	t.Helper()
+	return r.waitFor(t, "a settled screen", func(f string, top viewKind) bool {
+		return top == k && strings.Contains(f, "● live") && !strings.Contains(f, "loading…")
+	})
+}
+
+// waitView waits until the top view is k with a title containing title,
+// loaded.
+func (r *uiRun) waitView(t *testing.T, k viewKind, title string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		frame, top, got := r.frames.last()
+		if top == k && strings.Contains(got, title) && !strings.Contains(frame, "loading…") {
+			return frame
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for the view %q; the screen shows:\n%s", title, frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keys sends key presses: a name ("enter", "esc", "down", "tab") or a
+// single printable character.
+func (r *uiRun) keys(names ...string) {
+	for _, n := range names {
+		r.tm.Send(keyPress(n))
+	}
+}
+
+func keyPress(n string) tea.KeyPressMsg {
+	switch n {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	r := []rune(n)[0]
+	return tea.KeyPressMsg{Code: r, Text: n}
+}
+
+// typeText types s character by character.
+func (r *uiRun) typeText(s string) { r.tm.Type(s) }
