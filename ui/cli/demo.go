@@ -117,10 +117,11 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	if f.noUI {
 		return ExitOK
 	}
-	if demoUI == nil || !runIsTerminal(c.Out) {
-		fmt.Fprintln(c.Out, "\n(no terminal UI here: the commands above are what to try next)")
+	if demoUI == nil || !uiWanted(c.Streams) {
+		fmt.Fprintln(c.Out, "\n(not a terminal, so no UI: the commands above are what to try next)")
 		return ExitOK
 	}
+	e.Now = nil // the UI follows the store live, as of the wall clock
 	return demoUI(c, e)
 }
 

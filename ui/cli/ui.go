@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui"
 	"github.com/charmbracelet/x/term"
@@ -46,6 +47,13 @@ high-contrast or none; NO_COLOR selects none unless --theme is given.`,
 		},
 		run: runUI,
 	})
+	demoUI = func(c *cmdContext, e *engine.Engine) int {
+		if err := ui.Run(gocontext.Background(), e, ui.Options{Theme: c.Theme}); err != nil {
+			fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
+			return ExitFailure
+		}
+		return ExitOK
+	}
 }
 
 func runUI(c *cmdContext, args []string) int {

@@ -145,7 +145,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-done:
 	case <-ctx.Done():
 	}
-	return s.srv.Shutdown(ctx)
+	// The sessions have ended (or ctx gave up on them); a client may keep
+	// its connection open regardless, so close them rather than wait.
+	return s.srv.Close()
 }
 
 // Sessions is how many sessions are open.

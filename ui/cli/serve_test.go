@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/sqlite"
+)
+
+const serveSpec = `models:
+  - name: raw.a
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-04T00:00:00Z"}
+    run: {command: ["true"]}
+`
+
+// sshScreen collects what a session prints, without escape sequences.
+type sshScreen struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *sshScreen) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07`)
+
+func (s *sshScreen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ansiSeq.ReplaceAllString(s.buf.String(), "")
+}
+
+func (s *sshScreen) waitFor(t *testing.T, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		text := s.text()
+		ok := true
+		for _, w := range want {
+			ok = ok && strings.Contains(text, w)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %q on the SSH screen:\n%s", want, text)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func sshKey(t *testing.T) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, string(gossh.MarshalAuthorizedKey(s.PublicKey()))
+}
+
+type served struct {
+	addr, dir, db    string
+	operator, viewer gossh.Signer
+	cmd              *exec.Cmd
+	stderr           *sshScreen
+}
+
+// startServe runs `bollhav serve` as a real process on a free port.
+func startServe(t *testing.T) *served {
+	t.Helper()
+	dir := t.TempDir()
+	s := &served{dir: dir, db: filepath.Join(dir, "state.db"), stderr: &sshScreen{}}
+	var opLine, viewLine string
+	s.operator, opLine = sshKey(t)
+	s.viewer, viewLine = sshKey(t)
+	for name, body := range map[string]string{"bollhav.yaml": serveSpec, "operators": opLine, "viewers": viewLine} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.addr = l.Addr().String()
+	l.Close()
+	spec := filepath.Join(dir, "bollhav.yaml")
+	if code, _, errOut := run(t, "apply", "--spec", spec, "--dsn", s.db); code != 0 {
+		t.Fatalf("apply: %s", errOut)
+	}
+	s.cmd = exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--ssh", s.addr, "--spec", spec, "--dsn", s.db,
+		"--operators", filepath.Join(dir, "operators"), "--viewers", filepath.Join(dir, "viewers"))
+	s.cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
+	s.cmd.Stderr = s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.cmd.Process.Kill(); _ = s.cmd.Wait() })
+	s.stderr.waitFor(t, "listening on")
+	return s
+}
+
+func (s *served) session(t *testing.T, signer gossh.Signer) (*sshScreen, io.Writer) {
+	t.Helper()
+	c, err := gossh.Dial("tcp", s.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	screen := &sshScreen{}
+	sess.Stdout, sess.Stderr = screen, screen
+	in, err := sess.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sess.Shell(); err != nil {
+		t.Fatal(err)
+	}
+	return screen, in
+}
+
+func (s *served) store(t *testing.T) state.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), s.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// TestServeOperatorRunsAModelOverSSH: an operator's session gets the UI,
+// runs a model from its dialog, and the run lands in the store and the
+// audit log under the SSH user and key; a viewer's session shows no action
+// and pressing one runs nothing; SIGTERM says goodbye and exits 0.
+func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
+	s := startServe(t)
+	screen, keys := s.session(t, s.operator)
+	screen.waitFor(t, "Pipelines", "raw.a")
+	screen.waitFor(t, "R run model")
+	io.WriteString(keys, "R")
+	screen.waitFor(t, "units of raw.a", "Cancel")
+	io.WriteString(keys, "\x1b[C") // right: onto the Run button
+	screen.waitFor(t, "[ Run ]")
+	io.WriteString(keys, "\r")
+	st := s.store(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		stats, err := st.Stats(t.Context(), "", "raw.a")
+		if err == nil && stats.Counts[state.Applied] == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run did not land: %+v %v\n%s", stats, err, screen.text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, err := st.AuditLog(t.Context(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp := gossh.FingerprintSHA256(s.operator.PublicKey())
+	found := false
+	for _, a := range log {
+		found = found || a.Actor == "ssh:alice "+fp
+	}
+	runs, _ := st.Runs(t.Context(), "", 1)
+	if len(runs) != 1 || runs[0].Actor != "ssh:alice "+fp {
+		t.Errorf("runs %+v: want the run by ssh:alice %s", runs, fp)
+	}
+	if !found {
+		t.Errorf("no audit entry by ssh:alice %s in %+v", fp, log)
+	}
+
+	vscreen, vkeys := s.session(t, s.viewer)
+	vscreen.waitFor(t, "Pipelines", "raw.a")
+	if strings.Contains(vscreen.text(), "R run model") {
+		t.Error("a viewer's UI offers actions")
+	}
+	io.WriteString(vkeys, "R")
+	time.Sleep(500 * time.Millisecond)
+	if runs, _ := st.Runs(t.Context(), "", 10); len(runs) != 1 {
+		t.Errorf("a viewer's key press started a run: %d runs", len(runs))
+	}
+
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	vscreen.waitFor(t, "goodbye")
+	if err := s.cmd.Wait(); err != nil {
+		t.Errorf("serve after SIGTERM: %v\n%s", err, s.stderr.text())
+	}
+}
+
+func TestServeRefusesBadSetup(t *testing.T) {
+	spec := writeSpec(t, serveSpec)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--spec", spec}, "--ssh"},
+		{[]string{"serve", "--spec", spec, "--ssh", "127.0.0.1:0"}, "--operators"},
+		{[]string{"serve", "--spec", spec, "--ssh", "nope", "--viewers", "x"}, "nope"},
+		{[]string{"serve", "--spec", spec, "--ssh", "127.0.0.1:0", "--viewers", filepath.Join(t.TempDir(), "missing")}, "missing"},
+	} {
+		code, out, errOut := run(t, c.args...)
+		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.args, code, out, errOut, c.want)
+		}
+	}
+}
