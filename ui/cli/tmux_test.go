@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tmuxUI runs `bollhav ARGS` (this test binary as the CLI) in a detached
+// tmux session of the given size and returns a function that captures the
+// screen.
+func tmuxUI(t *testing.T, width, height string, args ...string) func() string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	name := "bollhav-test-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "/", "")
+	cmd := "BOLLHAV_CLI_MAIN=1 TERM=xterm-256color " + shellQuote(os.Args[0]) + " -test.run=^$ --"
+	for _, a := range args {
+		cmd += " " + shellQuote(a)
+	}
+	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", width, "-y", height, cmd+"; sleep 60").CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	return func() string {
+		out, err := exec.Command("tmux", "capture-pane", "-p", "-t", name).Output()
+		if err != nil {
+			t.Fatalf("tmux capture-pane: %v", err)
+		}
+		return string(out)
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func waitScreen(t *testing.T, capture func() string, what string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		screen := capture()
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not on the screen after 20 s:\n%s", what, screen)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func rowOf(screen, model string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, " "+model+" ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// TestUIInTmuxOnTheDemo drives the built CLI's UI in a real terminal (tmux,
+// 80×24) on the demo project: the pipelines view lists the demo's models
+// with the payments failure, fits the screen, and a mark made by another
+// process (re-queueing the failed hour) appears without a key press.
+func TestUIInTmuxOnTheDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds the demo and drives tmux")
+	}
+	dir := filepath.Join(t.TempDir(), "shop")
+	if code, _, errOut := run(t, "demo", "--dir", dir, "--no-ui"); code != 0 {
+		t.Fatalf("demo: %s", errOut)
+	}
+	spec := filepath.Join(dir, "bollhav.yaml")
+	capture := tmuxUI(t, "80", "24", "--spec", spec, "ui")
+	screen := waitScreen(t, capture, "the pipelines view with raw.payments failed", func(s string) bool {
+		return strings.Contains(s, "Pipelines") && strings.Contains(rowOf(s, "raw.payments"), "✗ 1")
+	})
+	for _, m := range []string{"raw.orders", "core.daily_revenue", "mart.monthly_revenue"} {
+		if rowOf(screen, m) == "" {
+			t.Errorf("no row for %s:\n%s", m, screen)
+		}
+	}
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) > 24 {
+		t.Errorf("%d lines on a 24-line terminal", len(lines))
+	}
+	outage, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	since, _ := time.Parse(time.RFC3339, strings.TrimSpace(string(outage)))
+	mark := exec.Command(os.Args[0], "-test.run=^$", "--", "mark", "raw.payments", "--spec", spec,
+		"--since", since.Format(time.RFC3339), "--until", since.Add(time.Hour).Format(time.RFC3339), "--status", "pending")
+	mark.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
+	if out, err := mark.CombinedOutput(); err != nil {
+		t.Fatalf("mark from another process: %v\n%s", err, out)
+	}
+	waitScreen(t, capture, "raw.payments without its failure, with a pending unit", func(s string) bool {
+		row := rowOf(s, "raw.payments")
+		return row != "" && !strings.Contains(row, "✗ 1") && strings.Contains(row, "· 1")
+	})
+}
