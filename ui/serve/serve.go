@@ -86,6 +86,9 @@ func New(cfg Config) (*Server, error) {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]struct{}{}, HostKeyPath: keyPath}
 	srv, err := wish.NewServer(
+		// The host key first: without one, wish writes a new id_ed25519
+		// into the working directory.
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithAddress(cfg.Addr),
 		wish.WithIdleTimeout(cfg.IdleTimeout),
 		// Public keys only: with no password or keyboard-interactive
@@ -106,7 +109,6 @@ func New(cfg Config) (*Server, error) {
 		stop()
 		return nil, err
 	}
-	srv.AddHostKey(signer)
 	s.srv = srv
 	return s, nil
 }

@@ -308,3 +308,15 @@ func engineWindow() state.Window {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return state.MustWindow(t0, t0.Add(time.Hour))
 }
+
+// TestNoKeyWrittenToTheWorkingDirectory: the host key lives in the state
+// directory only; wish's default (a new id_ed25519 in the working
+// directory) must never kick in.
+func TestNoKeyWrittenToTheWorkingDirectory(t *testing.T) {
+	start(t)
+	if _, err := os.Stat("id_ed25519"); !os.IsNotExist(err) {
+		_ = os.Remove("id_ed25519")
+		_ = os.Remove("id_ed25519.pub")
+		t.Error("the server wrote id_ed25519 into the working directory")
+	}
+}
