@@ -216,7 +216,7 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		a.width, a.height = msg.Width, msg.Height
-		return a, nil
+		return a, a.settle(a.top())
 	case tea.BackgroundColorMsg:
 		if a.autoTheme && !msg.IsDark() {
 			a.theme = themes.Light()
@@ -228,10 +228,21 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		if a.dialog == nil && a.palette == nil && !a.showHelp {
 			a.top().wheel(msg)
+			return a, a.settle(a.top())
 		}
 		return a, nil
 	case loadedMsg:
 		return a, a.handleLoaded(msg)
+	case gateTickMsg:
+		if v, ok := a.viewByID(msg.view).(*modelView); ok {
+			return a, v.gateTick(a, msg)
+		}
+		return a, nil
+	case gateMsg:
+		if v, ok := a.viewByID(msg.view).(*modelView); ok {
+			v.applyGate(msg)
+		}
+		return a, nil
 	case retryMsg:
 		if v := a.viewByID(msg.view); v != nil {
 			return a, a.reload(v, nil)
@@ -392,7 +403,21 @@ func (a *App) handleLoaded(msg loadedMsg) tea.Cmd {
 	if a.dialog != nil {
 		return nil
 	}
-	return a.startLoad(v)
+	return tea.Batch(a.settle(v), a.startLoad(v))
+}
+
+// settler is a view with follow-up I/O to ask for once its data, its size
+// or its cursor changed outside a key press: the model view's timeline
+// loading the time it now shows.
+type settler interface {
+	settle(a *App) tea.Cmd
+}
+
+func (a *App) settle(v view) tea.Cmd {
+	if s, ok := v.(settler); ok {
+		return s.settle(a)
+	}
+	return nil
 }
 
 func (a *App) handleFeed(msg feedMsg) tea.Cmd {

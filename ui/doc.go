@@ -2,7 +2,8 @@
 // shared engine (Run, or NewModel for a program run elsewhere, such as an
 // SSH session). Its subpackage cli holds the command line; graphview and
 // timeline are the pure renderers of the pipeline graph and the coverage
-// timeline, plugged in through the hooks of hooks.go.
+// timeline, plugged in through the hooks of hooks.go by graph_hook.go and
+// timeline_hook.go.
 //
 // Structure. App (app.go) is one router model over a stack of views —
 // pipelines, model, why, blocked, runs, run (view_*.go) — that render and
@@ -39,4 +40,31 @@
 //     unit that is not applied.
 //   - Every status is a glyph as well as a colour (themes.Glyph), and the
 //     cursor row is marked with "›", so nothing depends on colour.
+//   - The pipelines view's graph form (v) shows one pipeline at a time,
+//     tab the next; it opens on the list cursor's pipeline and model, and v
+//     again puts the list cursor on the graph's selection. A node's health
+//     is its model's worst units (failed, blocked), then stale — its newest
+//     applied_at older than a gated downstream's freshness limit, judged by
+//     the newest row — then running, pending, applied; its detail is
+//     applied/total. The selection and scroll belong to the view, so a live
+//     reload keeps them. Box drawing stays Unicode under every theme, "none"
+//     included: NO_COLOR asks for no colour, not for ASCII.
+//   - The model view's timeline reads, for the time the axis shows and a
+//     screen either side, each model's applied islands from the coverage
+//     index and its units that are not applied (at most 5,000 a model; past
+//     that it says "partial"), so a month zoom over an hourly model reads
+//     islands, not a million rows; THROUGH and WHOLE upstreams' islands go
+//     back to their start, which their verdict measures. Moving the axis
+//     outside what was read loads again. The marks show the engine's own
+//     gate verdict (GateUnitFromStore) for the cursor's window: the load
+//     asks for it, and after the cursor rests 150 ms on another window a
+//     separate request does; meanwhile the verdict is derived from the
+//     coverage. The strip's glyphs are ui/timeline's blocks, with the
+//     themes' running and blocked glyphs. On a 24-line terminal the lanes
+//     replace the contracts table when they all fit; when they do not, the
+//     upstreams holding the cursor's window back come first.
+//   - A run's tasks are grouped by the waves of the graph the engine builds
+//     for a run (a dependency onto a model of the run is an edge, whatever
+//     the pipelines), as the spec has them now; a task not started shows
+//     "waiting" (or "not run" once the run has ended).
 package ui

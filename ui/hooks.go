@@ -1,50 +1,57 @@
 package ui
 
 import (
+	"time"
+
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
 
-// Hooks for the two pure renderers being written beside this package,
-// ui/graphview and ui/timeline. Each is a nil function value until its
-// package is wired in; the views fall back to a simple rendering meanwhile
-// (the list form, a one-line strip), and the keys that only make sense with
-// them are disabled, so they are absent from the help. Wiring one in is an
-// assignment in an init function of a file here (graph_hook.go,
-// timeline_hook.go); nothing else in the views changes.
+// Hooks for the two pure renderers beside this package, ui/graphview and
+// ui/timeline. Each is a function value assigned in an init function of
+// graph_hook.go and timeline_hook.go; the views only see the small
+// interfaces below. A nil hook (a test may unset one) falls back to a
+// simple rendering (the list form, a one-line strip), and the keys that
+// only make sense with it are disabled, so they are absent from the help.
 
 // pipelineGraph is one pipeline's task graph as the pipelines view's graph
 // form drives it: drawn as layers (its waves) with edges, nodes marked by
-// health, with one node selected, moved between with the arrow keys.
+// health, with one node selected, moved between with the arrow keys. It is
+// rebuilt whenever the data changes; the selection and the scroll belong to
+// the view, so a live reload keeps them.
 type pipelineGraph interface {
-	// Render draws the graph in width×height cells (every line exactly
-	// width) with the node of the model selected, scrolled so it shows.
-	Render(width, height int, selected string) []string
+	// Scroll is the scroll (the picture cell at the window's top-left)
+	// that keeps the selected model in a width×height window, moved from
+	// (x, y) as little as possible; a picture narrower than the window is
+	// centred (a negative x).
+	Scroll(selected string, width, height, x, y int) (int, int)
+	// Render draws the graph in exactly height lines of exactly width cells
+	// with the node of the model selected, scrolled to (x, y).
+	Render(width, height int, selected string, x, y int) []string
 	// Neighbour is the model next to selected in the direction: 0 up, 1
 	// down, 2 left, 3 right; selected itself when there is none.
 	Neighbour(selected string, dir int) string
 	// First is the model selected when the graph opens.
 	First() string
+	// Legend explains the edges in one line.
+	Legend() string
+	// Size is the whole picture's width and height in cells.
+	Size() (width, height int)
 }
 
-// newPipelineGraph builds the graph form of one pipeline from the engine's
-// graph and its models' statuses (by model name), drawn in the theme.
-//
-// TODO(ui/graphview): wire it in graph_hook.go, adapting graphview's API:
-//
-//	newPipelineGraph = func(p *engine.PipelineGraph, st map[string]engine.ModelStatus, th themes.Theme) pipelineGraph {
-//		nodes := make([]graphview.Node, len(p.Tasks)) // ID: task id, Label: model,
-//		// Health: from health(st[model].Counts), Detail: "22/24", Cross: p.Cross of the task
-//		l := graphview.NewLayout(nodes, graphview.EdgesOf(p.Graph), p.Graph.Waves())
-//		return &graphForm{p: p, layout: l, styles: graphview.Styles{...from th...}}
-//	}
-//
-// where graphForm.Render keeps its own scroll with Layout.ScrollTo and calls
-// Layout.Render(width, height, taskID(selected), scrollX, scrollY, styles),
-// Neighbour maps Layout.Neighbour(taskID, graphview.Direction(dir)) back to a
-// model name, and First is Layout.First().
-var newPipelineGraph func(p *engine.PipelineGraph, status map[string]engine.ModelStatus, th themes.Theme) pipelineGraph
+// graphInput is what the graph form is built from.
+type graphInput struct {
+	Pipeline *engine.PipelineGraph
+	// Status is every model's status by name; Stale names the models a
+	// gated downstream's freshness limit finds too old.
+	Status map[string]engine.ModelStatus
+	Stale  map[string]bool
+	Theme  themes.Theme
+}
+
+// newPipelineGraph builds the graph form of one pipeline (graph_hook.go).
+var newPipelineGraph func(in graphInput) pipelineGraph
 
 // timelineInput is what the model view hands the coverage timeline.
 type timelineInput struct {
@@ -52,45 +59,78 @@ type timelineInput struct {
 	// start, interval, timezone), nil when it cannot be read.
 	Model engine.ModelStatus
 	Def   *engine.Model
-	// Units are the model's loaded units in window order; Cursor indexes
-	// the unit under the cursor (-1 for none).
-	Units  []state.Unit
-	Cursor int
+	// Cursor is the unit under the cursor; nil for none.
+	Cursor *state.Unit
 	// Zoom is how many steps out from the model's grain the user zoomed
 	// (0: one cell per window); the renderer clamps it to its levels.
 	Zoom int
-	// Upstreams are the gated upstreams, each with its units over the span
-	// of the loaded units.
+	// Span is the model's own coverage over the loaded range.
+	Span timelineSpan
+	// Upstreams are the gated upstreams, each with its coverage over the
+	// same range and the gate's verdict for the cursor's window when the
+	// view has it.
 	Upstreams []timelineUpstream
+	Now       time.Time
 	Theme     themes.Theme
+	// State is the axis's position, kept by the view between frames and
+	// updated by the renderer; nil starts afresh every frame.
+	State *timelineState
+}
+
+// timelineSpan is one model's coverage over a range of time, as cheap to
+// read as the store allows: the applied islands (from the coverage index:
+// one entry per gap-free run, however many units) and the units that are
+// not applied (bounded), so a strip zoomed out to months over an hourly
+// model reads a few hundred rows, not a million.
+type timelineSpan struct {
+	// Loaded is the time the span holds completely: outside it a strip
+	// cell shows nothing rather than a gap that is not there.
+	Loaded state.Window
+	// Applied are the applied islands inside Loaded (for THROUGH and WHOLE
+	// also back to the upstream's start and on to its range's end, which
+	// their verdict measures).
+	Applied []state.Window
+	// Other are the units inside Loaded that are not applied, in window
+	// order; a timeless model's one unit whatever its status.
+	Other []state.Unit
+	// Partial is set when the bound on Other cut Loaded short.
+	Partial bool
 }
 
 // timelineUpstream is one gated upstream's strip under the model's.
 type timelineUpstream struct {
 	Source engine.Source
 	Status *engine.ModelStatus
-	Units  []state.Unit
+	// Def is the upstream's definition (its range), nil when unknown.
+	Def  *engine.Model
+	Span timelineSpan
+	// Verdict is the gate's answer for this upstream and the cursor's
+	// window; nil when the view does not have it (the renderer then
+	// derives completeness from the span).
+	Verdict *engine.Verdict
+}
+
+// timelineState is the timeline's axis between frames: the time at its
+// first column at a zoom and width. Levels is how many zoom levels the
+// model's grain offers, so the view can stop zooming at the last.
+type timelineState struct {
+	set    bool
+	start  time.Time
+	zoom   int
+	width  int
+	Levels int
+	// tracks is the renderer's own cache of what it prepared from the
+	// spans; the view clears it when new data arrives.
+	tracks any
 }
 
 // coverageTimelineRenderer draws the model's per-window coverage timeline
 // (one cell per window at the model's grain, zoomed out Zoom steps) with,
 // under it, each gated upstream's strip on the same time axis and the
-// contract verdict of the cursor's window marked on it; at most width cells
-// wide and height lines high. While it is nil the model view draws one line
-// of the loaded units' glyphs and the zoom keys are disabled.
-//
-// TODO(ui/timeline): wire it in timeline_hook.go, adapting timeline's API:
-//
-//	coverageTimelineRenderer = func(in timelineInput, width, height int) []string {
-//		grid := state.NewGrid(in.Def.Chunking.Start, in.Def.Chunking.Interval, in.Def.Chunking.Location)
-//		zooms := timeline.Zooms(in.Def.Chunking.Interval)
-//		axis := timeline.NewAxis(grid, zooms[min(in.Zoom, len(zooms)-1)], start, width)
-//		v := timeline.View{Axis: axis, Model: timeline.NewTrack(segments(in.Units), extent), Cursor: ...,
-//			Lanes: one per in.Upstreams (Track from its Units, Contract from Source.Contract/Freshness)}
-//		return timeline.Render(v, height)
-//	}
+// contract verdict of the cursor's window marked on it; exactly width
+// cells wide and at most height lines high (timeline_hook.go).
 var coverageTimelineRenderer func(in timelineInput, width, height int) []string
 
-// timelineHeight is how many lines the model view gives the timeline when
-// the renderer is wired in.
-const timelineHeight = 8
+// timelineVisible is the time the timeline shows at width (what a frame
+// would draw), so the view can load what it needs before it draws.
+var timelineVisible func(in timelineInput, width int) state.Window

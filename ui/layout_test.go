@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,7 +188,76 @@ func BenchmarkPipelines1000(b *testing.B) {
 	})
 }
 
-// BenchmarkModelUnits is the model view with 100,000 loaded units.
+// BenchmarkPipelinesGraph1000 is the pipelines view's graph form over 1,000
+// models in 10 pipelines of 100, each model gated on one or two of the
+// eight before it and each pipeline's first on the pipeline before: the
+// first frame after the data arrives (which lays out the pipeline shown)
+// and a frame after an arrow key.
+func BenchmarkPipelinesGraph1000(b *testing.B) {
+	a := benchApp(b)
+	var spec strings.Builder
+	spec.WriteString("models:\n")
+	name := func(p, i int) string { return fmt.Sprintf("p%02d.model_%03d", p, i) }
+	var models []engine.ModelStatus
+	for p := range 10 {
+		for i := range 100 {
+			fmt.Fprintf(&spec, "  - name: %s\n    pipeline: pipeline_%02d\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n", name(p, i), p)
+			var ups []string
+			switch {
+			case i > 0:
+				ups = append(ups, name(p, i-1-(i*7)%min(i, 8)))
+				if i > 1 && i%3 == 0 {
+					ups = append(ups, name(p, i-1-(i*5+1)%min(i, 8)))
+				}
+			case p > 0:
+				ups = append(ups, name(p-1, 99))
+			}
+			if len(ups) > 0 {
+				spec.WriteString("    upstream:\n")
+				for _, u := range ups {
+					fmt.Fprintf(&spec, "      - {name: %s, contract: encapsulate}\n", u)
+				}
+			}
+			counts := map[state.UnitStatus]int{state.Applied: 990, state.Pending: 5, state.Blocked: 3 * (i % 2), state.Failed: i % 5 / 4}
+			models = append(models, engine.ModelStatus{Name: name(p, i), Pipeline: fmt.Sprintf("pipeline_%02d", p),
+				Temporality: "temporal", Flexibility: "fix", Interval: "1h", Registered: true, Counts: counts})
+		}
+	}
+	sp, err := engine.ParseSpec("bollhav.yaml", []byte(spec.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	graphs, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a.eng.Spec = sp
+	sortModels(models)
+	v := a.top().(*pipelinesView)
+	v.graphForm, v.graphOf = true, graphs[0].Name
+	b.Run("first-frame", func(b *testing.B) {
+		for b.Loop() {
+			v.loaded = false
+			v.apply(a, pipelinesData{models: models, graphs: graphs})
+			v.loaded = true
+			_ = a.render()
+		}
+	})
+	b.Run("keystroke", func(b *testing.B) {
+		keys := []tea.KeyPressMsg{{Code: tea.KeyDown}, {Code: tea.KeyRight}, {Code: tea.KeyDown}, {Code: tea.KeyLeft}}
+		i := 0
+		for b.Loop() {
+			a.Update(keys[i%len(keys)])
+			i++
+			_ = a.render()
+		}
+	})
+}
+
+// BenchmarkModelUnits is the model view with 100,000 loaded units, and its
+// timeline over them with an upstream as large (each a span of about a
+// thousand applied islands and a thousand failed units, as the load reads
+// it).
 func BenchmarkModelUnits(b *testing.B) {
 	a := benchApp(b)
 	mv := a.newModel("raw.orders")
@@ -201,8 +271,36 @@ func BenchmarkModelUnits(b *testing.B) {
 		}
 		units[i] = state.Unit{Model: "raw.orders", Window: state.Window{Since: t0.Add(time.Duration(i) * time.Hour), Until: t0.Add(time.Duration(i+1) * time.Hour)}, Status: st}
 	}
+	// The timeline: the model's hourly grid, its span as the load reads
+	// it (applied islands and the failed units between them), and one
+	// gated upstream as large, with the gate's verdict for the cursor.
+	def := &engine.Model{Name: "raw.orders", Pipeline: "ingest", Temporality: engine.Temporal,
+		Chunking: &engine.Chunking{Interval: state.MustInterval("1h"), Start: t0, Location: time.UTC}}
+	span := func(units []state.Unit) timelineSpan {
+		sp := timelineSpan{Loaded: state.Window{Since: t0, Until: units[len(units)-1].Window.Until}}
+		for _, u := range units {
+			if u.Status != state.Applied {
+				sp.Other = append(sp.Other, u)
+				continue
+			}
+			if k := len(sp.Applied) - 1; k >= 0 && sp.Applied[k].Until.Equal(u.Window.Since) {
+				sp.Applied[k].Until = u.Window.Until
+			} else {
+				sp.Applied = append(sp.Applied, u.Window)
+			}
+		}
+		return sp
+	}
+	upDef := &engine.Model{Name: "src.feed", Pipeline: "ingest", Temporality: engine.Temporal, Chunking: def.Chunking}
+	upStatus := engine.ModelStatus{Name: "src.feed", Temporality: "temporal", Flexibility: "fix", Interval: "1h", Registered: true,
+		Counts: map[state.UnitStatus]int{state.Applied: 98969, state.Failed: 1031}}
+	src := engine.Source{Name: "src.feed", Kind: engine.KindModel, Contract: engine.Encapsulate}
+	def.Upstream = []engine.Source{src}
+	gate := &engine.UnitGate{Verdicts: []engine.Verdict{{Upstream: "src.feed", Level: engine.Encapsulate}}}
 	data := modelData{status: engine.ModelStatus{Name: "raw.orders", Pipeline: "ingest", Temporality: "temporal", Flexibility: "fix", Interval: "1h",
-		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 98969, state.Failed: 1031}}, units: units, more: true}
+		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 98969, state.Failed: 1031}}, units: units, more: true,
+		def: def, span: span(units), want: state.Window{Since: t0, Until: units[len(units)-1].Window.Until},
+		upstreams: []upstreamInfo{{src: src, status: &upStatus, def: upDef, span: span(units)}}, gate: gate, gateFor: units[0].Window}
 	b.Run("first-frame", func(b *testing.B) {
 		for b.Loop() {
 			mv.placed = false

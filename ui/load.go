@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -112,21 +113,49 @@ type modelData struct {
 	units      []state.Unit
 	// more is true when the store holds units after the last one loaded.
 	more bool
+
+	// For the timeline: the model's own coverage over want, the time the
+	// load was asked for (or chose), and the engine's gate of the unit at
+	// gateFor — the cursor's when the load started — nil when it was not
+	// asked for or failed (the timeline then derives verdicts from the
+	// coverage).
+	span    timelineSpan
+	want    state.Window
+	gate    *engine.UnitGate
+	gateFor state.Window
 }
 
-// upstreamInfo is one gated upstream of the model view with its status and,
-// for the timeline, its units over the span of the model's loaded units.
+// upstreamInfo is one gated upstream of the model view with its status,
+// its definition and, for the timeline, its coverage over the view's time.
 type upstreamInfo struct {
 	src    engine.Source
 	status *engine.ModelStatus
-	units  []state.Unit
+	def    *engine.Model
+	span   timelineSpan
 	err    error
 }
 
-// upstreamUnitsLimit bounds the units read per upstream for the timeline.
-const upstreamUnitsLimit = 5000
+// timelineUnitsLimit bounds the units that are not applied read per model
+// for the timeline; applied time comes from the coverage index, one row
+// per gap-free island.
+const timelineUnitsLimit = 5000
 
-func loadModel(e *engine.Engine, name string, limit int, withUpstreamUnits bool) func(ctx context.Context) (any, error) {
+// timelineLoad is what the model view's timeline asks a load for.
+type timelineLoad struct {
+	on bool
+	// want is the time to load coverage for; zero: around the cursor.
+	want state.Window
+	// at is the since of the cursor's unit; nil: the unit the view will
+	// put the cursor on (firstNotApplied).
+	at *time.Time
+	// width is the terminal's width, for the time a first load takes.
+	width int
+}
+
+// notApplied are the statuses a timeline reads unit by unit.
+var notApplied = []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
+
+func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(ctx context.Context) (any, error) {
 	return func(ctx context.Context) (any, error) {
 		st, err := e.ModelStatus(ctx, name)
 		if err != nil {
@@ -143,7 +172,7 @@ func loadModel(e *engine.Engine, name string, limit int, withUpstreamUnits bool)
 				if !src.Gated() {
 					continue
 				}
-				ui := upstreamInfo{src: src}
+				ui := upstreamInfo{src: src, def: defs[src.Name]}
 				if ust, err := e.ModelStatus(ctx, src.Name); err == nil {
 					ui.status = &ust
 				} else {
@@ -174,31 +203,173 @@ func loadModel(e *engine.Engine, name string, limit int, withUpstreamUnits bool)
 				return nil, fmt.Errorf("reading the units of %s: %w", name, err)
 			}
 		}
-		if withUpstreamUnits && len(d.units) > 0 && !st.Timeless() {
-			span := state.Window{Since: d.units[0].Window.Since, Until: d.units[len(d.units)-1].Window.Until}
-			for i := range d.upstreams {
-				up := &d.upstreams[i]
-				if up.status == nil || !up.status.Registered {
-					continue
-				}
-				w := span
-				if up.status.Timeless() {
-					w = state.Window{}
-				}
-				err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: up.src.Name, Window: w}, func(u state.Unit) error {
-					if len(up.units) == upstreamUnitsLimit {
-						return errStopScan
-					}
-					up.units = append(up.units, u)
-					return nil
-				})
-				if err != nil && !errors.Is(err, errStopScan) {
-					return nil, fmt.Errorf("reading the units of %s: %w", up.src.Name, err)
-				}
+		if tl.on {
+			if err := loadTimeline(ctx, e, &d, tl); err != nil {
+				return nil, err
 			}
 		}
 		return d, nil
 	}
+}
+
+// loadGate asks the engine for the gate of model def's unit at w (no
+// window for a timeless model), as the model view's timeline marks it.
+func loadGate(ctx context.Context, e *engine.Engine, view int, seq uint64, def *engine.Model, w state.Window, timeless bool) tea.Cmd {
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		defer cancel()
+		now := time.Now().UTC()
+		if e.Now != nil {
+			now = e.Now().UTC()
+		}
+		var wp *state.Window
+		if !timeless {
+			wp = &w
+		}
+		g, err := e.GateUnitFromStore(ctx, def, wp, now)
+		return gateMsg{view: view, seq: seq, window: w, gate: g, err: err}
+	}
+}
+
+// firstNotApplied is the index of the unit the model view's cursor starts
+// on: the first that is not applied, where an on-call engineer looks
+// first; -1 when every unit is applied.
+func firstNotApplied(units []state.Unit) int {
+	for i, u := range units {
+		if u.Status != state.Applied {
+			return i
+		}
+	}
+	return -1
+}
+
+// loadTimeline reads what the timeline draws over tl.want (or, on a first
+// load, a stretch around the cursor four screens wide): the model's and
+// each gated upstream's coverage, and the engine's gate of the cursor's
+// unit.
+func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timelineLoad) error {
+	now := time.Now().UTC()
+	if e.Now != nil {
+		now = e.Now().UTC()
+	}
+	// The cursor's unit, as the view will have it.
+	cursor := -1
+	if tl.at != nil {
+		for i, u := range d.units {
+			if u.Window.Since.Equal(*tl.at) {
+				cursor = i
+				break
+			}
+		}
+	}
+	if cursor < 0 {
+		cursor = firstNotApplied(d.units)
+	}
+	if cursor < 0 && len(d.units) > 0 {
+		cursor = 0
+	}
+	d.want = tl.want
+	grid, ok := gridOf(d.def)
+	if !ok {
+		for _, u := range d.upstreams {
+			if grid, ok = gridOf(u.def); ok {
+				break
+			}
+		}
+	}
+	if d.want.Empty() && ok {
+		anchor := grid.WindowContaining(now).Since
+		if cursor >= 0 && !d.status.Timeless() {
+			anchor = d.units[cursor].Window.Since
+		}
+		k, n := grid.Index(anchor), max(tl.width, 20)
+		d.want = state.Window{Since: grid.WindowAt(k - 2*n).Since, Until: grid.WindowAt(k + 2*n).Until}
+	}
+	if d.want.Empty() {
+		return nil // a timeless model without a temporal upstream: nothing to draw on
+	}
+	var err error
+	if d.def != nil && !d.status.Timeless() {
+		if d.span, err = loadSpan(ctx, e, d.def.Name, &d.status, nil, engine.Exact, d.want, now); err != nil {
+			return err
+		}
+	}
+	for i := range d.upstreams {
+		up := &d.upstreams[i]
+		if up.span, err = loadSpan(ctx, e, up.src.Name, up.status, up.def, up.src.Contract, d.want, now); err != nil {
+			return err
+		}
+	}
+	// The gate of the cursor's unit: what the engine would say now.
+	if d.def != nil && len(d.upstreams) > 0 && (cursor >= 0 || d.status.Timeless()) {
+		var w *state.Window
+		if !d.status.Timeless() {
+			d.gateFor = d.units[cursor].Window
+			w = &d.gateFor
+		}
+		if g, err := e.GateUnitFromStore(ctx, d.def, w, now); err == nil {
+			d.gate = &g
+		}
+	}
+	return nil
+}
+
+// loadSpan reads one model's coverage over want: its units that are not
+// applied (at most timelineUnitsLimit; past that the span ends early and is
+// partial) and its applied islands from the coverage index — for THROUGH
+// and WHOLE also those from the model's start, and to its range's end for
+// WHOLE, which their verdict measures. A timeless model's span is its one
+// row. Nothing is read for a model that is not registered.
+func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.ModelStatus, def *engine.Model,
+	level engine.ContractLevel, want state.Window, now time.Time) (timelineSpan, error) {
+	sp := timelineSpan{Loaded: want}
+	if st == nil || !st.Registered {
+		return sp, nil
+	}
+	// The store's scan, not the engine's: the engine's reads the model's
+	// status first, which the caller has already read.
+	q := state.UnitQuery{Env: e.Env.Suffix, Model: name}
+	if st.Timeless() {
+		err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+			sp.Other = append(sp.Other, u)
+			return errStopScan
+		})
+		if err != nil && !errors.Is(err, errStopScan) {
+			return sp, fmt.Errorf("reading the unit of %s: %w", name, err)
+		}
+		return sp, nil
+	}
+	q.Window, q.Statuses = want, notApplied
+	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		if len(sp.Other) == timelineUnitsLimit {
+			sp.Partial = true
+			sp.Loaded.Until = state.Later(sp.Loaded.Since, u.Window.Since)
+			return errStopScan
+		}
+		sp.Other = append(sp.Other, u)
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return sp, fmt.Errorf("reading the units of %s: %w", name, err)
+	}
+	cw := sp.Loaded
+	if r := rangeOf(def, now); !r.Empty() {
+		switch level {
+		case engine.Through:
+			cw.Since = state.Earlier(cw.Since, r.Since)
+		case engine.Whole:
+			cw.Since, cw.Until = state.Earlier(cw.Since, r.Since), state.Later(cw.Until, r.Until)
+		}
+	}
+	if cw.Empty() {
+		return sp, nil
+	}
+	cov, err := e.Store.Coverage(ctx, e.Env.Suffix, name, cw)
+	if err != nil {
+		return sp, fmt.Errorf("reading the coverage of %s: %w", name, err)
+	}
+	sp.Applied = cov.Windows()
+	return sp, nil
 }
 
 // definitions are the models the engine knows, by name: the spec's, or,
@@ -253,11 +424,15 @@ func loadRuns(e *engine.Engine) func(ctx context.Context) (any, error) {
 	}
 }
 
-// runData is one run with its task run log, each task named.
+// runData is one run with its task run log, each task named, and its
+// tasks by wave.
 type runData struct {
 	run   state.Run
 	log   []state.TaskRunEntry
 	names map[int]string
+	// waves are the run's task ids by seed-002 wave, as the spec orders
+	// them now; nil when it cannot (no spec, a model it no longer has).
+	waves [][]int
 }
 
 func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (any, error) {
@@ -278,8 +453,52 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (any, error) 
 		for _, r := range recs {
 			names[r.TaskID] = r.Name
 		}
-		return runData{run: run, log: log, names: names}, nil
+		ids := make(map[string]int, len(recs))
+		for _, r := range recs {
+			ids[r.Name] = r.TaskID
+		}
+		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec, run.Models, ids)}, nil
 	}
+}
+
+// runWaves orders a run's models into the waves its graph runs them in
+// (seed 002): as the engine builds a run's graph, a dependency onto a
+// model of the run is an edge whatever the pipelines, one onto a model
+// outside it is not. nil when the spec is missing or lacks a model.
+func runWaves(spec *engine.Spec, models []string, ids map[string]int) [][]int {
+	if spec == nil || len(models) == 0 {
+		return nil
+	}
+	in := make(map[string]bool, len(models))
+	nodes := make([]graph.TaskNode, 0, len(models))
+	for _, m := range models {
+		id, ok := ids[m]
+		if !ok || spec.Model(m) == nil || in[m] {
+			return nil
+		}
+		in[m] = true
+		nodes = append(nodes, graph.TaskNode{ID: id, RunCondition: graph.All})
+	}
+	pgs, _ := engine.PipelineGraphs(spec, engine.AssignTaskIDs(spec, ids))
+	var edges []graph.TaskEdge
+	link := func(task, dep string, typ graph.DependencyType) {
+		if in[task] && in[dep] {
+			edges = append(edges, graph.TaskEdge{TaskID: ids[task], DependsOnTaskID: ids[dep], Type: typ})
+		}
+	}
+	for _, p := range pgs {
+		for _, e := range p.Edges {
+			link(e.Task, e.DependsOn, e.Type)
+		}
+		for _, e := range p.Cross {
+			link(e.Task, e.DependsOn, e.Type)
+		}
+	}
+	g, err := graph.BuildGraph(nodes, edges)
+	if err != nil {
+		return nil
+	}
+	return g.Waves()
 }
 
 // markPreview is what a mark would move: the units of the model in the

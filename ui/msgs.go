@@ -71,3 +71,20 @@ type markDoneMsg struct {
 
 // flashClearMsg clears the footer message it was set with.
 type flashClearMsg struct{ seq int }
+
+// gateTickMsg is the model view's cursor at rest: if it is still where it
+// was when the tick was set (seq), the view asks for its unit's gate.
+type gateTickMsg struct {
+	view int
+	seq  uint64
+}
+
+// gateMsg is the engine's gate of one unit of a model view: the verdict of
+// each gated upstream for the window.
+type gateMsg struct {
+	view   int
+	seq    uint64
+	window state.Window
+	gate   engine.UnitGate
+	err    error
+}

@@ -27,7 +27,28 @@ type modelView struct {
 	query  string
 	placed bool // the cursor has been placed on the first load
 	zoom   int  // timeline zoom: steps out from the model's grain
+
+	// The timeline: its axis between frames; the time the next load asks
+	// for (tlAsk, zero for "around the cursor") and the time the data on
+	// screen was loaded for (tlWant), a reload being due when the axis
+	// shows time outside it.
+	tl     timelineState
+	tlAsk  state.Window
+	tlWant state.Window
+	// The engine's gate of the unit at gateFor (hasGate), and the one asked
+	// for after the cursor came to rest on gateWant (gateAsked), with the
+	// generation of that request.
+	gate      *engine.UnitGate
+	gateFor   state.Window
+	hasGate   bool
+	gateWant  state.Window
+	gateAsked bool
+	gateSeq   uint64
 }
+
+// gateDelay is how long the cursor rests on a window before the model view
+// asks the engine for its gate: holding j down asks once, at the end.
+const gateDelay = 150 * time.Millisecond
 
 func (a *App) newModel(name string) *modelView {
 	return &modelView{viewBase: viewBase{id: a.id()}, name: name, limit: unitsPage}
@@ -37,7 +58,12 @@ func (v *modelView) kind() viewKind { return viewModel }
 func (v *modelView) title() string  { return v.name }
 
 func (v *modelView) load(a *App, gen uint64, _ []string) tea.Cmd {
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadModel(a.eng, v.name, v.limit, coverageTimelineRenderer != nil))
+	tl := timelineLoad{on: coverageTimelineRenderer != nil, want: v.tlAsk, width: a.width}
+	if u := v.selected(); u != nil {
+		at := u.Window.Since
+		tl.at = &at
+	}
+	return loadCmd(a.ctx, a.eng, v.id, gen, loadModel(a.eng, v.name, v.limit, tl))
 }
 
 func (v *modelView) apply(a *App, data any) {
@@ -47,6 +73,11 @@ func (v *modelView) apply(a *App, data any) {
 		sel, hadSel = u.Window.Since, true
 	}
 	v.data = data.(modelData)
+	v.tlWant = v.data.want
+	v.tl.tracks = nil // prepared again from the new spans
+	v.gate, v.gateFor, v.hasGate = v.data.gate, v.data.gateFor, v.data.gate != nil
+	v.gateAsked = false
+	v.gateSeq++ // a gate asked for before this load is older than it
 	v.refilter()
 	switch {
 	case hadSel:
@@ -59,14 +90,85 @@ func (v *modelView) apply(a *App, data any) {
 	case !v.placed:
 		// The cursor starts on the first unit that is not applied: where
 		// an on-call engineer looks first.
-		for i, ix := range v.idx {
-			if v.data.units[ix].Status != state.Applied {
-				v.cur.jumpTo(i)
-				break
-			}
+		if i := firstNotApplied(v.data.units); i >= 0 && v.query == "" {
+			v.cur.jumpTo(i)
 		}
 	}
 	v.placed = true
+}
+
+// settle runs after the data arrives, the terminal is resized or the
+// wheel moves the cursor: it loads what the timeline now shows when that is
+// outside what was loaded, and otherwise asks for the cursor's gate.
+func (v *modelView) settle(a *App) tea.Cmd {
+	if coverageTimelineRenderer == nil || timelineVisible == nil || !v.loaded {
+		return nil
+	}
+	vis := timelineVisible(v.timelineInput(a), max(a.width, 20))
+	if !vis.Empty() && !v.tlWant.Covers(vis) {
+		// A screen's worth either side, so scrolling on loads rarely.
+		d := vis.Duration()
+		v.tlAsk = state.Window{Since: vis.Since.Add(-d), Until: vis.Until.Add(d)}
+		return a.reload(v, nil)
+	}
+	return v.askGate(a)
+}
+
+// askGate asks, once the cursor has rested, for the engine's gate of the
+// cursor's unit, unless the view has it or has asked for it.
+func (v *modelView) askGate(a *App) tea.Cmd {
+	u := v.selected()
+	if u == nil || v.data.def == nil || len(v.data.upstreams) == 0 {
+		return nil
+	}
+	if v.hasGate && v.gateFor.Equal(u.Window) || v.gateAsked && v.gateWant.Equal(u.Window) {
+		return nil
+	}
+	v.gateWant, v.gateAsked = u.Window, true
+	v.gateSeq++
+	id, seq := v.id, v.gateSeq
+	return tea.Tick(gateDelay, func(time.Time) tea.Msg { return gateTickMsg{view: id, seq: seq} })
+}
+
+// gateTick asks the engine for the gate when the cursor is still where it
+// rested.
+func (v *modelView) gateTick(a *App, msg gateTickMsg) tea.Cmd {
+	if msg.seq != v.gateSeq || !v.gateAsked {
+		return nil
+	}
+	return loadGate(a.ctx, a.eng, v.id, v.gateSeq, v.data.def, v.gateWant, v.data.status.Timeless())
+}
+
+// applyGate takes the engine's gate of the window asked for.
+func (v *modelView) applyGate(msg gateMsg) {
+	if msg.seq != v.gateSeq {
+		return
+	}
+	v.gateAsked = false
+	if msg.err != nil {
+		return // the timeline derives what it can from the coverage
+	}
+	g := msg.gate
+	v.gate, v.gateFor, v.hasGate = &g, msg.window, true
+}
+
+// timelineInput is the timeline's data for the frame.
+func (v *modelView) timelineInput(a *App) timelineInput {
+	in := timelineInput{Model: v.data.status, Def: v.data.def, Cursor: v.selected(), Zoom: v.zoom, Span: v.data.span,
+		Now: a.now(), Theme: a.theme, State: &v.tl}
+	gated := v.hasGate && in.Cursor != nil && in.Cursor.Window.Equal(v.gateFor)
+	for _, u := range v.data.upstreams {
+		tu := timelineUpstream{Source: u.src, Status: u.status, Def: u.def, Span: u.span}
+		if gated {
+			for i := range v.gate.Verdicts {
+				if vd := &v.gate.Verdicts[i]; vd.Upstream == u.src.Name {
+					tu.Verdict = vd
+				}
+			}
+		}
+		in.Upstreams = append(in.Upstreams, tu)
+	}
+	return in
 }
 
 func (v *modelView) affected(a *App, changes []state.Change) (bool, []string) {
@@ -111,14 +213,21 @@ func (v *modelView) selected() *state.Unit {
 
 func (v *modelView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	if v.cur.handleKey(a.keys, msg) {
-		return v.more(a)
+		return tea.Batch(v.more(a), v.settle(a))
 	}
 	u := v.selected()
 	switch {
 	case key.Matches(msg, a.keys.ZoomOut):
-		v.zoom++
+		if v.tl.Levels == 0 || v.zoom < v.tl.Levels-1 {
+			v.zoom++
+		}
+		return v.settle(a)
 	case key.Matches(msg, a.keys.ZoomIn):
+		if v.tl.Levels > 0 {
+			v.zoom = min(v.zoom, v.tl.Levels-1)
+		}
 		v.zoom = max(0, v.zoom-1)
+		return v.settle(a)
 	case key.Matches(msg, a.keys.Enter):
 		if u != nil {
 			return a.openWhy(v.name, u.Window.Since)
@@ -209,16 +318,22 @@ func (v *modelView) render(a *App, w, h int) []string {
 	lines = append(lines, "   "+t.Muted.Render("last applied "+timeText(st.LastAppliedAt)+" · coverage "+coverageText(st)))
 
 	// The timeline.
-	lines = append(lines, v.timeline(a, w)...)
+	tl, allLanes := v.timeline(a, w, h)
+	lines = append(lines, tl...)
 
-	// Contracts.
+	// Contracts: on a small terminal, only when the timeline could not
+	// show every upstream's lane (each lane names its contract and
+	// verdict).
 	maxUp := len(v.data.upstreams)
 	if h < 30 {
 		maxUp = min(maxUp, 3)
 	}
-	if len(v.data.upstreams) == 0 {
+	switch {
+	case len(v.data.upstreams) > 0 && allLanes && h < 30:
+		// The lanes say it.
+	case len(v.data.upstreams) == 0:
 		lines = append(lines, " "+t.Title.Render("Contracts")+t.Muted.Render("  no gated upstream: nothing gates it"))
-	} else {
+	default:
 		lines = append(lines, " "+t.Title.Render("Contracts"))
 		cols := []column{{w: 3}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 16}, {w: 0}}
 		for i, u := range v.data.upstreams {
@@ -288,22 +403,27 @@ func (v *modelView) render(a *App, w, h int) []string {
 
 // timeline is the coverage timeline: ui/timeline's when it is wired in,
 // else one line of the loaded units' glyphs, the cursor's unit bracketed.
-func (v *modelView) timeline(a *App, w int) []string {
+func (v *modelView) timeline(a *App, w, h int) (lines []string, allLanes bool) {
 	t := a.theme
 	if coverageTimelineRenderer != nil {
-		in := timelineInput{Model: v.data.status, Def: v.data.def, Units: v.data.units, Cursor: -1, Zoom: v.zoom, Theme: t}
-		if v.cur.pos < len(v.idx) {
-			in.Cursor = v.idx[v.cur.pos]
+		// A heading, the ruler, the strip and the cursor, then three lines
+		// per upstream, in what leaves room for a few units (ten lines of
+		// 24), or half a large terminal; lanes that do not fit are counted.
+		want := 4 + 3*len(v.data.upstreams)
+		if v.data.status.Timeless() {
+			want = 2 + 3*len(v.data.upstreams) // no strip or cursor of its own
 		}
-		for _, u := range v.data.upstreams {
-			in.Upstreams = append(in.Upstreams, timelineUpstream{Source: u.src, Status: u.status, Units: u.units})
+		room := max(7, h-12)
+		if h >= 30 {
+			room = max(10, h/2)
 		}
-		return coverageTimelineRenderer(in, w, timelineHeight)
+		lines := coverageTimelineRenderer(v.timelineInput(a), w, min(want, room))
+		return lines, len(lines) == want // fewer: lanes left out, or no axis to draw them on
 	}
 	label := " " + t.Title.Render("Timeline") + " "
 	room := w - width(label) - 1
 	if len(v.data.units) == 0 || room < 4 {
-		return []string{label + t.Muted.Render("no units")}
+		return []string{label + t.Muted.Render("no units")}, false
 	}
 	// Show the stretch of units around the cursor that fits.
 	at := 0
@@ -328,7 +448,7 @@ func (v *modelView) timeline(a *App, w int) []string {
 	if to < len(v.data.units) || v.data.more {
 		strip = ansiTrimLast(strip) + t.Muted.Render("…")
 	}
-	return []string{label + strip}
+	return []string{label + strip}, false
 }
 
 func errText(err error) string {

@@ -33,6 +33,12 @@ type pipelinesView struct {
 	graph     pipelineGraph
 	graphOf   string // the pipeline shown
 	graphSel  string // the selected model
+	graphX    int    // the scroll: the picture cell at the top-left
+	graphY    int
+
+	// stale names the models a gated downstream's freshness limit finds
+	// too old (staleModels), worked out when the data arrives.
+	stale map[string]bool
 }
 
 // plRow is a pipeline heading or a model.
@@ -70,8 +76,26 @@ func (v *pipelinesView) apply(a *App, data any) {
 	} else {
 		v.models, v.graphs, v.graphErr = d.models, d.graphs, d.graphErr
 	}
+	v.stale = nil
+	if a.eng.Spec != nil {
+		st := make(map[string]engine.ModelStatus, len(v.models))
+		for _, m := range v.models {
+			st[m.Name] = m
+		}
+		v.stale = staleModels(a.eng.Spec.Models, st, a.now())
+	}
 	v.rebuild(selected)
-	v.graph = nil // rebuilt from the new data when drawn
+	v.graph = nil // rebuilt from the new data when drawn; the selection and scroll stay
+}
+
+// health is a model's health as its row and its graph node show it:
+// stale ranks below failed and blocked, above running and pending.
+func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
+	h := health(m.Counts)
+	if v.stale[m.Name] && h != themes.Failed && h != themes.Blocked && h != themes.Missing {
+		return themes.Stale
+	}
+	return h
 }
 
 // affected: a change reloads only the models it names, when they are all
@@ -194,10 +218,20 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, a.keys.ToggleGraph) {
 		v.graphForm = !v.graphForm
 		if v.graphForm {
-			v.graph, v.graphOf, v.graphSel = nil, "", ""
+			// The graph opens on the list's pipeline, with its model
+			// selected when the cursor is on one.
+			v.graph, v.graphOf, v.graphSel, v.graphX, v.graphY = nil, "", "", 0, 0
 			if v.cur.pos < len(v.rows) {
-				v.graphOf = v.rows[v.cur.pos].pipeline
+				r := v.rows[v.cur.pos]
+				v.graphOf = r.pipeline
+				if r.model >= 0 {
+					v.graphSel = v.models[r.model].Name
+				}
 			}
+		} else if v.graphSel != "" {
+			// Back in the list, the cursor goes to the graph's selection.
+			v.collapsed[v.graphOf] = false
+			v.rebuild(v.graphSel)
 		}
 		return nil
 	}
@@ -231,7 +265,12 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *pipelinesView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
+func (v *pipelinesView) wheel(msg tea.MouseWheelMsg) {
+	if v.graphForm && newPipelineGraph != nil {
+		return // the graph scrolls with its selection
+	}
+	v.cur.handleWheel(msg)
+}
 
 func (v *pipelinesView) bindings(a *App) []key.Binding {
 	enter := a.keys.Enter
@@ -320,7 +359,7 @@ func (v *pipelinesView) render(a *App, w, h int) []string {
 			line = row(w-1, cols, cells...)
 		} else {
 			m := v.models[r.model]
-			cells := []string{t.Glyph(health(m.Counts)), "  " + m.Name, t.Muted.Render(shapeText(m))}
+			cells := []string{t.Glyph(v.health(m)), "  " + m.Name, t.Muted.Render(shapeText(m))}
 			for _, s := range countColumns {
 				cells = append(cells, countCell(t, s, m.Counts[s]))
 			}
@@ -382,7 +421,7 @@ func (v *pipelinesView) currentGraph(a *App) (*engine.PipelineGraph, pipelineGra
 		for _, m := range v.models {
 			st[m.Name] = m
 		}
-		v.graph = newPipelineGraph(p, st, a.theme)
+		v.graph = newPipelineGraph(graphInput{Pipeline: p, Status: st, Stale: v.stale, Theme: a.theme})
 		if v.graphSel == "" || p.ModelName(taskIDOf(p, v.graphSel)) == "" {
 			v.graphSel = v.graph.First()
 		}
@@ -417,6 +456,7 @@ func (v *pipelinesView) graphKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		for i, p := range v.graphs {
 			if p.Name == v.graphOf {
 				v.graphOf, v.graph, v.graphSel = v.graphs[(i+1)%len(v.graphs)].Name, nil, ""
+				v.graphX, v.graphY = 0, 0
 				break
 			}
 		}
@@ -442,20 +482,68 @@ func (v *pipelinesView) renderGraph(a *App, w, h int) []string {
 		}
 		return pad([]string{t.Muted.Render(" " + msg)}, w, h)
 	}
+	// The pipelines as tabs, the one shown in brackets (and the Selected
+	// style), scrolled so that it shows.
 	var names []string
-	for _, q := range v.graphs {
-		n := q.Name
+	at := 0
+	for i, q := range v.graphs {
 		if q == p {
-			n = t.Selected.Render("[" + n + "]")
+			names, at = append(names, t.Selected.Render("["+q.Name+"]")), i
 		} else {
-			n = t.Muted.Render(" " + n + " ")
+			names = append(names, t.Muted.Render(" "+q.Name+" "))
 		}
-		names = append(names, n)
 	}
-	lines := []string{" " + t.Title.Render("Pipeline") + " " + strings.Join(names, " ")}
-	lines = append(lines, g.Render(w, max(1, h-2), v.graphSel)...)
-	lines = pad(lines, w, h-1)
-	return append(lines, t.Muted.Render(" selected "+v.graphSel))
+	head := " " + t.Title.Render("Pipeline") + " "
+	tabs := strings.Join(names, " ")
+	gh := max(1, h-3)
+	v.graphX, v.graphY = g.Scroll(v.graphSel, w, gh, v.graphX, v.graphY)
+	// Which ways the picture goes on past the window.
+	pw, ph := g.Size()
+	more := ""
+	for _, m := range []struct {
+		ok bool
+		s  string
+	}{{v.graphX > 0, "◂"}, {v.graphX+w < pw, "▸"}, {v.graphY > 0, "▴"}, {v.graphY+gh < ph, "▾"}} {
+		if m.ok {
+			more += m.s
+		}
+	}
+	if more != "" {
+		more = t.Muted.Render("more " + more + " ")
+	}
+	for from := 0; from < at && width(head+tabs+" "+more) > w; {
+		from++
+		tabs = t.Muted.Render("…") + strings.Join(names[from:], " ")
+	}
+	lines := []string{spread(head+tabs, more, w)}
+	lines = append(lines, g.Render(w, gh, v.graphSel, v.graphX, v.graphY)...)
+	lines = pad(lines, w, h-2)
+	return append(lines, v.graphSummary(a, w), t.Muted.Render(fit(" "+g.Legend(), w)))
+}
+
+// graphSummary is the line under the graph: the selected model's health,
+// counts and newest applied_at.
+func (v *pipelinesView) graphSummary(a *App, w int) string {
+	t := a.theme
+	for _, m := range v.models {
+		if m.Name != v.graphSel {
+			continue
+		}
+		parts := []string{" " + t.Glyph(v.health(m)) + " " + t.Accent.Render(m.Name)}
+		for _, s := range countColumns {
+			if n := m.Counts[s]; n > 0 {
+				parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(n)+" "+string(s)))
+			}
+		}
+		if v.stale[m.Name] {
+			parts = append(parts, t.Status(themes.Stale).Render(themes.Glyph(themes.Stale)+" stale"))
+		}
+		if m.LastAppliedAt != nil {
+			parts = append(parts, t.Muted.Render("applied "+ageText(a.now(), m.LastAppliedAt)))
+		}
+		return fit(strings.Join(parts, "  "), w)
+	}
+	return fit(t.Muted.Render(" nothing selected"), w)
 }
 
 // shortStatus is a status's column heading.

@@ -203,7 +203,17 @@ type runView struct {
 	viewBase
 	runID int64
 	data  runData
+	rows  []runRow
 	cur   cursor
+}
+
+// runRow is a row of the run view: a wave's heading, a task attempt (an
+// entry of the log), or a task of the wave that has not started.
+type runRow struct {
+	heading bool
+	wave    int // -1: tasks the waves do not hold
+	entry   int // index into the log; -1 for a task not started
+	task    int
 }
 
 func (a *App) newRun(id int64) *runView { return &runView{viewBase: viewBase{id: a.id()}, runID: id} }
@@ -216,8 +226,78 @@ func (v *runView) load(a *App, gen uint64, _ []string) tea.Cmd {
 }
 
 func (v *runView) apply(a *App, data any) {
+	var sel runRow
+	if v.cur.pos < len(v.rows) {
+		sel = v.rows[v.cur.pos]
+	}
+	oldAttempt := v.attempt(sel)
 	v.data = data.(runData)
-	v.cur.setLen(len(v.data.log))
+	v.buildRows()
+	v.cur.setLen(len(v.rows))
+	if !v.loaded {
+		// The cursor starts on the first task, not on a heading.
+		for i, r := range v.rows {
+			if !r.heading {
+				v.cur.moveTo(i)
+				break
+			}
+		}
+		return
+	}
+	for i, r := range v.rows {
+		if r.heading == sel.heading && r.wave == sel.wave && r.task == sel.task && v.attempt(r) == oldAttempt {
+			v.cur.moveTo(i)
+			break
+		}
+	}
+}
+
+// attempt is the attempt a row shows (0 for a heading or a task not
+// started), to keep the cursor on it across reloads.
+func (v *runView) attempt(r runRow) int {
+	if r.heading || r.entry < 0 || r.entry >= len(v.data.log) {
+		return 0
+	}
+	return v.data.log[r.entry].Attempt
+}
+
+// buildRows lays the log out by wave: each wave's heading, then its tasks
+// in wave order, each with its attempts, or a row saying it has not
+// started. Without waves the log is listed as it is.
+func (v *runView) buildRows() {
+	v.rows = v.rows[:0]
+	if v.data.waves == nil {
+		for i, e := range v.data.log {
+			v.rows = append(v.rows, runRow{wave: -1, entry: i, task: e.TaskID})
+		}
+		return
+	}
+	byTask := map[int][]int{}
+	for i, e := range v.data.log {
+		byTask[e.TaskID] = append(byTask[e.TaskID], i)
+	}
+	placed := map[int]bool{}
+	for wi, wave := range v.data.waves {
+		v.rows = append(v.rows, runRow{heading: true, wave: wi, entry: -1})
+		for _, id := range wave {
+			placed[id] = true
+			if len(byTask[id]) == 0 {
+				v.rows = append(v.rows, runRow{wave: wi, entry: -1, task: id})
+			}
+			for _, ix := range byTask[id] {
+				v.rows = append(v.rows, runRow{wave: wi, entry: ix, task: id})
+			}
+		}
+	}
+	head := false
+	for i, e := range v.data.log {
+		if !placed[e.TaskID] {
+			if !head {
+				v.rows, head = append(v.rows, runRow{heading: true, wave: -1, entry: -1}), true
+			}
+			v.rows = append(v.rows, runRow{wave: -1, entry: i, task: e.TaskID})
+		}
+	}
 }
 
 func (v *runView) affected(a *App, changes []state.Change) (bool, []string) {
@@ -233,9 +313,11 @@ func (v *runView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	if v.cur.handleKey(a.keys, msg) {
 		return nil
 	}
-	if key.Matches(msg, a.keys.Enter) && v.cur.pos < len(v.data.log) {
-		if name := v.data.names[v.data.log[v.cur.pos].TaskID]; name != "" {
-			return a.openModel(name)
+	if key.Matches(msg, a.keys.Enter) && v.cur.pos < len(v.rows) {
+		if r := v.rows[v.cur.pos]; !r.heading {
+			if name := v.data.names[r.task]; name != "" {
+				return a.openModel(name)
+			}
 		}
 	}
 	return nil
@@ -292,34 +374,93 @@ func (v *runView) render(a *App, w, h int) []string {
 			}
 		}
 	}
-	lines = append(lines, " "+t.Title.Render("Tasks"))
+	heading := " " + t.Title.Render("Tasks")
+	if n := len(v.data.waves); n > 0 {
+		heading = " " + t.Title.Render("Tasks by wave") + t.Muted.Render(" · "+plural(n, "wave", "waves"))
+	}
+	lines = append(lines, heading)
 	cols := []column{{w: 1}, {w: min(28, max(14, w/4))}, {w: 4, right: true}, {w: 12}, {w: 8, right: true}, {w: 7, right: true}, {w: 0}}
 	lines = append(lines, t.Muted.Render(" "+row(w-1, cols, "", "TASK", "TRY", "STATUS", "ROWS", "TOOK", "ERROR")))
-	if len(v.data.log) == 0 {
+	if len(v.rows) == 0 {
 		lines = append(lines, t.Muted.Render("   no task has started"))
 	}
 	v.cur.setHeight(max(1, h-len(lines)))
 	from, to := v.cur.visible()
+	indent := ""
+	if v.data.waves != nil {
+		indent = "  "
+	}
 	for i := from; i < to; i++ {
-		e := v.data.log[i]
-		name := v.data.names[e.TaskID]
+		r := v.rows[i]
+		if r.heading {
+			lines = append(lines, listLine(t, i == v.cur.pos, v.waveHeading(t, r.wave), w))
+			continue
+		}
+		name := v.data.names[r.task]
 		if name == "" {
-			name = fmt.Sprintf("task %d", e.TaskID)
+			name = fmt.Sprintf("task %d", r.task)
 		}
-		rows := "-"
-		if e.RowsWritten != nil {
-			rows = count(int(*e.RowsWritten))
+		var line string
+		if r.entry < 0 {
+			what := "waiting"
+			if v.data.run.Status != state.RunRunning {
+				what = "not run"
+			}
+			line = row(w-1, cols, t.Glyph(themes.Pending), indent+name, "", t.Muted.Render(what), "", "", "")
+		} else {
+			e := v.data.log[r.entry]
+			rows := "-"
+			if e.RowsWritten != nil {
+				rows = count(int(*e.RowsWritten))
+			}
+			tk := "-"
+			if e.FinishedAt != nil {
+				tk = shortDuration(e.FinishedAt.Sub(e.StartedAt))
+			}
+			ts := taskStatus(e.Status)
+			line = row(w-1, cols, t.Glyph(ts), indent+name, fmt.Sprint(e.Attempt), t.Status(ts).Render(e.Status), rows, t.Muted.Render(tk),
+				t.Muted.Render(oneLine(e.Error)))
 		}
-		tk := "-"
-		if e.FinishedAt != nil {
-			tk = shortDuration(e.FinishedAt.Sub(e.StartedAt))
-		}
-		ts := taskStatus(e.Status)
-		line := row(w-1, cols, t.Glyph(ts), name, fmt.Sprint(e.Attempt), t.Status(ts).Render(e.Status), rows, t.Muted.Render(tk),
-			t.Muted.Render(oneLine(e.Error)))
 		lines = append(lines, listLine(t, i == v.cur.pos, line, w))
 	}
 	return pad(lines, w, h)
+}
+
+// waveHeading is a wave's row: its number, its tasks, and their latest
+// attempts' statuses counted.
+func (v *runView) waveHeading(t themes.Theme, wave int) string {
+	var ids []int
+	if wave >= 0 && wave < len(v.data.waves) {
+		ids = v.data.waves[wave]
+	}
+	latest := map[int]string{}
+	for _, e := range v.data.log {
+		latest[e.TaskID] = e.Status // the log lists attempts in order
+	}
+	title := fmt.Sprintf("Wave %d", wave+1)
+	if wave < 0 {
+		title = "Other tasks"
+		for _, r := range v.rows {
+			if r.wave < 0 && !r.heading && !slices.Contains(ids, r.task) {
+				ids = append(ids, r.task)
+			}
+		}
+	}
+	counts := map[themes.Status]int{}
+	for _, id := range ids {
+		if st, ok := latest[id]; ok {
+			counts[taskStatus(st)]++
+		} else {
+			counts[themes.Pending]++
+		}
+	}
+	parts := []string{plural(len(ids), "task", "tasks")}
+	for _, s := range []themes.Status{themes.Applied, themes.Running, themes.Failed, themes.Pending} {
+		if n := counts[s]; n > 0 {
+			parts = append(parts, t.Status(s).Render(fmt.Sprintf("%s %d", themes.Glyph(s), n)))
+		}
+	}
+	return t.Accent.Render(title) + "  " + strings.Join(parts, t.Muted.Render(" · "))
 }
 
 func envName(suffix string) string {
