@@ -99,6 +99,8 @@ func (a *App) initialView() ([]view, error) {
 		stack = append(stack, a.newBlocked())
 	case "runs":
 		stack = append(stack, a.newRuns())
+	case "audit":
+		stack = append(stack, a.newAudit())
 	case "model":
 		if a.opts.Model == "" {
 			return nil, errors.New("view model needs a model name")
@@ -110,7 +112,7 @@ func (a *App) initialView() ([]view, error) {
 		}
 		stack = append(stack, a.newModel(a.opts.Model), a.newWhy(a.opts.Model, a.opts.At))
 	default:
-		return nil, fmt.Errorf("unknown view %q: use pipelines, blocked, runs, model or why", a.opts.View)
+		return nil, fmt.Errorf("unknown view %q: use pipelines, blocked, runs, audit, model or why", a.opts.View)
 	}
 	return stack, nil
 }
@@ -192,7 +194,7 @@ func (a *App) pop() tea.Cmd {
 // else on top of the pipelines view.
 func (a *App) switchTo(k viewKind) tea.Cmd {
 	for i, v := range a.stack {
-		if v.kind() == k && (k == viewPipelines || k == viewBlocked || k == viewRuns) {
+		if v.kind() == k && (k == viewPipelines || k == viewBlocked || k == viewRuns || k == viewAudit) {
 			a.stack = a.stack[:i+1]
 			return a.reload(v, nil)
 		}
@@ -203,6 +205,8 @@ func (a *App) switchTo(k viewKind) tea.Cmd {
 		return a.push(a.newBlocked())
 	case viewRuns:
 		return a.push(a.newRuns())
+	case viewAudit:
+		return a.push(a.newAudit())
 	}
 	return a.reload(a.top(), nil)
 }
@@ -241,6 +245,11 @@ func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case gateMsg:
 		if v, ok := a.viewByID(msg.view).(*modelView); ok {
 			v.applyGate(msg)
+		}
+		return a, nil
+	case auditTickMsg:
+		if v, ok := a.viewByID(msg.view).(*auditView); ok {
+			return a, v.tick(a, msg)
 		}
 		return a, nil
 	case retryMsg:
@@ -334,6 +343,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.switchTo(viewBlocked)
 	case key.Matches(msg, a.keys.Runs):
 		return a.switchTo(viewRuns)
+	case key.Matches(msg, a.keys.Audit):
+		return a.switchTo(viewAudit)
 	}
 	return top.key(a, msg)
 }
@@ -708,8 +719,13 @@ func (a *App) footer(w int) string {
 		return fit(a.filterIn.line(a, w), w)
 	}
 	h := a.help
+	keys := a.currentHelp().ShortHelp()
+	if !a.showHelp && a.dialog == nil && a.palette == nil {
+		_, filterable := a.top().(filterable)
+		keys = a.keys.footerKeys(h, a.top().bindings(a), filterable, len(a.stack) > 1, w-1)
+	}
 	h.SetWidth(w - 1)
-	return fit(" "+h.ShortHelpView(a.currentHelp().ShortHelp()), w)
+	return fit(" "+h.ShortHelpView(keys), w)
 }
 
 // currentHelp is the key help of what has focus.
@@ -729,27 +745,40 @@ func (a *App) currentHelp() helpKeys {
 }
 
 // helpBody is the full help of the screen below, and the status legend.
+// On a terminal too short for it all, the blank lines between its parts go
+// first.
 func (a *App) helpBody(w, h int) []string {
 	t := a.theme
 	_, filterable := a.top().(filterable)
 	below := a.keys.screenHelp(a.top().bindings(a), filterable, len(a.stack) > 1)
 	hm := a.help
 	hm.SetWidth(w - 2)
-	lines := []string{t.Title.Render(fit(" Keys — "+a.top().title(), w)), ""}
+	const gap = "\x00" // a blank line that may go
+	lines := []string{t.Title.Render(fit(" Keys — "+a.top().title(), w)), gap}
 	for _, l := range strings.Split(hm.FullHelpView(below.FullHelp()), "\n") {
 		lines = append(lines, " "+l)
 	}
-	lines = append(lines, "", " "+t.Accent.Render("Statuses"))
+	lines = append(lines, gap, " "+t.Accent.Render("Statuses"))
 	var legend []string
 	for _, s := range themes.Statuses {
 		legend = append(legend, t.Label(s))
 	}
 	lines = append(lines, " "+strings.Join(legend, "  "))
-	lines = append(lines, "", " "+t.Accent.Render("Commands")+t.Muted.Render("  (: then enter; tab completes)"))
+	lines = append(lines, gap, " "+t.Accent.Render("Commands")+t.Muted.Render("  (: then enter; tab completes)"))
 	for _, c := range paletteCommands {
 		lines = append(lines, "   "+t.Accent.Render(c.name)+" "+t.Muted.Render(c.args)+strings.Repeat(" ", max(1, 22-width(c.name+" "+c.args)))+c.help)
 	}
-	return pad(lines, w, h)
+	tight := len(lines) > h
+	out := lines[:0]
+	for _, l := range lines {
+		switch {
+		case l != gap:
+			out = append(out, l)
+		case !tight:
+			out = append(out, "")
+		}
+	}
+	return pad(out, w, h)
 }
 
 // oneLine folds a multi-line message.

@@ -6,7 +6,7 @@
 // timeline_hook.go.
 //
 // Structure. App (app.go) is one router model over a stack of views —
-// pipelines, model, why, blocked, runs, run (view_*.go) — that render and
+// pipelines, model, why, blocked, runs, run, audit (view_*.go) — that render and
 // handle keys; esc pops the stack, enter pushes. Update never does I/O:
 // every engine or store call is a tea.Cmd (load.go, actions.go, live.go)
 // whose result comes back as a message (msgs.go), routed to the view by its
@@ -14,6 +14,9 @@
 // request per view is in flight at a time; what is asked meanwhile runs
 // when it answers. The keymap (keys.go) is data: the footer and the ? help
 // are generated from it, and under read-only the action keys are not bound.
+// A footer too narrow for every key keeps the most important (the screen's
+// first key, esc, its other keys in order, :, /) and always ends with
+// "? help", after "q quit" when that fits.
 //
 // Live. The UI follows the store's change feed (a state.Follower; one Feed
 // may serve every UI of a process) and reloads the view on top when a
@@ -63,6 +66,17 @@
 //     themes' running and blocked glyphs. On a 24-line terminal the lanes
 //     replace the contracts table when they all fit; when they do not, the
 //     upstreams holding the cursor's window back come first.
+//   - The audit view (4, or : audit) lists the store's newest 500 audit
+//     entries. Entries are not changes, so while it is on top it reloads on
+//     every change-feed message and, for what comes without one (a
+//     refusal moves no unit), every five feed polls (5 s by default).
+//     Refusals and errors are drawn as errors with a glyph (⊘, ✗); the
+//     selected entry shows whole under the list.
+//   - u on the model view opens the first gated upstream the engine's gate
+//     finds unsatisfied for the cursor's window, with its cursor on the
+//     first window the contract needs that is not applied (its first unit
+//     that is not applied for a stale or failing contract, or when that
+//     window is past the units loaded).
 //   - A run's tasks are grouped by the waves of the graph the engine builds
 //     for a run (a dependency onto a model of the run is an edge, whatever
 //     the pipelines), as the spec has them now; a task not started shows

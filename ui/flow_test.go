@@ -389,3 +389,102 @@ func TestSharedFeed(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestAuditView: 4 and the palette's "audit" open the audit log, newest
+// first, with the viewer's refusal marked; it follows what is done
+// meanwhile without a key press, a refusal included (which moves no unit).
+func TestAuditView(t *testing.T) {
+	w := newWorld(t)
+	r := startUI(t, w.e, 80, 24, Options{})
+	r.waitSettled(t, viewPipelines)
+	r.keys("4")
+	f := r.waitSettled(t, viewAudit)
+	if !strings.Contains(f, "Pipelines › Audit") || !strings.Contains(selectedLine(f), "⊘") ||
+		!strings.Contains(selectedLine(f), "ssh:alice SHA…") || !strings.Contains(selectedLine(f), "refused: read-only") {
+		t.Fatalf("the audit view with the newest entry, the refusal, selected:\n%s", f)
+	}
+	// The whole of the selected entry shows under the list.
+	if !strings.Contains(f, "2026-01-03T00:00:00Z · mark · "+viewerActor[:40]) {
+		t.Errorf("the detail of the selected entry:\n%s", f)
+	}
+
+	// Back to the pipelines, and the palette's audit.
+	r.keys("1")
+	r.waitSettled(t, viewPipelines)
+	r.keys(":")
+	r.typeText("audit")
+	r.keys("enter")
+	r.waitSettled(t, viewAudit)
+
+	// Another session's refusal: no unit moves, so no change, but the view
+	// shows it on its timer.
+	viewer := *w.e
+	viewer.ReadOnly, viewer.Actor = true, "ssh:bob"
+	if _, err := viewer.Mark(context.Background(), "mart.daily", state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}, state.Pending); err == nil {
+		t.Fatal("a read-only mark was not refused")
+	}
+	f = r.waitText(t, "ssh:bob", "10 entries")
+	if !strings.Contains(selectedLine(f), "ssh:alice") {
+		t.Errorf("the cursor stays on the entry it was on:\n%s", f)
+	}
+	r.keys("up")
+	r.waitFor(t, "the cursor on bob's refusal", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "ssh:bob") && strings.Contains(selectedLine(f), "⊘")
+	})
+	// A mark that moves units comes through the change feed.
+	if _, err := w.e.Mark(context.Background(), "raw.orders", hours(5, 6), state.Applied); err != nil {
+		t.Fatal(err)
+	}
+	r.waitText(t, "ok: 1 units")
+}
+
+// TestUpstreamFromTheModelView: u on a blocked window of mart.hourly opens
+// raw.orders on the window the contract needs, not on its first unit that
+// is not applied; on a window nothing holds back it says so.
+func TestUpstreamFromTheModelView(t *testing.T) {
+	w := newWorld(t)
+	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "mart.hourly"})
+	r.waitSettled(t, viewModel)
+	// The cursor starts on 05:00, blocked; 06:00 is applied, 07:00 blocked.
+	r.waitFor(t, "the cursor on 05:00", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "2026-01-01 05:00–06:00")
+	})
+	r.keys("down")
+	r.waitFor(t, "the cursor on 06:00", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "2026-01-01 06:00–07:00")
+	})
+	pressUntil(t, r, "u", "nothing upstream holds this window back")
+	r.keys("down")
+	r.waitFor(t, "the cursor on 07:00", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "2026-01-01 07:00–08:00")
+	})
+	pressUntil(t, r, "u", "Pipelines › mart.hourly › raw.orders")
+	f := r.waitView(t, viewModel, "raw.orders")
+	if !strings.Contains(selectedLine(f), "2026-01-01 07:00–08:00") {
+		t.Fatalf("raw.orders with the window mart.hourly 07:00 needs selected (not 05:00):\n%s", f)
+	}
+	// esc goes back to mart.hourly, where the cursor was.
+	r.keys("esc")
+	f = r.waitView(t, viewModel, "mart.hourly")
+	if !strings.Contains(selectedLine(f), "2026-01-01 07:00–08:00") {
+		t.Errorf("back on mart.hourly at 07:00:\n%s", f)
+	}
+}
+
+// pressUntil presses k until the screen shows want: a key whose answer
+// needs data that arrives after the cursor rests (the model view's gate).
+func pressUntil(t *testing.T, r *uiRun, k, want string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if f, _, _ := r.frames.last(); strings.Contains(f, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			f, _, _ := r.frames.last()
+			t.Fatalf("pressing %s did not show %q:\n%s", k, want, f)
+		}
+		r.keys(k)
+		time.Sleep(300 * time.Millisecond)
+	}
+}

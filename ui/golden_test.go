@@ -67,10 +67,26 @@ var screens = []screen{
 		r.keys("down", "enter") // run 2: mart.daily and mart.hourly, then report.snapshot
 		return r.waitText(t, "Wave 2")
 	}},
+	{name: "audit", opts: Options{View: "audit"},
+		steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewAudit) }},
+	{name: "audit_filter", opts: Options{View: "audit"}, steps: func(t *testing.T, r *uiRun) string {
+		r.waitSettled(t, viewAudit)
+		r.keys("/")
+		r.typeText("refused")
+		r.keys("enter")
+		return r.waitFor(t, "the refusals alone", func(f string, _ viewKind) bool {
+			return strings.Contains(f, `match "refused"`) && !strings.Contains(f, "ok: 0 units") && strings.Contains(f, "? help")
+		})
+	}},
 	{name: "help", steps: func(t *testing.T, r *uiRun) string {
 		r.waitSettled(t, viewPipelines)
 		r.keys("?")
 		return r.waitText(t, "Keys — Pipelines")
+	}},
+	{name: "help_model", opts: Options{View: "model", Model: "mart.hourly"}, steps: func(t *testing.T, r *uiRun) string {
+		r.waitSettled(t, viewModel)
+		r.keys("?")
+		return r.waitText(t, "Keys — mart.hourly")
 	}},
 	{name: "palette", steps: func(t *testing.T, r *uiRun) string {
 		r.waitSettled(t, viewPipelines)

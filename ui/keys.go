@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 )
 
@@ -11,7 +12,7 @@ import (
 type keyMap struct {
 	// Global.
 	Quit, Help, Back, Palette, Filter key.Binding
-	Pipelines, Blocked, Runs          key.Binding
+	Pipelines, Blocked, Runs, Audit   key.Binding
 
 	// Lists.
 	Up, Down, PageUp, PageDown, Top, Bottom, Enter key.Binding
@@ -23,6 +24,7 @@ type keyMap struct {
 	ZoomIn      key.Binding // model: timeline zoom
 	ZoomOut     key.Binding
 	Blocking    key.Binding // why: jump to the blocking upstream's window
+	Upstream    key.Binding // model: open the upstream holding the cursor's window back
 	Model       key.Binding // why, blocked: open the unit's model
 
 	// Actions: dangerous, so bound only when the UI may change state.
@@ -39,6 +41,7 @@ func newKeyMap(readOnly bool) keyMap {
 		Pipelines: key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "pipelines")),
 		Blocked:   key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "blocked")),
 		Runs:      key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "runs")),
+		Audit:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "audit")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -56,6 +59,7 @@ func newKeyMap(readOnly bool) keyMap {
 		ZoomOut:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "zoom out")),
 		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
 		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
+		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
@@ -90,7 +94,7 @@ func (k keyMap) navigation() []key.Binding {
 
 // global is the group every screen has.
 func (k keyMap) global() []key.Binding {
-	return []key.Binding{k.Palette, k.Filter, k.Back, k.Pipelines, k.Blocked, k.Runs, k.Help, k.Quit}
+	return []key.Binding{k.Palette, k.Filter, k.Back, k.Pipelines, k.Blocked, k.Runs, k.Audit, k.Help, k.Quit}
 }
 
 // helpKeys is a help.KeyMap for one screen: its own bindings first, then
@@ -119,8 +123,76 @@ func (k keyMap) screenHelp(own []key.Binding, filterable, canBack bool) helpKeys
 	if filterable {
 		short = append(short, k.Filter)
 	}
-	short = append(short, k.Help, k.Quit)
+	short = append(short, k.Quit, k.Help)
 	return helpKeys{short: short, full: [][]key.Binding{own, k.navigation(), global}}
+}
+
+// footerKeys is what a screen's footer shows in w cells: its short help
+// whole when it fits. When it does not, the keys keep their order and the
+// line still ends with "? help" (the full list is there), with "q quit"
+// before it when that fits; then, most important first, as many of the
+// rest as fit: the screen's first key (enter), esc back, its other keys
+// in its order (up to the first that does not fit, so a group is never
+// shown with a hole in it), : command and / filter.
+func (k keyMap) footerKeys(hm help.Model, own []key.Binding, filterable, canBack bool, w int) []key.Binding {
+	all := k.screenHelp(own, filterable, canBack).short
+	hm.SetWidth(0) // measure, do not cut
+	fits := func(bs []key.Binding) bool { return width(hm.ShortHelpView(bs)) <= w }
+	if fits(all) {
+		return all
+	}
+	// all is own..., [esc back], : command, [/ filter], q quit, ? help.
+	n := len(own)
+	next := n
+	back, palette, filter := -1, -1, -1
+	if canBack {
+		back, next = next, next+1
+	}
+	palette, next = next, next+1
+	if filterable {
+		filter, next = next, next+1
+	}
+	quit, helpKey := next, next+1
+	keep := map[int]bool{helpKey: true}
+	pick := func(i int) bool {
+		if i < 0 {
+			return false
+		}
+		keep[i] = true
+		var bs []key.Binding
+		for j, b := range all {
+			if keep[j] {
+				bs = append(bs, b)
+			}
+		}
+		if !fits(bs) {
+			delete(keep, i)
+			return false
+		}
+		return true
+	}
+	pick(quit)
+	if n > 0 {
+		pick(0)
+	}
+	pick(back)
+	for i := 1; i < n; i++ {
+		if !all[i].Enabled() {
+			continue
+		}
+		if !pick(i) {
+			break
+		}
+	}
+	pick(palette)
+	pick(filter)
+	var out []key.Binding
+	for j, b := range all {
+		if keep[j] {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 func without(bs []key.Binding, drop key.Binding) []key.Binding {

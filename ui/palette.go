@@ -29,6 +29,7 @@ var paletteCommands = []struct{ name, args, help string }{
 	{"pipelines", "", "the pipelines view"},
 	{"blocked", "", "the blocked units, by impact"},
 	{"runs", "", "the run history"},
+	{"audit", "", "the audit log: who did what, newest first"},
 	{"env", "SUFFIX|prod", "switch environment (SCHEMA_SUFFIX)"},
 	{"theme", "NAME", "switch theme"},
 	{"quit", "", "quit"},
@@ -129,7 +130,7 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 	}
 	cmd, args := fields[0], fields[1:]
 	switch cmd {
-	case "pipelines", "blocked", "runs":
+	case "pipelines", "blocked", "runs", "audit":
 		return a.switchTo(viewNames[cmd]), nil
 	case "quit", "q":
 		return a.quit(false), nil

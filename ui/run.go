@@ -22,7 +22,7 @@ type Options struct {
 	Input  io.Reader
 	Output io.Writer
 	// View is the first screen: "pipelines" (the default), "blocked",
-	// "runs", "model" (Model) or "why" (Model at At). Esc leads back to
+	// "runs", "audit", "model" (Model) or "why" (Model at At). Esc leads back to
 	// pipelines from any of them.
 	View  string
 	Model string

@@ -16,6 +16,7 @@ const (
 	viewBlocked
 	viewRuns
 	viewRun
+	viewAudit
 )
 
 // viewNames are the names the palette and Options.View use.
@@ -23,6 +24,7 @@ var viewNames = map[string]viewKind{
 	"pipelines": viewPipelines,
 	"blocked":   viewBlocked,
 	"runs":      viewRuns,
+	"audit":     viewAudit,
 }
 
 // view is one screen of the stack. The app owns the stack and routes to

@@ -26,7 +26,10 @@ type modelView struct {
 	cur    cursor
 	query  string
 	placed bool // the cursor has been placed on the first load
-	zoom   int  // timeline zoom: steps out from the model's grain
+	// startAt, when set, is where the first load puts the cursor: the
+	// unit whose window holds it (u from a downstream's model view).
+	startAt *time.Time
+	zoom    int // timeline zoom: steps out from the model's grain
 
 	// The timeline: its axis between frames; the time the next load asks
 	// for (tlAsk, zero for "around the cursor") and the time the data on
@@ -62,6 +65,8 @@ func (v *modelView) load(a *App, gen uint64, _ []string) tea.Cmd {
 	if u := v.selected(); u != nil {
 		at := u.Window.Since
 		tl.at = &at
+	} else if !v.placed && v.startAt != nil {
+		tl.at = v.startAt
 	}
 	return loadCmd(a.ctx, a.eng, v.id, gen, loadModel(a.eng, v.name, v.limit, tl))
 }
@@ -87,6 +92,8 @@ func (v *modelView) apply(a *App, data any) {
 				break
 			}
 		}
+	case !v.placed && v.startAt != nil && v.startIndex() >= 0:
+		v.cur.jumpTo(v.startIndex())
 	case !v.placed:
 		// The cursor starts on the first unit that is not applied: where
 		// an on-call engineer looks first.
@@ -95,6 +102,45 @@ func (v *modelView) apply(a *App, data any) {
 		}
 	}
 	v.placed = true
+}
+
+// startIndex is the row of the unit whose window holds startAt; -1 when
+// none is loaded (it is past the first page, or not there).
+func (v *modelView) startIndex() int {
+	for i, ix := range v.idx {
+		if w := v.data.units[ix].Window; w.Since.Equal(*v.startAt) || w.Contains(*v.startAt) {
+			return i
+		}
+	}
+	return -1
+}
+
+// upstreamTarget is where u goes from the cursor's window: the first gated
+// upstream whose contract the engine's gate finds unsatisfied, at the first
+// window it needs that is not applied; ok is false when the gate is not
+// known yet or nothing upstream holds the window back.
+func (v *modelView) upstreamTarget() (model string, at time.Time, ok bool, why string) {
+	u := v.selected()
+	switch {
+	case len(v.data.upstreams) == 0:
+		return "", time.Time{}, false, v.name + " has no gated upstream"
+	case u == nil && !v.data.status.Timeless():
+		return "", time.Time{}, false, "no unit under the cursor"
+	case !v.hasGate || u != nil && !u.Window.Equal(v.gateFor):
+		return "", time.Time{}, false, "the gate of this window is still loading"
+	}
+	for _, vd := range v.gate.Verdicts {
+		if vd.Satisfied || vd.Skipped {
+			continue
+		}
+		if len(vd.Missing) > 0 {
+			return vd.Upstream, vd.Missing[0].Since, true, ""
+		}
+		// Stale or a hard error: the upstream's model, on its first unit
+		// that is not applied.
+		return vd.Upstream, time.Time{}, true, ""
+	}
+	return "", time.Time{}, false, "nothing upstream holds this window back"
 }
 
 // settle runs after the data arrives, the terminal is resized or the
@@ -228,6 +274,16 @@ func (v *modelView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		v.zoom = max(0, v.zoom-1)
 		return v.settle(a)
+	case key.Matches(msg, a.keys.Upstream):
+		model, at, ok, why := v.upstreamTarget()
+		if !ok {
+			return a.setFlash(why, false)
+		}
+		up := a.newModel(model)
+		if !at.IsZero() {
+			up.startAt = &at
+		}
+		return a.push(up)
 	case key.Matches(msg, a.keys.Enter):
 		if u != nil {
 			return a.openWhy(v.name, u.Window.Since)
@@ -277,7 +333,11 @@ func (v *modelView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 func (v *modelView) bindings(a *App) []key.Binding {
 	enter := a.keys.Enter
 	enter.SetHelp("enter", "why")
-	return []key.Binding{enter, a.keys.RunWindow, a.keys.RunModel, a.keys.MarkApplied, a.keys.MarkPending, a.keys.ZoomIn, a.keys.ZoomOut}
+	up := a.keys.Upstream
+	if v.loaded && len(v.data.upstreams) == 0 {
+		up.SetEnabled(false)
+	}
+	return []key.Binding{enter, up, a.keys.RunWindow, a.keys.RunModel, a.keys.MarkApplied, a.keys.MarkPending, a.keys.ZoomIn, a.keys.ZoomOut}
 }
 
 func (v *modelView) render(a *App, w, h int) []string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -54,6 +55,10 @@ const worldSpec = `models:
     upstream: [{name: mart.daily, contract: whole}]
     run: {command: ["true"]}
 `
+
+// viewerActor is the actor of the world's read-only viewer, as an SSH
+// session names its user.
+const viewerActor = "ssh:alice SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
 
 var (
 	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -115,6 +120,20 @@ func newWorld(t *testing.T) *world {
 	run([]string{"mart.daily", "mart.hourly", "report.snapshot"}, day0)
 	run([]string{"mart.fresh"}, hours(0, 5))
 	e.Now = func() time.Time { return uiClock }
+	// The audit log, past the runs: a mark that moves nothing, a mark the
+	// engine refuses as wrong (running is the run loop's), and a viewer's
+	// mark refused under read-only.
+	if n, err := e.Mark(ctx, "mart.fresh", hours(10, 11), state.Pending); err != nil || n != 0 {
+		t.Fatalf("mark: %d, %v", n, err)
+	}
+	if _, err := e.Mark(ctx, "raw.orders", hours(5, 6), state.Running); err == nil {
+		t.Fatal("a mark to running was not refused")
+	}
+	viewer := *e
+	viewer.ReadOnly, viewer.Actor = true, viewerActor
+	if _, err := viewer.Mark(ctx, "raw.orders", hours(5, 6), state.Applied); !errors.Is(err, engine.ErrReadOnly) {
+		t.Fatalf("a read-only mark: %v", err)
+	}
 	return &world{e: e, path: path, specDir: dir}
 }
 
