@@ -18,16 +18,19 @@ func init() {
 		long: `ui opens the terminal UI on the state store of --dsn for the environment of
 --env (else SCHEMA_SUFFIX). It is what 'bollhav' alone opens on a terminal.
 
-Views: Pipelines (every model by pipeline, units counted by status), a model
-(its contracts, coverage and units), why (a unit's upstream verdicts, the
+Views: Pipelines (every model by pipeline, units counted by status; or each
+pipeline's task graph), a model (its contracts, coverage timeline with each
+upstream's strip, and units), why (a unit's upstream verdicts, the
 root-cause chain and the unblock frontier), Blocked (the triage queue by
 downstream impact) and Runs (history, and the progress of runs started here).
 
 Keys: enter drills in (pipelines → model → unit → its blocking upstream), esc
 goes back, / filters a list, : opens the command palette (model NAME, why
-MODEL TIME, blocked, runs, env SUFFIX|prod, theme NAME), 1 2 3 switch to
-pipelines, blocked, runs, ? shows every key, q quits. Vim keys, arrows and
-the mouse wheel move in lists.
+MODEL TIME, blocked, runs, audit, env SUFFIX|prod, theme NAME), 1 2 3 4
+switch to pipelines, blocked, runs, audit, ? shows every key, q quits. In
+Pipelines, v toggles the list and the graph; in a model, + and - zoom the
+timeline and u jumps to the upstream window holding it back. Vim keys,
+arrows and the mouse wheel move in lists.
 
 Actions — r run a window, R run a model, a / p mark applied / pending — open a
 dialog that shows the engine's plan first; tab picks the STATE_MODE; a torch
