@@ -21,6 +21,17 @@ func TestConformance(t *testing.T) {
 	)
 }
 
+// TestStateMachine runs random sequences of claims, completions, lease
+// expiries, crashes, bulldozer, torch and marks against a store in a fresh
+// schema per check and an in-memory model (storetest.RunStateMachine); fewer
+// checks than SQLite, as each one creates and migrates a schema. A failing
+// sequence is shrunk into testdata/rapid/TestStateMachine/, and every file
+// there is replayed on each run.
+func TestStateMachine(t *testing.T) {
+	dsn := pgtest.DSN(t)
+	storetest.RunStateMachine(t, func(t *testing.T) state.Store { return openStore(t, dsn, pgtest.Schema(t, dsn)) }, 50)
+}
+
 // openStore opens a store in schema and closes it when tb ends.
 func openStore(tb testing.TB, dsn, schema string) *postgres.Store {
 	tb.Helper()

@@ -44,6 +44,19 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) state.Store { return openTemp(t) }, opts...)
 }
 
+// TestStateMachine runs random sequences of claims, completions, lease
+// expiries, crashes, bulldozer, torch and marks against a fresh store per
+// check and an in-memory model (storetest.RunStateMachine). A failing
+// sequence is shrunk into testdata/rapid/TestStateMachine/, and every file
+// there is replayed on each run.
+func TestStateMachine(t *testing.T) {
+	checks := 100
+	if raceEnabled {
+		checks = 40 // about a second each under -race; -rapid.checks raises it
+	}
+	storetest.RunStateMachine(t, func(t *testing.T) state.Store { return openTemp(t) }, checks)
+}
+
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(tb testing.TB) state.Store { return openTemp(tb) })
 }

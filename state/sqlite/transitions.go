@@ -254,27 +254,31 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 
 // uncoverUnit removes w from one unit u: deletes it when w covers it, trims
 // it when w covers one end, and splits it in two when w lies strictly inside.
-// Should a trimmed part coincide with another unit's window, the trimmed one
-// replaces it (UPDATE OR REPLACE): both denote the same instants, and the
-// model must keep one unit per window.
+// Should a trimmed or split part coincide with another unit's window (only
+// overlapping units of a flexible model can make it so), the unique index
+// refuses it and the whole uncover rolls back, as in PostgreSQL: silently
+// replacing the other unit would lose its status without a change record.
 func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, now time.Time) error {
 	var err error
 	switch {
 	case w.Covers(u):
 		_, err = tx.ExecContext(ctx, `DELETE FROM "units" WHERE "id" = ?`, id)
 	case u.Since.Before(w.Since) && u.Until.After(w.Until):
-		_, err = tx.ExecContext(ctx, `INSERT OR REPLACE INTO "units" ("model_id", "since", "until", "status", "applied_at", "blocked_reason", "error",
+		_, err = tx.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "blocked_reason", "error",
 				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at")
 			SELECT "model_id", ?, "until", "status", "applied_at", "blocked_reason", "error",
 				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", ?
 			FROM "units" WHERE "id" = ?`, micros(w.Until), micros(now), id)
 		if err == nil {
-			_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
+			_, err = tx.ExecContext(ctx, `UPDATE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
 		}
 	case u.Since.Before(w.Since):
-		_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
+		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)
 	default:
-		_, err = tx.ExecContext(ctx, `UPDATE OR REPLACE "units" SET "since" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Until), micros(now), id)
+		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "since" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Until), micros(now), id)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("sqlite: uncover %s from unit %s: the part left would land on another unit's window: %w", w, u, err)
+	}
+	return nil
 }

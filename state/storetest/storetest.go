@@ -35,7 +35,9 @@
 //   - Uncover deletes the units inside w, trims the units crossing an edge of w
 //     to their part outside it, and splits a unit spanning w into two; both
 //     parts keep their status, applied_at and attempts. It returns how many
-//     units it deleted, trimmed or split.
+//     units it deleted, trimmed or split. When a part left would coincide
+//     with another unit's window (only overlapping flexible units can), it
+//     fails and changes nothing.
 //   - ScanUnits orders by model name, then since, then until; a zero Window
 //     matches every unit, a non-zero one only units overlapping it (a timeless
 //     existence row overlaps nothing). Applied and Coverage include only

@@ -16,6 +16,7 @@ var transitionTests = []test{
 	{"UncoverTrims", testUncoverTrims},
 	{"UncoverSplits", testUncoverSplits},
 	{"UncoverEverything", testUncoverEverything},
+	{"UncoverOntoAnotherUnitIsRefused", testUncoverOntoAnotherUnit},
 }
 
 // testClaimThenComplete walks pending → running → applied / failed /
@@ -306,4 +307,22 @@ func testUncoverEverything(t *testing.T, s state.Store, _ *config) {
 	eq(t, "uncovered all", n, 3)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{})
 	eq(t, "coverage", coverage(t, s, "", "f", state.Window{}), "")
+}
+
+// testUncoverOntoAnotherUnit: overlapping flexible units [1,2) applied and
+// [1,3) pending; uncovering [2,3) would trim [1,3) onto [1,2). Found by the
+// state-machine test: the store refuses and changes nothing (SQLite used to
+// replace the applied unit silently, leaving coverage and the feed wrong).
+func testUncoverOntoAnotherUnit(t *testing.T, s state.Store, _ *config) {
+	register(t, s, "", flexModel("f"))
+	prefill(t, s, "", "f", []state.Window{win(1, 2), win(1, 3)}, clock(0))
+	markApplied(t, s, "", "f", win(1, 2), clock(1))
+	before := briefs(scan(t, s, "", "f"))
+	seq := lastSeq(t, s)
+	if _, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(2)); err == nil {
+		t.Fatal("Uncover trimmed a unit onto another unit's window")
+	}
+	eq(t, "units", briefs(scan(t, s, "", "f")), before)
+	eq(t, "coverage", coverage(t, s, "", "f", state.Window{}), "[1h,2h)")
+	eq(t, "changes", len(changes(t, s, seq)), 0)
 }
