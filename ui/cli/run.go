@@ -218,8 +218,9 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 // so a second one quits at once (leaving leases to expire).
 func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
 	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case <-ctx.Done():
 			stop()
@@ -227,8 +228,12 @@ func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
 		case <-done:
 		}
 	}()
+	// Close done before stop cancels ctx, and wait for the goroutine: it
+	// must neither mistake the command's own end for an interrupt nor write
+	// to stderr after the command returned.
 	return ctx, func() {
 		close(done)
+		<-exited
 		stop()
 	}
 }
