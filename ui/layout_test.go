@@ -254,7 +254,7 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 	})
 }
 
-// BenchmarkModelUnits is the model view with 100,000 loaded units, and its
+// BenchmarkModelUnits is the model view with 1,000,000 loaded units, and its
 // timeline over them with an upstream as large (each a span of about a
 // thousand applied islands and a thousand failed units, as the load reads
 // it).
@@ -262,7 +262,7 @@ func BenchmarkModelUnits(b *testing.B) {
 	a := benchApp(b)
 	mv := a.newModel("raw.orders")
 	a.stack = append(a.stack, mv)
-	units := make([]state.Unit, 100_000)
+	units := make([]state.Unit, 1_000_000)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range units {
 		st := state.Applied
@@ -293,12 +293,12 @@ func BenchmarkModelUnits(b *testing.B) {
 	}
 	upDef := &engine.Model{Name: "src.feed", Pipeline: "ingest", Temporality: engine.Temporal, Chunking: def.Chunking}
 	upStatus := engine.ModelStatus{Name: "src.feed", Temporality: "temporal", Flexibility: "fix", Interval: "1h", Registered: true,
-		Counts: map[state.UnitStatus]int{state.Applied: 98969, state.Failed: 1031}}
+		Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}
 	src := engine.Source{Name: "src.feed", Kind: engine.KindModel, Contract: engine.Encapsulate}
 	def.Upstream = []engine.Source{src}
 	gate := &engine.UnitGate{Verdicts: []engine.Verdict{{Upstream: "src.feed", Level: engine.Encapsulate}}}
 	data := modelData{status: engine.ModelStatus{Name: "raw.orders", Pipeline: "ingest", Temporality: "temporal", Flexibility: "fix", Interval: "1h",
-		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 98969, state.Failed: 1031}}, units: units, more: true,
+		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}, units: units, more: true,
 		def: def, span: span(units), want: state.Window{Since: t0, Until: units[len(units)-1].Window.Until},
 		upstreams: []upstreamInfo{{src: src, status: &upStatus, def: upDef, span: span(units)}}, gate: gate, gateFor: units[0].Window}
 	b.Run("first-frame", func(b *testing.B) {
