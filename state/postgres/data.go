@@ -88,17 +88,23 @@ func (s *Store) runJob(ctx context.Context, tx pgx.Tx, job state.DataJob, target
 // bind rewrites :since and :until into positional parameters and returns
 // the arguments for them: the window's bounds, or NULL for a timeless unit.
 func bind(sql string, w state.Window) (string, []any) {
-	out, names := state.BindNames(sql, func(name string) string {
-		if name == "since" {
-			return "$1::timestamptz"
-		}
-		return "$2::timestamptz"
-	})
-	if len(names) == 0 {
-		return out, nil
-	}
 	since, until := windowBounds(w)
-	return out, []any{since, until}
+	pos := map[string]int{}
+	var args []any
+	out, _ := state.BindNames(sql, func(name string) string {
+		// Number the names in the order they first appear, so a
+		// statement that uses only one of them binds exactly one.
+		if _, ok := pos[name]; !ok {
+			pos[name] = len(args) + 1
+			if name == "since" {
+				args = append(args, since)
+			} else {
+				args = append(args, until)
+			}
+		}
+		return fmt.Sprintf("$%d::timestamptz", pos[name])
+	})
+	return out, args
 }
 
 // bindNull replaces :since and :until with typed NULLs, for statements

@@ -23,6 +23,7 @@ var dataTests = []test{
 	{"TableLoadReappliedOnlyWhenTheVersionChanges", testDataTableLoad},
 	{"UnknownWriteModeRefused", testDataUnknownWrite},
 	{"LoadedDatetimesCompareWithTheWindow", testDataLoadedDatetimes},
+	{"OnlyOneWindowBound", testDataOneBound},
 }
 
 // dataStore returns s as a DataStore and a schema name of its own, dropped
@@ -302,4 +303,15 @@ func testDataLoadedDatetimes(t *testing.T, s state.Store, _ *config) {
 		func(r []any) error { got = append(got, fmt.Sprint(r[0])); return nil })
 	must(t, "ReadData", err)
 	eq(t, "rows in [01:00, 02:00)", strings.Join(got, ","), "1")
+}
+
+// testDataOneBound: a statement may use only :until (or only :since).
+func testDataOneBound(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	var got []string
+	err := ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT count(*) FROM {t:src} WHERE ts < :until`)[0], win(0, 2),
+		func(r []any) error { got = append(got, fmt.Sprint(r[0])); return nil })
+	must(t, "ReadData with only :until", err)
+	eq(t, "rows before 02:00", strings.Join(got, ","), "2")
 }
