@@ -334,7 +334,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scope
 	for {
 		if runErr == nil && ctx.Err() == nil {
 			for _, id := range g.Unsatisfiable(rs, false) {
-				if err := e.recordSkipped(ctx, runID, id); err != nil {
+				if err := e.retryStore(ctx, "record skipped task", func() error { return e.recordSkipped(ctx, runID, id) }); err != nil {
 					runErr = err
 				}
 				skipped := graph.StatusSkipped
@@ -387,7 +387,9 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scope
 	if ctx.Err() != nil {
 		status = state.RunCancelled
 	}
-	if err := e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, e.now()); err != nil && runErr == nil {
+	if err := e.retryStore(context.WithoutCancel(ctx), "finish run", func() error {
+		return e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, e.now())
+	}); err != nil && runErr == nil {
 		runErr = err
 	}
 	return res, runErr
@@ -411,7 +413,11 @@ func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) err
 func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
 	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
 	started := e.now()
-	attempt, err := e.Store.StartTask(ctx, runID, sc.taskID, started)
+	var attempt int
+	err := e.retryStore(ctx, "start task", func() (err error) {
+		attempt, err = e.Store.StartTask(ctx, runID, sc.taskID, started)
+		return err
+	})
 	if err != nil {
 		res.Status = graph.StatusFailed
 		return res, err
@@ -451,8 +457,12 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			inflight--
 			continue
 		}
-		claims, err := e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
-			Worker: worker, Lease: e.lease(), Limit: workers - inflight, RunID: runID, Now: leaseClock()})
+		var claims []state.Claim
+		err := e.retryStore(ctx, "claim", func() (err error) {
+			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
+				Worker: worker, Lease: e.lease(), Limit: workers - inflight, RunID: runID, Now: leaseClock()})
+			return err
+		})
 		if err != nil {
 			mu.Lock()
 			firstErr = fmt.Errorf("claiming units of %s: %w", sc.model.Name, err)
@@ -554,7 +564,9 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 	} else if len(res.Errors) > 0 {
 		entry.Error = fmt.Sprintf("%d unit(s) failed: %s", res.Failed, res.Errors[0])
 	}
-	if err := e.Store.FinishTask(context.WithoutCancel(ctx), entry); err != nil && firstErr == nil {
+	if err := e.retryStore(context.WithoutCancel(ctx), "finish task", func() error {
+		return e.Store.FinishTask(context.WithoutCancel(ctx), entry)
+	}); err != nil && firstErr == nil {
 		firstErr = err
 	}
 	if progress != nil {
@@ -566,8 +578,11 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 // outstanding counts the scope's units that are still pending or running.
 func (e *Engine) outstanding(ctx context.Context, sc runScope) (int, error) {
 	n := 0
-	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
-		Statuses: []state.UnitStatus{state.Pending, state.Running}}, func(state.Unit) error { n++; return nil })
+	err := e.retryStore(ctx, "count outstanding units", func() error {
+		n = 0
+		return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+			Statuses: []state.UnitStatus{state.Pending, state.Running}}, func(state.Unit) error { n++; return nil })
+	})
 	return n, err
 }
 
@@ -581,11 +596,17 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 	}
 	unitCtx, stopHeartbeat := e.heartbeat(ctx, c)
 	defer stopHeartbeat()
-	gate, err := e.gateUnit(ctx, cache, m, w, e.now())
+	var gate UnitGate
+	err = e.retryStore(ctx, "gate", func() (err error) {
+		gate, err = e.gateUnit(ctx, cache, m, w, e.now())
+		return err
+	})
 	switch {
 	case err != nil:
 		// The store could not be read: leave the unit for another attempt.
-		_ = e.Store.Complete(context.WithoutCancel(ctx), c, state.Outcome{Status: state.Pending, At: e.now()})
+		_ = e.retryStore(context.WithoutCancel(ctx), "release", func() error {
+			return e.Store.Complete(context.WithoutCancel(ctx), c, state.Outcome{Status: state.Pending, At: e.now()})
+		})
 		return out, false, err
 	case gate.Err != nil:
 		out = state.Outcome{Status: state.Failed, Error: gate.Err.Error()}
@@ -597,6 +618,21 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 		if ua, ok := exec.(unitApplier); ok && ua.appliesItself(m) {
 			at := e.now()
 			r, xerr := ua.executeAndApply(unitCtx, u, c, at)
+			for try := 1; try < dataTries && connectionLost(xerr) && unitCtx.Err() == nil; try++ {
+				// The connection went away mid-transaction. The unit is
+				// still running under this claim only if the transaction
+				// did not commit (a commit marks it applied), which a
+				// heartbeat under the claim's fence tells: then running
+				// it again cannot apply it twice.
+				xerr = e.retryStore(unitCtx, "heartbeat", func() error {
+					return e.Store.Heartbeat(unitCtx, c, leaseClock().Add(e.lease()))
+				})
+				if xerr != nil {
+					break
+				}
+				at = e.now()
+				r, xerr = ua.executeAndApply(unitCtx, u, c, at)
+			}
 			if xerr == nil {
 				return state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, false, nil
 			}
@@ -616,12 +652,13 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 		}
 	}
 	out.At = e.now()
-	err = e.Store.Complete(context.WithoutCancel(ctx), c, out)
+	// A repeat under the same fence is a no-op when the first one did
+	// commit (its acknowledgement was lost), so retrying is safe.
+	complete := func() error { return e.Store.Complete(context.WithoutCancel(ctx), c, out) }
+	err = e.retryStore(context.WithoutCancel(ctx), "complete", complete)
 	if err != nil && !errors.Is(err, state.ErrLeaseLost) {
-		// A repeat under the same fence is a no-op when the first one did
-		// commit (its acknowledgement was lost), so one retry is safe.
 		time.Sleep(200 * time.Millisecond)
-		err = e.Store.Complete(context.WithoutCancel(ctx), c, out)
+		err = e.retryStore(context.WithoutCancel(ctx), "complete", complete)
 	}
 	if err != nil {
 		if errors.Is(err, state.ErrLeaseLost) {

@@ -69,13 +69,22 @@ func (o *otherWorkers) wait(ctx context.Context) bool {
 func (e *Engine) countOthers(ctx context.Context, sc runScope, o *otherWorkers, res *TaskResult) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
-		Statuses: []state.UnitStatus{state.Failed}}, func(u state.Unit) error {
-		if o.mine[u.ID] || u.UpdatedAt.Before(o.since) {
+	var errs []string
+	err := e.retryStore(ctx, "count units of other workers", func() error {
+		errs = nil
+		return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+			Statuses: []state.UnitStatus{state.Failed}}, func(u state.Unit) error {
+			if o.mine[u.ID] || u.UpdatedAt.Before(o.since) {
+				return nil
+			}
+			errs = append(errs, fmt.Sprintf("%s (run by another worker): %s", u.Window, u.Error))
 			return nil
-		}
-		res.Failed++
-		res.Errors = append(res.Errors, fmt.Sprintf("%s (run by another worker): %s", u.Window, u.Error))
-		return nil
+		})
 	})
+	if err != nil {
+		return err
+	}
+	res.Failed += len(errs)
+	res.Errors = append(res.Errors, errs...)
+	return nil
 }
