@@ -350,14 +350,11 @@ func (b *blockingExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
 // (until its next heartbeat finds the unit gone) while the torch's own run
 // rebuilds it.
 //
-// KNOWN BUG, skipped until the store can delete atomically "unless
-// running": Store.Delete removes units whatever their status, and
-// ApplyPlan's count check cannot tell a pending unit from one that became
-// running meanwhile (the count is the same), so the claim slips through.
-// The fix belongs in state/ (a delete that refuses, or skips and reports,
-// running units), which this change may not touch.
+// Store.Delete and Uncover refuse (ErrUnitsRunning, nothing changed) when
+// a unit they would remove is running, so the torch fails instead of
+// deleting the claimed unit; ApplyPlan's count check alone could not tell a
+// pending unit from one that became running meanwhile.
 func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
-	t.Skip("known bug: a unit claimed between the torch's plan and its delete is deleted while running (Store.Delete ignores status); see the comment")
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_torchrace_"))

@@ -67,12 +67,15 @@ type Store interface {
 	// blocked units re-evaluated, operator marks.
 	SetStatus(ctx context.Context, req StatusChange) (int, error)
 	// Delete removes the model's units inside w (all of them when w is
-	// zero) and returns how many: torch on a fixed grid.
+	// zero) and returns how many: torch on a fixed grid. It refuses with
+	// ErrUnitsRunning, changing nothing, when one of them is running — also
+	// one claimed by a concurrent worker after the caller planned.
 	Delete(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
 	// Uncover subtracts w from a flexible model's coverage: units inside w
 	// are deleted and units crossing its edges are trimmed to the part
 	// outside it, so a re-chunk re-covers cleanly instead of layering a
-	// second grain. Zero w uncovers everything.
+	// second grain. Zero w uncovers everything. Like Delete, it refuses
+	// with ErrUnitsRunning when a unit it would remove or cut is running.
 	Uncover(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
 
 	// Claims.
@@ -136,6 +139,10 @@ var (
 	// ErrLeaseLost is a transition refused because the unit is no longer
 	// running under the caller's fencing token: another worker owns it now.
 	ErrLeaseLost = errors.New("lease lost: the unit is no longer held by this claim")
+	// ErrUnitsRunning is a Delete or Uncover refused because a unit it
+	// would remove or cut is running: a worker holds it, and removing it
+	// under the worker would let two loads of one window interleave.
+	ErrUnitsRunning = errors.New("units are running")
 	// ErrNewerSchema is a store migrated by a newer bollhav than this one.
 	ErrNewerSchema = errors.New("the state store was written by a newer bollhav")
 )

@@ -107,7 +107,24 @@ func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, 
 	if err != nil {
 		return nil, 0, err
 	}
-	return collectGroups(rows, env, model, "", now, runID)
+	chs, n, err := collectGroups(rows, env, model, "", now, runID)
+	if err == nil {
+		// The DELETE re-reads a row a concurrent claim committed first,
+		// so a unit claimed after the caller planned shows up here as
+		// running; returning the error rolls the whole removal back.
+		err = refuseRunning(model, chs)
+	}
+	return chs, n, err
+}
+
+// refuseRunning fails a removal whose units include running ones.
+func refuseRunning(model string, chs []change) error {
+	for _, c := range chs {
+		if c.from == state.Running {
+			return fmt.Errorf("%d unit(s) of %s in %s are running: %w", c.count, model, c.window, state.ErrUnitsRunning)
+		}
+	}
+	return nil
 }
 
 // Uncover subtracts w from the model's coverage: units inside w are deleted,
@@ -126,6 +143,15 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 		if err != nil || isZero(w) {
 			touched = n
 			return deleted, err
+		}
+		var running int
+		if err := tx.QueryRow(ctx, s.sql(`SELECT count(*) FROM {schema}.units
+			WHERE env = $1 AND model = $2 AND since < $4 AND until > $3 AND status = 'running'`),
+			env, model, w.Since, w.Until).Scan(&running); err != nil {
+			return nil, err
+		}
+		if running > 0 {
+			return nil, fmt.Errorf("%d unit(s) of %s crossing %s are running: %w", running, model, w, state.ErrUnitsRunning)
 		}
 		rows, err := tx.Query(ctx, s.sql(`
 			WITH crossing AS (
@@ -155,6 +181,9 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 			return nil, err
 		}
 		cut, m, err := collectGroups(rows, env, model, "", now, runID)
+		if err == nil {
+			err = refuseRunning(model, cut)
+		}
 		touched = n + m
 		return mergeChanges(deleted, cut), err
 	})

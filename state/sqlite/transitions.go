@@ -149,6 +149,9 @@ func deleteWhere(ctx context.Context, tx *sql.Tx, m modelRef, where string, args
 	if len(groups) == 0 {
 		return 0, nil
 	}
+	if err := refuseRunning(m.name, groups); err != nil {
+		return 0, err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM "units" WHERE `+where, args...); err != nil {
 		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
 	}
@@ -218,6 +221,11 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		for _, c := range cuts {
+			if c.status == state.Running {
+				return fmt.Errorf("sqlite: uncover %s %s: unit %s is running: %w", model, w, state.Window{Since: c.since, Until: c.until}, state.ErrUnitsRunning)
+			}
+		}
 		groups := map[state.UnitStatus]*statusGroup{}
 		var order []state.UnitStatus
 		for _, c := range cuts {
@@ -279,6 +287,16 @@ func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, n
 	}
 	if err != nil {
 		return fmt.Errorf("sqlite: uncover %s from unit %s: the part left would land on another unit's window: %w", w, u, err)
+	}
+	return nil
+}
+
+// refuseRunning fails a removal whose units include running ones.
+func refuseRunning(model string, groups []statusGroup) error {
+	for _, g := range groups {
+		if g.status == state.Running {
+			return fmt.Errorf("sqlite: %d unit(s) of %s in %s are running: %w", g.count, model, g.hull, state.ErrUnitsRunning)
+		}
 	}
 	return nil
 }

@@ -38,6 +38,8 @@
 //     units it deleted, trimmed or split. When a part left would coincide
 //     with another unit's window (only overlapping flexible units can), it
 //     fails and changes nothing.
+//   - Delete and Uncover refuse with ErrUnitsRunning, changing nothing, when
+//     a unit they would remove or cut is running.
 //   - ScanUnits orders by model name, then since, then until; a zero Window
 //     matches every unit, a non-zero one only units overlapping it (a timeless
 //     existence row overlaps nothing). Applied and Coverage include only

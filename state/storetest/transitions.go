@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ var transitionTests = []test{
 	{"UncoverSplits", testUncoverSplits},
 	{"UncoverEverything", testUncoverEverything},
 	{"UncoverOntoAnotherUnitIsRefused", testUncoverOntoAnotherUnit},
+	{"UncoverOverARunningUnitIsRefused", testUncoverRunning},
 }
 
 // testClaimThenComplete walks pending → running → applied / failed /
@@ -197,20 +199,25 @@ func testSetStatusBreaksLease(t *testing.T, s state.Store, _ *config) {
 }
 
 // testDelete: torch on a fixed grid removes the units inside the window,
-// whatever their status, and prefill then recreates them.
+// whatever their status except running (refused, nothing changed: a worker
+// holds it), and prefill then recreates them.
 func testDelete(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 4), clock(1))
 	markApplied(t, s, "", "a", win(0, 1), clock(2))
 	cs := claim(t, s, "", "a", 1, clock(3)) // [1h,2h) running
+	before := briefs(scan(t, s, "", "a"))
+	if _, err := s.Delete(ctx, "", "a", winD(30*time.Minute, 3*time.Hour), 0, clock(4)); !errors.Is(err, state.ErrUnitsRunning) {
+		t.Fatalf("Delete over a running unit = %v, want ErrUnitsRunning", err)
+	}
+	eq(t, "units after the refused delete", briefs(scan(t, s, "", "a")), before)
+	complete(t, s, cs[0], state.Pending, clock(4)) // the worker lets go
 	n, err := s.Delete(ctx, "", "a", winD(30*time.Minute, 3*time.Hour), 0, clock(4))
 	must(t, "Delete", err)
 	eq(t, "deleted inside [30m,3h)", n, 2)
 	eq(t, "units", briefs(scan(t, s, "", "a")), []string{"a [0h,1h) applied", "a [3h,4h) pending"})
-	if len(cs) == 1 {
-		wantLeaseLost(t, "Complete of a deleted unit", s.Complete(ctx, cs[0], state.Outcome{Status: state.Applied, At: clock(5)}))
-	}
+	wantLeaseLost(t, "Complete of a deleted unit", s.Complete(ctx, cs[0], state.Outcome{Status: state.Applied, At: clock(5)}))
 	eq(t, "coverage after delete", coverage(t, s, "", "a", state.Window{}), "[0h,1h)")
 	eq(t, "re-prefill", prefill(t, s, "", "a", hourly(0, 4), clock(6)), 2)
 
@@ -325,4 +332,22 @@ func testUncoverOntoAnotherUnit(t *testing.T, s state.Store, _ *config) {
 	eq(t, "units", briefs(scan(t, s, "", "f")), before)
 	eq(t, "coverage", coverage(t, s, "", "f", state.Window{}), "[1h,2h)")
 	eq(t, "changes", len(changes(t, s, seq)), 0)
+}
+
+// testUncoverRunning: cutting a running unit is refused and changes
+// nothing; once its worker lets go, the same uncover goes through.
+func testUncoverRunning(t *testing.T, s state.Store, _ *config) {
+	register(t, s, "", flexModel("f"))
+	prefill(t, s, "", "f", []state.Window{win(0, 4)}, clock(0))
+	cs := claim(t, s, "", "f", 1, clock(1))
+	before := briefs(scan(t, s, "", "f"))
+	if _, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(2)); !errors.Is(err, state.ErrUnitsRunning) {
+		t.Fatalf("Uncover over a running unit = %v, want ErrUnitsRunning", err)
+	}
+	eq(t, "units", briefs(scan(t, s, "", "f")), before)
+	complete(t, s, cs[0], state.Pending, clock(3))
+	n, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(4))
+	must(t, "Uncover once released", err)
+	eq(t, "split", n, 1)
+	eq(t, "units", briefs(scan(t, s, "", "f")), []string{"f [0h,2h) pending", "f [3h,4h) pending"})
 }
