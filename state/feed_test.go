@@ -145,9 +145,19 @@ func TestFollowBacksOffAndRecovers(t *testing.T) {
 	if reads := f.readCount(); reads != 5 {
 		t.Errorf("%d reads, want 4 failures and 1 success (no tight retry loop)", reads)
 	}
+	// The recovery is reported after the successful read has delivered its
+	// changes, so it may trail the last one received: wait for it.
+	want := []string{"connection refused", "connection refused", "connection refused", "connection refused", "recovered"}
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		n := len(reported)
+		mu.Unlock()
+		if n >= len(want) {
+			break
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	want := []string{"connection refused", "connection refused", "connection refused", "connection refused", "recovered"}
 	if len(reported) != len(want) {
 		t.Fatalf("OnError heard %q, want %q", reported, want)
 	}
