@@ -61,7 +61,7 @@ func runBlocked(c *cmdContext, args []string, model, pipeline string) int {
 	defer closeStore()
 	units, err := e.Blocked(ctx, engine.BlockedFilter{Model: model, Pipeline: pipeline})
 	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", whyErrLine(err))
+		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
 	if c.Output == "json" {

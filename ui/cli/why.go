@@ -157,7 +157,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 		if errors.Is(err, engine.ErrWhyNeedsTime) {
 			fmt.Fprintf(c.Err, "bollhav why: model %s is temporal: give --at TIME, a time inside the unit to explain\n", model)
 		} else {
-			fmt.Fprintf(c.Err, "bollhav why: %s\n", whyErrLine(err))
+			fmt.Fprintf(c.Err, "bollhav why: %s\n", oneLine(err.Error()))
 		}
 		return ExitUsage
 	}
@@ -167,11 +167,6 @@ func runWhy(c *cmdContext, args []string, at string) int {
 	}
 	printWhy(c.Out, r)
 	return ExitOK
-}
-
-// whyErrLine folds a multi-line error into one line.
-func whyErrLine(err error) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
 }
 
 func whyToJSON(r *engine.WhyReport) whyJSON {
