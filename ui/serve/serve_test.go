@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -222,11 +223,7 @@ func TestUnknownKeyAndPasswordsAreRefused(t *testing.T) {
 }
 
 // TestSecondKeyDecidesTheRole: a client offering a key the server does
-// not know and then a viewer key is a viewer, named by the viewer key. (The
-// CVE-2024-45337 pattern — an operator key only queried, never signed for —
-// cannot be produced with x/crypto's client, which signs every key the
-// server accepts; the role is read from the session's key, which
-// charm.land/ssh takes from the key that verified, never from the callback.)
+// not know and then a viewer key is a viewer, named by the viewer key.
 func TestSecondKeyDecidesTheRole(t *testing.T) {
 	f := start(t)
 	c, err := dial(t, f.addr, gossh.PublicKeys(newKey(t).signer, f.viewer.signer))
@@ -318,5 +315,71 @@ func TestNoKeyWrittenToTheWorkingDirectory(t *testing.T) {
 		_ = os.Remove("id_ed25519")
 		_ = os.Remove("id_ed25519.pub")
 		t.Error("the server wrote id_ed25519 into the working directory")
+	}
+}
+
+// querySigner offers a public key it cannot sign for: the client asks the
+// server whether the key would do (the unsigned "query" of RFC 4252 7) and
+// then fails to produce the signature.
+type querySigner struct {
+	gossh.AlgorithmSigner
+	asked bool
+}
+
+func (q *querySigner) Sign(io.Reader, []byte) (*gossh.Signature, error) {
+	q.asked = true
+	return nil, errors.New("no private key")
+}
+
+func (q *querySigner) SignWithAlgorithm(io.Reader, []byte, string) (*gossh.Signature, error) {
+	q.asked = true
+	return nil, errors.New("no private key")
+}
+
+// TestQueriedOperatorKeyGivesNoOperatorRights is the CVE-2024-45337
+// pattern: the server's key callback accepts the operator key on a query
+// the client never signs, then the client authenticates with a viewer key.
+// The session must be the viewer's: the role comes from the key that
+// verified, not from the last key the callback saw.
+func TestQueriedOperatorKeyGivesNoOperatorRights(t *testing.T) {
+	f := start(t)
+	operator := &querySigner{AlgorithmSigner: f.operator.signer.(gossh.AlgorithmSigner)}
+	viewerAuth := gossh.PublicKeys(f.viewer.signer)
+	c, err := gossh.Dial("tcp", f.addr, &gossh.ClientConfig{User: "mallory",
+		Auth: []gossh.AuthMethod{gossh.PublicKeys(operator)},
+		// After the operator key fails to sign, go on with the viewer key.
+		AuthCallback: func(*gossh.ClientAuthContext) (gossh.AuthMethod, error) {
+			if operator.asked && viewerAuth != nil {
+				next := viewerAuth
+				viewerAuth = nil
+				return next, nil
+			}
+			return nil, nil
+		},
+		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+	must(t, err)
+	defer c.Close()
+	if !operator.asked {
+		t.Fatal("the server never accepted the operator key's query: the test did not reproduce the pattern")
+	}
+	s := open(t, c)
+	out := s.waitFor(t, "readonly=true")
+	if !strings.Contains(out, gossh.FingerprintSHA256(f.viewer.signer.PublicKey())) ||
+		strings.Contains(out, gossh.FingerprintSHA256(f.operator.signer.PublicKey())) {
+		t.Fatalf("the session is not named by the viewer key alone:\n%q", out)
+	}
+	_, _ = s.in.Write([]byte("w"))
+	s.waitFor(t, "mark: mark refused: bollhav is read-only")
+	log, err := f.e.Store.AuditLog(t.Context(), 10)
+	must(t, err)
+	var marks []state.AuditEntry
+	for _, a := range log {
+		if a.Action == "mark" {
+			marks = append(marks, a)
+		}
+	}
+	if len(marks) != 1 || marks[0].Outcome != "refused: read-only" ||
+		!strings.Contains(marks[0].Actor, gossh.FingerprintSHA256(f.viewer.signer.PublicKey())) {
+		t.Errorf("marks in the audit log %+v, want only the viewer's refused one", marks)
 	}
 }
