@@ -220,7 +220,7 @@ func unknownModelError(spec *Spec, name string) error {
 	}
 	var cs []cand
 	for _, m := range spec.Models {
-		d := editDistance(strings.ToLower(name), strings.ToLower(m.Name))
+		d := state.EditDistance(strings.ToLower(name), strings.ToLower(m.Name))
 		if d <= max(2, len(name)/3) || strings.Contains(m.Name, name) || strings.Contains(name, m.Table) {
 			cs = append(cs, cand{m.Name, d})
 		}

@@ -113,7 +113,9 @@ func (d *decoder) decodeSpec(body ast.Node) []*Model {
 	}
 	f := top.get("models")
 	if f == nil {
-		d.errorf(body, "spec has no models: list")
+		if !top.meant("models") {
+			d.errorf(body, "spec has no models: list")
+		}
 		return nil
 	}
 	items, _ := d.list(f)

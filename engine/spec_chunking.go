@@ -55,11 +55,11 @@ func (d *decoder) decodeChunking(f *field, temporality Temporality) *Chunking {
 			}
 		}
 	}
-	if fs.present("interval") == nil && temporality == Temporal {
+	if fs.present("interval") == nil && temporality == Temporal && !fs.meant("interval") {
 		d.errAt(f.keyPos, "chunking needs an interval, like 1h or 1d")
 	}
 	startField := fs.present("start")
-	if startField == nil && temporality == Temporal {
+	if startField == nil && temporality == Temporal && !fs.meant("start") {
 		d.errAt(f.keyPos, "chunking needs a start: the since of the first window, like 2026-01-01T00:00:00Z")
 	}
 	startOK := false

@@ -2,12 +2,13 @@ package engine
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/bollhav/bollhav/state"
 )
 
 // decoder walks one spec's AST. It collects every error instead of stopping
@@ -170,6 +171,26 @@ type field struct {
 type fields struct {
 	list []*field
 	by   map[string]*field
+	// guessed holds the allowed keys that an unknown key of the mapping
+	// was taken for ("intervall" → interval).
+	guessed map[string]bool
+}
+
+// meant reports whether an unknown key of the mapping was taken for one of
+// keys. A decoder that finds such a key missing stays quiet: the unknown
+// key's error already names the problem and the fix, and a second line
+// saying the key is missing would send the reader looking for the wrong
+// mistake.
+func (fs *fields) meant(keys ...string) bool {
+	if fs == nil {
+		return false
+	}
+	for _, k := range keys {
+		if fs.guessed[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // get returns the field named key, or nil.
@@ -239,6 +260,12 @@ func (d *decoder) collectFields(n ast.Node, what string, allowed []string, fs *f
 		keyPos := d.pos(e.Key)
 		if !slices.Contains(allowed, key) {
 			d.errAt(keyPos, "unknown key %q in %s%s", key, what, suggest(key, allowed))
+			if guess := closest(key, allowed); guess != "" {
+				if fs.guessed == nil {
+					fs.guessed = map[string]bool{}
+				}
+				fs.guessed[guess] = true
+			}
 			continue
 		}
 		if prev := fs.by[key]; prev != nil {
@@ -304,39 +331,19 @@ func (d *decoder) keyText(k ast.Node) (string, bool) {
 // suggest proposes the allowed key closest to a misspelt one, or lists them
 // all when none is close.
 func suggest(key string, allowed []string) string {
-	best, bestDist := "", 3
-	for _, a := range allowed {
-		if dist := editDistance(strings.ToLower(key), a); dist < bestDist {
-			best, bestDist = a, dist
-		}
-	}
-	if best != "" {
+	if best := closest(key, allowed); best != "" {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return "; allowed: " + strings.Join(allowed, ", ")
 }
 
-// editDistance is the Levenshtein distance, for key suggestions only; keys
-// longer than 64 bytes never get a suggestion.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return math.MaxInt
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+// closest is the allowed key within two edits of key, or "".
+func closest(key string, allowed []string) string {
+	best, bestDist := "", 3
+	for _, a := range allowed {
+		if dist := state.EditDistance(strings.ToLower(key), a); dist < bestDist {
+			best, bestDist = a, dist
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return best
 }

@@ -44,7 +44,9 @@ func (d *decoder) decodeModel(n ast.Node) *modelSite {
 	m := &Model{Pipeline: DefaultPipeline, State: true, Pos: d.pos(d.resolve(n))}
 	site := &modelSite{m: m, name: m.Pos, temporalityOK: true}
 	if f := fs.get("name"); f == nil || isNull(f.val) {
-		d.errAt(m.Pos, "model has no name: want name: schema.table")
+		if !fs.meant("name") {
+			d.errAt(m.Pos, "model has no name: want name: schema.table")
+		}
 	} else if name, ok := d.str(f); ok {
 		m.Name, site.name = name, f.valPos
 		if why := modelNameProblem(name); why != "" {
@@ -132,7 +134,9 @@ func (d *decoder) decodeAfter(n ast.Node) (AfterEdge, Position, bool) {
 	e := AfterEdge{On: graph.Success, Pos: d.pos(d.resolve(n))}
 	f := fs.present("task")
 	if f == nil {
-		d.errAt(e.Pos, "after entry has no task: want {task: schema.table, on: success}")
+		if !fs.meant("task") {
+			d.errAt(e.Pos, "after entry has no task: want {task: schema.table, on: success}")
+		}
 		return e, Position{}, false
 	}
 	task, ok := d.str(f)
@@ -205,7 +209,9 @@ func (d *decoder) decodeConnection(f *field) *Connection {
 	}
 	v := fs.present("dsn_env_var")
 	if v == nil {
-		d.errAt(f.keyPos, "connection needs dsn_env_var: the environment variable that holds the DSN")
+		if !fs.meant("dsn_env_var") {
+			d.errAt(f.keyPos, "connection needs dsn_env_var: the environment variable that holds the DSN")
+		}
 		return nil
 	}
 	name, ok := d.envVar(v)

@@ -38,7 +38,9 @@ func (d *decoder) decodeRun(f *field, temporality Temporality) Run {
 	write := fs.get("write")
 	switch {
 	case chosen == nil:
-		d.errAt(f.keyPos, "run needs one of command, sql or query")
+		if !fs.meant(executorKeys...) {
+			d.errAt(f.keyPos, "run needs one of command, sql or query")
+		}
 	case chosen.key == "command":
 		run.Kind, run.Command = RunCommand, d.argv(chosen)
 	case chosen.key == "sql":
@@ -159,7 +161,9 @@ func (d *decoder) decodeWrite(f *field) *Write {
 	w := &Write{}
 	mode := fs.present("mode")
 	if mode == nil {
-		d.errAt(f.keyPos, "write needs a mode: append, upsert or recreate_partition")
+		if !fs.meant("mode") {
+			d.errAt(f.keyPos, "write needs a mode: append, upsert or recreate_partition")
+		}
 		return w
 	}
 	if s, ok := d.str(mode); ok {

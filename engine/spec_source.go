@@ -44,7 +44,9 @@ func (d *decoder) decodeSource(n ast.Node) *sourceSite {
 	nameField := fs.present("name")
 	named := false
 	if nameField == nil {
-		d.errAt(src.Pos, "source has no name")
+		if !fs.meant("name") {
+			d.errAt(src.Pos, "source has no name")
+		}
 	} else if s, ok := d.str(nameField); ok {
 		src.Name, site.name, named = s, nameField.valPos, true
 	}
@@ -118,7 +120,9 @@ func (d *decoder) decodeFreshness(f *field) *Freshness {
 	}
 	fr := &Freshness{Scope: Latest}
 	if v := fs.present("within"); v == nil {
-		d.errAt(f.keyPos, "freshness needs within: the age, like 24h or 1d, beyond which the upstream is stale")
+		if !fs.meant("within") {
+			d.errAt(f.keyPos, "freshness needs within: the age, like 24h or 1d, beyond which the upstream is stale")
+		}
 	} else if s, ok := d.str(v); ok {
 		within, err := state.ParseDuration(s)
 		if err != nil {
@@ -190,7 +194,9 @@ func (d *decoder) decodeSourceFile(f *field) *SourceFile {
 		return sf
 	}
 	if v := fs.present("path"); v == nil {
-		d.errAt(f.keyPos, "file needs a path")
+		if !fs.meant("path") {
+			d.errAt(f.keyPos, "file needs a path")
+		}
 	} else {
 		sf.Path, _ = d.nonEmptyStr(v)
 	}
@@ -235,7 +241,9 @@ func (d *decoder) decodeSourceAPI(f *field) *SourceAPI {
 		return sa
 	}
 	if v := fs.present("base_url"); v == nil {
-		d.errAt(f.keyPos, "api needs a base_url")
+		if !fs.meant("base_url") {
+			d.errAt(f.keyPos, "api needs a base_url")
+		}
 	} else if s, ok := d.str(v); ok {
 		u, err := url.Parse(s)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -261,7 +269,9 @@ func (d *decoder) decodeSourceHardcoded(f *field) *SourceHardcoded {
 	case rows != nil && sql != nil:
 		d.errAt(f.keyPos, "hardcoded has both rows and sql: set exactly one")
 	case rows == nil && sql == nil:
-		d.errAt(f.keyPos, "hardcoded needs exactly one of rows or sql, got neither")
+		if !fs.meant("rows", "sql") {
+			d.errAt(f.keyPos, "hardcoded needs exactly one of rows or sql, got neither")
+		}
 	case sql != nil:
 		sh.SQL, _ = d.nonEmptyStr(sql)
 	default:

@@ -427,6 +427,36 @@ func TestUnknownKeysEverywhere(t *testing.T) {
 	}
 }
 
+// TestMisspeltRequiredKeyIsOneProblem: a required key written with a typo is
+// one problem — the unknown key, with its suggestion — not also a second
+// one saying the key is missing, which would send the reader looking for
+// another mistake. Columns counted by hand as in the cases above.
+func TestMisspeltRequiredKeyIsOneProblem(t *testing.T) {
+	cases := []struct {
+		name string
+		src  []byte
+		at   string
+		msg  string
+	}{
+		{"models", yamlLines("modles:", "  - name: a.b"), "1:1", `unknown key "modles" in the spec (did you mean "models"?)`},
+		{"model name", yamlLines(lModels, "  - nme: warehouse.daily", lChunk, "    run: {command: [./x]}"),
+			"2:5", `unknown key "nme" in a model (did you mean "name"?)`},
+		{"interval", yamlLines(lModels, lDaily, `    chunking: {intervall: 1d, start: "2026-01-01T00:00:00Z"}`, "    run: {command: [./x]}"),
+			"3:16", `model warehouse.daily: unknown key "intervall" in chunking (did you mean "interval"?)`},
+		{"start", yamlLines(lModels, lDaily, `    chunking: {interval: 1d, strat: "2026-01-01T00:00:00Z"}`, "    run: {command: [./x]}"),
+			"3:30", `model warehouse.daily: unknown key "strat" in chunking (did you mean "start"?)`},
+		{"executor", yamlLines(lModels, lDaily, lChunk, "    run: {comand: [./x]}"),
+			"4:11", `model warehouse.daily: unknown key "comand" in run (did you mean "command"?)`},
+		{"source name", yamlLines(lModels, lDaily, lChunk, lUp, "      - nam: raw.orders", "    run: {command: [./x]}"),
+			"5:9", `model warehouse.daily: unknown key "nam" in a source (did you mean "name"?)`},
+		{"after task", yamlLines(lModels, lDaily, lChunk, "    after: [{tsk: raw.orders}]", "    run: {command: [./x]}"),
+			"4:14", `model warehouse.daily: unknown key "tsk" in an after entry (did you mean "task"?)`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantOneError(t, c.src, c.at, c.msg) })
+	}
+}
+
 func TestDuplicateKeys(t *testing.T) {
 	wantOneError(t, yamlLines(lModels, lDaily, lChunk,
 		"    pipeline: core",

@@ -63,7 +63,11 @@ func ParseDSN(dsn, specDir string) (DSN, error) {
 		return DSN{}, fmt.Errorf("unsupported DSN scheme %q: use postgres://…, postgresql://…, host=… dbname=…, sqlite:PATH or a file path", m[1])
 	}
 	if looksLikeKeywords(s) {
-		if _, err := parseKeywords(s); err != nil {
+		kv, err := parseKeywords(s)
+		if err == nil {
+			err = checkKeywords(kv)
+		}
+		if err != nil {
 			return DSN{}, fmt.Errorf("invalid PostgreSQL DSN: %w", err)
 		}
 		return DSN{Kind: KindPostgres, conn: s}, nil
@@ -150,19 +154,70 @@ func redactQuery(q string) string {
 // keyRE is a libpq keyword at the start of a keyword/value DSN.
 var keyRE = regexp.MustCompile(`^[a-z_]+\s*=`)
 
-// pgKeywords are libpq keywords that mark a string as a connection string
-// rather than an odd file name such as "x=1.db".
-var pgKeywords = map[string]bool{
-	"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true, "password": true,
-	"sslmode": true, "service": true, "connect_timeout": true, "application_name": true, "options": true,
+// connKeywords are the keywords of a keyword/value DSN: libpq's, and the
+// ones the PostgreSQL driver adds (pgx's and its pool's).
+var connKeywords = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`
+		host hostaddr port dbname user password passfile require_auth channel_binding
+		connect_timeout client_encoding options application_name fallback_application_name
+		keepalives keepalives_idle keepalives_interval keepalives_count tcp_user_timeout
+		replication gssencmode sslmode sslnegotiation requiressl sslcompression sslcert
+		sslkey sslkeylogfile sslpassword sslcertmode sslrootcert sslcrl sslcrldir sslsni
+		requirepeer ssl_min_protocol_version ssl_max_protocol_version min_protocol_version
+		max_protocol_version krbsrvname krbspn gsslib gssdelegation service servicefile
+		target_session_attrs load_balance_hosts
+		database min_read_buffer_size statement_cache_capacity description_cache_capacity
+		default_query_exec_mode pool_max_conns pool_min_conns pool_min_idle_conns
+		pool_max_conn_lifetime pool_max_conn_idle_time pool_health_check_period
+		pool_max_conn_lifetime_jitter pool_ping_timeout`) {
+		connKeywords[k] = true
+	}
 }
 
+// looksLikeKeywords tells a keyword/value DSN from an odd file name such as
+// "x=1.db": it starts with keyword=, and that keyword is a known one or
+// more follow. A misspelt "hots=db password=…" is thus a DSN with a typo,
+// reported as such, and not a SQLite file to create — whose name would hold
+// the password.
 func looksLikeKeywords(s string) bool {
 	if !keyRE.MatchString(s) {
 		return false
 	}
 	k, _, _ := strings.Cut(s, "=")
-	return pgKeywords[strings.TrimSpace(k)]
+	if connKeywords[strings.TrimSpace(k)] {
+		return true
+	}
+	kv, err := parseKeywords(s)
+	return err != nil || len(kv) > 1
+}
+
+// checkKeywords refuses a keyword libpq does not know, as libpq does: the
+// driver would otherwise send it to the server as a setting, and a typo
+// would surface — if at all — as a refused or misdirected connection
+// instead of naming itself.
+func checkKeywords(kv []keyword) error {
+	for _, k := range kv {
+		if !connKeywords[k.key] {
+			return fmt.Errorf("unknown keyword %q%s; a server setting goes in options='-c name=value'", k.key, closestKeyword(k.key))
+		}
+	}
+	return nil
+}
+
+// closestKeyword suggests the known keyword one or two edits away from key.
+func closestKeyword(key string) string {
+	best, bestDist := "", 3
+	for k := range connKeywords {
+		if d := EditDistance(key, k); d < bestDist || d == bestDist && k < best {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
 }
 
 type keyword struct{ key, value string }

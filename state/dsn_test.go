@@ -55,6 +55,11 @@ func TestParseDSNErrors(t *testing.T) {
 		{"sqlite:", "names no file"},
 		{"host=db dbname='state", `quoted value of "dbname" is not terminated`},
 		{"postgres://db:port/x", "does not parse as a URL"},
+		// A misspelt keyword is a DSN with a typo, never a file to create
+		// (its name would hold the password).
+		{"hots=127.0.0.1 password=pw", `unknown keyword "hots" (did you mean "host"?)`},
+		{"host=db hots=other", `unknown keyword "hots"`},
+		{"host=db search_path=x", `a server setting goes in options='-c name=value'`},
 	} {
 		_, err := ParseDSN(tc.dsn, ".")
 		if err == nil {

@@ -60,6 +60,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: path %q contains '?' or '#', which the driver would read as options", path)
 	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		// The driver would only say it is "unable to open database file".
+		return nil, fmt.Errorf("sqlite: %s is a directory; name the store's file in it, such as %s", path, filepath.Join(path, "state.db"))
+	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, fmt.Errorf("sqlite: create the directory of %s: %w", path, err)

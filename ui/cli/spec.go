@@ -8,21 +8,25 @@ import (
 )
 
 // loadSpec loads the --spec file. On failure it prints every problem, one
-// per line with file:line:col, and returns the exit code to use.
+// per line with file:line:col, and returns the exit code to use. A single
+// problem is a single line, like every other refusal of a command.
 func (c *cmdContext) loadSpec(cmd string) (*engine.Spec, int) {
 	spec, err := engine.LoadSpec(c.Spec)
 	if err == nil {
 		return spec, ExitOK
 	}
 	var errs engine.SpecErrors
-	if errors.As(err, &errs) {
+	switch {
+	case errors.As(err, &errs) && len(errs) == 1:
+		fmt.Fprintf(c.Err, "bollhav %s: %s\n", cmd, errs[0].Error())
+	case errors.As(err, &errs):
 		for _, e := range errs {
 			fmt.Fprintln(c.Err, e.Error())
 		}
-		fmt.Fprintf(c.Err, "bollhav %s: %s has %d problem%s\n", cmd, c.Spec, len(errs), plural(len(errs)))
-		return nil, ExitUsage
+		fmt.Fprintf(c.Err, "bollhav %s: %s has %d problems\n", cmd, c.Spec, len(errs))
+	default:
+		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 	}
-	fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 	return nil, ExitUsage
 }
 
