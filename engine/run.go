@@ -409,7 +409,9 @@ func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) err
 }
 
 // runTask runs one attempt of a task: it claims the task's pending units in
-// the run window, up to workers at a time, until none is left.
+// the run window — for its idle workers, and ahead of them while units are
+// short (holdings) — runs them on workers goroutines, and records their
+// outcomes in batches (completer), until none is left.
 func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
 	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
 	started := e.now()
@@ -426,15 +428,27 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 	worker := workerName(runID)
 	var (
 		mu       sync.Mutex
-		wg       sync.WaitGroup
 		firstErr error
 		errSeen  = map[string]bool{}
 		rows     int64
 		haveRows bool
 	)
-	// snapshot is taken under mu; progress is called outside it, but
-	// always from a goroutine the WaitGroup waits for, so no report
-	// arrives after the final one.
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+		}
+		mu.Unlock()
+	}
+	stopped := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return firstErr != nil || ctx.Err() != nil
+	}
+	// snapshot is taken under mu; progress is called outside it, once the
+	// unit's outcome is in the store, on a worker's or the completer's
+	// goroutine. Both have ended before the final report, so no report
+	// arrives after it.
 	snapshot := func(final bool) Progress {
 		return Progress{RunID: runID, Model: sc.model.Name, Applied: res.Applied, Blocked: res.Blocked, Failed: res.Failed,
 			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
@@ -442,39 +456,83 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 	cache := &shapes{}
 	others := e.newOtherWorkers(ctx)
 	defer others.stop()
-	// inflight is owned by this loop; each unit signals freed when done.
-	inflight := 0
-	freed := make(chan struct{}, workers)
-	for ctx.Err() == nil {
+	held := newHoldings(workers, !appliesItself(exec, sc.model))
+	comp := e.startCompleter(ctx)
+	// count adds a unit's outcome to the task's result once it is recorded.
+	count := func(h *heldUnit, v unitVerdict, err error) {
+		defer held.release()
+		h.stop()
+		others.ran(h.claim.Unit.ID)
 		mu.Lock()
-		stop := firstErr != nil
-		mu.Unlock()
-		if stop {
-			break
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			mu.Unlock()
+			return
 		}
-		if inflight == workers {
-			<-freed
-			inflight--
+		switch v.out.Status {
+		case state.Applied:
+			res.Applied++
+		case state.Blocked:
+			res.Blocked++
+		case state.Failed:
+			res.Failed++
+			msg := v.out.Error
+			if v.hard {
+				res.HardErrors++
+				msg = hardErrorPrefix + msg
+			}
+			if !errSeen[msg] {
+				errSeen[msg] = true
+				res.Errors = append(res.Errors, msg)
+			}
+		}
+		if v.out.RowsWritten != nil {
+			rows += *v.out.RowsWritten
+			haveRows = true
+		}
+		p := snapshot(false)
+		mu.Unlock()
+		if progress != nil {
+			progress(p)
+		}
+	}
+	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
+		if stopped() {
+			// Claimed ahead and never started: the run is cancelled or
+			// failing, so the unit goes back to pending, not counting
+			// an attempt, for a retry or another worker.
+			comp.record(finished{claim: h.claim, out: state.Outcome{Status: state.Pending, At: e.now()},
+				then: func(error) { h.stop(); held.release() }})
+			return
+		}
+		begun := time.Now()
+		v := e.runUnit(ctx, h.ctx, cache, runID, mode, sc.model, h.claim, exec)
+		held.observe(time.Since(begun))
+		e.settle(comp, h, v, count)
+	})
+	for !stopped() {
+		room := held.room()
+		if room == 0 {
+			<-held.freed
 			continue
 		}
 		var claims []state.Claim
 		err := e.retryStore(ctx, "claim", func() (err error) {
 			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
-				Worker: worker, Lease: e.lease(), Limit: workers - inflight, RunID: runID, Now: leaseClock()})
+				Worker: worker, Lease: e.lease(), Limit: room, RunID: runID, Now: leaseClock()})
 			return err
 		})
 		if err != nil {
-			mu.Lock()
-			firstErr = fmt.Errorf("claiming units of %s: %w", sc.model.Name, err)
-			mu.Unlock()
+			fail(fmt.Errorf("claiming units of %s: %w", sc.model.Name, err))
 			break
 		}
 		if len(claims) == 0 {
-			if inflight > 0 {
+			if held.count() > 0 {
 				// A running unit may free overlapping ones of a flexible
-				// model: wait for one to finish, then claim again.
-				<-freed
-				inflight--
+				// model: wait for one to be recorded, then claim again.
+				<-held.freed
 				continue
 			}
 			// Nothing claimable is not the same as nothing left: a unit
@@ -483,9 +541,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			// to expire and return it to pending, then claim again.
 			left, err := e.outstanding(ctx, sc)
 			if err != nil {
-				mu.Lock()
-				firstErr = err
-				mu.Unlock()
+				fail(err)
 				break
 			}
 			if left == 0 || !others.wait(ctx) {
@@ -493,52 +549,13 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc ru
 			}
 			continue
 		}
+		held.took(len(claims))
 		for _, c := range claims {
-			inflight++
-			wg.Add(1)
-			go func(c state.Claim) {
-				defer wg.Done()
-				defer func() { freed <- struct{}{} }()
-				out, hard, err := e.runUnit(ctx, cache, runID, mode, sc.model, c, exec)
-				others.ran(c.Unit.ID)
-				mu.Lock()
-				if err != nil {
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				switch out.Status {
-				case state.Applied:
-					res.Applied++
-				case state.Blocked:
-					res.Blocked++
-				case state.Failed:
-					res.Failed++
-					msg := out.Error
-					if hard {
-						res.HardErrors++
-						msg = hardErrorPrefix + msg
-					}
-					if !errSeen[msg] {
-						errSeen[msg] = true
-						res.Errors = append(res.Errors, msg)
-					}
-				}
-				if out.RowsWritten != nil {
-					rows += *out.RowsWritten
-					haveRows = true
-				}
-				p := snapshot(false)
-				mu.Unlock()
-				if progress != nil {
-					progress(p)
-				}
-			}(c)
+			e.hold(ctx, q, c, sc.model)
 		}
 	}
-	wg.Wait()
+	q.close()
+	comp.close()
 	if haveRows {
 		res.RowsWritten = &rows
 	}
@@ -586,33 +603,50 @@ func (e *Engine) outstanding(ctx context.Context, sc runScope) (int, error) {
 	return n, err
 }
 
+// unitVerdict is what running a claimed unit came to, before its outcome is
+// recorded.
+type unitVerdict struct {
+	out state.Outcome
+	// hard marks a unit failed on a gate-time hard error.
+	hard bool
+	// recorded is true when nothing is left to record: the executor
+	// recorded the unit applied in its own data transaction, or found
+	// that the lease was lost.
+	recorded bool
+	// err fails the task; when recorded is false, out (a release) is still
+	// recorded first.
+	err error
+}
+
 // runUnit gates one claimed unit and, when every upstream is satisfied,
-// executes it; the outcome is recorded under the claim's fence. hard is true
-// when the unit failed on a gate-time hard error.
-func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) (out state.Outcome, hard bool, err error) {
+// executes it under unitCtx, the context the unit's heartbeat cancels when
+// its lease is lost. The outcome is left for the caller to record under the
+// claim's fence, except by an executor that records the unit itself.
+func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) unitVerdict {
+	if unitCtx.Err() != nil && ctx.Err() == nil {
+		// The heartbeat heard, while the unit waited in the queue, that
+		// another worker owns it now. Running it would run it twice; the
+		// store refuses this outcome, which reports the lost lease.
+		return unitVerdict{out: state.Outcome{Status: state.Failed, Error: "the lease was lost before the unit started", At: e.now()}}
+	}
 	var w *state.Window
 	if m.Temporality == Temporal {
 		w = &c.Unit.Window
 	}
-	unitCtx, stopHeartbeat := e.heartbeat(ctx, c)
-	defer stopHeartbeat()
 	var gate UnitGate
-	err = e.retryStore(ctx, "gate", func() (err error) {
+	err := e.retryStore(ctx, "gate", func() (err error) {
 		gate, err = e.gateUnit(ctx, cache, m, w, e.now())
 		return err
 	})
+	var v unitVerdict
 	switch {
 	case err != nil:
 		// The store could not be read: leave the unit for another attempt.
-		_ = e.retryStore(context.WithoutCancel(ctx), "release", func() error {
-			return e.Store.Complete(context.WithoutCancel(ctx), c, state.Outcome{Status: state.Pending, At: e.now()})
-		})
-		return out, false, err
+		return unitVerdict{out: state.Outcome{Status: state.Pending, At: e.now()}, err: err}
 	case gate.Err != nil:
-		out = state.Outcome{Status: state.Failed, Error: gate.Err.Error()}
-		hard = true
+		v = unitVerdict{out: state.Outcome{Status: state.Failed, Error: gate.Err.Error()}, hard: true}
 	case !gate.Satisfied:
-		out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
+		v.out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
 	default:
 		u := UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
 		if ua, ok := exec.(unitApplier); ok && ua.appliesItself(m) {
@@ -634,40 +668,48 @@ func (e *Engine) runUnit(ctx context.Context, cache *shapes, runID int64, mode S
 				r, xerr = ua.executeAndApply(unitCtx, u, c, at)
 			}
 			if xerr == nil {
-				return state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, false, nil
+				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, recorded: true}
 			}
 			if errors.Is(xerr, state.ErrLeaseLost) {
 				e.logger().Warn("lost the lease: another worker owns the unit now; its work was rolled back",
 					"model", m.Name, "window", c.Unit.Window.String(), "fence", c.Fence)
-				return out, false, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, xerr)
+				return unitVerdict{recorded: true, err: fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, xerr)}
 			}
-			out = failedOrReleased(ctx, xerr)
+			v.out = failedOrReleased(ctx, xerr)
 			break
 		}
 		r, xerr := exec.Execute(unitCtx, u)
 		if xerr != nil {
-			out = failedOrReleased(ctx, xerr)
+			v.out = failedOrReleased(ctx, xerr)
 		} else {
-			out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten}
+			v.out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten}
 		}
 	}
-	out.At = e.now()
-	// A repeat under the same fence is a no-op when the first one did
-	// commit (its acknowledgement was lost), so retrying is safe.
-	complete := func() error { return e.Store.Complete(context.WithoutCancel(ctx), c, out) }
-	err = e.retryStore(context.WithoutCancel(ctx), "complete", complete)
-	if err != nil && !errors.Is(err, state.ErrLeaseLost) {
-		time.Sleep(200 * time.Millisecond)
-		err = e.retryStore(context.WithoutCancel(ctx), "complete", complete)
+	v.out.At = e.now()
+	return v
+}
+
+// settle hands v to the completer, unless nothing is left to record, and
+// calls done with the unit's error once its outcome is in the store: nil, a
+// lost lease (logged: the outcome is dropped), or v's own error.
+func (e *Engine) settle(comp *completer, h *heldUnit, v unitVerdict, done func(*heldUnit, unitVerdict, error)) {
+	if v.recorded {
+		done(h, v, v.err)
+		return
 	}
-	if err != nil {
-		if errors.Is(err, state.ErrLeaseLost) {
-			e.logger().Warn("lost the lease: another worker owns the unit now; its outcome is dropped",
-				"model", m.Name, "window", c.Unit.Window.String(), "fence", c.Fence)
+	comp.record(finished{claim: h.claim, out: v.out, then: func(err error) {
+		if err != nil {
+			if errors.Is(err, state.ErrLeaseLost) {
+				e.logger().Warn("lost the lease: another worker owns the unit now; its outcome is dropped",
+					"model", h.model.Name, "window", h.claim.Unit.Window.String(), "fence", h.claim.Fence)
+			}
+			err = fmt.Errorf("recording %s %s: %w", h.model.Name, h.claim.Unit.Window, err)
 		}
-		return out, hard, fmt.Errorf("recording %s %s: %w", m.Name, c.Unit.Window, err)
-	}
-	return out, hard, nil
+		if v.err != nil {
+			err = v.err // the gate's error, whatever the release came to
+		}
+		done(h, v, err)
+	}})
 }
 
 // failedOrReleased is the outcome of a unit whose work returned err: failed,

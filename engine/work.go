@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -26,9 +25,14 @@ type WorkOptions struct {
 // them, a unit whose worker died is taken over once its lease expires, and
 // an outcome from a worker that lost its lease is refused by the store.
 //
+// Like a run's task, the worker claims ahead of its idle slots while units
+// are short (holdings) and records outcomes in batches (completer), so that
+// one claim and one commit serve many units.
+//
 // When ctx ends the worker stops claiming and lets the units it holds finish
-// (their executors are not cancelled), then returns nil. Units run by a
-// worker are not attributed to a run: their run id is 0.
+// (their executors are not cancelled) — the ones it claimed ahead too, which
+// is little work by construction — then returns nil. Units run by a worker
+// are not attributed to a run: their run id is 0.
 func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) error {
 	if err := e.refuseReadOnly(ctx, "work", nil); err != nil {
 		return err
@@ -46,8 +50,12 @@ func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) erro
 		name = workerName(0)
 	}
 	names := make([]string, len(e.Spec.Models))
+	ahead := true
 	for i, m := range e.Spec.Models {
 		names[i] = m.Name
+		// One claim serves every model, so one model whose units record
+		// themselves keeps the whole worker from claiming ahead.
+		ahead = ahead && !appliesItself(exec, m)
 	}
 	wake, err := e.Store.Wake(ctx)
 	if err != nil {
@@ -56,26 +64,38 @@ func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) erro
 	}
 	// Units keep running after ctx ends: stopping means taking no new work.
 	unitCtx := context.WithoutCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	inflight := 0
-	freed := make(chan struct{}, workers)
+	held := newHoldings(workers, ahead)
+	comp := e.startCompleter(unitCtx)
+	done := func(h *heldUnit, _ unitVerdict, err error) {
+		defer held.release()
+		h.stop()
+		if err != nil {
+			e.logger().Warn("unit not recorded", "model", h.model.Name, "window", h.claim.Unit.Window.String(), "err", err)
+		}
+	}
+	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
+		begun := time.Now()
+		v := e.runUnit(unitCtx, h.ctx, &shapes{}, 0, Bulldozer, h.model, h.claim, exec)
+		held.observe(time.Since(begun))
+		e.settle(comp, h, v, done)
+	})
+	defer comp.close()
+	defer q.close()
+	var released time.Time
 	for ctx.Err() == nil {
-		for drained := false; !drained; {
-			select {
-			case <-freed:
-				inflight--
-			default:
-				drained = true
+		// Expired leases are returned to pending once per poll, not per
+		// claim: a lease lasts minutes, and a busy worker claims often.
+		if time.Since(released) >= poll {
+			released = time.Now()
+			if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil && ctx.Err() == nil {
+				e.logger().Warn("releasing expired leases failed", "err", err)
 			}
 		}
-		if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil && ctx.Err() == nil {
-			e.logger().Warn("releasing expired leases failed", "err", err)
-		}
 		var claims []state.Claim
-		if inflight < workers {
+		room := held.room()
+		if room > 0 {
 			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: names, Worker: name,
-				Lease: e.lease(), Limit: workers - inflight, Now: leaseClock()})
+				Lease: e.lease(), Limit: room, Now: leaseClock()})
 			if err != nil && ctx.Err() == nil {
 				e.logger().Warn("claiming failed; retrying", "err", err)
 			}
@@ -86,23 +106,15 @@ func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) erro
 				_ = e.Store.Complete(unitCtx, c, state.Outcome{Status: state.Pending, At: e.now()})
 				continue
 			}
-			inflight++
-			wg.Add(1)
-			go func(c state.Claim, m *Model) {
-				defer wg.Done()
-				defer func() { freed <- struct{}{} }()
-				if _, _, err := e.runUnit(unitCtx, &shapes{}, 0, Bulldozer, m, c, exec); err != nil {
-					e.logger().Warn("unit not recorded", "model", m.Name, "window", c.Unit.Window.String(), "err", err)
-				}
-			}(c, m)
+			held.took(1)
+			e.hold(unitCtx, q, c, m)
 		}
-		if len(claims) > 0 && inflight < workers {
+		if len(claims) == room && held.room() > 0 {
 			continue // there may be more work right away
 		}
 		select {
 		case <-ctx.Done():
-		case <-freed:
-			inflight--
+		case <-held.freed:
 		case <-wake:
 		case <-time.After(poll):
 		}

@@ -94,6 +94,23 @@ type Store interface {
 	// repeat of an outcome already recorded under the same fence — a retry
 	// after a lost commit acknowledgement — is a no-op.
 	Complete(ctx context.Context, c Claim, o Outcome) error
+	// CompleteBatch records many claimed units' outcomes in one
+	// transaction: a worker that finishes hundreds of short units a second
+	// pays one commit for all of them instead of one each. Every item is
+	// fenced exactly as Complete fences it, on its own: errs[i] is
+	// ErrLeaseLost for a claim that no longer holds its unit (and that
+	// item changes nothing), an error for an outcome that is not one, and
+	// nil for an outcome recorded or already recorded under the same fence
+	// (a retried batch after a lost acknowledgement is a no-op for those);
+	// the other items commit either way. Items are taken in order, as if
+	// by Complete one after another, so a unit named twice gets its first
+	// outcome, and its second is a repeat or ErrLeaseLost; the change feed
+	// gets one change per unit recorded, as from Complete. err is a failure
+	// of the whole batch (a lost connection) with errs nil: the batch
+	// committed whole or not at all, and sending it again as it is is
+	// safe either way. Keep batches to a few hundred items: they hold
+	// their units' row locks until the commit.
+	CompleteBatch(ctx context.Context, items []Completion) (errs []error, err error)
 	// ReleaseExpired returns every running unit whose lease ended before
 	// now to pending with attempts+1, and returns how many.
 	ReleaseExpired(ctx context.Context, now time.Time) (int, error)
@@ -279,6 +296,12 @@ type Outcome struct {
 	BlockedReason string
 	Error         string
 	RowsWritten   *int64
+}
+
+// Completion is one claimed unit's outcome, an item of CompleteBatch.
+type Completion struct {
+	Claim   Claim
+	Outcome Outcome
 }
 
 // RunStatus is a run's state.

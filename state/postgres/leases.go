@@ -36,26 +36,32 @@ func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) e
 // already recorded — a retry after a lost commit acknowledgement — changes
 // nothing and succeeds.
 func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
-	var (
-		applied         pgtype.Timestamptz
-		errText, reason string
-		attempt         = 1
-	)
-	switch o.Status {
-	case state.Applied:
-		applied = nullTime(o.At)
-	case state.Failed:
-		errText = o.Error
-	case state.Blocked:
-		reason = o.BlockedReason
-	case state.Pending:
-		attempt = 0 // released unrun: not an attempt
-	default:
-		return fmt.Errorf("complete: %q is not an outcome; use applied, failed, blocked or pending", o.Status)
+	v, err := columnsOf(o)
+	if err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx pgx.Tx) ([]change, error) {
-		return s.complete(ctx, tx, c, o, outcomeColumns{applied, errText, reason, attempt})
+		return s.complete(ctx, tx, c, o, v)
 	})
+}
+
+// columnsOf checks that o is an outcome a claim can end in and returns its
+// values as the units table stores them.
+func columnsOf(o state.Outcome) (outcomeColumns, error) {
+	v := outcomeColumns{attempt: 1}
+	switch o.Status {
+	case state.Applied:
+		v.applied = nullTime(o.At)
+	case state.Failed:
+		v.errText = o.Error
+	case state.Blocked:
+		v.reason = o.BlockedReason
+	case state.Pending:
+		v.attempt = 0 // released unrun: not an attempt
+	default:
+		return v, fmt.Errorf("complete: %q is not an outcome; use applied, failed, blocked or pending", o.Status)
+	}
+	return v, nil
 }
 
 // outcomeColumns are an Outcome's values as the units table stores them.

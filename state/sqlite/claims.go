@@ -203,33 +203,53 @@ var errInvalidOutcome = errors.New("not an outcome: want applied, failed, blocke
 
 // Complete implements state.Store.
 func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
-	switch o.Status {
-	case state.Applied, state.Failed, state.Blocked, state.Pending:
-	default:
-		return fmt.Errorf("complete %s %s: status %q: %w", c.Unit.Model, c.Unit.Window, o.Status, errInvalidOutcome)
+	if err := checkOutcome(c, o); err != nil {
+		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error { return completeTx(ctx, tx, c, o) })
+}
+
+// checkOutcome refuses an outcome no claim can end in.
+func checkOutcome(c state.Claim, o state.Outcome) error {
+	switch o.Status {
+	case state.Applied, state.Failed, state.Blocked, state.Pending:
+		return nil
+	}
+	return fmt.Errorf("complete %s %s: status %q: %w", c.Unit.Model, c.Unit.Window, o.Status, errInvalidOutcome)
 }
 
 // completeTx moves the claimed unit to its outcome inside tx, so a data job
 // can record its unit in the transaction that wrote the data.
 func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome) error {
+	m, w, err := completeRow(ctx, tx, c, o, nil)
+	if err != nil || o.Status != state.Applied || m.id == 0 {
+		return err
+	}
+	return refreshCoverage(ctx, tx, m, w)
+}
+
+// completeRow moves the claimed unit to its outcome and records the change,
+// but leaves the model's coverage to the caller: it returns the unit's model
+// and window when it moved (m.id is 0 for a repeat of an outcome already
+// recorded, which changes nothing). models, when not nil, caches models by
+// id across the calls of one transaction.
+func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome, models map[int64]modelRef) (modelRef, state.Window, error) {
 	lost := fmt.Errorf("complete %s %s as %s: %w", c.Unit.Model, c.Unit.Window, o.Status, state.ErrLeaseLost)
 	var status string
 	var fence, modelID, since, until, runID int64
 	err := tx.QueryRowContext(ctx, `SELECT "status", "fence", "model_id", "since", "until", "run_id" FROM "units" WHERE "id" = ?`, c.Unit.ID).
 		Scan(&status, &fence, &modelID, &since, &until, &runID)
 	if errors.Is(err, sql.ErrNoRows) || err == nil && fence != c.Fence {
-		return lost
+		return modelRef{}, state.Window{}, lost
 	}
 	if err != nil {
-		return fmt.Errorf("sqlite: complete: %w", err)
+		return modelRef{}, state.Window{}, fmt.Errorf("sqlite: complete: %w", err)
 	}
 	if state.UnitStatus(status) != state.Running {
 		if state.UnitStatus(status) == o.Status {
-			return nil // a retry of an outcome already recorded
+			return modelRef{}, state.Window{}, nil // a retry of an outcome already recorded
 		}
-		return lost
+		return modelRef{}, state.Window{}, lost
 	}
 	var appliedAt sql.NullInt64
 	var reason, msg string
@@ -249,20 +269,22 @@ func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome)
 		WHERE "id" = ?`,
 		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), c.Unit.ID)
 	if err != nil {
-		return fmt.Errorf("sqlite: complete: %w", err)
+		return modelRef{}, state.Window{}, fmt.Errorf("sqlite: complete: %w", err)
 	}
-	m, err := modelByID(ctx, tx, modelID)
-	if err != nil {
-		return err
+	m, ok := models[modelID]
+	if !ok {
+		if m, err = modelByID(ctx, tx, modelID); err != nil {
+			return modelRef{}, state.Window{}, err
+		}
+		if models != nil {
+			models[modelID] = m
+		}
 	}
 	w := window(since, until)
 	if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: w, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: runID}); err != nil {
-		return err
+		return modelRef{}, state.Window{}, err
 	}
-	if o.Status == state.Applied {
-		return refreshCoverage(ctx, tx, m, w)
-	}
-	return nil
+	return m, w, nil
 }
 
 func modelByID(ctx context.Context, q querier, id int64) (modelRef, error) {

@@ -21,9 +21,10 @@ import (
 // RunStateMachine is the state-machine property test of a Store (issue 9,
 // item 8): rapid draws random sequences of what the engine, its workers and
 // its operators do to one fixed and one flexible model — prefill, claim,
-// heartbeat, complete as applied, failed, blocked or released, lease expiry,
-// a worker that crashes and never comes back, a zombie worker whose claim went
-// stale, bulldozer, torch, operator marks — runs each against a fresh store
+// heartbeat, complete as applied, failed, blocked or released (one claim at a
+// time, or several in one CompleteBatch), lease expiry, a worker that crashes
+// and never comes back, a zombie worker whose claim went stale, bulldozer,
+// torch, operator marks — runs each against a fresh store
 // from open and against a small in-memory model, and after every step checks
 // that the two agree and that the store's invariants hold:
 //
@@ -45,7 +46,9 @@ import (
 //   - a stale claim's Heartbeat and Complete are ErrLeaseLost (Complete
 //     repeating the unit's current status under its fence is a no-op) and
 //     change nothing, not even the change feed; every other step records
-//     exactly the changes the package doc prescribes.
+//     exactly the changes the package doc prescribes;
+//   - CompleteBatch, with live, stale and repeated claims mixed in one call,
+//     judges each item as Complete would, one after another.
 //
 // Torch and bulldozer are refused, as the engine refuses them, while a unit
 // of the model they would touch is running. Time is a logical clock passed as
@@ -545,7 +548,13 @@ func (m *smMachine) Complete(rt *rapid.T) {
 	if err != nil {
 		rt.Fatalf("Complete of a live claim: %v", err)
 	}
-	u := m.unitByID(c.c.Unit.Model, c.c.Unit.ID)
+	ch := m.record(m.unitByID(c.c.Unit.Model, c.c.Unit.ID), o)
+	m.expectChanges(rt, "Complete", []state.Change{ch}, true)
+}
+
+// record moves the model's running unit u to outcome o, as Complete does,
+// and returns the change the store must record for it.
+func (m *smMachine) record(u *state.Unit, o state.Outcome) state.Change {
 	u.Status = o.Status
 	u.AppliedAt, u.Error, u.BlockedReason = nil, "", ""
 	switch o.Status {
@@ -561,7 +570,64 @@ func (m *smMachine) Complete(rt *rapid.T) {
 	}
 	u.LeaseOwner, u.LeaseUntil = "", nil
 	u.UpdatedAt = o.At
-	m.expectChanges(rt, "Complete", []state.Change{{Model: u.Model, Window: u.Window, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: u.RunID}}, true)
+	return state.Change{Model: u.Model, Window: u.Window, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: u.RunID}
+}
+
+// CompleteBatch records several outcomes in one call, as a worker's group
+// commit does: some live claims in any order, now and then a stale claim
+// among them and now and then a claim named a second time. The items are
+// judged one after another, as Completes would be: a claim still holding
+// its unit records its outcome; one that does not is ErrLeaseLost for that
+// item alone, unless it repeats the status the unit has under its fence
+// (a no-op), which is also what a second item on a unit just recorded is.
+func (m *smMachine) CompleteBatch(rt *rapid.T) {
+	live, stale := m.live(), m.stale()
+	if len(live) == 0 {
+		rt.Skip("no live claim")
+	}
+	m.tick(rt)
+	order := rapid.Permutation(live).Draw(rt, "live claims")
+	picks := order[:rapid.IntRange(1, len(order)).Draw(rt, "how many")]
+	if len(stale) > 0 && rapid.IntRange(0, 2).Draw(rt, "with a stale claim") == 0 {
+		c := stale[rapid.IntRange(0, len(stale)-1).Draw(rt, "stale claim")]
+		picks = slices.Insert(slices.Clone(picks), rapid.IntRange(0, len(picks)).Draw(rt, "stale at"), c)
+	}
+	if rapid.IntRange(0, 3).Draw(rt, "a claim twice") == 0 {
+		picks = append(slices.Clone(picks), picks[rapid.IntRange(0, len(picks)-1).Draw(rt, "twice")])
+	}
+	items := make([]state.Completion, len(picks))
+	for i, c := range picks {
+		items[i] = state.Completion{Claim: c.c, Outcome: m.drawOutcome(rt)}
+	}
+	errs, err := m.s.CompleteBatch(m.ctx, items)
+	rt.Logf("%s CompleteBatch of %d -> %v, %v", m.at(), len(items), errs, err)
+	if err != nil {
+		rt.Fatalf("CompleteBatch: %v", err)
+	}
+	if len(errs) != len(items) {
+		rt.Fatalf("CompleteBatch answered for %d of %d items", len(errs), len(items))
+	}
+	var want []state.Change
+	for i, it := range items {
+		u := m.unitByID(it.Claim.Unit.Model, it.Claim.Unit.ID)
+		rt.Logf("  %s as %s -> %v", claimLabel(it.Claim), it.Outcome.Status, errs[i])
+		switch {
+		case m.holds(it.Claim):
+			if errs[i] != nil {
+				rt.Fatalf("batch item %d, a live claim: %v", i, errs[i])
+			}
+			want = append(want, m.record(u, it.Outcome))
+		case u != nil && u.Fence == it.Claim.Fence && u.Status == it.Outcome.Status:
+			if errs[i] != nil {
+				rt.Errorf("batch item %d repeats the unit's status under its fence: %v, want a no-op", i, errs[i])
+			}
+		default:
+			if !errors.Is(errs[i], state.ErrLeaseLost) {
+				rt.Errorf("batch item %d, a claim that no longer holds its unit: err = %v, want ErrLeaseLost", i, errs[i])
+			}
+		}
+	}
+	m.expectChanges(rt, "CompleteBatch", want, true)
 }
 
 func (m *smMachine) drawOutcome(rt *rapid.T) state.Outcome {

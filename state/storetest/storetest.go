@@ -146,6 +146,7 @@ func groups() []group {
 		{"Units", unitTests},
 		{"Transitions", transitionTests},
 		{"Claims", claimTests},
+		{"CompleteBatch", batchTests},
 		{"Runs", runTests},
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},

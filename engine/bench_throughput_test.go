@@ -1,0 +1,348 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/sqlite"
+)
+
+// throughputUnitsEnv overrides the unit count of BenchmarkEngineThroughput.
+// It is not BOLLHAV_BENCH_UNITS: scripts/bench sets that one to a million
+// for the load and gate figures, which would keep this benchmark busy for
+// a quarter of an hour.
+const throughputUnitsEnv = "BOLLHAV_BENCH_ENGINE_UNITS"
+
+// throughputWorkers is the figure's "4 workers": four Engine.Work loops,
+// each over a store handle of its own, as four `bollhav worker` processes
+// with their default of one unit at a time would be.
+const throughputWorkers = 4
+
+// throughputSpec is three models without upstreams: two fixed grids and a
+// flexible model whose windows overlap their neighbours, so the benchmark
+// also shows that claiming ahead and recording in batches never run two
+// overlapping windows of it at once. The start is far enough in the past
+// that every window is closed.
+const throughputSpec = `models:
+  - name: bench.quarter
+    chunking: {interval: 15m, start: "2024-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: bench.hourly
+    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: bench.flex
+    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+`
+
+// BenchmarkEngineThroughput is issue 8's engine throughput figure: units per
+// second through claim → gate → execute (an in-process no-op) → apply, with
+// four workers draining ~20,000 pending units. On PostgreSQL it also
+// measures the floor, pgbench's TPS on the same server in the same run
+// (floor-tps); the goal is units/s ≥ 0.5 × floor-tps.
+func BenchmarkEngineThroughput(b *testing.B) {
+	for _, backend := range []string{"postgres", "sqlite"} {
+		b.Run("store="+backend, func(b *testing.B) {
+			var floor float64
+			if backend == "postgres" {
+				dsn := pgtest.DSN(b)
+				var err error
+				if floor, err = pgbenchFloor(dsn); err != nil {
+					b.Skipf("no pgbench floor: %v", err)
+				}
+			}
+			var perSecond float64
+			for range b.N {
+				perSecond = drainUnits(b, backend)
+			}
+			b.ReportMetric(perSecond, "units/s")
+			if floor > 0 {
+				b.ReportMetric(floor, "floor-tps")
+			}
+		})
+	}
+}
+
+// drainUnits prefills a fresh store, lets four workers drain it and returns
+// the units applied per second. Only the draining is timed.
+func drainUnits(b *testing.B, backend string) float64 {
+	b.StopTimer()
+	total := 20_000
+	if v := os.Getenv(throughputUnitsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 {
+			b.Fatalf("%s=%q: want a unit count of at least 10", throughputUnitsEnv, v)
+		}
+		total = n
+	}
+	dir := b.TempDir()
+	specPath := filepath.Join(dir, "bollhav.yaml")
+	if err := os.WriteFile(specPath, []byte(throughputSpec), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	spec, err := engine.LoadSpec(specPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stores := openThroughputStores(b, backend, dir, throughputWorkers)
+	ctx := b.Context()
+	setup := &engine.Engine{Store: stores[0], Spec: spec, SpecDir: dir, Actor: "bench"}
+	if _, err := setup.Apply(ctx); err != nil {
+		b.Fatal(err)
+	}
+	counts := map[string]int{}
+	for model, ws := range throughputWindows(total) {
+		if _, err := stores[0].Prefill(ctx, "", model, ws, time.Now()); err != nil {
+			b.Fatal(err)
+		}
+		counts[model] = len(ws)
+	}
+
+	x := &noopExec{}
+	workCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, throughputWorkers)
+	b.StartTimer()
+	started := time.Now()
+	for i, s := range stores {
+		e := &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "bench"}
+		wg.Go(func() {
+			errs <- e.Work(workCtx, x, engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
+		})
+	}
+	elapsed := waitApplied(b, stores[0], x, counts, started)
+	b.StopTimer()
+	stop()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatalf("worker: %v", err)
+		}
+	}
+	x.check(b, total)
+	return float64(total) / elapsed.Seconds()
+}
+
+// throughputWindows splits total units over the spec's models: half on the
+// quarter-hour grid, 40% on the hourly grid, and the rest flexible windows
+// of two hours starting every hour, each overlapping both neighbours.
+func throughputWindows(total int) map[string][]state.Window {
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	grid := func(n int, step, length time.Duration) []state.Window {
+		ws := make([]state.Window, n)
+		for i := range ws {
+			since := start.Add(time.Duration(i) * step)
+			ws[i] = state.MustWindow(since, since.Add(length))
+		}
+		return ws
+	}
+	quarter, hourly := total/2, total*2/5
+	flex := total - quarter - hourly
+	return map[string][]state.Window{
+		"bench.quarter": grid(quarter, 15*time.Minute, 15*time.Minute),
+		"bench.hourly":  grid(hourly, time.Hour, time.Hour),
+		"bench.flex":    grid(flex, time.Hour, 2*time.Hour),
+	}
+}
+
+// openThroughputStores opens n handles on one fresh store: for PostgreSQL
+// one schema and n connection pools, for SQLite one file opened n times.
+func openThroughputStores(b *testing.B, backend, dir string, n int) []state.Store {
+	ctx := b.Context()
+	var open func() (state.Store, error)
+	switch backend {
+	case "postgres":
+		dsn := pgtest.DSN(b)
+		schema := pgtest.Schema(b, dsn) // registered first, so it drops after the stores close
+		open = func() (state.Store, error) { return postgres.Open(ctx, dsn, postgres.Options{Schema: schema}) }
+	case "sqlite":
+		path := filepath.Join(dir, "state.db")
+		open = func() (state.Store, error) { return sqlite.Open(ctx, path) }
+	default:
+		b.Fatalf("unknown backend %q", backend)
+	}
+	stores := make([]state.Store, n)
+	for i := range stores {
+		s, err := open()
+		if err != nil {
+			b.Fatalf("open %s store: %v", backend, err)
+		}
+		b.Cleanup(func() { _ = s.Close() })
+		stores[i] = s
+	}
+	return stores
+}
+
+// waitApplied waits until every unit is applied and returns how long it took
+// since started. The executor's count says when to start asking the store,
+// so the poll adds next to nothing to the load being measured.
+func waitApplied(b *testing.B, s state.Store, x *noopExec, counts map[string]int, started time.Time) time.Duration {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	deadline := started.Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		if x.calls.Load() < int64(total) {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		done := true
+		for model, n := range counts {
+			st, err := s.Stats(b.Context(), "", model)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if st.Counts[state.Applied] < n {
+				done = false
+				break
+			}
+		}
+		if done {
+			return time.Since(started)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	got := map[string]map[state.UnitStatus]int{}
+	for model := range counts {
+		st, _ := s.Stats(b.Context(), "", model)
+		got[model] = st.Counts
+	}
+	b.Fatalf("after %s: %d executions of %d units, statuses %v", time.Since(started), x.calls.Load(), total, got)
+	return 0
+}
+
+// noopExec does no work; it counts executions (every unit applied and as
+// many executions as units means each ran exactly once) and logs the
+// flexible model's executions on a logical clock, to check that
+// overlapping windows never ran at once.
+type noopExec struct {
+	calls atomic.Int64
+	tick  atomic.Int64
+	mu    sync.Mutex
+	flex  []flexRun
+}
+
+type flexRun struct {
+	window     state.Window
+	start, end int64
+}
+
+func (x *noopExec) Execute(_ context.Context, u engine.UnitRun) (engine.Result, error) {
+	x.calls.Add(1)
+	if u.Model.Name == "bench.flex" {
+		start := x.tick.Add(1)
+		end := x.tick.Add(1)
+		x.mu.Lock()
+		x.flex = append(x.flex, flexRun{window: *u.Window, start: start, end: end})
+		x.mu.Unlock()
+	}
+	return engine.Result{}, nil
+}
+
+// check fails b when a unit ran more than once or two overlapping flexible
+// windows ran at the same time.
+func (x *noopExec) check(b *testing.B, total int) {
+	if n := x.calls.Load(); n != int64(total) {
+		b.Fatalf("%d executions for %d units: some unit ran more than once", n, total)
+	}
+	for i, a := range x.flex {
+		for _, c := range x.flex[i+1:] {
+			if a.window.Overlaps(c.window) && a.start < c.end && c.start < a.end {
+				b.Fatalf("overlapping flexible windows %s and %s ran at once", a.window, c.window)
+			}
+		}
+	}
+}
+
+// The floor: pgbench's TPS (tpcb-like, scale 4, 4 clients, 2 threads, 10 s)
+// against a scratch database on the benchmark's server, measured once per
+// process however many sub-benchmarks and iterations ask for it.
+var (
+	floorOnce  sync.Once
+	floorTPS   float64
+	floorError error
+)
+
+const pgbenchDatabase = "bollhav_pgbench"
+
+func pgbenchFloor(dsn string) (float64, error) {
+	floorOnce.Do(func() { floorTPS, floorError = measurePgbench(dsn) })
+	return floorTPS, floorError
+}
+
+var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
+
+// measurePgbench recreates the scratch database with the client tools
+// (dropdb, createdb), initialises it with pgbench -i and runs pgbench. The
+// connection goes through the PG* environment variables, so no password
+// appears on a command line or in an error.
+func measurePgbench(dsn string) (float64, error) {
+	for _, tool := range []string{"pgbench", "createdb", "dropdb"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return 0, fmt.Errorf("%s is not on PATH (install the PostgreSQL client tools)", tool)
+		}
+	}
+	cfg, err := pgconn.ParseConfig(dsn)
+	if err != nil {
+		return 0, fmt.Errorf("the test DSN does not parse")
+	}
+	env := append(os.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
+		"PGPASSWORD="+cfg.Password, "PGDATABASE="+pgbenchDatabase)
+	run := func(name string, args ...string) (string, error) {
+		cmd := exec.Command(name, args...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return "", fmt.Errorf("%s: %v: %s", name, err, lastLine(out))
+		}
+		return string(out), nil
+	}
+	drop := func() (string, error) {
+		return run("dropdb", "--if-exists", "--maintenance-db="+cfg.Database, pgbenchDatabase)
+	}
+	if _, err := drop(); err != nil {
+		return 0, err
+	}
+	defer func() { _, _ = drop() }()
+	if _, err := run("createdb", "--maintenance-db="+cfg.Database, pgbenchDatabase); err != nil {
+		return 0, err
+	}
+	if _, err := run("pgbench", "-i", "-s", "4", "-q"); err != nil {
+		return 0, err
+	}
+	out, err := run("pgbench", "-c", "4", "-j", "2", "-T", "10")
+	if err != nil {
+		return 0, err
+	}
+	m := tpsLine.FindStringSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("pgbench printed no tps line: %s", lastLine([]byte(out)))
+	}
+	return strconv.ParseFloat(m[1], 64)
+}
+
+func lastLine(out []byte) string {
+	lines := regexp.MustCompile(`\S[^\n]*`).FindAll(out, -1)
+	if len(lines) == 0 {
+		return "(no output)"
+	}
+	return string(lines[len(lines)-1])
+}

@@ -1,0 +1,148 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+const claimAheadSpec = `models:
+  - name: raw.ticks
+    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+`
+
+// stopAt is an instant executor that calls stop during its n-th execution;
+// with interrupt set, that execution then waits for its context to end and
+// fails with its error, as an executor interrupted by a cancelled run does.
+type stopAt struct {
+	n         int
+	stop      context.CancelFunc
+	interrupt bool
+
+	mu    sync.Mutex
+	count int
+	calls map[string]int
+}
+
+func (x *stopAt) Execute(ctx context.Context, u UnitRun) (Result, error) {
+	x.mu.Lock()
+	x.count++
+	k := x.count
+	if x.calls == nil {
+		x.calls = map[string]int{}
+	}
+	x.calls[u.Window.String()]++
+	x.mu.Unlock()
+	if k == x.n {
+		x.stop()
+		if x.interrupt {
+			<-ctx.Done()
+			return Result{}, ctx.Err()
+		}
+	}
+	return Result{}, nil
+}
+
+// transitions counts the change feed's unit transitions of model by
+// "from>to".
+func transitions(t *testing.T, s state.Store, model string) map[string]int {
+	t.Helper()
+	out := map[string]int{}
+	for _, c := range changesSince(t, s, 0) {
+		if c.Model == model {
+			out[string(c.From)+">"+string(c.To)] += c.Count
+		}
+	}
+	return out
+}
+
+// unitsByStatus checks that every unit of model has the attempts its status
+// implies after one pass with no failures — 1 when applied, 0 when pending
+// (released unrun or interrupted: neither is an attempt) — and that no unit
+// is in another status; it returns the counts.
+func unitsByStatus(t *testing.T, s state.Store, model string) map[state.UnitStatus]int {
+	t.Helper()
+	got := map[state.UnitStatus]int{}
+	err := s.ScanUnits(t.Context(), state.UnitQuery{Model: model}, func(u state.Unit) error {
+		got[u.Status]++
+		switch {
+		case u.Status == state.Applied && u.Attempts == 1, u.Status == state.Pending && u.Attempts == 0:
+		default:
+			t.Errorf("unit %s is %s after %d attempt(s)", u.Window, u.Status, u.Attempts)
+		}
+		return nil
+	})
+	must(t, err)
+	return got
+}
+
+// A run cancelled while its worker holds units claimed ahead gives every one
+// of them back: the one interrupted mid-work and the ones never started go
+// to pending without an attempt counted, none is left running, and only the
+// units that finished before the cancellation are applied.
+func TestRunCancelledReleasesUnitsClaimedAhead(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, claimAheadSpec)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		x := &stopAt{n: 10, stop: cancel, interrupt: true}
+		w := days(0, 2) // 192 quarter hours
+		res, _ := e.Run(ctx, RunRequest{Window: &w, Workers: 1}, x, nil)
+		if res == nil || !res.Failed() {
+			t.Fatalf("a cancelled run: %+v, want it failed", res)
+		}
+		eq(t, "executions", x.count, 10)
+		for k, n := range x.calls {
+			if n != 1 {
+				t.Errorf("%s ran %d times", k, n)
+			}
+		}
+		got := unitsByStatus(t, s, "raw.ticks")
+		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: 9, state.Pending: 183}))
+		moves := transitions(t, s, "raw.ticks")
+		claimed := moves["pending>running"]
+		if claimed <= x.count {
+			t.Fatalf("the run claimed %d units for %d executions: it never claimed ahead, so this test shows nothing", claimed, x.count)
+		}
+		eq(t, "units released (claimed, not applied)", moves["running>pending"], claimed-9)
+		eq(t, "units applied", moves["running>applied"], 9)
+	})
+}
+
+// A worker told to stop finishes the units it claimed ahead instead of
+// dropping them: every unit it claimed is applied, once, and none is left
+// running.
+func TestWorkStopFinishesUnitsClaimedAhead(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, claimAheadSpec)
+		_, err := e.Apply(t.Context())
+		must(t, err)
+		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
+		must(t, err)
+		_, err = s.Prefill(t.Context(), "", "raw.ticks", g.Windows(days(0, 2)), e.now())
+		must(t, err)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		x := &stopAt{n: 10, stop: cancel}
+		must(t, e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}))
+		if x.count <= 10 {
+			t.Fatalf("%d executions: the worker never claimed ahead, so this test shows nothing", x.count)
+		}
+		for k, n := range x.calls {
+			if n != 1 {
+				t.Errorf("%s ran %d times", k, n)
+			}
+		}
+		got := unitsByStatus(t, s, "raw.ticks")
+		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: x.count, state.Pending: 192 - x.count}))
+		moves := transitions(t, s, "raw.ticks")
+		eq(t, "units claimed", moves["pending>running"], x.count)
+		eq(t, "units released", moves["running>pending"], 0)
+	})
+}

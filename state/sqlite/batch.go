@@ -1,0 +1,58 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// CompleteBatch implements state.Store: one write transaction in which the
+// items are recorded in order, each as Complete records it. An item whose
+// claim lost its lease, or whose outcome is not one, gets its error and has
+// changed nothing (completeRow refuses before it writes); any other error
+// rolls the whole batch back. Coverage is rebuilt once per run of adjacent
+// windows that became applied, not once per unit: a batch of a grid's
+// consecutive windows costs one rebuild.
+func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]error, error) {
+	errs := make([]error, len(items))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		models := map[int64]modelRef{}
+		applied := map[int64][]state.Window{}
+		for i, it := range items {
+			if errs[i] = checkOutcome(it.Claim, it.Outcome); errs[i] != nil {
+				continue
+			}
+			m, w, err := completeRow(ctx, tx, it.Claim, it.Outcome, models)
+			if errors.Is(err, state.ErrLeaseLost) {
+				errs[i] = err
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			if m.id != 0 && it.Outcome.Status == state.Applied && !isZeroWindow(w) {
+				applied[m.id] = append(applied[m.id], w)
+			}
+		}
+		ids := make([]int64, 0, len(applied))
+		for id := range applied {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			for _, w := range state.NewIntervalSet(applied[id]...).Windows() {
+				if err := refreshCoverage(ctx, tx, models[id], w); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return errs, nil
+}
