@@ -164,19 +164,36 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		ORDER BY since, until`
 		args = append(args, w.Since, w.Until)
 	}
-	rows, err := s.pool.Query(ctx, s.sql(query), args...)
+	// Binary rows decoded in place: a time.Time per bound, no pgtype value
+	// or closure per row, so reading a long history costs its transfer.
+	rows, err := s.pool.Query(ctx, s.sql(query), append([]any{pgx.QueryResultFormats{pgx.BinaryFormatCode}}, args...)...)
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (state.AppliedRow, error) {
-		var (
-			a            state.AppliedRow
-			since, until pgtype.Timestamptz
-		)
-		err := row.Scan(&since, &until, &a.AppliedAt)
-		a.Window, a.AppliedAt = windowOf(since, until), a.AppliedAt.UTC()
-		return a, err
-	})
+	defer rows.Close()
+	var out []state.AppliedRow
+	for rows.Next() {
+		raw := rows.RawValues()
+		var a state.AppliedRow
+		if raw[0] != nil {
+			since, err := sweepMicros(raw[0])
+			if err != nil {
+				return nil, err
+			}
+			until, err := sweepMicros(raw[1])
+			if err != nil {
+				return nil, err
+			}
+			a.Window = state.Window{Since: time.UnixMicro(since).UTC(), Until: time.UnixMicro(until).UTC()}
+		}
+		at, err := sweepMicros(raw[2])
+		if err != nil {
+			return nil, err
+		}
+		a.AppliedAt = time.UnixMicro(at).UTC()
+		out = append(out, a)
+	}
+	return out, rows.Err()
 }
 
 // Coverage is the union of the model's applied windows within w, computed

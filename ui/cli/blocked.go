@@ -7,11 +7,15 @@ import (
 	"strconv"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
 
 func init() {
-	var model, pipeline string
+	var (
+		model, pipeline string
+		recheck         bool
+	)
 	register(&command{
 		name:    "blocked",
 		summary: "every blocked unit with its reason, most downstream impact first",
@@ -21,17 +25,31 @@ other models, along gated edges) wait on them — units of downstream models tha
 are not applied and whose window the blocked unit's window reaches (overlaps it
 across EXACT and ENCAPSULATE, ends after it begins across THROUGH, every unit
 across WHOLE and of a timeless model). Most impact first, then by model and
-since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.`,
+since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.
+
+A blocked reason dates from the last time a run tried the unit. --recheck
+judges the gate of every unit that is not applied as of now (or --as-of),
+changing nothing, and counts them per model: ready (it would run if claimed;
+"released" are those stored blocked whose upstreams caught up), waiting on a
+missing range, stale (only a freshness limit fails) and failing on a hard
+gate error.`,
 		examples: []string{
 			"bollhav blocked",
 			"bollhav blocked --pipeline core",
 			"bollhav blocked --model warehouse.daily_orders -o json | jq '.units[0]'",
+			"bollhav blocked --recheck",
 		},
 		flags: func(fs *pflag.FlagSet) {
 			fs.StringVar(&model, "model", "", "only this model's blocked units")
 			fs.StringVar(&pipeline, "pipeline", "", "only the blocked units of this pipeline's models")
+			fs.BoolVar(&recheck, "recheck", false, "judge the gate of every unit that is not applied now, per model")
 		},
-		run: func(c *cmdContext, args []string) int { return runBlocked(c, args, model, pipeline) },
+		run: func(c *cmdContext, args []string) int {
+			if recheck {
+				return runRecheck(c, args, model, pipeline)
+			}
+			return runBlocked(c, args, model, pipeline)
+		},
 	})
 }
 
@@ -93,4 +111,66 @@ func printBlocked(w io.Writer, units []engine.BlockedUnit) {
 	}
 	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "IMPACT", "REASON"}, rows)
 	fmt.Fprintf(w, "%d blocked unit%s\n", len(units), plural(len(units)))
+}
+
+type recheckJSON struct {
+	AsOf   string             `json:"as_of"`
+	Models []recheckModelJSON `json:"models"`
+}
+
+type recheckModelJSON struct {
+	Model       string `json:"model"`
+	Pipeline    string `json:"pipeline"`
+	Outstanding int    `json:"outstanding"`
+	Ready       int    `json:"ready"`
+	Released    int    `json:"released"`
+	Waiting     int    `json:"waiting"`
+	Stale       int    `json:"stale"`
+	Errors      int    `json:"errors"`
+}
+
+// runRecheck is `blocked --recheck`: the engine's gate sweep, per model.
+func runRecheck(c *cmdContext, args []string, model, pipeline string) int {
+	if len(args) > 0 {
+		return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "blocked")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	rep, err := e.GateSweep(ctx, engine.BlockedFilter{Model: model, Pipeline: pipeline}, nil)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		out := recheckJSON{AsOf: state.FormatTime(rep.Now), Models: []recheckModelJSON{}}
+		for _, m := range rep.Models {
+			out.Models = append(out.Models, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
+				Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Stale: m.Stale, Errors: m.Errors})
+		}
+		writeJSON(c.Out, out)
+		return ExitOK
+	}
+	if len(rep.Models) == 0 {
+		fmt.Fprintln(c.Out, "every unit is applied")
+		return ExitOK
+	}
+	var total engine.ModelReadiness
+	rows := make([][]string, 0, len(rep.Models))
+	for _, m := range rep.Models {
+		rows = append(rows, []string{m.Model, m.Pipeline, strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),
+			strconv.Itoa(m.Waiting), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
+		total.Ready += m.Ready
+		total.Released += m.Released
+		total.Waiting += m.Waiting
+		total.Stale += m.Stale
+		total.Errors += m.Errors
+	}
+	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "STALE", "ERRORS"}, rows)
+	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on a missing range, %d stale, %d failing the gate\n",
+		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Stale, total.Errors)
+	return ExitOK
 }

@@ -1,0 +1,111 @@
+// Package gen builds a synthetic but realistic bollhav project at production
+// scale — a thousand models in pipelines and a million units of state — for
+// the benchmarks of the engine, the stores and the UI. The same Config gives
+// the same spec and the same state, byte for byte, so a figure measured on
+// one machine can be reproduced on another.
+//
+// The project: models spread over pipelines of about twenty, each pipeline
+// layered raw → stg → core → mart; mixed grains (15m, 1h, 1d, 1w, 1mo, some
+// days counted in Europe/Stockholm), fixed and flexible chunking, a few
+// timeless models and a few fixed models with a chunking end. Every model but
+// the roots reads one to three gated upstreams over all five contract levels,
+// some with a freshness limit. The state has the shapes production has:
+// pending tails not run yet, holes of pending, failed and blocked units,
+// blocked units downstream of an upstream's holes, a few running units
+// under a lease, backfilled history and stale units (applied before an
+// upstream re-applied the rows they read).
+//
+// The state is written only through the public state.Store API (Prefill,
+// SetStatus, Claim), so the generator works on every backend and puts no SQL
+// outside the stores.
+package gen
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+)
+
+// AsOf is the engine time the generated state describes: every model's
+// contract range ends at its last window completed by AsOf, and every
+// applied_at is before it. Gate the generated state at AsOf (Populate sets
+// the engine's clock to it) or a later clock finds windows that no unit
+// covers yet.
+var AsOf = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+
+// SpecFile is the file name the generated spec is parsed under, as error
+// positions and Spec.Path show it.
+const SpecFile = "bollhav.yaml"
+
+// Config sizes a generated project.
+type Config struct {
+	// Models is the number of models (1000 is the design point).
+	Models int
+	// Units is the number of units the state holds, give or take a few
+	// per cent (1,000,000 is the design point).
+	Units int
+	// Seed picks the project; the same Config always gives the same one.
+	Seed int64
+}
+
+// Summary is what Populate wrote.
+type Summary struct {
+	// AsOf is the time the state describes (the package's AsOf).
+	AsOf time.Time
+	// Models is the number of models registered.
+	Models int
+	// Units counts the units written, by status, every status present as
+	// a key.
+	Units  int
+	Counts map[state.UnitStatus]int
+	// Stale counts applied units that a gated upstream re-applied after
+	// them: an applied row of an EXACT, ENCAPSULATE or THROUGH upstream
+	// overlapping the unit's window has a newer applied_at than the unit.
+	Stale int
+	// Levels counts the gated edges by contract level.
+	Levels map[engine.ContractLevel]int
+	// Elapsed is how long writing the state took (apply included).
+	Elapsed time.Duration
+}
+
+// Spec returns the generated project's bollhav.yaml.
+func Spec(cfg Config) []byte {
+	return renderSpec(layout(cfg))
+}
+
+// Populate makes e hold the generated project: e.Spec becomes the spec
+// parsed from Spec(cfg), which is applied (e.Apply) to e's environment, and
+// the state is written to e.Store. When e.Now is nil it is set to AsOf, so
+// the engine sees the state as it was generated. The store's environment
+// must hold none of the project's models yet.
+//
+// Writing costs one transaction per model and per run of units that share
+// a status, about 10,000 for a million units. On PostgreSQL each is a
+// commit, so open the store being populated with synchronous_commit=off in
+// its DSN (pgx passes it to the server) unless the disk flushes fast: the
+// data is a fixture, and a flush per commit would dominate.
+func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error) {
+	started := time.Now()
+	p := layout(cfg)
+	spec, err := engine.ParseSpec(SpecFile, renderSpec(p))
+	if err != nil {
+		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
+	}
+	e.Spec = spec
+	if e.Now == nil {
+		e.Now = func() time.Time { return AsOf }
+	}
+	if _, err := e.Apply(ctx); err != nil {
+		return Summary{}, fmt.Errorf("gen: apply: %w", err)
+	}
+	plan := planState(p, cfg.Seed)
+	if err := writeState(ctx, e.Store, e.Env.Suffix, p, plan); err != nil {
+		return Summary{}, fmt.Errorf("gen: writing the state: %w", err)
+	}
+	sum := summarize(p, plan)
+	sum.Elapsed = time.Since(started)
+	return sum, nil
+}

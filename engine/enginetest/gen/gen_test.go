@@ -1,0 +1,216 @@
+package gen_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/state"
+)
+
+// small is a project big enough to hold every shape and status, small
+// enough to write in a second.
+var small = gen.Config{Models: 60, Units: 12_000, Seed: 7}
+
+func TestSpecParsesWithEveryShapeAndLevel(t *testing.T) {
+	for _, cfg := range []gen.Config{small, {Models: 300, Units: 50_000, Seed: 1}, {Models: 1, Units: 10, Seed: 3}} {
+		spec, err := engine.ParseSpec(gen.SpecFile, gen.Spec(cfg))
+		if err != nil {
+			t.Fatalf("%+v: the generated spec does not parse: %v", cfg, err)
+		}
+		if len(spec.Models) != cfg.Models {
+			t.Fatalf("%+v: %d models, want %d", cfg, len(spec.Models), cfg.Models)
+		}
+		if cfg.Models < 80 {
+			continue
+		}
+		levels := map[engine.ContractLevel]int{}
+		grains := map[string]int{}
+		var flex, fix, timeless, zoned, fresh int
+		for _, m := range spec.Models {
+			switch {
+			case m.Temporality == engine.Timeless:
+				timeless++
+			case m.Flexible():
+				flex++
+			default:
+				fix++
+			}
+			if m.Chunking != nil {
+				grains[m.Chunking.Interval.String()]++
+				if m.Chunking.Location.String() != "UTC" {
+					zoned++
+				}
+			}
+			gated := 0
+			for _, src := range m.Upstream {
+				if src.Gated() {
+					gated++
+					levels[src.Contract]++
+					if spec.Model(src.Name) == nil {
+						t.Errorf("%s reads %s, which is not a model of the spec", m.Name, src.Name)
+					}
+				}
+				if src.Freshness != nil {
+					fresh++
+				}
+			}
+			if gated > 3 {
+				t.Errorf("%s has %d gated upstreams, want at most 3", m.Name, gated)
+			}
+		}
+		for _, l := range []engine.ContractLevel{engine.Exists, engine.Exact, engine.Encapsulate, engine.Through, engine.Whole} {
+			if levels[l] == 0 {
+				t.Errorf("%+v: no gated edge at %s (levels %v)", cfg, l, levels)
+			}
+		}
+		for _, g := range []string{"15m", "1h", "1d", "1mo"} {
+			if grains[g] == 0 {
+				t.Errorf("%+v: no model of grain %s (grains %v)", cfg, g, grains)
+			}
+		}
+		if flex == 0 || fix == 0 || zoned == 0 || fresh == 0 || (cfg.Models >= 300 && timeless == 0) {
+			t.Errorf("%+v: %d flexible, %d fixed, %d timeless, %d zoned models, %d freshness limits; want some of each", cfg, flex, fix, timeless, zoned, fresh)
+		}
+	}
+}
+
+func TestSameSeedSameSpec(t *testing.T) {
+	a, b := gen.Spec(small), gen.Spec(small)
+	if !bytes.Equal(a, b) {
+		t.Fatal("two specs of the same config differ")
+	}
+	other := small
+	other.Seed++
+	if bytes.Equal(a, gen.Spec(other)) {
+		t.Fatal("another seed gave the same spec")
+	}
+}
+
+func TestPopulateWritesTheAskedState(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		e := &engine.Engine{Store: s}
+		sum, err := gen.Populate(ctx, e, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Spec == nil || len(e.Spec.Models) != small.Models {
+			t.Fatalf("Populate left the engine without the spec's %d models", small.Models)
+		}
+		if e.Now == nil || !e.Now().Equal(gen.AsOf) {
+			t.Fatal("Populate did not set the engine's clock to AsOf")
+		}
+		got := storeCounts(ctx, t, s)
+		total := 0
+		for _, st := range state.Statuses {
+			total += got[st]
+			if got[st] == 0 {
+				t.Errorf("no %s unit in the store (counts %v)", st, got)
+			}
+			if got[st] != sum.Counts[st] {
+				t.Errorf("%s: the store holds %d units, the summary says %d", st, got[st], sum.Counts[st])
+			}
+		}
+		if lo, hi := small.Units*95/100, small.Units*105/100; total < lo || total > hi {
+			t.Errorf("the store holds %d units, want %d ± 5%%", total, small.Units)
+		}
+		if stale := staleUnits(ctx, t, e); stale == 0 || stale != sum.Stale {
+			t.Errorf("the store holds %d stale units, the summary says %d; want some", stale, sum.Stale)
+		}
+	})
+}
+
+func TestPopulateIsDeterministic(t *testing.T) {
+	ctx := t.Context()
+	dump := func() []state.Unit {
+		s := enginetest.Open(t, enginetest.SQLite)
+		e := &engine.Engine{Store: s}
+		cfg := gen.Config{Models: 30, Units: 3000, Seed: 11}
+		if _, err := gen.Populate(ctx, e, cfg); err != nil {
+			t.Fatal(err)
+		}
+		var out []state.Unit
+		for _, m := range e.Spec.Models {
+			err := s.ScanUnits(ctx, state.UnitQuery{Model: m.Name}, func(u state.Unit) error {
+				out = append(out, state.Unit{Model: u.Model, Window: u.Window, Status: u.Status, AppliedAt: u.AppliedAt})
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		return out
+	}
+	a, b := dump(), dump()
+	if len(a) != len(b) {
+		t.Fatalf("two populations of one config hold %d and %d units", len(a), len(b))
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Model != y.Model || !x.Window.Equal(y.Window) || x.Status != y.Status || (x.AppliedAt == nil) != (y.AppliedAt == nil) ||
+			(x.AppliedAt != nil && !x.AppliedAt.Equal(*y.AppliedAt)) {
+			t.Fatalf("unit %d differs: %+v and %+v", i, x, y)
+		}
+	}
+}
+
+// storeCounts counts the store's units by status, model by model.
+func storeCounts(ctx context.Context, t *testing.T, s state.Store) map[state.UnitStatus]int {
+	t.Helper()
+	recs, err := s.Models(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[state.UnitStatus]int{}
+	for _, rec := range recs {
+		st, err := s.Stats(ctx, "", rec.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range st.Counts {
+			out[k] += v
+		}
+	}
+	return out
+}
+
+// staleUnits counts, by brute force over the store, the applied units that
+// an applied row of an EXACT, ENCAPSULATE or THROUGH upstream overlapping
+// their window is newer than.
+func staleUnits(ctx context.Context, t *testing.T, e *engine.Engine) int {
+	t.Helper()
+	n := 0
+	for _, m := range e.Spec.Models {
+		var ups [][]state.AppliedRow
+		for _, src := range m.Upstream {
+			if src.Contract != engine.Exact && src.Contract != engine.Encapsulate && src.Contract != engine.Through {
+				continue
+			}
+			rows, err := e.Store.Applied(ctx, "", src.Name, state.Window{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ups = append(ups, rows)
+		}
+		err := e.Store.ScanUnits(ctx, state.UnitQuery{Model: m.Name, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
+		units:
+			for _, rows := range ups {
+				for _, r := range rows {
+					if r.Window.Overlaps(u.Window) && r.AppliedAt.After(*u.AppliedAt) {
+						n++
+						break units
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return n
+}

@@ -1,0 +1,350 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// Readiness is what the gate says now about a unit that is not applied.
+type Readiness uint8
+
+// The four answers of a gate sweep.
+const (
+	// Ready: every gated upstream is satisfied (or skipped); the unit would
+	// run if it were claimed now.
+	Ready Readiness = iota + 1
+	// Waiting: some gated upstream misses a range the level needs.
+	Waiting
+	// Stale: nothing is missing, but a freshness limit fails.
+	Stale
+	// Failing: a hard gate error; the unit would fail if claimed.
+	Failing
+)
+
+var readinessNames = [...]string{"", "ready", "waiting", "stale", "failing"}
+
+func (r Readiness) String() string {
+	if int(r) < len(readinessNames) {
+		return readinessNames[r]
+	}
+	return "unknown"
+}
+
+// SweptUnit is one unit the sweep judged.
+type SweptUnit struct {
+	Model string
+	// Window is zero for a timeless model's existence row.
+	Window state.Window
+	// Status is the unit's stored status: pending, running, blocked or
+	// failed.
+	Status    state.UnitStatus
+	Readiness Readiness
+}
+
+// ModelReadiness counts one model's units that are not applied by what
+// their gate says now.
+type ModelReadiness struct {
+	Model    string
+	Pipeline string
+	// Outstanding is every unit that is not applied; the next four split
+	// it.
+	Outstanding                   int
+	Ready, Waiting, Stale, Errors int
+	// Released counts the units stored blocked whose gate is satisfied
+	// now: their upstreams caught up, and a run picks them up.
+	Released int
+	// Err is why the model could not be judged (a stored definition this
+	// bollhav cannot read); its units then count as Errors.
+	Err string
+}
+
+// SweepReport is a whole gate sweep: every model with units that are not
+// applied, by pipeline and name.
+type SweepReport struct {
+	Now    time.Time
+	Models []ModelReadiness
+	// Units is how many units were judged.
+	Units int
+}
+
+// GateSweep evaluates, at the engine's now, the gate of every unit of the
+// environment that is not applied (of f.Model, or of the models of
+// f.Pipeline), without changing anything: which would run if claimed now,
+// which wait on a missing range, which only on freshness, which would fail.
+// It is what `bollhav blocked --recheck` reports: a blocked unit's stored
+// reason dates from the last time a run tried it, the sweep says what holds
+// now. fn, when not nil, receives every judged unit, by model name and then
+// window.
+//
+// It is one read of the environment's units (state.SweepReader, when the
+// store has it) and then arithmetic in memory: each upstream's applied rows
+// are indexed once — coverage as merged islands, rows by window — so a unit
+// costs a few binary searches per gated upstream, not a query. Its verdicts
+// are EvaluateGate's, unit for unit.
+func (e *Engine) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
+	env := e.Env.Suffix
+	now := e.now()
+	recs, err := e.Store.Models(ctx, env)
+	if err != nil {
+		return nil, fmt.Errorf("reading the registered models: %w", err)
+	}
+	defs, problems, lin := e.sweepModels(recs)
+	names, err := lin.selectModels(e, f)
+	if err != nil {
+		return nil, err
+	}
+	units, err := e.sweepUnits(ctx, recs)
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]state.ModelRecord, len(recs))
+	for _, rec := range recs {
+		byName[rec.Name] = rec
+	}
+	indexes := map[string]*upstreamIndex{}
+	index := func(name string) (*upstreamIndex, error) {
+		if ix, ok := indexes[name]; ok {
+			return ix, nil
+		}
+		var sh upstreamShape
+		if rec, ok := byName[name]; ok {
+			if sh, err = shapeFromRecord(rec); err != nil {
+				return nil, err
+			}
+		}
+		ix := newUpstreamIndex(sh, units[name], now)
+		indexes[name] = ix
+		return ix, nil
+	}
+	var jobs []sweepJob
+	for _, name := range names {
+		us := units[name]
+		if len(us) == 0 {
+			continue
+		}
+		job := sweepJob{model: name, pipeline: lin.pipeline[name], units: us}
+		m := defs[name]
+		switch {
+		case problems[name] != nil:
+			job.err = problems[name].Error()
+		default:
+			job.timeless = m.Temporality == Timeless
+			for _, src := range m.Upstream {
+				if !src.Gated() || m.GateSkipped(src, e.Env) {
+					continue
+				}
+				ix, err := index(src.Name)
+				if err != nil {
+					return nil, err
+				}
+				job.edges = append(job.edges, newSweepEdge(src, job.timeless, ix, now))
+			}
+		}
+		jobs = append(jobs, job)
+	}
+	judgeAll(jobs)
+	rep := &SweepReport{Now: now}
+	for i := range jobs {
+		j := &jobs[i]
+		if j.counts.Outstanding == 0 {
+			continue
+		}
+		rep.Units += j.counts.Outstanding
+		rep.Models = append(rep.Models, j.counts)
+		if fn == nil {
+			continue
+		}
+		k := 0
+		for _, u := range j.units {
+			if u.Status == state.CodeApplied {
+				continue
+			}
+			su := SweptUnit{Model: j.model, Window: sweepWindow(u), Status: u.Status.Status(), Readiness: j.verdicts[k]}
+			k++
+			if err := fn(su); err != nil {
+				return rep, err
+			}
+		}
+	}
+	slices.SortFunc(rep.Models, func(a, b ModelReadiness) int {
+		return cmp.Or(cmp.Compare(a.Pipeline, b.Pipeline), cmp.Compare(a.Model, b.Model))
+	})
+	return rep, nil
+}
+
+// sweepJob is one model's units to judge and, after judgeAll, the verdicts
+// of those that are not applied, in window order.
+type sweepJob struct {
+	model, pipeline string
+	units           []state.SweepUnit
+	timeless        bool
+	edges           []sweepEdge
+	err             string
+	verdicts        []Readiness
+	counts          ModelReadiness
+}
+
+// judgeAll judges every job, spread over the machine's cores: the indexes
+// are read-only by now (their lazy parts build under a sync.Once).
+func judgeAll(jobs []sweepJob) {
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int, len(jobs))
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				jobs[i].judge()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func (j *sweepJob) judge() {
+	c := ModelReadiness{Model: j.model, Pipeline: j.pipeline, Err: j.err}
+	for _, u := range j.units {
+		if u.Status == state.CodeApplied {
+			continue
+		}
+		r := Failing
+		if j.err == "" {
+			r = j.readiness(u)
+		}
+		j.verdicts = append(j.verdicts, r)
+		c.Outstanding++
+		switch r {
+		case Ready:
+			c.Ready++
+			if u.Status == state.CodeBlocked {
+				c.Released++
+			}
+		case Waiting:
+			c.Waiting++
+		case Stale:
+			c.Stale++
+		default:
+			c.Errors++
+		}
+	}
+	j.counts = c
+}
+
+// readiness folds the edges' verdicts the way GateUnit does: every gated
+// upstream is judged, a hard error wins, then a missing range, then
+// freshness.
+func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
+	worst := edgeOK
+	for k := range j.edges {
+		if v := j.edges[k].eval(u.Since, u.Until); v > worst {
+			worst = v
+			if v == edgeError {
+				break
+			}
+		}
+	}
+	return [...]Readiness{edgeOK: Ready, edgeMissing: Waiting, edgeStale: Stale, edgeError: Failing}[worst]
+}
+
+// sweepModels resolves each registered model's definition — the spec's
+// when the spec has it, as the run would gate it, else the registration's
+// — and the lineage names and pipelines selectModels filters on.
+func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*Model, map[string]error, *gatedLineage) {
+	defs := map[string]*Model{}
+	problems := map[string]error{}
+	lin := &gatedLineage{pipeline: map[string]string{}}
+	for _, rec := range recs {
+		lin.pipeline[rec.Name] = rec.Pipeline
+		if m := e.Spec.Model(rec.Name); m != nil {
+			defs[rec.Name] = m
+			lin.pipeline[rec.Name] = m.Pipeline
+			continue
+		}
+		m, err := ModelFromRecord(rec)
+		if err != nil {
+			problems[rec.Name] = err
+			continue
+		}
+		defs[rec.Name] = m
+	}
+	if e.Spec != nil {
+		for _, m := range e.Spec.Models {
+			if _, ok := lin.pipeline[m.Name]; !ok {
+				lin.pipeline[m.Name] = m.Pipeline
+			}
+		}
+	}
+	for name := range lin.pipeline {
+		lin.names = append(lin.names, name)
+	}
+	sort.Strings(lin.names)
+	return defs, problems, lin
+}
+
+// sweepUnits reads every unit of the environment by model: in one pass
+// when the store is a state.SweepReader, else model by model.
+func (e *Engine) sweepUnits(ctx context.Context, recs []state.ModelRecord) (map[string][]state.SweepUnit, error) {
+	env := e.Env.Suffix
+	out := make(map[string][]state.SweepUnit, len(recs))
+	if sr, ok := e.Store.(state.SweepReader); ok {
+		err := sr.SweepUnits(ctx, env, func(model string, us []state.SweepUnit) error {
+			out[model] = us
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the units of %s: %w", e.Env, err)
+		}
+		return out, nil
+	}
+	for _, rec := range recs {
+		var us []state.SweepUnit
+		err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: rec.Name}, func(u state.Unit) error {
+			us = append(us, state.SweepUnitOf(u))
+			return nil
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return nil, fmt.Errorf("reading the units of %s: %w", rec.Name, err)
+		}
+		out[rec.Name] = us
+	}
+	return out, nil
+}
+
+// shapeFromRecord is a registration's shape as the gate reads it, the way
+// shapeOf builds it from a store read.
+func shapeFromRecord(rec state.ModelRecord) (upstreamShape, error) {
+	temporality, chunking, err := recordShape(rec)
+	if err != nil {
+		return upstreamShape{}, err
+	}
+	sh := upstreamShape{registered: true, temporality: temporality}
+	if chunking != nil {
+		sh.flexibility, sh.end = chunking.Flexibility, chunking.End
+		if sh.grid, err = state.NewGrid(chunking.Start, chunking.Interval, chunking.Location); err != nil {
+			return upstreamShape{}, fmt.Errorf("upstream %s: %w", rec.Name, err)
+		}
+	}
+	return sh, nil
+}
+
+// sweepWindow is a sweep unit's window as a state.Window.
+func sweepWindow(u state.SweepUnit) state.Window {
+	if u.Since == 0 && u.Until == 0 {
+		return state.Window{}
+	}
+	return state.Window{Since: time.UnixMicro(u.Since).UTC(), Until: time.UnixMicro(u.Until).UTC()}
+}

@@ -1,0 +1,317 @@
+package engine_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/state"
+)
+
+// readinessOf folds the per-unit gate (GateUnitFromStore, the path a run
+// takes) the way a sweep reports it: a hard error first, then a missing
+// range, then freshness.
+func readinessOf(g engine.UnitGate) engine.Readiness {
+	if g.Err != nil {
+		return engine.Failing
+	}
+	if g.Satisfied {
+		return engine.Ready
+	}
+	for _, v := range g.Verdicts {
+		if !v.Satisfied && !v.Stale && !v.Skipped {
+			return engine.Waiting
+		}
+	}
+	return engine.Stale
+}
+
+// sweepAll runs a sweep and returns its units.
+func sweepAll(t *testing.T, e *engine.Engine, f engine.BlockedFilter) (*engine.SweepReport, []engine.SweptUnit) {
+	t.Helper()
+	var units []engine.SweptUnit
+	rep, err := e.GateSweep(t.Context(), f, func(u engine.SweptUnit) error {
+		units = append(units, u)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, units
+}
+
+// checkAgainstGate asserts that every swept unit's readiness is what the
+// run's own gate (GateUnitFromStore) says about it.
+func checkAgainstGate(t *testing.T, e *engine.Engine, units []engine.SweptUnit) map[engine.Readiness]int {
+	t.Helper()
+	seen := map[engine.Readiness]int{}
+	for _, u := range units {
+		m := e.Spec.Model(u.Model)
+		var w *state.Window
+		if m.Temporality == engine.Temporal {
+			w = &u.Window
+		}
+		g, err := e.GateUnitFromStore(t.Context(), m, w, e.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := readinessOf(g); u.Readiness != want {
+			t.Errorf("%s %s (%s): sweep says %s, the gate %s (%s%v)", u.Model, u.Window, u.Status, u.Readiness, want, g.BlockedReason, g.Err)
+		}
+		seen[u.Readiness]++
+	}
+	return seen
+}
+
+// hideSweep hides the store's SweepReader, so GateSweep reads model by
+// model through ScanUnits.
+type hideSweep struct{ state.Store }
+
+func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := &engine.Engine{Store: s}
+		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 6000, Seed: 5}); err != nil {
+			t.Fatal(err)
+		}
+		rep, units := sweepAll(t, e, engine.BlockedFilter{})
+		seen := checkAgainstGate(t, e, units)
+		if seen[engine.Ready] == 0 || seen[engine.Waiting] == 0 {
+			t.Errorf("want ready and waiting units in a generated project, got %v", seen)
+		}
+
+		// Every unit that is not applied is judged, once, and the report
+		// counts them by model.
+		outstanding, released := 0, 0
+		for _, m := range e.Spec.Models {
+			st, err := s.Stats(t.Context(), "", m.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outstanding += st.Counts[state.Pending] + st.Counts[state.Running] + st.Counts[state.Blocked] + st.Counts[state.Failed]
+		}
+		byModel := map[string]engine.ModelReadiness{}
+		for _, m := range rep.Models {
+			byModel[m.Model] = m
+		}
+		counted := map[string]int{}
+		for _, u := range units {
+			counted[u.Model]++
+			if u.Status == state.Blocked && u.Readiness == engine.Ready {
+				released++
+			}
+		}
+		if len(units) != outstanding || rep.Units != outstanding {
+			t.Errorf("swept %d units (report %d); the store holds %d that are not applied", len(units), rep.Units, outstanding)
+		}
+		sumReleased := 0
+		for name, n := range counted {
+			m := byModel[name]
+			if m.Outstanding != n || m.Ready+m.Waiting+m.Stale+m.Errors != n {
+				t.Errorf("%s: report %+v, %d units swept", name, m, n)
+			}
+			sumReleased += m.Released
+		}
+		if sumReleased != released || released == 0 {
+			t.Errorf("released: report %d, units %d; want some blocked units ready now", sumReleased, released)
+		}
+
+		// A store without SweepReader gives the same answers, and so does
+		// an engine opened from the store alone (definitions as registered).
+		plain := &engine.Engine{Store: hideSweep{s}, Spec: e.Spec, Now: e.Now}
+		_, again := sweepAll(t, plain, engine.BlockedFilter{})
+		if fmt.Sprint(again) != fmt.Sprint(units) {
+			t.Error("a store without SweepReader swept differently")
+		}
+		storeOnly := &engine.Engine{Store: s, Now: e.Now}
+		_, again = sweepAll(t, storeOnly, engine.BlockedFilter{})
+		if fmt.Sprint(again) != fmt.Sprint(units) {
+			t.Error("an engine without the spec swept differently")
+		}
+	})
+}
+
+// sweepSpec has one model per hard error and skip the gate knows, over a
+// fixed and a flexible hourly upstream and a timeless one.
+const sweepSpec = `
+models:
+  - name: raw.fix
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+  - name: raw.flex
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+  - name: ref.config
+    temporality: timeless
+  - name: mart.exact_on_flex
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.flex, contract: exact}]
+  - name: mart.window_on_timeless
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: ref.config, contract: encapsulate}]
+  - name: mart.unregistered
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: other.model, contract: whole}]
+  - name: mart.dev_skip
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: other.model, contract: encapsulate, deactivate_for_dev: true}
+      - {name: raw.fix, contract: exact}
+  - name: mart.fresh
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: raw.fix, contract: through, freshness: {within: 3h, scope: latest}}
+      - {name: raw.flex, contract: encapsulate, freshness: {within: 3h, scope: all}}
+  - name: mart.latest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.fix, contract: through, freshness: {within: 3h}}]
+  - name: report.snapshot
+    temporality: timeless
+    upstream:
+      - {name: raw.fix, contract: whole}
+      - {name: ref.config, contract: whole}
+`
+
+func TestGateSweepHardErrorsSkipsAndFreshness(t *testing.T) {
+	for _, suffix := range []string{"", "pr1"} {
+		t.Run("env="+engine.Env{Suffix: suffix}.String(), func(t *testing.T) { sweepHardErrors(t, suffix) })
+	}
+}
+
+func sweepHardErrors(t *testing.T, suffix string) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		spec, err := engine.ParseSpec("sweep.yaml", []byte(sweepSpec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		hour := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
+		now := hour(10)
+		e := &engine.Engine{Store: s, Spec: spec, Env: engine.Env{Suffix: suffix}, Now: func() time.Time { return now }}
+		if _, err := e.Apply(ctx); err != nil {
+			t.Fatal(err)
+		}
+		env := suffix
+		prefill := func(model string, from, to int) {
+			var ws []state.Window
+			for h := from; h < to; h++ {
+				ws = append(ws, state.Window{Since: hour(h), Until: hour(h + 1)})
+			}
+			if from < 0 {
+				ws = []state.Window{{}}
+			}
+			if _, err := s.Prefill(ctx, env, model, ws, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		apply := func(model string, from, to int, at time.Time) {
+			w := state.Window{}
+			if from >= 0 {
+				w = state.Window{Since: hour(from), Until: hour(to)}
+			}
+			if _, err := s.SetStatus(ctx, state.StatusChange{Env: env, Model: model, Window: w, From: []state.UnitStatus{state.Pending}, To: state.Applied, AppliedAt: at, Now: now}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// raw.fix: hours 0-9, applied but for a hole at hour 4; hours
+		// 0-5 loaded at 01:00 (old), 6-9 at 09:30 (fresh).
+		prefill("raw.fix", 0, 10)
+		apply("raw.fix", 0, 4, hour(1))
+		apply("raw.fix", 5, 6, hour(1))
+		apply("raw.fix", 6, 10, hour(9).Add(30*time.Minute))
+		// raw.flex: two-hour units over hours 0-8, loaded at 08:00.
+		if _, err := s.Prefill(ctx, env, "raw.flex", []state.Window{{Since: hour(0), Until: hour(2)}, {Since: hour(2), Until: hour(4)},
+			{Since: hour(4), Until: hour(6)}, {Since: hour(6), Until: hour(8)}}, now); err != nil {
+			t.Fatal(err)
+		}
+		apply("raw.flex", 0, 8, hour(8))
+		prefill("ref.config", -1, 0)
+		apply("ref.config", -1, 0, hour(2))
+		for _, m := range []string{"mart.exact_on_flex", "mart.window_on_timeless", "mart.unregistered", "mart.dev_skip", "mart.fresh", "mart.latest"} {
+			prefill(m, 6, 10)
+		}
+		prefill("report.snapshot", -1, 0)
+
+		_, units := sweepAll(t, e, engine.BlockedFilter{})
+		checkAgainstGate(t, e, units)
+		if _, err := e.GateSweep(ctx, engine.BlockedFilter{Model: "mart.nope"}, nil); !errors.Is(err, engine.ErrUnknownModel) && (err == nil || !strings.Contains(err.Error(), "mart.nope")) {
+			t.Errorf("a sweep of an unknown model: %v; want an error naming it", err)
+		}
+
+		// By hand, at 10:00, for the windows 06..10:
+		//  exact_on_flex, window_on_timeless, unregistered: hard errors.
+		//  dev_skip: other.model skipped in pr1 (a hard error in prod,
+		//    where it is not registered); raw.fix EXACT rows exist.
+		//  fresh: THROUGH raw.fix misses hour 4 for every window;
+		//    ENCAPSULATE raw.flex misses hours 8-10.
+		//  snapshot: WHOLE raw.fix misses hour 4.
+		want := map[string][]engine.Readiness{
+			"mart.exact_on_flex":      {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
+			"mart.window_on_timeless": {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
+			"mart.unregistered":       {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
+			"mart.dev_skip":           {engine.Ready, engine.Ready, engine.Ready, engine.Ready},
+			"mart.fresh":              {engine.Waiting, engine.Waiting, engine.Waiting, engine.Waiting},
+			"mart.latest":             {engine.Waiting, engine.Waiting, engine.Waiting, engine.Waiting},
+			"report.snapshot":         {engine.Waiting},
+			"raw.fix":                 {engine.Ready}, // hour 4: no gated upstream
+		}
+		if suffix == "" {
+			want["mart.dev_skip"] = []engine.Readiness{engine.Failing, engine.Failing, engine.Failing, engine.Failing}
+		}
+		expectReadiness(t, units, want)
+
+		// Fill the hole at hour 4 at 02:00: THROUGH is complete and its
+		// newest row (09:30) is within 3h (LATEST); raw.flex's only row
+		// over 06-08, loaded 08:00, is too (ALL). Windows past hour 8
+		// still miss raw.flex.
+		apply("raw.fix", 4, 5, hour(2))
+		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.fresh"})
+		checkAgainstGate(t, e, units)
+		expectReadiness(t, units, map[string][]engine.Readiness{"mart.fresh": {engine.Ready, engine.Ready, engine.Waiting, engine.Waiting}})
+		_, units = sweepAll(t, e, engine.BlockedFilter{Pipeline: "default"})
+		for _, u := range units {
+			if u.Model == "raw.fix" {
+				t.Errorf("raw.fix is all applied now, but the sweep judged %s", u.Window)
+			}
+		}
+		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "report.snapshot"})
+		expectReadiness(t, units, map[string][]engine.Readiness{"report.snapshot": {engine.Ready}})
+
+		// Three hours later the raw.flex rows are older than 3h (ALL):
+		// stale, though nothing is missing before hour 8.
+		now = hour(11).Add(time.Minute)
+		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.fresh"})
+		checkAgainstGate(t, e, units)
+		expectReadiness(t, units, map[string][]engine.Readiness{"mart.fresh": {engine.Stale, engine.Stale, engine.Waiting, engine.Waiting}})
+		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.latest"})
+		expectReadiness(t, units, map[string][]engine.Readiness{"mart.latest": {engine.Ready, engine.Ready, engine.Ready, engine.Ready}})
+
+		// At 13:00 raw.fix's newest row (09:30) is older than 3h too:
+		// THROUGH with LATEST is stale.
+		now = hour(13)
+		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.latest"})
+		checkAgainstGate(t, e, units)
+		expectReadiness(t, units, map[string][]engine.Readiness{"mart.latest": {engine.Stale, engine.Stale, engine.Stale, engine.Stale}})
+	})
+}
+
+func expectReadiness(t *testing.T, units []engine.SweptUnit, want map[string][]engine.Readiness) {
+	t.Helper()
+	got := map[string][]engine.Readiness{}
+	for _, u := range units {
+		got[u.Model] = append(got[u.Model], u.Readiness)
+	}
+	for m, w := range want {
+		if fmt.Sprint(got[m]) != fmt.Sprint(w) {
+			t.Errorf("%s: %v, want %v", m, got[m], w)
+		}
+	}
+	for m := range got {
+		if _, ok := want[m]; !ok {
+			t.Errorf("unexpected units of %s: %v", m, got[m])
+		}
+	}
+}
