@@ -39,6 +39,12 @@ type pipelinesView struct {
 	// stale names the models a gated downstream's freshness limit finds
 	// too old (staleModels), worked out when the data arrives.
 	stale map[string]bool
+
+	// totals are every model's units by status and pipes the number of
+	// pipelines, for the summary line: summed when the data arrives, so a
+	// keystroke costs the rows drawn, not the models listed.
+	totals map[state.UnitStatus]int
+	pipes  int
 }
 
 // plRow is a pipeline heading or a model.
@@ -84,8 +90,22 @@ func (v *pipelinesView) apply(a *App, data any) {
 		}
 		v.stale = staleModels(a.eng.Spec.Models, st, a.now())
 	}
+	v.sumUp()
 	v.rebuild(selected)
 	v.graph = nil // rebuilt from the new data when drawn; the selection and scroll stay
+}
+
+// sumUp counts the summary line's totals and pipelines.
+func (v *pipelinesView) sumUp() {
+	v.totals = map[state.UnitStatus]int{}
+	pipes := map[string]bool{}
+	for _, m := range v.models {
+		pipes[m.Pipeline] = true
+		for s, n := range m.Counts {
+			v.totals[s] += n
+		}
+	}
+	v.pipes = len(pipes)
 }
 
 // health is a model's health as its row and its graph node show it:
@@ -380,18 +400,10 @@ func (v *pipelinesView) render(a *App, w, h int) []string {
 // summary is the last line: totals, the filter and the scroll position.
 func (v *pipelinesView) summary(a *App) string {
 	t := a.theme
-	total := map[state.UnitStatus]int{}
-	pipes := map[string]bool{}
-	for _, m := range v.models {
-		pipes[m.Pipeline] = true
-		for s, n := range m.Counts {
-			total[s] += n
-		}
-	}
-	parts := []string{plural(len(v.models), "model", "models"), plural(len(pipes), "pipeline", "pipelines")}
+	parts := []string{plural(len(v.models), "model", "models"), plural(v.pipes, "pipeline", "pipelines")}
 	for _, s := range []state.UnitStatus{state.Failed, state.Blocked, state.Running} {
-		if total[s] > 0 {
-			parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(total[s])+" "+string(s)))
+		if n := v.totals[s]; n > 0 {
+			parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(n)+" "+string(s)))
 		}
 	}
 	right := v.cur.scrollHint()
