@@ -64,7 +64,9 @@ type Store interface {
 	// SetStatus moves the model's units inside w (all units when w is zero)
 	// whose status is one of from to status to, clearing lease, error and
 	// blocked reason, and returns how many moved: bulldozer's re-pending,
-	// blocked units re-evaluated, operator marks.
+	// blocked units re-evaluated, operator marks. From must name at least
+	// one status: an empty list is refused, not read as "every status",
+	// so a caller that forgot it cannot re-pend applied history.
 	SetStatus(ctx context.Context, req StatusChange) (int, error)
 	// Delete removes the model's units inside w (all of them when w is
 	// zero) and returns how many: torch on a fixed grid. It refuses with

@@ -24,6 +24,14 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 	if req.To == state.Running {
 		return 0, fmt.Errorf("set status: units become running only by Claim, which gives them a lease")
 	}
+	if len(req.From) == 0 {
+		return 0, fmt.Errorf("set status of %s: no statuses to move from", req.Model)
+	}
+	for _, st := range req.From {
+		if !knownStatus(st) {
+			return 0, fmt.Errorf("set status of %s: unknown status %q", req.Model, st)
+		}
+	}
 	var applied pgtype.Timestamptz
 	if req.To == state.Applied {
 		applied = nullTime(req.AppliedAt)
@@ -36,9 +44,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 	where.add("env = $%d", req.Env)
 	where.add("model = $%d", req.Model)
 	where.add("status <> $%d", string(req.To))
-	if len(req.From) > 0 {
-		where.add("status = ANY($%d)", statusStrings(req.From))
-	}
+	where.add("status = ANY($%d)", statusStrings(req.From))
 	if !isZero(req.Window) {
 		where.addInside("units", req.Window)
 	}

@@ -13,6 +13,7 @@ var transitionTests = []test{
 	{"CompleteRefusesRunning", testCompleteRefusesRunning},
 	{"SetStatusWindowOnly", testSetStatusWindowOnly},
 	{"SetStatusBreaksLease", testSetStatusBreaksLease},
+	{"SetStatusNeedsFromStatuses", testSetStatusNeedsFromStatuses},
 	{"Delete", testDelete},
 	{"UncoverTrims", testUncoverTrims},
 	{"UncoverSplits", testUncoverSplits},
@@ -350,4 +351,21 @@ func testUncoverRunning(t *testing.T, s state.Store, _ *config) {
 	must(t, "Uncover once released", err)
 	eq(t, "split", n, 1)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{"f [0h,2h) pending", "f [3h,4h) pending"})
+}
+
+// testSetStatusNeedsFromStatuses: a change naming no status to move from is
+// refused and moves nothing — not read as "every status", which would
+// re-pend applied history — and so is an unknown from-status.
+func testSetStatusNeedsFromStatuses(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	register(t, s, "", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	markApplied(t, s, "", "a", win(0, 1), clock(2))
+	for _, from := range [][]state.UnitStatus{nil, {"done"}} {
+		if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: from, To: state.Pending, Now: clock(3)}); err == nil {
+			t.Errorf("SetStatus from %v moved %d units, want a refusal", from, n)
+		}
+	}
+	eq(t, "unit", brief(unit(t, s, "", "a", win(0, 1))), "a [0h,1h) applied")
+	eq(t, "unit", brief(unit(t, s, "", "a", win(1, 2))), "a [1h,2h) pending")
 }
