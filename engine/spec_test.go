@@ -329,13 +329,12 @@ func TestParseAliasBomb(t *testing.T) {
 	for i := 1; i <= 12; i++ {
 		b.WriteString("            l" + strconv.Itoa(i) + ": &a" + strconv.Itoa(i) + " [" + strings.Repeat("*a"+strconv.Itoa(i-1)+", ", 9) + "*a" + strconv.Itoa(i-1) + "]\n")
 	}
-	start := time.Now()
+	// Expanded, this is 10^13 nodes: without the limit the parse would not
+	// end (the package timeout fails it) long before it could return, so
+	// no clock is needed — a timed check would only fail on a busy machine.
 	errs := specErrs(t, []byte(b.String()))
 	if !strings.Contains(errs.Error(), "expands to more than") {
 		t.Errorf("errors = %v", errs)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %s to refuse an alias bomb", d)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -19,12 +21,15 @@ import (
 )
 
 // TestMain lets a test start this test binary as a separate worker process
-// (BOLLHAV_TEST_WORKER set), so a worker can be killed for real.
+// (BOLLHAV_TEST_WORKER set), so a worker can be killed for real. Otherwise
+// it runs the tests and then fails the package when a goroutine outlives
+// them (goleak): a run's task and heartbeat goroutines, a worker's pollers
+// and a command's output readers must all be gone once Run or Work return.
 func TestMain(m *testing.M) {
 	if os.Getenv("BOLLHAV_TEST_WORKER") != "" {
 		os.Exit(runTestWorker())
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 // runTestWorker is the worker process: it opens the store and spec the
@@ -65,11 +70,13 @@ const slowSpec = `models:
     run: {command: ["./slow.sh"]}
 `
 
-// The first attempt hangs (it is the one killed); later ones succeed.
+// The first attempt hangs (it is the one killed); later ones succeed. The
+// pid is written before "started", which the test waits for, so it is
+// there to read once the test sees the command running.
 const slowScript = `#!/bin/sh
 if [ -f started ]; then echo rows_written=1; exit 0; fi
-touch started
 echo $$ > pid
+touch started
 exec sleep 20
 `
 

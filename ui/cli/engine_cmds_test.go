@@ -10,12 +10,17 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // TestMain lets a test run the CLI as a real process of its own
 // (BOLLHAV_CLI_MAIN=1, arguments after "--"), to signal it like an operator.
+// Otherwise it runs the tests and then fails the package when a goroutine
+// outlives them (goleak): a run, a worker, a watch or a server the CLI
+// started must be gone when its command returns.
 func TestMain(m *testing.M) {
 	if os.Getenv("BOLLHAV_CLI_MAIN") == "1" {
 		args := os.Args
@@ -27,7 +32,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(Main(args, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
 	}
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 func TestApplyRegistersInTheDefaultStore(t *testing.T) {
