@@ -45,10 +45,20 @@ gate error.`,
 			fs.BoolVar(&recheck, "recheck", false, "judge the gate of every unit that is not applied now, per model")
 		},
 		run: func(c *cmdContext, args []string) int {
-			if recheck {
-				return runRecheck(c, args, model, pipeline)
+			if len(args) > 0 {
+				return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
 			}
-			return runBlocked(c, args, model, pipeline)
+			ctx := gocontext.Background()
+			e, closeStore, code := c.openEngine(ctx, "blocked")
+			if e == nil {
+				return code
+			}
+			defer closeStore()
+			filter := engine.BlockedFilter{Model: model, Pipeline: pipeline}
+			if recheck {
+				return runRecheck(ctx, c, e, filter)
+			}
+			return runBlocked(ctx, c, e, filter)
 		},
 	})
 }
@@ -67,17 +77,8 @@ type blockedUnitJSON struct {
 	Attempts int     `json:"attempts"`
 }
 
-func runBlocked(c *cmdContext, args []string, model, pipeline string) int {
-	if len(args) > 0 {
-		return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
-	}
-	ctx := gocontext.Background()
-	e, closeStore, code := c.openEngine(ctx, "blocked")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	units, err := e.Blocked(ctx, engine.BlockedFilter{Model: model, Pipeline: pipeline})
+func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter engine.BlockedFilter) int {
+	units, err := e.Blocked(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
@@ -130,17 +131,8 @@ type recheckModelJSON struct {
 }
 
 // runRecheck is `blocked --recheck`: the engine's gate sweep, per model.
-func runRecheck(c *cmdContext, args []string, model, pipeline string) int {
-	if len(args) > 0 {
-		return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
-	}
-	ctx := gocontext.Background()
-	e, closeStore, code := c.openEngine(ctx, "blocked")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	rep, err := e.GateSweep(ctx, engine.BlockedFilter{Model: model, Pipeline: pipeline}, nil)
+func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter engine.BlockedFilter) int {
+	rep, err := e.GateSweep(ctx, filter, nil)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
