@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -18,11 +17,6 @@ import (
 type dataExecutor struct {
 	store state.DataStore
 	loads sourceLoads
-}
-
-// isDataRun reports whether m's run block is one the data executor runs.
-func isDataRun(m *Model) bool {
-	return m.Run.Kind == RunSQL || m.Run.Kind == RunQuery || m.Run.Kind == RunView
 }
 
 // Execute runs the unit's job outside any claim; the caller records the
@@ -108,58 +102,4 @@ func dataJob(u UnitRun, quote func(parts ...string) (string, error)) (state.Data
 		return job, fmt.Errorf("model %s: the data executor runs sql, query and view models, not %s", m.Name, m.Run.Kind)
 	}
 	return job, nil
-}
-
-// renderSQL expands {{ this }} (the model's target in env) and
-// {{ ref "name" }} (a declared source, see dataRef) in text, with quote
-// giving the dialect's identifiers.
-func renderSQL(m *Model, env Env, text string, quote func(parts ...string) (string, error)) (string, error) {
-	funcs := template.FuncMap{
-		"this": func() (string, error) { return quote(env.Schema(m.Schema), m.Table) },
-		"ref": func(name string) (string, error) {
-			parts, err := m.dataRef(name, env)
-			if err != nil {
-				return "", err
-			}
-			return quote(parts...)
-		},
-	}
-	t, err := template.New(m.Name).Option("missingkey=error").Funcs(funcs).Parse(text)
-	if err != nil {
-		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, nil); err != nil {
-		var te template.ExecError
-		if errors.As(err, &te) && te.Err != nil {
-			err = te.Err
-		}
-		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
-	}
-	return b.String(), nil
-}
-
-// dataRef is what {{ ref }} resolves to in a sql, query or view model: a
-// model source as Ref resolves it; a hardcoded or file source as the table
-// the engine loads it into before the model runs (its name, literally — like
-// any ungated source). This departs from DESIGN.md's "ref() on a file or
-// hardcoded source is an error": the seed raises because such a source has
-// no table to select FROM, and automatic materialisation gives it one.
-func (m *Model) dataRef(name string, env Env) ([]string, error) {
-	src, ok := m.source(name)
-	if ok && (src.Kind == KindHardcoded || src.Kind == KindFile) {
-		return loadedTable(src), nil
-	}
-	if _, err := m.Ref(name, env); err != nil {
-		return nil, err
-	}
-	return m.modelSourceParts(src, env), nil
-}
-
-// loadedTable is the table a hardcoded or file source is loaded into.
-func loadedTable(src Source) []string {
-	if schema, table, ok := strings.Cut(src.Name, "."); ok {
-		return []string{schema, table}
-	}
-	return []string{src.Name}
 }

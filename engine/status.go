@@ -187,9 +187,9 @@ func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
 }
 
 func (e *Engine) registeredStatus(ctx context.Context, rec state.ModelRecord) (ModelStatus, error) {
-	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmpOr(rec.Temporality, Temporal.String()), Registered: true}
+	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmp.Or(rec.Temporality, Temporal.String()), Registered: true}
 	if !st.Timeless() {
-		st.Flexibility = cmpOr(rec.Flexibility, Fix.String())
+		st.Flexibility = cmp.Or(rec.Flexibility, Fix.String())
 		st.Interval = rec.Interval
 	}
 	stats, err := e.Store.Stats(ctx, e.Env.Suffix, rec.Name)
