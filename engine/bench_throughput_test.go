@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -95,7 +96,7 @@ func drainUnits(b *testing.B, backend string) float64 {
 	if err := os.WriteFile(specPath, []byte(throughputSpec), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	spec, err := engine.LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -99,7 +100,7 @@ var outstandingStatuses = []state.UnitStatus{state.Pending, state.Running, state
 // at level.
 type gatedEdge struct {
 	down  string
-	level ContractLevel
+	level spec.ContractLevel
 }
 
 // gatedLineage is the lineage of gated edges between the models known to
@@ -125,16 +126,16 @@ func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
 	l := &gatedLineage{down: map[string][]gatedEdge{}, timeless: map[string]bool{}, pipeline: map[string]string{}}
-	models := map[string]*Model{}
+	models := map[string]*spec.Model{}
 	for _, rec := range recs {
 		l.pipeline[rec.Name] = rec.Pipeline
-		l.timeless[rec.Name] = rec.Temporality == Timeless.String()
-		if m, err := ModelFromRecord(rec); err == nil {
+		l.timeless[rec.Name] = rec.Temporality == spec.Timeless.String()
+		if m, err := spec.ModelFromRecord(rec); err == nil {
 			models[rec.Name] = m
 		} else {
 			// A definition this bollhav cannot read still has units; it
 			// only contributes no edges.
-			models[rec.Name] = &Model{Name: rec.Name, Pipeline: rec.Pipeline}
+			models[rec.Name] = &spec.Model{Name: rec.Name, Pipeline: rec.Pipeline}
 		}
 	}
 	if e.Spec != nil {
@@ -142,14 +143,14 @@ func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 			models[m.Name] = m
 			l.pipeline[m.Name] = m.Pipeline
 			if _, registered := l.timeless[m.Name]; !registered {
-				l.timeless[m.Name] = m.Temporality == Timeless
+				l.timeless[m.Name] = m.Temporality == spec.Timeless
 			}
 		}
 	}
 	for name, m := range models {
 		l.names = append(l.names, name)
 		for _, src := range m.Upstream {
-			if !src.Gated() || src.Contract == Exists || m.GateSkipped(src, e.Env) {
+			if !src.Gated() || src.Contract == spec.Exists || m.GateSkipped(src, e.Env) {
 				continue
 			}
 			l.down[src.Name] = append(l.down[src.Name], gatedEdge{down: name, level: src.Contract})
@@ -218,11 +219,11 @@ const (
 // window, so the range carries as it is; THROUGH waits on the prefix up to
 // the unit's until, so every unit ending after the range begins waits;
 // WHOLE waits on the whole upstream, so every unit waits.
-func widen(k reachKind, level ContractLevel) reachKind {
+func widen(k reachKind, level spec.ContractLevel) reachKind {
 	switch level {
-	case Through:
+	case spec.Through:
 		return max(k, reachFrom)
-	case Whole:
+	case spec.Whole:
 		return reachAll
 	}
 	return k

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -111,13 +112,13 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 func TestBlockedReachAndWindowIndex(t *testing.T) {
 	l := &gatedLineage{
 		down: map[string][]gatedEdge{
-			"a": {{down: "b", level: Encapsulate}, {down: "c", level: Through}},
-			"b": {{down: "d", level: Whole}, {down: "e", level: Exact}},
-			"c": {{down: "e", level: Encapsulate}},
+			"a": {{down: "b", level: spec.Encapsulate}, {down: "c", level: spec.Through}},
+			"b": {{down: "d", level: spec.Whole}, {down: "e", level: spec.Exact}},
+			"c": {{down: "e", level: spec.Encapsulate}},
 		},
 		timeless: map[string]bool{"f": true},
 	}
-	l.down["e"] = []gatedEdge{{down: "f", level: Encapsulate}}
+	l.down["e"] = []gatedEdge{{down: "f", level: spec.Encapsulate}}
 	got := l.downstreamReach("a", reachSame)
 	// b same; c from (THROUGH); d all (WHOLE); e from (via c, wider than
 	// via b); f all (timeless); a itself left out.
@@ -126,7 +127,7 @@ func TestBlockedReachAndWindowIndex(t *testing.T) {
 		t.Errorf("reach %v, want %v", got, want)
 	}
 	// A cycle back to a ends (reaches only widen) and leaves a out.
-	l.down["c"] = append(l.down["c"], gatedEdge{down: "a", level: Encapsulate})
+	l.down["c"] = append(l.down["c"], gatedEdge{down: "a", level: spec.Encapsulate})
 	if got := l.downstreamReach("a", reachSame); len(got) != 5 || got["b"] != reachFrom {
 		t.Errorf("cyclic reach %v", got)
 	}

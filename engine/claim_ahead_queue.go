@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -11,7 +12,7 @@ import (
 // run, then recorded by the completer.
 type heldUnit struct {
 	claim state.Claim
-	model *Model
+	model *spec.Model
 	// ctx is the unit's context: cancelled when its heartbeat hears that
 	// the lease is lost, and when the loop's own context ends (a run's
 	// cancellation; a `bollhav worker` detaches its units from it).
@@ -43,7 +44,7 @@ func startUnitQueue(workers, size int, run func(*heldUnit)) *unitQueue {
 }
 
 // hold starts keeping c's lease, from its claim on, and queues it.
-func (e *Engine) hold(ctx context.Context, q *unitQueue, c state.Claim, m *Model) {
+func (e *Engine) hold(ctx context.Context, q *unitQueue, c state.Claim, m *spec.Model) {
 	uctx, stop := e.heartbeat(ctx, c)
 	q.units <- &heldUnit{claim: c, model: m, ctx: uctx, stop: stop}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -18,10 +19,10 @@ type Engine struct {
 	// Spec is the loaded spec; nil when the engine was opened from the
 	// store alone (a UI pointed at production), which can inspect but not
 	// register.
-	Spec *Spec
+	Spec *spec.Spec
 	// SpecDir is the directory command executors run in.
 	SpecDir string
-	Env     Env
+	Env     spec.Env
 	// Now is the engine's clock; time.Now when nil. Tests and --as-of set it.
 	Now func() time.Time
 	// ReadOnly refuses every action that changes state, in the engine

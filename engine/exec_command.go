@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bollhav/bollhav/engine/spec"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -57,7 +58,7 @@ func (e *CommandExecutor) Execute(ctx context.Context, u UnitRun) (Result, error
 		return Result{}, errors.New("command executor: unit has no model")
 	}
 	m := u.Model
-	if m.Run.Kind != RunCommand || len(m.Run.Command) == 0 {
+	if m.Run.Kind != spec.RunCommand || len(m.Run.Command) == 0 {
 		return Result{}, fmt.Errorf("model %s: the command executor runs a command, but the run block is %s", m.Name, m.Run.Kind)
 	}
 	if err := ctx.Err(); err != nil {

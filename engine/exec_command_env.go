@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -125,10 +126,10 @@ type hardcodedJSON struct {
 // sourcesJSON renders m's declared sources, in declaration order, for
 // BOLLHAV_SOURCES. The unknown-provenance sentinel is not a source anyone
 // can read, so it is left out; a model with none gets "[]", never "null".
-func sourcesJSON(m *Model, env Env) (string, error) {
+func sourcesJSON(m *spec.Model, env spec.Env) (string, error) {
 	out := []sourceJSON{}
 	for _, s := range m.Upstream {
-		if s.Kind == KindUnknown {
+		if s.Kind == spec.KindUnknown {
 			continue
 		}
 		j := sourceJSON{Name: s.Name, Kind: s.Kind.String()}
@@ -136,7 +137,7 @@ func sourcesJSON(m *Model, env Env) (string, error) {
 			j.Contract = s.Contract.String()
 		}
 		switch s.Kind {
-		case KindModel:
+		case spec.KindModel:
 			ref, err := m.Ref(s.Name, env)
 			if err != nil {
 				return "", err
@@ -146,17 +147,17 @@ func sourcesJSON(m *Model, env Env) (string, error) {
 			if c := s.Model; c != nil {
 				j.Model = &modelSrcJSON{c.Schema, c.Catalog, c.DSNEnvVar, c.ReadQuery, c.PartitionedBy, c.InferSchemaLength, c.Extra}
 			}
-		case KindFile:
+		case spec.KindFile:
 			j.File = &fileSrcJSON{}
 			if c := s.File; c != nil {
 				j.File = &fileSrcJSON{c.Path, c.Encoding, c.Separator, c.InferSchemaLength, c.RemoveTopRows, c.ArchiveFolder, c.DateFormat, c.FileEnding}
 			}
-		case KindAPI:
+		case spec.KindAPI:
 			j.API = &apiSrcJSON{}
 			if c := s.API; c != nil {
 				j.API = &apiSrcJSON{c.BaseURL, c.Extra}
 			}
-		case KindHardcoded:
+		case spec.KindHardcoded:
 			j.Hardcoded = &hardcodedJSON{ContentHash: s.Hardcoded.ContentHash()}
 			if c := s.Hardcoded; c != nil {
 				j.Hardcoded.Rows, j.Hardcoded.SQL, j.Hardcoded.Extra = c.Rows, c.SQL, c.Extra

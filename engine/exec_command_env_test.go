@@ -2,29 +2,30 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/bollhav/bollhav/engine/spec"
 	"reflect"
 	"strings"
 	"testing"
 )
 
 // commandModel is a temporal command model named name running argv.
-func commandModel(name string, argv ...string) *Model {
+func commandModel(name string, argv ...string) *spec.Model {
 	schema, table, _ := strings.Cut(name, ".")
-	return &Model{Name: name, Schema: schema, Table: table, State: true, Run: Run{Kind: RunCommand, Command: argv}}
+	return &spec.Model{Name: name, Schema: schema, Table: table, State: true, Run: spec.Run{Kind: spec.RunCommand, Command: argv}}
 }
 
 // shopSources declares one source of every kind and gating case.
-func shopSources() []Source {
+func shopSources() []spec.Source {
 	fifty, hundred := 50, 100
-	return []Source{
-		{Name: "raw.orders", Kind: KindModel, Model: &SourceModel{}, Contract: Encapsulate},
-		{Name: "crm.customers", Kind: KindModel, Contract: Exact, DeactivateForDev: true},
-		{Name: "ext.fx_rates", Kind: KindModel, Model: &SourceModel{Schema: "finance", Catalog: "lake", DSNEnvVar: "FX_DSN",
+	return []spec.Source{
+		{Name: "raw.orders", Kind: spec.KindModel, Model: &spec.SourceModel{}, Contract: spec.Encapsulate},
+		{Name: "crm.customers", Kind: spec.KindModel, Contract: spec.Exact, DeactivateForDev: true},
+		{Name: "ext.fx_rates", Kind: spec.KindModel, Model: &spec.SourceModel{Schema: "finance", Catalog: "lake", DSNEnvVar: "FX_DSN",
 			ReadQuery: "SELECT * FROM fx WHERE a < 1 & b", InferSchemaLength: &hundred, Extra: map[string]any{"region": "eu"}}},
-		{Name: "dropzone.orders", Kind: KindFile, File: &SourceFile{Path: "dropzone/orders.csv", Encoding: "latin1", Separator: ";",
+		{Name: "dropzone.orders", Kind: spec.KindFile, File: &spec.SourceFile{Path: "dropzone/orders.csv", Encoding: "latin1", Separator: ";",
 			InferSchemaLength: &fifty, RemoveTopRows: 2, ArchiveFolder: "archive", DateFormat: "%d/%m/%Y", FileEnding: "csv"}},
-		{Name: "api.weather", Kind: KindAPI, API: &SourceAPI{BaseURL: "https://api.example.com/v1", Extra: map[string]any{"key_env": "WEATHER_KEY"}}},
-		{Name: "ref.countries", Kind: KindHardcoded, Hardcoded: &SourceHardcoded{Rows: []map[string]any{{"id": 1, "code": "SE"}}}},
+		{Name: "api.weather", Kind: spec.KindAPI, API: &spec.SourceAPI{BaseURL: "https://api.example.com/v1", Extra: map[string]any{"key_env": "WEATHER_KEY"}}},
+		{Name: "ref.countries", Kind: spec.KindHardcoded, Hardcoded: &spec.SourceHardcoded{Rows: []map[string]any{{"id": 1, "code": "SE"}}}},
 	}
 }
 
@@ -64,8 +65,8 @@ func checkShopSourcesJSON(t *testing.T, got string) {
 
 func TestSourcesJSONInProd(t *testing.T) {
 	m := commandModel("warehouse.daily")
-	m.Upstream = append(shopSources(), NewUnknownSource(m.Name))
-	got, err := sourcesJSON(m, Env{})
+	m.Upstream = append(shopSources(), spec.NewUnknownSource(m.Name))
+	got, err := sourcesJSON(m, spec.Env{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"github.com/bollhav/bollhav/engine/spec"
 	"regexp"
 	"slices"
 	"strings"
@@ -77,7 +78,7 @@ func (r *redactor) apply(s string) string {
 
 // secretEnvNames are the variables the spec says hold DSNs for m: the
 // model's own connection and its sources' dsn_env_var.
-func secretEnvNames(m *Model) []string {
+func secretEnvNames(m *spec.Model) []string {
 	var names []string
 	if m.Connection != nil && m.Connection.DSNEnvVar != "" {
 		names = append(names, m.Connection.DSNEnvVar)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -101,8 +102,8 @@ func TestCommandEnvForAWindow(t *testing.T) {
 
 func TestCommandEnvForATimelessModel(t *testing.T) {
 	m := commandModel("mart.countries")
-	m.Temporality = Timeless
-	m.Upstream = []Source{NewUnknownSource(m.Name)}
+	m.Temporality = spec.Timeless
+	m.Upstream = []spec.Source{spec.NewUnknownSource(m.Name)}
 	seen, _, _ := seenEnv(t, UnitRun{Model: m, RunID: 1, SpecDir: t.TempDir()})
 	for k, v := range map[string]string{
 		"BOLLHAV_TARGET":     `"mart"."countries"`,
@@ -123,7 +124,7 @@ func TestCommandEnvInASuffixedEnvironment(t *testing.T) {
 	m.Upstream = shopSources()
 	dir := t.TempDir()
 	w := state.MustWindow(mustTime(t, "2026-03-29T00:00:00Z"), mustTime(t, "2026-03-30T00:00:00Z"))
-	seen, _, _ := seenEnv(t, UnitRun{Model: m, Env: Env{Suffix: "pr123"}, Window: &w, RunID: 99, StateMode: Torch, SpecDir: dir})
+	seen, _, _ := seenEnv(t, UnitRun{Model: m, Env: spec.Env{Suffix: "pr123"}, Window: &w, RunID: 99, StateMode: Torch, SpecDir: dir})
 	for k, v := range map[string]string{
 		"BOLLHAV_TARGET":     `"warehouse_pr123"."daily"`,
 		"BOLLHAV_SINCE":      "2026-03-29T00:00:00Z",
@@ -345,7 +346,7 @@ func TestCommandProgramErrors(t *testing.T) {
 		}
 	}
 	m := commandModel("raw.orders")
-	m.Run = Run{Kind: RunSQL, SQL: []string{"SELECT 1"}}
+	m.Run = spec.Run{Kind: spec.RunSQL, SQL: []string{"SELECT 1"}}
 	if _, err := (&CommandExecutor{}).Execute(context.Background(), UnitRun{Model: m}); err == nil || !strings.Contains(err.Error(), "sql") {
 		t.Errorf("sql model: err = %v", err)
 	}
@@ -362,7 +363,7 @@ echo "dial postgres://loader:s3cr3t@db:5432/x failed; password=other-secret" >&2
 echo "env: PGPASSWORD=$PGPASSWORD" >&2
 exit 1`)
 	m := commandModel("raw.orders", "./run.sh")
-	m.Connection = &Connection{DSNEnvVar: "WAREHOUSE_CONN"}
+	m.Connection = &spec.Connection{DSNEnvVar: "WAREHOUSE_CONN"}
 	_, err := (&CommandExecutor{}).Execute(context.Background(), UnitRun{Model: m, SpecDir: dir})
 	if err == nil {
 		t.Fatal("no error")

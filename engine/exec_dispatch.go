@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -28,13 +29,13 @@ type dispatcher struct {
 // unitApplier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
 type unitApplier interface {
-	appliesItself(m *Model) bool
+	appliesItself(m *spec.Model) bool
 	executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error)
 }
 
 var _ unitApplier = (*dispatcher)(nil)
 
-func (d *dispatcher) appliesItself(m *Model) bool { return d.data != nil && isDataRun(m) }
+func (d *dispatcher) appliesItself(m *spec.Model) bool { return d.data != nil && spec.IsDataRun(m) }
 
 func (d *dispatcher) executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
 	return d.data.executeAndApply(ctx, u, c, at)
@@ -42,11 +43,11 @@ func (d *dispatcher) executeAndApply(ctx context.Context, u UnitRun, c state.Cla
 
 func (d *dispatcher) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	switch {
-	case u.Model.Run.Kind == RunCommand:
+	case u.Model.Run.Kind == spec.RunCommand:
 		return d.command.Execute(ctx, u)
-	case u.Model.Run.Kind == RunNone:
+	case u.Model.Run.Kind == spec.RunNone:
 		return Result{}, fmt.Errorf("model %s has no run block: its windows are only marked by an operator (bollhav mark)", u.Model.Name)
-	case isDataRun(u.Model) && d.data != nil:
+	case spec.IsDataRun(u.Model) && d.data != nil:
 		return d.data.Execute(ctx, u)
 	default:
 		return Result{}, fmt.Errorf("model %s: the %s executor needs a store that holds data; this one does not", u.Model.Name, u.Model.Run.Kind)

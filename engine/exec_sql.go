@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -60,7 +61,7 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		return Result{}, fmt.Errorf("%s: %w", m.Run.Kind, err)
 	}
 	rows := res.Rows
-	if m.Run.Kind == RunView {
+	if m.Run.Kind == spec.RunView {
 		return Result{}, nil // a view writes no rows: unknown, not zero
 	}
 	return Result{RowsWritten: &rows}, nil
@@ -73,9 +74,9 @@ func dataJob(u UnitRun, quote func(parts ...string) (string, error)) (state.Data
 	if u.Window != nil {
 		job.Window = *u.Window
 	}
-	render := func(text string) (string, error) { return renderSQL(m, u.Env, text, quote) }
+	render := func(text string) (string, error) { return spec.RenderSQL(m, u.Env, text, quote) }
 	switch m.Run.Kind {
-	case RunSQL:
+	case spec.RunSQL:
 		job.Kind = state.DataStatements
 		for _, s := range m.Run.SQL {
 			r, err := render(s)
@@ -84,9 +85,9 @@ func dataJob(u UnitRun, quote func(parts ...string) (string, error)) (state.Data
 			}
 			job.Statements = append(job.Statements, r)
 		}
-	case RunQuery, RunView:
+	case spec.RunQuery, spec.RunView:
 		job.Kind = state.DataView
-		if m.Run.Kind == RunQuery {
+		if m.Run.Kind == spec.RunQuery {
 			job.Kind = state.DataQuery
 		}
 		q, err := render(m.Run.Query)

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -39,9 +40,9 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun) error {
 	for _, src := range u.Model.Upstream {
 		var err error
 		switch src.Kind {
-		case KindHardcoded:
+		case spec.KindHardcoded:
 			err = d.loadHardcoded(ctx, src)
-		case KindFile:
+		case spec.KindFile:
 			err = d.loadFile(ctx, src, u.SpecDir)
 		}
 		if err != nil {
@@ -51,13 +52,13 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun) error {
 	return nil
 }
 
-func (d *dataExecutor) loadHardcoded(ctx context.Context, src Source) error {
+func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source) error {
 	h := src.Hardcoded
 	version := h.ContentHash()
 	if d.loads.loaded[src.Name] == version {
 		return nil
 	}
-	job := state.DataJob{Target: loadedTable(src), Version: version}
+	job := state.DataJob{Target: spec.LoadedTable(src), Version: version}
 	if h.Rows != nil {
 		job.Kind = state.DataTable
 		job.Columns, job.Rows = hardcodedTable(h.Rows)
@@ -72,7 +73,7 @@ func (d *dataExecutor) loadHardcoded(ctx context.Context, src Source) error {
 	return nil
 }
 
-func (d *dataExecutor) loadFile(ctx context.Context, src Source, specDir string) error {
+func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir string) error {
 	f := src.File
 	path := resolvePath(f.Path, specDir)
 	info, err := os.Stat(path)
@@ -95,7 +96,7 @@ func (d *dataExecutor) loadFile(ctx context.Context, src Source, specDir string)
 	for i, c := range r.Columns() {
 		cols[i] = state.DataColumn{Name: c.Name, Type: fileColumnTypes[c.Type]}
 	}
-	job := state.DataJob{Kind: state.DataTable, Target: loadedTable(src), Columns: cols, Rows: r, Version: version}
+	job := state.DataJob{Kind: state.DataTable, Target: spec.LoadedTable(src), Columns: cols, Rows: r, Version: version}
 	res, err := d.store.RunData(ctx, job, nil, time.Time{})
 	if err != nil {
 		return fmt.Errorf("file source %s: loading %s: %w", src.Name, f.Path, err)

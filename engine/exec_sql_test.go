@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -196,15 +197,15 @@ func TestSQLModelFailureWritesNothing(t *testing.T) {
 // TestSQLTemplateErrors: a ref to an undeclared name fails the unit with a
 // message naming it, before anything runs.
 func TestSQLTemplateErrors(t *testing.T) {
-	m := &Model{Name: "a.b", Schema: "a", Table: "b", Run: Run{Kind: RunSQL}}
+	m := &spec.Model{Name: "a.b", Schema: "a", Table: "b", Run: spec.Run{Kind: spec.RunSQL}}
 	quote := func(p ...string) (string, error) { return strings.Join(p, "."), nil }
-	if _, err := renderSQL(m, Env{}, `SELECT * FROM {{ ref "x.y" }}`, quote); err == nil || !strings.Contains(err.Error(), `"x.y"`) {
+	if _, err := spec.RenderSQL(m, spec.Env{}, `SELECT * FROM {{ ref "x.y" }}`, quote); err == nil || !strings.Contains(err.Error(), `"x.y"`) {
 		t.Errorf("undeclared ref: err = %v, want it named", err)
 	}
-	if _, err := renderSQL(m, Env{}, `SELECT {{ this `, quote); err == nil || !strings.Contains(err.Error(), "a.b") {
+	if _, err := spec.RenderSQL(m, spec.Env{}, `SELECT {{ this `, quote); err == nil || !strings.Contains(err.Error(), "a.b") {
 		t.Errorf("bad template: err = %v, want the model named", err)
 	}
-	got, err := renderSQL(m, Env{Suffix: "pr1"}, `SELECT * FROM {{ this }}`, quote)
+	got, err := spec.RenderSQL(m, spec.Env{Suffix: "pr1"}, `SELECT * FROM {{ this }}`, quote)
 	must(t, err)
 	eq(t, "this in a suffixed env", got, "SELECT * FROM a_pr1.b")
 }
@@ -250,7 +251,7 @@ func TestHardcodedReappliedWhenContentChanges(t *testing.T) {
 // TestSQLTemplateErrorIsASpecError: a bad template fails the spec load with
 // the run block's line, before any store is touched.
 func TestSQLTemplateErrorIsASpecError(t *testing.T) {
-	_, err := ParseSpec("bollhav.yaml", []byte(`models:
+	_, err := spec.Parse("bollhav.yaml", []byte(`models:
   - name: a.b
     temporality: timeless
     run:

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -11,10 +12,10 @@ import (
 // everything they need from it, so they never read the state store — the run
 // loop owns state transitions, and an executor only does the work.
 type UnitRun struct {
-	Model *Model
+	Model *spec.Model
 	// Env is the environment the unit writes: its target and gated reads
 	// move with Env's suffix.
-	Env Env
+	Env spec.Env
 	// Window is the unit's [since, until); nil for a timeless model, whose
 	// one unit has no time range.
 	Window *state.Window

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/bollhav/bollhav/engine/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -97,7 +98,7 @@ type FileTable struct {
 // to baseDir (the spec's directory), reads its header and its inference
 // sample, and returns a reader positioned at the first row. Every SourceFile
 // field is honoured: see the FileReader and the readers of each format.
-func OpenFileSource(src SourceFile, baseDir string) (*FileReader, error) {
+func OpenFileSource(src spec.SourceFile, baseDir string) (*FileReader, error) {
 	if src.Path == "" {
 		return nil, errors.New("file source has no path")
 	}
@@ -128,7 +129,7 @@ func OpenFileSource(src SourceFile, baseDir string) (*FileReader, error) {
 	return r, nil
 }
 
-func (r *FileReader) open(src SourceFile, dec textDecoder, sep byte, dates dateLayout) error {
+func (r *FileReader) open(src spec.SourceFile, dec textDecoder, sep byte, dates dateLayout) error {
 	text, skipped, err := dec.reader(r.file, r.path, src.RemoveTopRows)
 	if err != nil {
 		return err
@@ -222,7 +223,7 @@ func (r *FileReader) typeMismatch(err error) error {
 func (r *FileReader) Close() error { return r.file.Close() }
 
 // ReadFileSource reads a whole file source into memory; see OpenFileSource.
-func ReadFileSource(src SourceFile, baseDir string) (*FileTable, error) {
+func ReadFileSource(src spec.SourceFile, baseDir string) (*FileTable, error) {
 	r, err := OpenFileSource(src, baseDir)
 	if err != nil {
 		return nil, err
@@ -269,7 +270,7 @@ var unsupportedEndings = map[string]string{
 // without one (exports named "orders" or "orders.dat"); with neither, the
 // file is CSV, the common case of a dropped file. An extension and a
 // file_ending that disagree are an error rather than a guess.
-func fileLayout(src SourceFile) (FileFormat, byte, error) {
+func fileLayout(src spec.SourceFile) (FileFormat, byte, error) {
 	ext := strings.ToLower(strings.TrimPrefix(filepath.Ext(src.Path), "."))
 	hint := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(src.FileEnding), "."))
 	format, known := formatOfEnding[ext]

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/bollhav/bollhav/engine/spec"
 	"io"
 	"io/fs"
 	"os"
@@ -26,7 +27,7 @@ var archiveNow = time.Now
 // archived file is never overwritten — the same export dropped twice is the
 // case archiving exists for — so a name already taken gets a UTC timestamp
 // before its extension ("orders.20260131T120000Z.csv"), then a counter.
-func ArchiveFileSource(src SourceFile, baseDir string) (string, error) {
+func ArchiveFileSource(src spec.SourceFile, baseDir string) (string, error) {
 	if src.ArchiveFolder == "" {
 		return "", nil
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/bollhav/bollhav/engine/spec"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +27,7 @@ func TestArchiveFileSource(t *testing.T) {
 		}
 		return string(b)
 	}
-	src := SourceFile{Path: "dropzone/orders.csv", ArchiveFolder: "archive/orders"}
+	src := spec.SourceFile{Path: "dropzone/orders.csv", ArchiveFolder: "archive/orders"}
 
 	drop("first\n")
 	// Opening and reading never moves the file: only the call after commit.
@@ -66,7 +67,7 @@ func TestArchiveFileSource(t *testing.T) {
 		t.Error("the first archived file was overwritten")
 	}
 
-	if got, err := ArchiveFileSource(SourceFile{Path: "dropzone/orders.csv"}, dir); got != "" || err != nil {
+	if got, err := ArchiveFileSource(spec.SourceFile{Path: "dropzone/orders.csv"}, dir); got != "" || err != nil {
 		t.Errorf("no archive_folder: %q, %v", got, err)
 	}
 	if _, err := ArchiveFileSource(src, dir); err == nil || !os.IsNotExist(unwrapAll(err)) {

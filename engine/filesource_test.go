@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"github.com/bollhav/bollhav/engine/spec"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 const filesDir = "testdata/files"
 
 // readAll reads a file source and fails the test on error.
-func readAll(t *testing.T, src SourceFile, dir string) *FileTable {
+func readAll(t *testing.T, src spec.SourceFile, dir string) *FileTable {
 	t.Helper()
 	tab, err := ReadFileSource(src, dir)
 	if err != nil {
@@ -68,7 +69,7 @@ func checkErr(t *testing.T, err error, line int, parts ...string) {
 }
 
 func TestFileSourceCoverSheetSemicolonsAndDates(t *testing.T) {
-	src := SourceFile{Path: "cover_sheet.csv", Separator: ";", RemoveTopRows: 2, DateFormat: "%d/%m/%Y"}
+	src := spec.SourceFile{Path: "cover_sheet.csv", Separator: ";", RemoveTopRows: 2, DateFormat: "%d/%m/%Y"}
 	r, err := OpenFileSource(src, filesDir)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +107,7 @@ func TestFileSourceCoverSheetSemicolonsAndDates(t *testing.T) {
 
 func TestFileSourceDateColumnNeedsEveryValueToParse(t *testing.T) {
 	dir := writeFile(t, t.TempDir(), "d.csv", []byte("a,b,c\n31/01/2026,2026-01-31,5/1/2026\n01/02/2026,not a date,\n"))
-	tab := readAll(t, SourceFile{Path: "d.csv", DateFormat: "%d/%m/%Y"}, dir)
+	tab := readAll(t, spec.SourceFile{Path: "d.csv", DateFormat: "%d/%m/%Y"}, dir)
 	checkColumns(t, tab.Columns, "a:date", "b:text", "c:date")
 	checkRows(t, tab.Rows,
 		[]any{"2026-01-31", "2026-01-31", "2026-01-05"},
@@ -116,14 +117,14 @@ func TestFileSourceDateColumnNeedsEveryValueToParse(t *testing.T) {
 
 func TestFileSourceDatetimeFormat(t *testing.T) {
 	dir := writeFile(t, t.TempDir(), "d.csv", []byte("at\n31.01.2026 13:45:09\n1.2.2026 7:05:00\n"))
-	tab := readAll(t, SourceFile{Path: "d.csv", DateFormat: "%d.%m.%Y %H:%M:%S"}, dir)
+	tab := readAll(t, spec.SourceFile{Path: "d.csv", DateFormat: "%d.%m.%Y %H:%M:%S"}, dir)
 	checkColumns(t, tab.Columns, "at:datetime")
 	checkRows(t, tab.Rows, []any{"2026-01-31T13:45:09"}, []any{"2026-02-01T07:05:00"})
 }
 
 func TestFileSourceLatin1(t *testing.T) {
 	for _, enc := range []string{"latin1", "ISO-8859-1", "iso_8859_1", "Latin-1"} {
-		tab := readAll(t, SourceFile{Path: "latin1.csv", Encoding: enc}, filesDir)
+		tab := readAll(t, spec.SourceFile{Path: "latin1.csv", Encoding: enc}, filesDir)
 		checkRows(t, tab.Rows,
 			[]any{int64(1), "Åsa", "Västerås"},
 			[]any{int64(2), "Örjan", "Malmö"},
@@ -131,10 +132,10 @@ func TestFileSourceLatin1(t *testing.T) {
 		)
 	}
 	// Read as the default UTF-8 it is an error that points at the fix.
-	_, err := ReadFileSource(SourceFile{Path: "latin1.csv"}, filesDir)
+	_, err := ReadFileSource(spec.SourceFile{Path: "latin1.csv"}, filesDir)
 	checkErr(t, err, 2, "latin1.csv:2:", `column "name"`, "invalid UTF-8", "set encoding")
 	// utf8-lossy loads it anyway, with replacement characters.
-	tab := readAll(t, SourceFile{Path: "latin1.csv", Encoding: "utf8-lossy"}, filesDir)
+	tab := readAll(t, spec.SourceFile{Path: "latin1.csv", Encoding: "utf8-lossy"}, filesDir)
 	if got := tab.Rows[0][1]; got != "\uFFFDsa" {
 		t.Errorf("utf8-lossy: %q", got)
 	}
@@ -174,7 +175,7 @@ func TestFileSourceEncodings(t *testing.T) {
 		{"iso-8859-15", []byte("id,name\n1,\xD6d\xF6n \xA4\n")}, // via the IANA index
 	} {
 		dir := writeFile(t, t.TempDir(), "f.csv", tc.content)
-		tab, err := ReadFileSource(SourceFile{Path: "f.csv", Encoding: tc.encoding}, dir)
+		tab, err := ReadFileSource(spec.SourceFile{Path: "f.csv", Encoding: tc.encoding}, dir)
 		if err != nil {
 			t.Errorf("%q: %v", tc.encoding, err)
 			continue
@@ -182,44 +183,44 @@ func TestFileSourceEncodings(t *testing.T) {
 		checkColumns(t, tab.Columns, "id:int", "name:text")
 		checkRows(t, tab.Rows, []any{int64(1), "Ödön €"})
 	}
-	_, err := ReadFileSource(SourceFile{Path: "latin1.csv", Encoding: "klingon-8"}, filesDir)
+	_, err := ReadFileSource(spec.SourceFile{Path: "latin1.csv", Encoding: "klingon-8"}, filesDir)
 	checkErr(t, err, 0, "latin1.csv", `unknown encoding "klingon-8"`, "latin1", "utf-16le")
 }
 
 func TestFileSourceMalformedRowNamesItsLine(t *testing.T) {
-	_, err := ReadFileSource(SourceFile{Path: "malformed.csv"}, filesDir)
+	_, err := ReadFileSource(spec.SourceFile{Path: "malformed.csv"}, filesDir)
 	checkErr(t, err, 4, "malformed.csv:4:", "bare \"")
 
 	// A cover row above the header still counts.
 	dir := writeFile(t, t.TempDir(), "m.csv", []byte("Report\nid,comment\n1,ok\n2,\"open\n"))
-	_, err = ReadFileSource(SourceFile{Path: "m.csv", RemoveTopRows: 1}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "m.csv", RemoveTopRows: 1}, dir)
 	checkErr(t, err, 4, "m.csv:4")
 
 	dir = writeFile(t, t.TempDir(), "n.csv", []byte("a;b\n1;2\n3\n"))
-	_, err = ReadFileSource(SourceFile{Path: "n.csv", Separator: ";"}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "n.csv", Separator: ";"}, dir)
 	checkErr(t, err, 3, "n.csv:3: row has 1 fields, the header has 2")
 }
 
 func TestFileSourceHeader(t *testing.T) {
 	dir := writeFile(t, t.TempDir(), "h.csv", []byte(" id , ,name\n1,2,3\n"))
-	tab := readAll(t, SourceFile{Path: "h.csv"}, dir)
+	tab := readAll(t, spec.SourceFile{Path: "h.csv"}, dir)
 	checkColumns(t, tab.Columns, "id:int", "column_2:int", "name:int")
 
 	writeFile(t, dir, "dup.csv", []byte("id,name,id\n"))
-	_, err := ReadFileSource(SourceFile{Path: "dup.csv"}, dir)
+	_, err := ReadFileSource(spec.SourceFile{Path: "dup.csv"}, dir)
 	checkErr(t, err, 1, `names column "id" twice (columns 1 and 3)`)
 
 	writeFile(t, dir, "empty.csv", nil)
-	_, err = ReadFileSource(SourceFile{Path: "empty.csv"}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "empty.csv"}, dir)
 	checkErr(t, err, 0, "empty.csv", "want a header row")
 
 	writeFile(t, dir, "short.csv", []byte("title\nsubtitle\n"))
-	_, err = ReadFileSource(SourceFile{Path: "short.csv", RemoveTopRows: 2}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "short.csv", RemoveTopRows: 2}, dir)
 	checkErr(t, err, 0, "no header row after the 2 rows removed")
-	_, err = ReadFileSource(SourceFile{Path: "short.csv", RemoveTopRows: 5}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "short.csv", RemoveTopRows: 5}, dir)
 	checkErr(t, err, 0, "remove_top_rows is 5 but the file has only 2 lines")
 
-	_, err = ReadFileSource(SourceFile{Path: "missing.csv"}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "missing.csv"}, dir)
 	if err == nil || !strings.Contains(err.Error(), "missing.csv") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
@@ -227,14 +228,14 @@ func TestFileSourceHeader(t *testing.T) {
 
 func TestFileSourceSeparatorsAndEndings(t *testing.T) {
 	want := [][]any{{int64(1), "Acme", "has, a comma"}, {int64(2), "Beta", "quoted"}}
-	checkRows(t, readAll(t, SourceFile{Path: "orders.tsv"}, filesDir).Rows, want...)
+	checkRows(t, readAll(t, spec.SourceFile{Path: "orders.tsv"}, filesDir).Rows, want...)
 
 	dir := t.TempDir()
 	tsv, _ := os.ReadFile(filepath.Join(filesDir, "orders.tsv"))
 	writeFile(t, dir, "orders", tsv)
 	writeFile(t, dir, "orders.csv", tsv)
 	writeFile(t, dir, "orders.dat", tsv)
-	for _, src := range []SourceFile{
+	for _, src := range []spec.SourceFile{
 		{Path: "orders", FileEnding: "tsv"},
 		{Path: "orders", FileEnding: ".TSV"},
 		{Path: "orders.dat", FileEnding: "tsv"},
@@ -250,19 +251,19 @@ func TestFileSourceSeparatorsAndEndings(t *testing.T) {
 		checkRows(t, tab.Rows, want...)
 	}
 	writeFile(t, dir, "pipes.csv", []byte("a|b\n1|x,y\n"))
-	checkRows(t, readAll(t, SourceFile{Path: "pipes.csv", Separator: "|"}, dir).Rows, []any{int64(1), "x,y"})
+	checkRows(t, readAll(t, spec.SourceFile{Path: "pipes.csv", Separator: "|"}, dir).Rows, []any{int64(1), "x,y"})
 
 	for _, tc := range []struct {
-		src  SourceFile
+		src  spec.SourceFile
 		want string
 	}{
-		{SourceFile{Path: "orders.csv", FileEnding: "jsonl"}, "ends in .csv but file_ending says jsonl"},
-		{SourceFile{Path: "orders", FileEnding: "xml"}, `unknown file_ending "xml"`},
-		{SourceFile{Path: "orders", FileEnding: "parquet"}, "Parquet is not supported"},
-		{SourceFile{Path: "orders.json"}, "set file_ending: jsonl"},
-		{SourceFile{Path: "orders.csv", Separator: ";;"}, `separator ";;"`},
-		{SourceFile{Path: "orders.csv", Separator: `"`}, "other than a quote"},
-		{SourceFile{Path: "events.jsonl", Separator: ","}, "does not apply to JSON lines"},
+		{spec.SourceFile{Path: "orders.csv", FileEnding: "jsonl"}, "ends in .csv but file_ending says jsonl"},
+		{spec.SourceFile{Path: "orders", FileEnding: "xml"}, `unknown file_ending "xml"`},
+		{spec.SourceFile{Path: "orders", FileEnding: "parquet"}, "Parquet is not supported"},
+		{spec.SourceFile{Path: "orders.json"}, "set file_ending: jsonl"},
+		{spec.SourceFile{Path: "orders.csv", Separator: ";;"}, `separator ";;"`},
+		{spec.SourceFile{Path: "orders.csv", Separator: `"`}, "other than a quote"},
+		{spec.SourceFile{Path: "events.jsonl", Separator: ","}, "does not apply to JSON lines"},
 	} {
 		_, err := ReadFileSource(tc.src, dir)
 		checkErr(t, err, 0, tc.src.Path+": ", tc.want)
@@ -270,7 +271,7 @@ func TestFileSourceSeparatorsAndEndings(t *testing.T) {
 }
 
 func TestFileSourceJSONLines(t *testing.T) {
-	r, err := OpenFileSource(SourceFile{Path: "events", FileEnding: "jsonl"}, filesDir)
+	r, err := OpenFileSource(spec.SourceFile{Path: "events", FileEnding: "jsonl"}, filesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,12 +314,12 @@ func TestFileSourceJSONLines(t *testing.T) {
 		{"{\"a\": \"\xE5\"}\n", 1, "invalid UTF-8"},
 	} {
 		writeFile(t, dir, "e.ndjson", []byte(tc.content))
-		_, err := ReadFileSource(SourceFile{Path: "e.ndjson"}, dir)
+		_, err := ReadFileSource(spec.SourceFile{Path: "e.ndjson"}, dir)
 		checkErr(t, err, tc.line, "e.ndjson:", tc.want)
 	}
 	// JSON types are kept: a string of digits is text, true is a bool.
 	writeFile(t, dir, "t.jsonl", []byte(`{"zip": "01234", "n": "12", "ok": true, "x": 1}`+"\n"+`{"zip": "99999", "n": "7", "ok": false, "x": "mixed"}`+"\n"))
-	tab := readAll(t, SourceFile{Path: "t.jsonl"}, dir)
+	tab := readAll(t, spec.SourceFile{Path: "t.jsonl"}, dir)
 	checkColumns(t, tab.Columns, "zip:text", "n:text", "ok:bool", "x:text")
 	checkRows(t, tab.Rows, []any{"01234", "12", true, "1"}, []any{"99999", "7", false, "mixed"})
 }
@@ -327,7 +328,7 @@ func TestFileSourceInferSchemaLength(t *testing.T) {
 	dir := writeFile(t, t.TempDir(), "n.csv", []byte("n,flag\n1,true\n2,false\nx,maybe\n"))
 	two, zero := 2, 0
 
-	r, err := OpenFileSource(SourceFile{Path: "n.csv", InferSchemaLength: &two}, dir)
+	r, err := OpenFileSource(spec.SourceFile{Path: "n.csv", InferSchemaLength: &two}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,20 +342,20 @@ func TestFileSourceInferSchemaLength(t *testing.T) {
 	_, err = r.Next()
 	checkErr(t, err, 4, `n.csv:4: column "n": value "x" is not an int, the type inferred from the first 2 rows; raise infer_schema_length`)
 
-	tab := readAll(t, SourceFile{Path: "n.csv"}, dir) // unset: every row decides
+	tab := readAll(t, spec.SourceFile{Path: "n.csv"}, dir) // unset: every row decides
 	checkColumns(t, tab.Columns, "n:text", "flag:text")
-	tab = readAll(t, SourceFile{Path: "n.csv", InferSchemaLength: &zero}, dir)
+	tab = readAll(t, spec.SourceFile{Path: "n.csv", InferSchemaLength: &zero}, dir)
 	checkColumns(t, tab.Columns, "n:text", "flag:text")
 	checkRows(t, tab.Rows, []any{"1", "true"}, []any{"2", "false"}, []any{"x", "maybe"})
 
 	// A JSON line with a key the sample did not have.
 	one := 1
 	writeFile(t, dir, "k.jsonl", []byte("{\"a\": 1}\n{\"a\": 2, \"b\": 3}\n"))
-	_, err = ReadFileSource(SourceFile{Path: "k.jsonl", InferSchemaLength: &one}, dir)
+	_, err = ReadFileSource(spec.SourceFile{Path: "k.jsonl", InferSchemaLength: &one}, dir)
 	checkErr(t, err, 2, `k.jsonl:2: column "b": a key not in the first 1 rows`)
 	// With 0 nothing is typed, but the first row still names the columns.
 	writeFile(t, dir, "k.jsonl", []byte("{\"a\": 1, \"b\": true}\n{\"b\": false, \"a\": 2}\n"))
-	tab = readAll(t, SourceFile{Path: "k.jsonl", InferSchemaLength: &zero}, dir)
+	tab = readAll(t, spec.SourceFile{Path: "k.jsonl", InferSchemaLength: &zero}, dir)
 	checkColumns(t, tab.Columns, "a:text", "b:text")
 	checkRows(t, tab.Rows, []any{"1", "true"}, []any{"2", "false"})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -23,8 +24,8 @@ type UpstreamState struct {
 	// Registered is false when the upstream has no registration in the
 	// environment the gate consults; that is a hard error, never a skip.
 	Registered  bool
-	Temporality Temporality
-	Flexibility Flexibility
+	Temporality spec.Temporality
+	Flexibility spec.Flexibility
 	// Start is the first window's since of a temporal upstream.
 	Start time.Time
 	// RangeEnd is the until of the upstream's contract range at now: the last
@@ -39,7 +40,7 @@ type UpstreamState struct {
 // Verdict is the gate's answer for one gated upstream of one unit.
 type Verdict struct {
 	Upstream string
-	Level    ContractLevel
+	Level    spec.ContractLevel
 	// Satisfied is true when the unit may run as far as this upstream goes.
 	Satisfied bool
 	// Stale is true when completeness holds but freshness does not.
@@ -64,7 +65,7 @@ type Verdict struct {
 // leaving it blocked forever.
 type GateError struct {
 	Upstream string
-	Level    ContractLevel
+	Level    spec.ContractLevel
 	Msg      string
 }
 
@@ -76,7 +77,7 @@ func (e *GateError) Error() string {
 // unit's window, or nil when the downstream model is timeless. The upstream's
 // shape comes from its registration, so a spec that changed since cannot fool
 // the gate.
-func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.Time) Verdict {
+func EvaluateGate(window *state.Window, src spec.Source, up UpstreamState, now time.Time) Verdict {
 	v := Verdict{Upstream: src.Name, Level: src.Contract}
 	hard := func(msg string) Verdict {
 		v.Err = &GateError{Upstream: src.Name, Level: src.Contract, Msg: msg}
@@ -85,16 +86,16 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 	if !up.Registered {
 		return hard("gated upstream is not registered (register it with `bollhav apply`, or drop the contract to make it ungated)")
 	}
-	if src.Contract == Exists {
+	if src.Contract == spec.Exists {
 		// EXISTS never inspects state: registration is the whole contract.
 		v.Satisfied = true
 		return v
 	}
 	if src.Contract.WindowScoped() {
 		switch {
-		case up.Temporality == Timeless:
+		case up.Temporality == spec.Timeless:
 			return hard("a timeless upstream has no window to match a window-scoped level against; gate it WHOLE or EXISTS")
-		case src.Contract == Exact && up.Flexibility == Flex:
+		case src.Contract == spec.Exact && up.Flexibility == spec.Flex:
 			return hard("EXACT on a flexible upstream can never match: its rows are coalesced into ranges, so no exact-grain row exists (Guard A); use ENCAPSULATE")
 		case window == nil:
 			return hard("the downstream is timeless and has no window for a window-scoped level; gate it WHOLE or EXISTS")
@@ -102,7 +103,7 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 	}
 
 	var selected []AppliedRow
-	if up.Temporality == Timeless {
+	if up.Temporality == spec.Timeless {
 		// WHOLE on a timeless upstream: its one existence row applied.
 		selected = up.Applied
 		if len(selected) == 0 {
@@ -112,7 +113,7 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 	} else {
 		var need state.Window
 		switch src.Contract {
-		case Exact:
+		case spec.Exact:
 			for _, r := range up.Applied {
 				if r.Window.Equal(*window) {
 					selected = append(selected, r)
@@ -123,9 +124,9 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 				// container or a union of finer rows does not.
 				v.Missing = []state.Window{*window}
 			}
-		case Encapsulate:
+		case spec.Encapsulate:
 			need = *window
-		case Through:
+		case spec.Through:
 			// Every upstream window up to and including mine: the prefix
 			// from the upstream's start, and my whole window even when it
 			// begins before the upstream does (then it can never be met).
@@ -134,14 +135,14 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 				since = window.Since
 			}
 			need = state.Window{Since: since, Until: window.Until}
-		case Whole:
+		case spec.Whole:
 			if !up.RangeEnd.After(up.Start) {
 				v.Reason = fmt.Sprintf("%s (%s): no complete window yet (the upstream starts %s)", src.Name, src.Contract, state.FormatTime(up.Start))
 				return v
 			}
 			need = state.Window{Since: up.Start, Until: up.RangeEnd}
 		}
-		if src.Contract != Exact {
+		if src.Contract != spec.Exact {
 			selected = touching(up.Applied, need)
 			v.Missing = coverageOf(selected).Gaps(need)
 		}
@@ -154,7 +155,7 @@ func EvaluateGate(window *state.Window, src Source, up UpstreamState, now time.T
 	v.Newest, v.Oldest = appliedSpan(selected)
 	if f := src.Freshness; f != nil {
 		age, which := *v.Newest, "newest"
-		if f.Scope == All {
+		if f.Scope == spec.All {
 			age, which = *v.Oldest, "oldest"
 		}
 		if age.Before(now.Add(-f.Within)) {
@@ -185,7 +186,7 @@ type UnitGate struct {
 // window is nil for a timeless model. upstreams holds the state of each gated
 // upstream by source name, read from the environment RegistrationEnv names;
 // a missing entry counts as not registered.
-func GateUnit(m *Model, window *state.Window, env Env, upstreams map[string]UpstreamState, now time.Time) UnitGate {
+func GateUnit(m *spec.Model, window *state.Window, env spec.Env, upstreams map[string]UpstreamState, now time.Time) UnitGate {
 	g := UnitGate{Satisfied: true}
 	var reasons []string
 	var errs []error

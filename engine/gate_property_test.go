@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/bollhav/bollhav/engine/spec"
 	"math/rand/v2"
 	"testing"
 )
@@ -22,23 +23,23 @@ func TestGateStrengthLadder(t *testing.T) {
 		a := r.IntN(span)
 		b := a + 1 + r.IntN(span-a)
 		w := hours(a, b)
-		sat := map[ContractLevel]bool{}
-		for _, level := range []ContractLevel{Exists, Exact, Encapsulate, Through, Whole} {
+		sat := map[spec.ContractLevel]bool{}
+		for _, level := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
 			v := EvaluateGate(&w, src(level), up, now)
 			if v.Err != nil {
 				t.Fatalf("%s: %v", level, v.Err)
 			}
 			sat[level] = v.Satisfied
 		}
-		implies := func(x, y ContractLevel) {
+		implies := func(x, y spec.ContractLevel) {
 			if sat[x] && !sat[y] {
 				t.Fatalf("case %d window %s: %s satisfied but %s not", i, w, x, y)
 			}
 		}
-		implies(Whole, Through)
-		implies(Through, Encapsulate)
-		implies(Encapsulate, Exists)
-		implies(Exact, Encapsulate)
+		implies(spec.Whole, spec.Through)
+		implies(spec.Through, spec.Encapsulate)
+		implies(spec.Encapsulate, spec.Exists)
+		implies(spec.Exact, spec.Encapsulate)
 		// And the levels are checked against a plain hour-by-hour reading.
 		have := map[int]bool{}
 		for _, row := range rows {
@@ -52,11 +53,11 @@ func TestGateStrengthLadder(t *testing.T) {
 			}
 			return true
 		}
-		if sat[Encapsulate] != all(a, b) || sat[Through] != all(0, b) || sat[Whole] != all(0, span) {
+		if sat[spec.Encapsulate] != all(a, b) || sat[spec.Through] != all(0, b) || sat[spec.Whole] != all(0, span) {
 			t.Fatalf("case %d window %s: verdicts %v disagree with the hour bitmap", i, w, sat)
 		}
-		if sat[Exact] != (b == a+1 && have[a]) {
-			t.Fatalf("case %d window %s: EXACT %v", i, w, sat[Exact])
+		if sat[spec.Exact] != (b == a+1 && have[a]) {
+			t.Fatalf("case %d window %s: EXACT %v", i, w, sat[spec.Exact])
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -38,11 +39,11 @@ func hourlyRows(at time.Time, a, b int) []AppliedRow {
 }
 
 func fixedUp(rangeEnd time.Time, rows []AppliedRow) UpstreamState {
-	return UpstreamState{Registered: true, Temporality: Temporal, Flexibility: Fix, Start: t0, RangeEnd: rangeEnd, Applied: rows}
+	return UpstreamState{Registered: true, Temporality: spec.Temporal, Flexibility: spec.Fix, Start: t0, RangeEnd: rangeEnd, Applied: rows}
 }
 
-func src(level ContractLevel) Source {
-	return Source{Name: "warehouse.orders", Kind: KindModel, Model: &SourceModel{}, Contract: level}
+func src(level spec.ContractLevel) spec.Source {
+	return spec.Source{Name: "warehouse.orders", Kind: spec.KindModel, Model: &spec.SourceModel{}, Contract: level}
 }
 
 var now = t0.Add(30 * 24 * time.Hour)
@@ -51,38 +52,38 @@ func TestGateContracts(t *testing.T) {
 	day1 := days(1, 2)
 	cases := []struct {
 		name      string
-		level     ContractLevel
+		level     spec.ContractLevel
 		window    state.Window
 		up        UpstreamState
 		satisfied bool
 		missing   []state.Window
 	}{
-		{"EXISTS/satisfied when registered, no data wait", Exists, day1, fixedUp(t0, nil), true, nil},
-		{"EXACT/one applied row equals my window", Exact, day1, fixedUp(now, applied(t0, days(0, 1), days(1, 2))), true, nil},
-		{"EXACT/a coarser row containing my window does not count", Exact, day1, fixedUp(now, applied(t0, days(0, 7))), false, []state.Window{day1}},
-		{"EXACT/a union of finer rows does not count", Exact, day1, fixedUp(now, hourlyRows(t0, 24, 48)), false, []state.Window{day1}},
-		{"ENCAPSULATE/a single coarser row that contains my window", Encapsulate, day1, fixedUp(now, applied(t0, days(0, 7))), true, nil},
-		{"ENCAPSULATE/the exact-grain row", Encapsulate, day1, fixedUp(now, applied(t0, day1)), true, nil},
-		{"ENCAPSULATE/24 hourly rows cover a daily window", Encapsulate, day1, fixedUp(now, hourlyRows(t0, 24, 48)), true, nil},
-		{"ENCAPSULATE/a daily upstream covers an hourly downstream", Encapsulate, hours(30, 31), fixedUp(now, applied(t0, day1)), true, nil},
-		{"ENCAPSULATE/a union with a hole is not gap-free", Encapsulate, day1,
+		{"EXISTS/satisfied when registered, no data wait", spec.Exists, day1, fixedUp(t0, nil), true, nil},
+		{"EXACT/one applied row equals my window", spec.Exact, day1, fixedUp(now, applied(t0, days(0, 1), days(1, 2))), true, nil},
+		{"EXACT/a coarser row containing my window does not count", spec.Exact, day1, fixedUp(now, applied(t0, days(0, 7))), false, []state.Window{day1}},
+		{"EXACT/a union of finer rows does not count", spec.Exact, day1, fixedUp(now, hourlyRows(t0, 24, 48)), false, []state.Window{day1}},
+		{"ENCAPSULATE/a single coarser row that contains my window", spec.Encapsulate, day1, fixedUp(now, applied(t0, days(0, 7))), true, nil},
+		{"ENCAPSULATE/the exact-grain row", spec.Encapsulate, day1, fixedUp(now, applied(t0, day1)), true, nil},
+		{"ENCAPSULATE/24 hourly rows cover a daily window", spec.Encapsulate, day1, fixedUp(now, hourlyRows(t0, 24, 48)), true, nil},
+		{"ENCAPSULATE/a daily upstream covers an hourly downstream", spec.Encapsulate, hours(30, 31), fixedUp(now, applied(t0, day1)), true, nil},
+		{"ENCAPSULATE/a union with a hole is not gap-free", spec.Encapsulate, day1,
 			fixedUp(now, append(hourlyRows(t0, 24, 30), hourlyRows(t0, 31, 48)...)), false, []state.Window{hours(30, 31)}},
-		{"ENCAPSULATE/nothing outside my window can block me", Encapsulate, day1,
+		{"ENCAPSULATE/nothing outside my window can block me", spec.Encapsulate, day1,
 			fixedUp(now, applied(t0, day1, days(3, 4))), true, nil},
-		{"EXACT/nothing outside my window can block me", Exact, day1, fixedUp(now, applied(t0, day1)), true, nil},
-		{"THROUGH/a gap-free prefix up to and including my window", Through, days(2, 3),
+		{"EXACT/nothing outside my window can block me", spec.Exact, day1, fixedUp(now, applied(t0, day1)), true, nil},
+		{"THROUGH/a gap-free prefix up to and including my window", spec.Through, days(2, 3),
 			fixedUp(now, applied(t0, days(0, 1), days(1, 2), days(2, 3))), true, nil},
-		{"THROUGH/a hole anywhere before my window blocks", Through, days(2, 3),
+		{"THROUGH/a hole anywhere before my window blocks", spec.Through, days(2, 3),
 			fixedUp(now, applied(t0, days(1, 2), days(2, 3))), false, []state.Window{days(0, 1)}},
-		{"THROUGH/my own window must be applied", Through, days(2, 3),
+		{"THROUGH/my own window must be applied", spec.Through, days(2, 3),
 			fixedUp(now, applied(t0, days(0, 1), days(1, 2))), false, []state.Window{days(2, 3)}},
-		{"THROUGH/a hole after my window does not block", Through, days(1, 2),
+		{"THROUGH/a hole after my window does not block", spec.Through, days(1, 2),
 			fixedUp(now, applied(t0, days(0, 1), days(1, 2), days(3, 4))), true, nil},
-		{"WHOLE/every window of the contract range applied", Whole, day1,
+		{"WHOLE/every window of the contract range applied", spec.Whole, day1,
 			fixedUp(t0.Add(72*time.Hour), applied(t0, days(0, 1), days(1, 2), days(2, 3))), true, nil},
-		{"WHOLE/a hole anywhere blocks, even after my window", Whole, day1,
+		{"WHOLE/a hole anywhere blocks, even after my window", spec.Whole, day1,
 			fixedUp(t0.Add(72*time.Hour), applied(t0, days(0, 1), days(1, 2))), false, []state.Window{days(2, 3)}},
-		{"EXACT on a fixed upstream of another grain blocks, it is no error", Exact, day1,
+		{"EXACT on a fixed upstream of another grain blocks, it is no error", spec.Exact, day1,
 			fixedUp(now, hourlyRows(t0, 0, 72)), false, []state.Window{day1}},
 	}
 	for _, c := range cases {
@@ -119,7 +120,7 @@ func sameWindows(a, b []state.Window) bool {
 func TestGateBlockedReasonNamesMissingRanges(t *testing.T) {
 	w := days(1, 2)
 	up := fixedUp(now, append(hourlyRows(t0, 24, 30), hourlyRows(t0, 31, 47)...))
-	v := EvaluateGate(&w, src(Encapsulate), up, now)
+	v := EvaluateGate(&w, src(spec.Encapsulate), up, now)
 	want := "warehouse.orders (ENCAPSULATE): missing [2026-01-02T06:00:00Z, 2026-01-02T07:00:00Z), [2026-01-02T23:00:00Z, 2026-01-03T00:00:00Z)"
 	if v.Reason != want {
 		t.Errorf("reason\n got %q\nwant %q", v.Reason, want)
@@ -130,13 +131,13 @@ func TestGateBlockedReasonNamesMissingRanges(t *testing.T) {
 // upstream; against a flexible one only EXACT is a hard error (Guard A).
 func TestGateFixedVersusFlexibleMatrix(t *testing.T) {
 	w := days(1, 2)
-	for _, flex := range []Flexibility{Fix, Flex} {
-		for _, level := range []ContractLevel{Exists, Exact, Encapsulate, Through, Whole} {
+	for _, flex := range []spec.Flexibility{spec.Fix, spec.Flex} {
+		for _, level := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
 			t.Run(flex.String()+"/"+level.String(), func(t *testing.T) {
 				up := fixedUp(t0.Add(48*time.Hour), applied(t0, days(0, 1), days(1, 2)))
 				up.Flexibility = flex
 				v := EvaluateGate(&w, src(level), up, now)
-				wantErr := flex == Flex && level == Exact
+				wantErr := flex == spec.Flex && level == spec.Exact
 				if (v.Err != nil) != wantErr {
 					t.Fatalf("err = %v, want error: %v", v.Err, wantErr)
 				}
@@ -151,8 +152,8 @@ func TestGateFixedVersusFlexibleMatrix(t *testing.T) {
 func TestGateGuardAExactOnFlexibleIsHardError(t *testing.T) {
 	w := days(1, 2)
 	up := fixedUp(now, applied(t0, w)) // even an exactly matching row
-	up.Flexibility = Flex
-	v := EvaluateGate(&w, src(Exact), up, now)
+	up.Flexibility = spec.Flex
+	v := EvaluateGate(&w, src(spec.Exact), up, now)
 	var ge *GateError
 	if !errors.As(v.Err, &ge) || !strings.Contains(ge.Error(), "ENCAPSULATE") {
 		t.Fatalf("want a GateError pointing to ENCAPSULATE, got %v", v.Err)
@@ -165,10 +166,10 @@ func TestGateGuardAExactOnFlexibleIsHardError(t *testing.T) {
 func TestGateTimelessUpstream(t *testing.T) {
 	w := days(1, 2)
 	timeless := func(rows []AppliedRow) UpstreamState {
-		return UpstreamState{Registered: true, Temporality: Timeless, Applied: rows}
+		return UpstreamState{Registered: true, Temporality: spec.Timeless, Applied: rows}
 	}
 	existence := []AppliedRow{{AppliedAt: t0}}
-	for _, level := range []ContractLevel{Exact, Encapsulate, Through} {
+	for _, level := range []spec.ContractLevel{spec.Exact, spec.Encapsulate, spec.Through} {
 		t.Run(level.String()+" is a hard error", func(t *testing.T) {
 			v := EvaluateGate(&w, src(level), timeless(existence), now)
 			if v.Err == nil || !strings.Contains(v.Err.Error(), "WHOLE or EXISTS") {
@@ -177,23 +178,23 @@ func TestGateTimelessUpstream(t *testing.T) {
 		})
 	}
 	t.Run("WHOLE satisfied by its one applied row", func(t *testing.T) {
-		if v := EvaluateGate(&w, src(Whole), timeless(existence), now); !v.Satisfied {
+		if v := EvaluateGate(&w, src(spec.Whole), timeless(existence), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
 	t.Run("WHOLE blocks while its row is not applied", func(t *testing.T) {
-		v := EvaluateGate(&w, src(Whole), timeless(nil), now)
+		v := EvaluateGate(&w, src(spec.Whole), timeless(nil), now)
 		if v.Satisfied || v.Err != nil || v.Reason != "warehouse.orders (WHOLE): not applied" {
 			t.Fatalf("got %+v", v)
 		}
 	})
 	t.Run("WHOLE from a timeless downstream", func(t *testing.T) {
-		if v := EvaluateGate(nil, src(Whole), timeless(existence), now); !v.Satisfied {
+		if v := EvaluateGate(nil, src(spec.Whole), timeless(existence), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
 	t.Run("EXISTS satisfied by registration alone", func(t *testing.T) {
-		if v := EvaluateGate(&w, src(Exists), timeless(nil), now); !v.Satisfied {
+		if v := EvaluateGate(&w, src(spec.Exists), timeless(nil), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
@@ -201,7 +202,7 @@ func TestGateTimelessUpstream(t *testing.T) {
 
 func TestGateUnregisteredUpstreamIsHardErrorAtEveryLevel(t *testing.T) {
 	w := days(1, 2)
-	for _, level := range []ContractLevel{Exists, Exact, Encapsulate, Through, Whole} {
+	for _, level := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
 		v := EvaluateGate(&w, src(level), UpstreamState{}, now)
 		if v.Err == nil || !strings.Contains(v.Err.Error(), "not registered") {
 			t.Errorf("%s: want 'not registered' hard error, got %v", level, v.Err)
@@ -210,7 +211,7 @@ func TestGateUnregisteredUpstreamIsHardErrorAtEveryLevel(t *testing.T) {
 }
 
 func TestGateWindowScopedLevelFromTimelessDownstreamIsHardError(t *testing.T) {
-	v := EvaluateGate(nil, src(Encapsulate), fixedUp(now, nil), now)
+	v := EvaluateGate(nil, src(spec.Encapsulate), fixedUp(now, nil), now)
 	if v.Err == nil {
 		t.Fatal("want a hard error")
 	}
@@ -218,7 +219,7 @@ func TestGateWindowScopedLevelFromTimelessDownstreamIsHardError(t *testing.T) {
 
 func TestGateWholeOnEmptyContractRangeBlocks(t *testing.T) {
 	w := days(0, 1)
-	v := EvaluateGate(&w, src(Whole), fixedUp(t0, nil), now)
+	v := EvaluateGate(&w, src(spec.Whole), fixedUp(t0, nil), now)
 	if v.Satisfied || v.Err != nil || !strings.Contains(v.Reason, "no complete window yet") {
 		t.Fatalf("got %+v", v)
 	}
@@ -229,7 +230,7 @@ func TestGateThroughWindowBeforeUpstreamStartNeverSatisfied(t *testing.T) {
 	up := fixedUp(now, applied(t0, days(1, 2), days(2, 3)))
 	up.Start = t0.Add(24 * time.Hour)
 	w := days(0, 1)
-	v := EvaluateGate(&w, src(Through), up, now)
+	v := EvaluateGate(&w, src(spec.Through), up, now)
 	if v.Satisfied || !sameWindows(v.Missing, []state.Window{days(0, 1)}) {
 		t.Fatalf("got %+v", v)
 	}
@@ -241,34 +242,34 @@ func TestFreshness(t *testing.T) {
 	multi := append(applied(old, days(0, 1)), applied(fresh, days(1, 2))...)
 	cases := []struct {
 		name   string
-		level  ContractLevel
+		level  spec.ContractLevel
 		window state.Window
-		scope  FreshnessScope
+		scope  spec.FreshnessScope
 		rows   []AppliedRow
 		stale  bool
 		reason string
 	}{
-		{"LATEST/fresh when the newest row is within", Whole, days(1, 2), Latest, multi, false, ""},
-		{"ALL/stale when the oldest row is not within", Whole, days(1, 2), All, multi, true,
+		{"LATEST/fresh when the newest row is within", spec.Whole, days(1, 2), spec.Latest, multi, false, ""},
+		{"ALL/stale when the oldest row is not within", spec.Whole, days(1, 2), spec.All, multi, true,
 			"warehouse.orders (WHOLE, stale): oldest applied_at 2026-01-29T00:00:00Z is older than 1d"},
-		{"LATEST/stale when even the newest is old", Whole, days(1, 2), Latest, applied(old, days(0, 1), days(1, 2)), true,
+		{"LATEST/stale when even the newest is old", spec.Whole, days(1, 2), spec.Latest, applied(old, days(0, 1), days(1, 2)), true,
 			"warehouse.orders (WHOLE, stale): newest applied_at 2026-01-29T00:00:00Z is older than 1d"},
-		{"THROUGH/selects the prefix, so an old first day makes ALL stale", Through, days(1, 2), All, multi, true,
+		{"THROUGH/selects the prefix, so an old first day makes ALL stale", spec.Through, days(1, 2), spec.All, multi, true,
 			"warehouse.orders (THROUGH, stale): oldest applied_at 2026-01-29T00:00:00Z is older than 1d"},
-		{"ENCAPSULATE/selects only rows touching my window", Encapsulate, days(1, 2), All, multi, false, ""},
-		{"EXACT/selects the exact row only", Exact, days(1, 2), All, multi, false, ""},
-		{"EXACT/single row: LATEST and ALL agree (LATEST)", Exact, days(0, 1), Latest, multi, true,
+		{"ENCAPSULATE/selects only rows touching my window", spec.Encapsulate, days(1, 2), spec.All, multi, false, ""},
+		{"EXACT/selects the exact row only", spec.Exact, days(1, 2), spec.All, multi, false, ""},
+		{"EXACT/single row: LATEST and ALL agree (LATEST)", spec.Exact, days(0, 1), spec.Latest, multi, true,
 			"warehouse.orders (EXACT, stale): newest applied_at 2026-01-29T00:00:00Z is older than 1d"},
-		{"EXACT/single row: LATEST and ALL agree (ALL)", Exact, days(0, 1), All, multi, true,
+		{"EXACT/single row: LATEST and ALL agree (ALL)", spec.Exact, days(0, 1), spec.All, multi, true,
 			"warehouse.orders (EXACT, stale): oldest applied_at 2026-01-29T00:00:00Z is older than 1d"},
-		{"ENCAPSULATE/a union of finer rows differs by scope (LATEST)", Encapsulate, days(0, 2), Latest, multi, false, ""},
-		{"ENCAPSULATE/a union of finer rows differs by scope (ALL)", Encapsulate, days(0, 2), All, multi, true,
+		{"ENCAPSULATE/a union of finer rows differs by scope (LATEST)", spec.Encapsulate, days(0, 2), spec.Latest, multi, false, ""},
+		{"ENCAPSULATE/a union of finer rows differs by scope (ALL)", spec.Encapsulate, days(0, 2), spec.All, multi, true,
 			"warehouse.orders (ENCAPSULATE, stale): oldest applied_at 2026-01-29T00:00:00Z is older than 1d"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s := src(c.level)
-			s.Freshness = &Freshness{Within: within, Scope: c.scope}
+			s.Freshness = &spec.Freshness{Within: within, Scope: c.scope}
 			v := EvaluateGate(&c.window, s, fixedUp(t0.Add(48*time.Hour), c.rows), now)
 			if v.Err != nil {
 				t.Fatal(v.Err)
@@ -282,8 +283,8 @@ func TestFreshness(t *testing.T) {
 
 func TestFreshnessIsCheckedOnlyAfterCompleteness(t *testing.T) {
 	w := days(1, 2)
-	s := src(Encapsulate)
-	s.Freshness = &Freshness{Within: time.Hour, Scope: Latest}
+	s := src(spec.Encapsulate)
+	s.Freshness = &spec.Freshness{Within: time.Hour, Scope: spec.Latest}
 	v := EvaluateGate(&w, s, fixedUp(now, nil), now)
 	if v.Stale || v.Reason != "warehouse.orders (ENCAPSULATE): missing [2026-01-02T00:00:00Z, 2026-01-03T00:00:00Z)" {
 		t.Fatalf("an incomplete upstream is missing, not stale: %+v", v)
@@ -291,9 +292,9 @@ func TestFreshnessIsCheckedOnlyAfterCompleteness(t *testing.T) {
 }
 
 func TestFreshnessOnTimelessExistenceRow(t *testing.T) {
-	s := src(Whole)
-	s.Freshness = &Freshness{Within: time.Hour, Scope: All}
-	up := UpstreamState{Registered: true, Temporality: Timeless, Applied: []AppliedRow{{AppliedAt: now.Add(-2 * time.Hour)}}}
+	s := src(spec.Whole)
+	s.Freshness = &spec.Freshness{Within: time.Hour, Scope: spec.All}
+	up := UpstreamState{Registered: true, Temporality: spec.Timeless, Applied: []AppliedRow{{AppliedAt: now.Add(-2 * time.Hour)}}}
 	if v := EvaluateGate(nil, s, up, now); !v.Stale {
 		t.Fatalf("a two-hour-old existence row is stale under within 1h: %+v", v)
 	}
@@ -307,8 +308,8 @@ func TestFreshnessOnTimelessExistenceRow(t *testing.T) {
 // tomorrow, with no sleeping.
 func TestFreshnessUsesExplicitNow(t *testing.T) {
 	w := days(1, 2)
-	s := src(Encapsulate)
-	s.Freshness = &Freshness{Within: 24 * time.Hour, Scope: Latest}
+	s := src(spec.Encapsulate)
+	s.Freshness = &spec.Freshness{Within: 24 * time.Hour, Scope: spec.Latest}
 	up := fixedUp(now, applied(now.Add(-23*time.Hour), w))
 	if v := EvaluateGate(&w, s, up, now); !v.Satisfied {
 		t.Fatalf("fresh now: %+v", v)

@@ -2,19 +2,20 @@ package engine
 
 import (
 	"errors"
+	"github.com/bollhav/bollhav/engine/spec"
 	"testing"
 	"time"
 )
 
 // A daily model with three gated upstreams and one ungated source.
-func gatedModel() *Model {
-	return &Model{
-		Name: "mart.daily", Schema: "mart", Table: "daily", Temporality: Temporal, State: true,
-		Upstream: []Source{
-			{Name: "warehouse.orders", Kind: KindModel, Model: &SourceModel{}, Contract: Encapsulate},
-			{Name: "warehouse.customers", Kind: KindModel, Model: &SourceModel{}, Contract: Whole},
-			{Name: "raw.landing", Kind: KindModel, Model: &SourceModel{}},
-			{Name: "ref.config", Kind: KindModel, Model: &SourceModel{}, Contract: Exists, DeactivateForDev: true},
+func gatedModel() *spec.Model {
+	return &spec.Model{
+		Name: "mart.daily", Schema: "mart", Table: "daily", Temporality: spec.Temporal, State: true,
+		Upstream: []spec.Source{
+			{Name: "warehouse.orders", Kind: spec.KindModel, Model: &spec.SourceModel{}, Contract: spec.Encapsulate},
+			{Name: "warehouse.customers", Kind: spec.KindModel, Model: &spec.SourceModel{}, Contract: spec.Whole},
+			{Name: "raw.landing", Kind: spec.KindModel, Model: &spec.SourceModel{}},
+			{Name: "ref.config", Kind: spec.KindModel, Model: &spec.SourceModel{}, Contract: spec.Exists, DeactivateForDev: true},
 		},
 	}
 }
@@ -24,9 +25,9 @@ func TestGateUnitChecksEveryUpstreamWithoutShortCircuit(t *testing.T) {
 	ups := map[string]UpstreamState{
 		"warehouse.orders":    fixedUp(now, applied(t0, days(0, 1))),                  // day 1 missing
 		"warehouse.customers": fixedUp(t0.Add(72*time.Hour), applied(t0, days(0, 2))), // day 2 missing
-		"ref.config":          {Registered: true, Temporality: Timeless},
+		"ref.config":          {Registered: true, Temporality: spec.Timeless},
 	}
-	g := GateUnit(gatedModel(), &w, Env{}, ups, now)
+	g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now)
 	if g.Satisfied || g.Err != nil {
 		t.Fatalf("want blocked without error, got %+v", g)
 	}
@@ -51,9 +52,9 @@ func TestGateUnitAllSatisfiedRuns(t *testing.T) {
 	ups := map[string]UpstreamState{
 		"warehouse.orders":    fixedUp(now, applied(t0, days(1, 2))),
 		"warehouse.customers": fixedUp(t0.Add(48*time.Hour), applied(t0, days(0, 1), days(1, 2))),
-		"ref.config":          {Registered: true, Temporality: Timeless},
+		"ref.config":          {Registered: true, Temporality: spec.Timeless},
 	}
-	if g := GateUnit(gatedModel(), &w, Env{}, ups, now); !g.Satisfied || g.BlockedReason != "" || g.Err != nil {
+	if g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now); !g.Satisfied || g.BlockedReason != "" || g.Err != nil {
 		t.Fatalf("want satisfied, got %+v", g)
 	}
 }
@@ -63,9 +64,9 @@ func TestGateUnitHardErrorAndBlockTogether(t *testing.T) {
 	ups := map[string]UpstreamState{
 		"warehouse.orders": fixedUp(now, nil),
 		// warehouse.customers is not registered: a hard error, not a skip.
-		"ref.config": {Registered: true, Temporality: Timeless},
+		"ref.config": {Registered: true, Temporality: spec.Timeless},
 	}
-	g := GateUnit(gatedModel(), &w, Env{}, ups, now)
+	g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now)
 	var ge *GateError
 	if !errors.As(g.Err, &ge) || ge.Upstream != "warehouse.customers" {
 		t.Fatalf("want the unregistered upstream as a GateError, got %v", g.Err)
@@ -85,7 +86,7 @@ func TestGateUnitDeactivateForDev(t *testing.T) {
 		// ref.config is registered nowhere in this test.
 	}
 	t.Run("dev to prod table, deactivate_for_dev: gate skipped", func(t *testing.T) {
-		g := GateUnit(gatedModel(), &w, Env{Suffix: "pr123"}, ups, now)
+		g := GateUnit(gatedModel(), &w, spec.Env{Suffix: "pr123"}, ups, now)
 		if !g.Satisfied || g.Err != nil {
 			t.Fatalf("want satisfied with ref.config skipped, got %+v", g)
 		}
@@ -96,12 +97,12 @@ func TestGateUnitDeactivateForDev(t *testing.T) {
 	t.Run("dev to dev table, no flag: checked", func(t *testing.T) {
 		m := gatedModel()
 		m.Upstream[3].DeactivateForDev = false
-		if g := GateUnit(m, &w, Env{Suffix: "pr123"}, ups, now); g.Err == nil {
+		if g := GateUnit(m, &w, spec.Env{Suffix: "pr123"}, ups, now); g.Err == nil {
 			t.Fatal("an unregistered dev upstream is a hard error")
 		}
 	})
 	t.Run("prod to prod, the flag is inert", func(t *testing.T) {
-		if g := GateUnit(gatedModel(), &w, Env{}, ups, now); g.Err == nil {
+		if g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now); g.Err == nil {
 			t.Fatal("without a suffix deactivate_for_dev does nothing: ref.config is checked")
 		}
 	})

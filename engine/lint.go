@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -28,14 +29,14 @@ type Finding struct {
 	Severity Severity
 	Rule     string
 	Message  string
-	Pos      Position
+	Pos      spec.Position
 }
 
 // Lint proves what it can about a valid spec before anything runs: contracts
 // that can never be satisfied by construction, task graphs that cannot be
 // scheduled, and the seed's silent 🔴 combinations that corrupt data with no
 // error. Findings are sorted by position in the spec.
-func Lint(spec *Spec) []Finding {
+func Lint(spec *spec.Spec) []Finding {
 	var out []Finding
 	for _, m := range spec.Models {
 		out = append(out, lintFlexible(m)...)
@@ -60,19 +61,19 @@ func Lint(spec *Spec) []Finding {
 // aggregating matches the query shapes that break [a,c) ≡ [a,b) ∪ [b,c).
 var aggregating = regexp.MustCompile(`(?i)\bgroup\s+by\b|\b(sum|count|avg|min|max)\s*\(|\brow_number\s*\(|\bover\s*\(|\bdistinct\b`)
 
-func lintFlexible(m *Model) []Finding {
+func lintFlexible(m *spec.Model) []Finding {
 	if !m.Flexible() {
 		return nil
 	}
 	var out []Finding
-	warn := func(rule, msg string, pos Position) {
+	warn := func(rule, msg string, pos spec.Position) {
 		out = append(out, Finding{Model: m.Name, Severity: SeverityWarning, Rule: rule, Message: msg, Pos: pos})
 	}
 	if w := m.Run.Write; w != nil {
 		switch w.Mode {
-		case Append:
+		case spec.Append:
 			warn("flex-append", "flexible model with append write: every re-cover of a range appends its rows again, duplicating them; use recreate_partition, or keep the model fixed", m.Run.Pos)
-		case Upsert:
+		case spec.Upsert:
 			warn("flex-upsert", "flexible model with upsert write: a last-writer-wins merge makes the result depend on how ranges were partitioned; break ties deterministically (a _data_modified comparison) or use recreate_partition", m.Run.Pos)
 		}
 	}
@@ -81,49 +82,49 @@ func lintFlexible(m *Model) []Finding {
 		warn("flex-aggregate", fmt.Sprintf("flexible model with an aggregating query (%q): aggregates are not invariant to how the window is partitioned, so re-chunking silently changes the numbers; keep aggregating models fixed", strings.TrimSpace(loc)), m.Run.Pos)
 	}
 	for _, src := range m.Upstream {
-		if src.Contract == Through {
+		if src.Contract == spec.Through {
 			warn("flex-through", fmt.Sprintf("flexible model with a THROUGH upstream %s: cumulative logic over history is not partition-invariant; keep it fixed", src.Name), src.Pos)
 		}
 	}
 	return out
 }
 
-func lintContract(spec *Spec, m *Model, src Source) []Finding {
+func lintContract(sp *spec.Spec, m *spec.Model, src spec.Source) []Finding {
 	var out []Finding
 	finding := func(sev Severity, rule, msg string) {
 		out = append(out, Finding{Model: m.Name, Severity: sev, Rule: rule,
 			Message: fmt.Sprintf("source %s (%s): %s", src.Name, src.Contract, msg), Pos: src.Pos})
 	}
-	up := spec.Model(src.Name)
+	up := sp.Model(src.Name)
 	if up == nil {
 		finding(SeverityWarning, "upstream-not-in-spec", "the gated upstream is not defined in this spec; the gate needs it registered in the store by another spec, or the unit fails")
 		return out
 	}
-	if up.Temporality == Timeless && src.Contract.WindowScoped() {
+	if up.Temporality == spec.Timeless && src.Contract.WindowScoped() {
 		finding(SeverityError, "window-level-on-timeless", "the upstream is timeless and has no window to match: this is a hard error at gate time; gate it WHOLE or EXISTS")
 		return out
 	}
-	if src.Contract == Exact && up.Flexible() {
+	if src.Contract == spec.Exact && up.Flexible() {
 		finding(SeverityError, "exact-on-flexible", "EXACT on a flexible upstream can never match (Guard A): its rows are coalesced into ranges; use ENCAPSULATE")
 		return out
 	}
-	if f := src.Freshness; f != nil && up.Temporality == Temporal && up.Chunking != nil && f.Within < up.Chunking.Interval.Nominal() {
+	if f := src.Freshness; f != nil && up.Temporality == spec.Temporal && up.Chunking != nil && f.Within < up.Chunking.Interval.Nominal() {
 		finding(SeverityWarning, "freshness-shorter-than-grain", fmt.Sprintf(
 			"freshness within %s is shorter than the upstream's own %s grain: it is loaded once per window, so the gate reports it stale for part of every period", FormatWithin(f.Within), up.Chunking.Interval))
 	}
-	if m.Temporality != Temporal || up.Temporality != Temporal || m.Chunking == nil || up.Chunking == nil {
+	if m.Temporality != spec.Temporal || up.Temporality != spec.Temporal || m.Chunking == nil || up.Chunking == nil {
 		return out
 	}
-	if up.Chunking.Start.After(m.Chunking.Start) && src.Contract != Exists {
+	if up.Chunking.Start.After(m.Chunking.Start) && src.Contract != spec.Exists {
 		msg := fmt.Sprintf("the upstream starts %s, after this model's start %s: ",
 			state.FormatTime(up.Chunking.Start), state.FormatTime(m.Chunking.Start))
-		if src.Contract == Whole {
+		if src.Contract == spec.Whole {
 			finding(SeverityWarning, "upstream-starts-later", msg+"this model's windows before then read no upstream data, which WHOLE does not notice")
 		} else {
 			finding(SeverityError, "upstream-starts-later", msg+"this model's windows before then can never be covered and block forever; move this model's start or the upstream's")
 		}
 	}
-	if src.Contract == Exact && !up.Flexible() {
+	if src.Contract == spec.Exact && !up.Flexible() {
 		if matched, checked, ok := exactMatches(m, up); ok && matched == 0 {
 			finding(SeverityError, "exact-grain-mismatch", fmt.Sprintf(
 				"none of this model's first %d windows (%s grain) is a window of the upstream's %s grid, so EXACT can never match and every unit blocks forever; use ENCAPSULATE",
@@ -139,7 +140,7 @@ func lintContract(spec *Spec, m *Model, src Source) []Finding {
 
 // exactMatches counts how many of the downstream's first windows are exactly
 // windows of the upstream's grid: EXACT can only ever match those.
-func exactMatches(down, up *Model) (matched, checked int, ok bool) {
+func exactMatches(down, up *spec.Model) (matched, checked int, ok bool) {
 	dg, err1 := state.NewGrid(down.Chunking.Start, down.Chunking.Interval, down.Chunking.Location)
 	ug, err2 := state.NewGrid(up.Chunking.Start, up.Chunking.Interval, up.Chunking.Location)
 	if err1 != nil || err2 != nil {
@@ -159,7 +160,7 @@ func exactMatches(down, up *Model) (matched, checked int, ok bool) {
 	return matched, checked, checked > 0
 }
 
-func lintRunCondition(spec *Spec, m *Model) []Finding {
+func lintRunCondition(spec *spec.Spec, m *spec.Model) []Finding {
 	same, cross := modelEdges(spec, m)
 	total := len(same) + len(cross)
 	var out []Finding
@@ -201,7 +202,7 @@ func lintRunCondition(spec *Spec, m *Model) []Finding {
 
 // needsSuccessOf reports whether task a can only start after b succeeded: a
 // path of SUCCESS or HAS_DATA edges from a to b through tasks under ALL.
-func needsSuccessOf(spec *Spec, a, b string, seen map[string]bool) bool {
+func needsSuccessOf(spec *spec.Spec, a, b string, seen map[string]bool) bool {
 	if seen[a] {
 		return false
 	}
@@ -222,7 +223,7 @@ func needsSuccessOf(spec *Spec, a, b string, seen map[string]bool) bool {
 	return false
 }
 
-func lintGraphs(spec *Spec) []Finding {
+func lintGraphs(spec *spec.Spec) []Finding {
 	var out []Finding
 	if _, err := specLineage(spec); err != nil {
 		var ce *graph.LineageCycleError
@@ -246,11 +247,11 @@ func lintGraphs(spec *Spec) []Finding {
 	return out
 }
 
-func posOf(spec *Spec, model string) Position {
-	if m := spec.Model(model); m != nil {
+func posOf(sp *spec.Spec, model string) spec.Position {
+	if m := sp.Model(model); m != nil {
 		return m.Pos
 	}
-	return Position{}
+	return spec.Position{}
 }
 
 func unjoin(err error) []error {

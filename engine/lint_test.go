@@ -1,13 +1,14 @@
 package engine
 
 import (
+	"github.com/bollhav/bollhav/engine/spec"
 	"strings"
 	"testing"
 )
 
-func mustParse(t *testing.T, yaml string) *Spec {
+func mustParse(t *testing.T, yaml string) *spec.Spec {
 	t.Helper()
-	spec, err := ParseSpec("bollhav.yaml", []byte(yaml))
+	spec, err := spec.Parse("bollhav.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("spec does not load: %v", err)
 	}
@@ -15,7 +16,7 @@ func mustParse(t *testing.T, yaml string) *Spec {
 }
 
 // findings returns the lint findings of rule, as "severity model" strings.
-func findings(spec *Spec, rule string) []Finding {
+func findings(spec *spec.Spec, rule string) []Finding {
 	var out []Finding
 	for _, f := range Lint(spec) {
 		if f.Rule == rule {
@@ -25,7 +26,7 @@ func findings(spec *Spec, rule string) []Finding {
 	return out
 }
 
-func expectOne(t *testing.T, spec *Spec, rule string, sev Severity, model, contains string) Finding {
+func expectOne(t *testing.T, spec *spec.Spec, rule string, sev Severity, model, contains string) Finding {
 	t.Helper()
 	fs := findings(spec, rule)
 	if len(fs) != 1 {
@@ -38,7 +39,7 @@ func expectOne(t *testing.T, spec *Spec, rule string, sev Severity, model, conta
 	return f
 }
 
-func expectNone(t *testing.T, spec *Spec, rule string) {
+func expectNone(t *testing.T, spec *spec.Spec, rule string) {
 	t.Helper()
 	if fs := findings(spec, rule); len(fs) != 0 {
 		t.Fatalf("want no %s finding, got %+v", rule, fs)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -46,7 +47,7 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 	if err != nil {
 		return 0, err
 	}
-	if m.Temporality == Timeless {
+	if m.Temporality == spec.Timeless {
 		if !w.Since.IsZero() || !w.Until.IsZero() {
 			return 0, fmt.Errorf("model %s is timeless: it has one existence row and no windows; mark it without a window", model)
 		}
@@ -71,11 +72,11 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 
 // markModel is the model as registered (its grain is what its units were
 // cut by), falling back to the spec when it is not registered.
-func (e *Engine) markModel(ctx context.Context, name string) (*Model, error) {
+func (e *Engine) markModel(ctx context.Context, name string) (*spec.Model, error) {
 	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
 	switch {
 	case err == nil:
-		return ModelFromRecord(rec)
+		return spec.ModelFromRecord(rec)
 	case errors.Is(err, state.ErrNotFound):
 		if e.Spec != nil && e.Spec.Model(name) != nil {
 			return nil, fmt.Errorf("model %s is not registered in %s: it has no units to mark (run apply first)", name, e.Env)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -33,8 +34,8 @@ type Plan struct {
 // a timeless model's existence row is the zero Window.
 type ModelPlan struct {
 	Model       string
-	Temporality Temporality
-	Flexibility Flexibility
+	Temporality spec.Temporality
+	Flexibility spec.Flexibility
 	// Mode is the effective mode: bulldozer without a window on a temporal
 	// model runs as discover (see Warnings).
 	Mode StateMode
@@ -213,7 +214,7 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 }
 
 // unknownModelError names the model and the spec's closest names.
-func unknownModelError(spec *Spec, name string) error {
+func unknownModelError(spec *spec.Spec, name string) error {
 	type cand struct {
 		name string
 		d    int
@@ -256,7 +257,7 @@ func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]sta
 	return out, nil
 }
 
-func (e *Engine) planModel(ctx context.Context, m *Model, existing map[string]state.ModelRecord, req RunRequest, mode StateMode, now time.Time) (*ModelPlan, error) {
+func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[string]state.ModelRecord, req RunRequest, mode StateMode, now time.Time) (*ModelPlan, error) {
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
 	rec := modelRecord(e.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
@@ -264,7 +265,7 @@ func (e *Engine) planModel(ctx context.Context, m *Model, existing map[string]st
 	if err != nil {
 		return nil, err
 	}
-	if m.Temporality == Timeless {
+	if m.Temporality == spec.Timeless {
 		if req.Window != nil {
 			mp.warn("a timeless model has no windows: the run window %s is ignored; its one existence row is planned", *req.Window)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -330,7 +331,7 @@ func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
 		if err != nil || rec.Interval != "2h" {
 			t.Fatalf("registered interval %s (%v), want the migrated 2h", rec.Interval, err)
 		}
-		m, err := ModelFromRecord(rec)
+		m, err := spec.ModelFromRecord(rec)
 		if err != nil || m.Chunking.Interval != two {
 			t.Errorf("ModelFromRecord: %+v %v", m, err)
 		}

@@ -9,15 +9,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
 // the model's own (a torch migration under INTERVAL_OVERRIDE registers the
 // grain the grid was rebuilt at).
-func modelRecord(env string, m *Model, interval state.Interval) state.ModelRecord {
-	def := DefinitionOf(m)
+func modelRecord(env string, m *spec.Model, interval state.Interval) state.ModelRecord {
+	def := spec.DefinitionOf(m)
 	rec := state.ModelRecord{Env: env, Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String()}
-	if m.Temporality == Temporal && m.Chunking != nil {
+	if m.Temporality == spec.Temporal && m.Chunking != nil {
 		c := m.Chunking
 		iv := c.Interval
 		if !interval.IsZero() {
@@ -26,7 +27,7 @@ func modelRecord(env string, m *Model, interval state.Interval) state.ModelRecor
 		}
 		rec.Flexibility = c.Flexibility.String()
 		rec.Interval = iv.String()
-		rec.Timezone = locName(c.Location)
+		rec.Timezone = spec.LocationName(c.Location)
 		rec.Start = c.Start.UTC()
 		if c.End != nil {
 			end := c.End.UTC()
@@ -34,12 +35,12 @@ func modelRecord(env string, m *Model, interval state.Interval) state.ModelRecor
 		}
 	}
 	rec.Definition = def.JSON()
-	rec.ContentHash = ContentHash(rec.Definition)
+	rec.ContentHash = spec.ContentHash(rec.Definition)
 	return rec
 }
 
 // edgeRecords are m's task edges in env, as modelEdges derives them.
-func edgeRecords(env string, spec *Spec, m *Model) []state.EdgeRecord {
+func edgeRecords(env string, spec *spec.Spec, m *spec.Model) []state.EdgeRecord {
 	same, cross := modelEdges(spec, m)
 	out := make([]state.EdgeRecord, 0, len(same)+len(cross))
 	for _, e := range same {

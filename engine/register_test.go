@@ -7,49 +7,50 @@ import (
 	"testing"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
 func TestApplyRegistersTheSpec(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		spec, err := LoadSpec("../examples/shop/bollhav.yaml")
+		sp, err := spec.Load("../examples/shop/bollhav.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &Engine{Store: s, Spec: spec, Actor: "tester", Env: Env{Suffix: "pr7"}}
+		e := &Engine{Store: s, Spec: sp, Actor: "tester", Env: spec.Env{Suffix: "pr7"}}
 		res, err := e.Apply(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Created) != len(spec.Models) || len(res.Changed)+len(res.Unchanged) != 0 {
+		if len(res.Created) != len(sp.Models) || len(res.Changed)+len(res.Unchanged) != 0 {
 			t.Errorf("first apply: %+v", res)
 		}
 		recs, err := s.Models(t.Context(), "pr7")
-		if err != nil || len(recs) != len(spec.Models) {
+		if err != nil || len(recs) != len(sp.Models) {
 			t.Fatalf("registered %d models (%v)", len(recs), err)
 		}
 		for _, rec := range recs {
-			m := spec.Model(rec.Name)
-			if !strings.HasPrefix(rec.ContentHash, "sha256:") || rec.ContentHash != ContentHash(rec.Definition) {
+			m := sp.Model(rec.Name)
+			if !strings.HasPrefix(rec.ContentHash, "sha256:") || rec.ContentHash != spec.ContentHash(rec.Definition) {
 				t.Errorf("%s: hash %s", rec.Name, rec.ContentHash)
 			}
 			if rec.Temporality != m.Temporality.String() || rec.Pipeline != m.Pipeline {
 				t.Errorf("%s: %+v", rec.Name, rec)
 			}
-			if m.Temporality == Temporal && (rec.Interval != m.Chunking.Interval.String() || rec.Flexibility != m.Chunking.Flexibility.String() ||
+			if m.Temporality == spec.Temporal && (rec.Interval != m.Chunking.Interval.String() || rec.Flexibility != m.Chunking.Flexibility.String() ||
 				rec.Timezone != m.Chunking.Location.String() || !rec.Start.Equal(m.Chunking.Start)) {
 				t.Errorf("%s: grain %+v", rec.Name, rec)
 			}
 			// The registration alone rebuilds the definition.
-			back, err := ModelFromRecord(rec)
+			back, err := spec.ModelFromRecord(rec)
 			if err != nil {
 				t.Fatalf("%s: ModelFromRecord: %v", rec.Name, err)
 			}
-			if got, want := DefinitionOf(back).JSON(), DefinitionOf(m).JSON(); string(got) != string(want) {
+			if got, want := spec.DefinitionOf(back).JSON(), spec.DefinitionOf(m).JSON(); string(got) != string(want) {
 				t.Errorf("%s: round trip\n got  %s\n want %s", rec.Name, got, want)
 			}
 			var generic map[string]any
-			if err := json.Unmarshal(rec.Definition, &generic); err != nil || generic["version"] != float64(DefinitionVersion) {
+			if err := json.Unmarshal(rec.Definition, &generic); err != nil || generic["version"] != float64(spec.DefinitionVersion) {
 				t.Errorf("%s: definition %s", rec.Name, rec.Definition)
 			}
 		}
@@ -67,7 +68,7 @@ func TestApplyRegistersTheSpec(t *testing.T) {
 		}
 
 		res2, err := e.Apply(t.Context())
-		if err != nil || len(res2.Unchanged) != len(spec.Models) {
+		if err != nil || len(res2.Unchanged) != len(sp.Models) {
 			t.Errorf("second apply: %+v %v", res2, err)
 		}
 		ids := map[string]int{}
@@ -100,7 +101,7 @@ func TestDefinitionIsStable(t *testing.T) {
 	if modelRecord("", a.Models[0], state.Interval{}).ContentHash == modelRecord("", c.Models[0], state.Interval{}).ContentHash {
 		t.Error("a changed command keeps the hash")
 	}
-	if !reflect.DeepEqual(DefinitionOf(a.Models[1]).Upstream[0], SourceDef{Name: "w.fixed", Type: "model", Model: a.Models[1].Upstream[0].Model, Contract: "ENCAPSULATE"}) {
-		t.Errorf("upstream mirror %+v", DefinitionOf(a.Models[1]).Upstream[0])
+	if !reflect.DeepEqual(spec.DefinitionOf(a.Models[1]).Upstream[0], spec.SourceDef{Name: "w.fixed", Type: "model", Model: a.Models[1].Upstream[0].Model, Contract: "ENCAPSULATE"}) {
+		t.Errorf("upstream mirror %+v", spec.DefinitionOf(a.Models[1]).Upstream[0])
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -41,7 +42,7 @@ func TestReliabilityFourWorkersTenThousandUnits(t *testing.T) {
 	s := rs.Store
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, map[string]string{"bollhav.yaml": concurrencySpec})
-	spec, err := LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	must(t, err)
 	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test"}
 	_, err = e.Apply(t.Context())
@@ -165,7 +166,7 @@ func TestReliabilityConcurrentApply(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_apply_"))
-			specs := map[int]*Spec{1: mustParse(t, concurrentApplySpec(1)), 2: mustParse(t, concurrentApplySpec(2))}
+			specs := map[int]*spec.Spec{1: mustParse(t, concurrentApplySpec(1)), 2: mustParse(t, concurrentApplySpec(2))}
 			engines := map[int]*Engine{}
 			for v, spec := range specs {
 				engines[v] = &Engine{Store: rs.open(t, fmt.Sprintf("%s_v%d", rs.app, v)), Spec: spec, Actor: fmt.Sprintf("v%d", v)}

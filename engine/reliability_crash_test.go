@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
@@ -62,9 +63,9 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	t.Cleanup(func() { _ = pgtest.Exec(rs.base, fmt.Sprintf(`DROP SCHEMA IF EXISTS %q CASCADE`, data)) })
 
 	dir := t.TempDir()
-	spec := strings.NewReplacer("SCHEMA", data, "LOCKKEY", fmt.Sprint(lockKey)).Replace(crashSpec)
-	specPath := writeSpec(t, dir, map[string]string{"bollhav.yaml": spec})
-	loaded, err := LoadSpec(specPath)
+	sp := strings.NewReplacer("SCHEMA", data, "LOCKKEY", fmt.Sprint(lockKey)).Replace(crashSpec)
+	specPath := writeSpec(t, dir, map[string]string{"bollhav.yaml": sp})
+	loaded, err := spec.Load(specPath)
 	must(t, err)
 	model := data + ".hourly"
 	const lease = time.Second

@@ -27,6 +27,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -80,7 +81,7 @@ func relWorkerMain() int {
 	}
 	defer s.Close()
 	specPath := os.Getenv(relEnvSpec)
-	spec, err := LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	if err != nil {
 		return fail(err)
 	}

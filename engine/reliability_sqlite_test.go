@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -75,7 +76,7 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 		// would make the run's plan stale before it is applied (see the
 		// test's comment).
 		"worker.yaml": "models:\n" + contentionSpec[strings.Index(contentionSpec, "  - name: raw.other"):]})
-	spec, err := LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	must(t, err)
 	now := func() time.Time { return t0.Add(30 * 24 * time.Hour) }
 	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Now: now}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -75,7 +76,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
     run: {command: ["./zombie.sh", "%s"]}
 `, work),
 	})
-	spec, err := LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	must(t, err)
 	const lease = time.Second
 	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -87,7 +88,7 @@ type Progress struct {
 // runScope is one task of a run: a model and the window its units are
 // claimed in (zero: every pending unit of the model).
 type runScope struct {
-	model    *Model
+	model    *spec.Model
 	taskID   int
 	pipeline string
 	window   state.Window
@@ -253,7 +254,7 @@ func (e *Engine) scopes(ctx context.Context, names []string, window *state.Windo
 			return nil, fmt.Errorf("model %s is not registered in %s", name, e.Env)
 		}
 		sc := runScope{model: m, taskID: id, pipeline: m.Pipeline}
-		if window != nil && m.Temporality == Temporal {
+		if window != nil && m.Temporality == spec.Temporal {
 			sc.window = *window
 		}
 		out = append(out, sc)
@@ -622,7 +623,7 @@ type unitVerdict struct {
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
 // claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode StateMode, m *Model, c state.Claim, exec Executor) unitVerdict {
+func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode StateMode, m *spec.Model, c state.Claim, exec Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the
@@ -630,7 +631,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 		return unitVerdict{out: state.Outcome{Status: state.Failed, Error: "the lease was lost before the unit started", At: e.now()}}
 	}
 	var w *state.Window
-	if m.Temporality == Temporal {
+	if m.Temporality == spec.Temporal {
 		w = &c.Unit.Window
 	}
 	var gate UnitGate

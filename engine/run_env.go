@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -21,7 +22,7 @@ type RunFlags struct {
 // wins over its variable; neither leaves the default (bulldozer, each model's
 // own interval, prod). getenv is os.Getenv in production. Every value is
 // validated, and an error names where the bad value came from.
-func ResolveRunSettings(flags RunFlags, getenv func(string) string) (StateMode, *state.Interval, Env, error) {
+func ResolveRunSettings(flags RunFlags, getenv func(string) string) (StateMode, *state.Interval, spec.Env, error) {
 	pick := func(flag, name string) (string, string) {
 		if flag != "" {
 			return flag, "flag"
@@ -31,23 +32,23 @@ func ResolveRunSettings(flags RunFlags, getenv func(string) string) (StateMode, 
 	modeText, modeFrom := pick(flags.Mode, StateModeEnvVar)
 	mode, err := ParseStateMode(modeText)
 	if err != nil {
-		return "", nil, Env{}, fmt.Errorf("%s: %w", from(modeFrom, "--mode"), err)
+		return "", nil, spec.Env{}, fmt.Errorf("%s: %w", from(modeFrom, "--mode"), err)
 	}
 	var override *state.Interval
 	if text, src := pick(flags.IntervalOverride, IntervalOverrideEnvVar); text != "" {
 		iv, err := state.ParseInterval(text)
 		if err != nil {
-			return "", nil, Env{}, fmt.Errorf("%s: %w", from(src, "--interval-override"), err)
+			return "", nil, spec.Env{}, fmt.Errorf("%s: %w", from(src, "--interval-override"), err)
 		}
 		override = &iv
 	}
 	suffix, suffixFrom := flags.Env, "flag"
 	if !flags.EnvGiven {
-		suffix, suffixFrom = getenv(SchemaSuffixEnvVar), SchemaSuffixEnvVar
+		suffix, suffixFrom = getenv(spec.SchemaSuffixEnvVar), spec.SchemaSuffixEnvVar
 	}
-	env, err := ParseEnv(suffix)
+	env, err := spec.ParseEnv(suffix)
 	if err != nil {
-		return "", nil, Env{}, fmt.Errorf("%s: %w", from(suffixFrom, "--env"), err)
+		return "", nil, spec.Env{}, fmt.Errorf("%s: %w", from(suffixFrom, "--env"), err)
 	}
 	return mode, override, env, nil
 }

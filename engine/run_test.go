@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -545,7 +546,7 @@ func TestRetryGuards(t *testing.T) {
 	}
 	t.Run("another environment's run is refused", func(t *testing.T) {
 		dev := runEngine(t, s, chainSpec)
-		dev.Env = Env{Suffix: "pr1"}
+		dev.Env = spec.Env{Suffix: "pr1"}
 		if _, err := dev.Retry(t.Context(), res.RunID, &fakeExec{}, 1, nil); err == nil || !strings.Contains(err.Error(), "environment") {
 			t.Fatalf("want a refusal naming the environment, got %v", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -38,7 +39,7 @@ type ModelStatus struct {
 }
 
 // Timeless reports whether the model has one existence row and no windows.
-func (s ModelStatus) Timeless() bool { return s.Temporality == Timeless.String() }
+func (s ModelStatus) Timeless() bool { return s.Temporality == spec.Timeless.String() }
 
 // Units is the model's unit count over every status.
 func (s ModelStatus) Units() int {
@@ -187,9 +188,9 @@ func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
 }
 
 func (e *Engine) registeredStatus(ctx context.Context, rec state.ModelRecord) (ModelStatus, error) {
-	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmp.Or(rec.Temporality, Temporal.String()), Registered: true}
+	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmp.Or(rec.Temporality, spec.Temporal.String()), Registered: true}
 	if !st.Timeless() {
-		st.Flexibility = cmp.Or(rec.Flexibility, Fix.String())
+		st.Flexibility = cmp.Or(rec.Flexibility, spec.Fix.String())
 		st.Interval = rec.Interval
 	}
 	stats, err := e.Store.Stats(ctx, e.Env.Suffix, rec.Name)
@@ -212,9 +213,9 @@ func (e *Engine) registeredStatus(ctx context.Context, rec state.ModelRecord) (M
 	return st, nil
 }
 
-func specStatus(m *Model) ModelStatus {
+func specStatus(m *spec.Model) ModelStatus {
 	st := ModelStatus{Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String(), Counts: zeroCounts()}
-	if m.Temporality == Temporal && m.Chunking != nil {
+	if m.Temporality == spec.Temporal && m.Chunking != nil {
 		st.Flexibility = m.Chunking.Flexibility.String()
 		st.Interval = m.Chunking.Interval.String()
 	}

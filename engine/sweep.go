@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -137,7 +138,7 @@ func (e *Engine) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUn
 		case problems[name] != nil:
 			job.err = problems[name].Error()
 		default:
-			job.timeless = m.Temporality == Timeless
+			job.timeless = m.Temporality == spec.Timeless
 			for _, src := range m.Upstream {
 				if !src.Gated() || m.GateSkipped(src, e.Env) {
 					continue
@@ -263,8 +264,8 @@ func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
 // sweepModels resolves each registered model's definition — the spec's
 // when the spec has it, as the run would gate it, else the registration's
 // — and the lineage names and pipelines selectModels filters on.
-func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*Model, map[string]error, *gatedLineage) {
-	defs := map[string]*Model{}
+func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*spec.Model, map[string]error, *gatedLineage) {
+	defs := map[string]*spec.Model{}
 	problems := map[string]error{}
 	lin := &gatedLineage{pipeline: map[string]string{}}
 	for _, rec := range recs {
@@ -274,7 +275,7 @@ func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*Model, map[s
 			lin.pipeline[rec.Name] = m.Pipeline
 			continue
 		}
-		m, err := ModelFromRecord(rec)
+		m, err := spec.ModelFromRecord(rec)
 		if err != nil {
 			problems[rec.Name] = err
 			continue
@@ -327,7 +328,7 @@ func (e *Engine) sweepUnits(ctx context.Context, recs []state.ModelRecord) (map[
 // shapeFromRecord is a registration's shape as the gate reads it, the way
 // shapeOf builds it from a store read.
 func shapeFromRecord(rec state.ModelRecord) (upstreamShape, error) {
-	temporality, chunking, err := recordShape(rec)
+	temporality, chunking, err := spec.RecordShape(rec)
 	if err != nil {
 		return upstreamShape{}, err
 	}

@@ -1,6 +1,9 @@
 package engine
 
-import "time"
+import (
+	"github.com/bollhav/bollhav/engine/spec"
+	"time"
+)
 
 // edgeVerdict is what one gated upstream says about one unit in a sweep:
 // the Verdict of EvaluateGate without its reason, ranges and ages, which a
@@ -19,7 +22,7 @@ const (
 // errors, EXISTS, WHOLE and timeless upstreams) is decided once, so only
 // EXACT, ENCAPSULATE and THROUGH look at each window.
 type sweepEdge struct {
-	level ContractLevel
+	level spec.ContractLevel
 	ix    *upstreamIndex
 	// constant is true when the verdict does not depend on the window.
 	constant bool
@@ -32,27 +35,27 @@ type sweepEdge struct {
 
 // newSweepEdge prepares src of a model (timeless when down is) against its
 // upstream's index, following EvaluateGate's order of checks exactly.
-func newSweepEdge(src Source, timelessDown bool, ix *upstreamIndex, now time.Time) sweepEdge {
+func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now time.Time) sweepEdge {
 	e := sweepEdge{level: src.Contract, ix: ix, constant: true}
 	if f := src.Freshness; f != nil {
-		e.fresh, e.all, e.cut = true, f.Scope == All, cutMicros(now.Add(-f.Within))
+		e.fresh, e.all, e.cut = true, f.Scope == spec.All, cutMicros(now.Add(-f.Within))
 	}
 	sh := ix.shape
 	switch {
 	case !sh.registered:
 		e.verdict = edgeError
 		return e
-	case src.Contract == Exists:
+	case src.Contract == spec.Exists:
 		return e
-	case src.Contract.WindowScoped() && (sh.temporality == Timeless || src.Contract == Exact && sh.flexibility == Flex || timelessDown):
+	case src.Contract.WindowScoped() && (sh.temporality == spec.Timeless || src.Contract == spec.Exact && sh.flexibility == spec.Flex || timelessDown):
 		e.verdict = edgeError
 		return e
-	case sh.temporality == Timeless:
+	case sh.temporality == spec.Timeless:
 		// WHOLE on a timeless upstream: its existence row applied.
 		newest, oldest, ok := ix.all()
 		e.verdict = e.judge(newest, oldest, ok)
 		return e
-	case src.Contract == Whole:
+	case src.Contract == spec.Whole:
 		if !ix.hasRange || !ix.covers(ix.start, ix.rangeEnd) {
 			e.verdict = edgeMissing
 			return e
@@ -72,13 +75,13 @@ func (e *sweepEdge) eval(a, b int64) edgeVerdict {
 	}
 	ix := e.ix
 	switch e.level {
-	case Exact:
+	case spec.Exact:
 		k, ok := ix.exact(a, b)
 		if !ok {
 			return edgeMissing
 		}
 		return e.judge(ix.at[k], ix.at[k], true)
-	case Encapsulate:
+	case spec.Encapsulate:
 		if !ix.covers(a, b) {
 			return edgeMissing
 		}

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -36,7 +37,7 @@ type upstreamIndex struct {
 
 func newUpstreamIndex(sh upstreamShape, units []state.SweepUnit, now time.Time) *upstreamIndex {
 	ix := &upstreamIndex{shape: sh, disjoint: true}
-	if sh.registered && sh.temporality == Temporal {
+	if sh.registered && sh.temporality == spec.Temporal {
 		ix.start = sh.grid.Start.UnixMicro()
 		if rng, ok := sh.grid.ContractRange(now, sh.end); ok {
 			ix.rangeEnd, ix.hasRange = rng.Until.UnixMicro(), true

@@ -10,6 +10,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -53,7 +54,7 @@ func checkAgainstGate(t *testing.T, e *engine.Engine, units []engine.SweptUnit) 
 	for _, u := range units {
 		m := e.Spec.Model(u.Model)
 		var w *state.Window
-		if m.Temporality == engine.Temporal {
+		if m.Temporality == spec.Temporal {
 			w = &u.Window
 		}
 		g, err := e.GateUnitFromStore(t.Context(), m, w, e.Now())
@@ -176,21 +177,21 @@ models:
 
 func TestGateSweepHardErrorsSkipsAndFreshness(t *testing.T) {
 	for _, suffix := range []string{"", "pr1"} {
-		t.Run("env="+engine.Env{Suffix: suffix}.String(), func(t *testing.T) { sweepHardErrors(t, suffix) })
+		t.Run("env="+spec.Env{Suffix: suffix}.String(), func(t *testing.T) { sweepHardErrors(t, suffix) })
 	}
 }
 
 func sweepHardErrors(t *testing.T, suffix string) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		spec, err := engine.ParseSpec("sweep.yaml", []byte(sweepSpec))
+		sp, err := spec.Parse("sweep.yaml", []byte(sweepSpec))
 		if err != nil {
 			t.Fatal(err)
 		}
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		hour := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
 		now := hour(10)
-		e := &engine.Engine{Store: s, Spec: spec, Env: engine.Env{Suffix: suffix}, Now: func() time.Time { return now }}
+		e := &engine.Engine{Store: s, Spec: sp, Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }}
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 )
 
@@ -51,7 +52,7 @@ func (p *PipelineGraph) ModelName(id int) string { return p.byID[id] }
 // AssignTaskIDs gives every model of the spec a task id: the id the store
 // already knows for it when there is one, otherwise the next free integer,
 // in spec order. Ids are stable, so a run log keeps meaning the same task.
-func AssignTaskIDs(spec *Spec, known map[string]int) map[string]int {
+func AssignTaskIDs(spec *spec.Spec, known map[string]int) map[string]int {
 	ids := make(map[string]int, len(spec.Models))
 	next := 0
 	for _, id := range known {
@@ -72,7 +73,7 @@ func AssignTaskIDs(spec *Spec, known map[string]int) map[string]int {
 // says: its explicit `after` entries, plus an implicit SUCCESS edge for each
 // gated upstream unless an explicit edge to it exists. Edges onto models of
 // other pipelines, or onto models this spec does not define, are cross edges.
-func modelEdges(spec *Spec, m *Model) (same []TaskEdge, cross []CrossEdge) {
+func modelEdges(spec *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossEdge) {
 	explicit := map[string]bool{}
 	add := func(dep string, typ graph.DependencyType, implicit bool) {
 		up := spec.Model(dep)
@@ -102,7 +103,7 @@ func modelEdges(spec *Spec, m *Model) (same []TaskEdge, cross []CrossEdge) {
 // PipelineGraphs builds the dependency graph of every pipeline of the spec,
 // upstream pipelines first (then by name), with task ids from ids (see
 // AssignTaskIDs).
-func PipelineGraphs(spec *Spec, ids map[string]int) ([]*PipelineGraph, error) {
+func PipelineGraphs(spec *spec.Spec, ids map[string]int) ([]*PipelineGraph, error) {
 	byName := map[string]*PipelineGraph{}
 	var order []string
 	for _, m := range spec.Models {
@@ -240,13 +241,13 @@ func pipelineOrder(names []string, byName map[string]*PipelineGraph) []string {
 // specLineage is the model lineage DAG of the spec: each model reads the model
 // sources it declares (gated or not), which is what closures and cycle checks
 // follow.
-func specLineage(spec *Spec) (*graph.Lineage, error) {
-	names := make([]string, len(spec.Models))
+func specLineage(sp *spec.Spec) (*graph.Lineage, error) {
+	names := make([]string, len(sp.Models))
 	reads := map[string][]string{}
-	for i, m := range spec.Models {
+	for i, m := range sp.Models {
 		names[i] = m.Name
 		for _, src := range m.Upstream {
-			if src.Kind == KindModel {
+			if src.Kind == spec.KindModel {
 				reads[m.Name] = append(reads[m.Name], src.Name)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -14,8 +15,8 @@ import (
 // its shape as registered, never as this spec assumes it.
 type upstreamShape struct {
 	registered  bool
-	temporality Temporality
-	flexibility Flexibility
+	temporality spec.Temporality
+	flexibility spec.Flexibility
 	grid        state.Grid
 	end         *time.Time
 }
@@ -42,7 +43,7 @@ func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (
 	case err != nil:
 		return upstreamShape{}, fmt.Errorf("reading the registration of %s: %w", name, err)
 	default:
-		temporality, chunking, err := recordShape(rec)
+		temporality, chunking, err := spec.RecordShape(rec)
 		if err != nil {
 			return upstreamShape{}, err
 		}
@@ -68,30 +69,30 @@ func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (
 // registration in the environment RegistrationEnv names, and the applied
 // rows the level selects, read by window from an index rather than the
 // upstream's whole history.
-func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *Model, src Source, w *state.Window, now time.Time) (UpstreamState, error) {
+func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *spec.Model, src spec.Source, w *state.Window, now time.Time) (UpstreamState, error) {
 	env := m.RegistrationEnv(src, e.Env).Suffix
 	sh, err := e.shapeOf(ctx, cache, env, src.Name)
 	if err != nil || !sh.registered {
 		return UpstreamState{}, err
 	}
 	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility}
-	if src.Contract == Exists {
+	if src.Contract == spec.Exists {
 		return up, nil // EXISTS never inspects state
 	}
 	var read state.Window // zero: every applied row
-	if up.Temporality == Temporal {
+	if up.Temporality == spec.Temporal {
 		up.Start = sh.grid.Start
 		rng, _ := sh.grid.ContractRange(now, sh.end)
 		up.RangeEnd = rng.Until
 		if w != nil {
 			switch src.Contract {
-			case Exact, Encapsulate:
+			case spec.Exact, spec.Encapsulate:
 				read = *w
-			case Through:
+			case spec.Through:
 				read = state.Window{Since: state.Earlier(up.Start, w.Since), Until: w.Until}
 			}
 		}
-		if src.Contract == Whole && up.RangeEnd.After(up.Start) {
+		if src.Contract == spec.Whole && up.RangeEnd.After(up.Start) {
 			read = state.Window{Since: up.Start, Until: up.RangeEnd}
 		}
 	}
@@ -103,11 +104,11 @@ func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *Model, src
 
 // GateUnitFromStore gates one unit of m against the store: every gated
 // upstream is read (no short-circuit) and judged by GateUnit at now.
-func (e *Engine) GateUnitFromStore(ctx context.Context, m *Model, w *state.Window, now time.Time) (UnitGate, error) {
+func (e *Engine) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
 	return e.gateUnit(ctx, &shapes{}, m, w, now)
 }
 
-func (e *Engine) gateUnit(ctx context.Context, cache *shapes, m *Model, w *state.Window, now time.Time) (UnitGate, error) {
+func (e *Engine) gateUnit(ctx context.Context, cache *shapes, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
 	ups := map[string]UpstreamState{}
 	for _, src := range m.Upstream {
 		if !src.Gated() || m.GateSkipped(src, e.Env) {

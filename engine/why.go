@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -31,8 +32,8 @@ const (
 type WhyReport struct {
 	Model       string
 	Pipeline    string
-	Temporality Temporality
-	Flexibility Flexibility
+	Temporality spec.Temporality
+	Flexibility spec.Flexibility
 	// Interval is the grain of a fixed model, the chunk of a flexible one;
 	// zero when timeless.
 	Interval state.Interval
@@ -82,7 +83,7 @@ type WhyReport struct {
 // ages of the rows the level selected, measured at WhyReport.Now.
 type UpstreamReport struct {
 	Verdict
-	Freshness *Freshness
+	Freshness *spec.Freshness
 	// NewestAge and OldestAge are Now minus the newest and oldest
 	// applied_at of the selected rows, when the level selected any.
 	NewestAge, OldestAge *time.Duration
@@ -140,7 +141,7 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 		return nil, err
 	}
 	r := &WhyReport{Model: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality, Registered: registered, Now: an.now}
-	if m.Temporality == Temporal {
+	if m.Temporality == spec.Temporal {
 		r.Flexibility, r.Interval = m.Chunking.Flexibility, m.Chunking.Interval
 	}
 	unit, w, err := an.unitAt(ctx, m, at, registered)
@@ -201,7 +202,7 @@ type analysis struct {
 }
 
 type analysisModel struct {
-	m          *Model
+	m          *spec.Model
 	registered bool
 	err        error
 }
@@ -210,7 +211,7 @@ type analysisModel struct {
 // upstreams are what the next run gates on) with the registered shape (what
 // its units were cut by), the registration alone for a model the spec does
 // not define, or the spec's for one not registered yet.
-func (an *analysis) model(ctx context.Context, name string) (*Model, bool, error) {
+func (an *analysis) model(ctx context.Context, name string) (*spec.Model, bool, error) {
 	if am, ok := an.models[name]; ok {
 		return am.m, am.registered, am.err
 	}
@@ -220,11 +221,11 @@ func (an *analysis) model(ctx context.Context, name string) (*Model, bool, error
 }
 
 func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
-	var reg *Model
+	var reg *spec.Model
 	rec, err := an.e.Store.Model(ctx, an.env, name)
 	switch {
 	case err == nil:
-		if reg, err = ModelFromRecord(rec); err != nil {
+		if reg, err = spec.ModelFromRecord(rec); err != nil {
 			return analysisModel{err: err}
 		}
 	case errors.Is(err, state.ErrNotFound):
@@ -249,8 +250,8 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 
 // gatedSources are m's gated sources in declaration order: the sources
 // GateUnit gives a verdict for, in the same order.
-func gatedSources(m *Model) []Source {
-	var out []Source
+func gatedSources(m *spec.Model) []spec.Source {
+	var out []spec.Source
 	for _, s := range m.Upstream {
 		if s.Gated() {
 			out = append(out, s)
@@ -260,8 +261,8 @@ func gatedSources(m *Model) []Source {
 }
 
 // windowOf is the gate's window argument for a unit of m: nil when timeless.
-func windowOf(m *Model, w state.Window) *state.Window {
-	if m.Temporality == Timeless {
+func windowOf(m *spec.Model, w state.Window) *state.Window {
+	if m.Temporality == spec.Timeless {
 		return nil
 	}
 	return &w
@@ -271,8 +272,8 @@ func windowOf(m *Model, w state.Window) *state.Window {
 // (for a fixed model the one on its grid first), else the window of m's
 // grid holding it — the fixed grid, or the chunk a flexible model slices
 // work by — with a nil unit. A timeless model's unit is its existence row.
-func (an *analysis) unitAt(ctx context.Context, m *Model, at time.Time, registered bool) (*state.Unit, state.Window, error) {
-	if m.Temporality == Timeless {
+func (an *analysis) unitAt(ctx context.Context, m *spec.Model, at time.Time, registered bool) (*state.Unit, state.Window, error) {
+	if m.Temporality == spec.Timeless {
 		if !registered {
 			return nil, state.Window{}, nil
 		}
@@ -333,12 +334,12 @@ func (an *analysis) firstUnit(ctx context.Context, q state.UnitQuery) (*state.Un
 // chainStep is a unit of the chain being walked: its model, window, stored
 // unit (nil when missing) and, for the first, the gate already evaluated.
 type chainStep struct {
-	m    *Model
+	m    *spec.Model
 	link ChainLink
 	gate *UnitGate
 }
 
-func linkOf(m *Model, w state.Window, u *state.Unit) ChainLink {
+func linkOf(m *spec.Model, w state.Window, u *state.Unit) ChainLink {
 	l := ChainLink{Model: m.Name, Window: w, Status: StatusMissing}
 	if u != nil {
 		l.Window, l.Status = u.Window, u.Status
@@ -357,7 +358,7 @@ func linkOf(m *Model, w state.Window, u *state.Unit) ChainLink {
 // first such upstream's unit that holds it back is the next link — a failed
 // unit first, then blocked, running, pending, then a missing window, each in
 // window order. See WhyReport.RootCause.
-func (an *analysis) rootCause(ctx context.Context, m *Model, w state.Window, u *state.Unit, gate UnitGate) ([]ChainLink, error) {
+func (an *analysis) rootCause(ctx context.Context, m *spec.Model, w state.Window, u *state.Unit, gate UnitGate) ([]ChainLink, error) {
 	cur := chainStep{m: m, link: linkOf(m, w, u), gate: &gate}
 	links := []ChainLink{cur.link}
 	seen := map[string]bool{chainKey(cur.link): true}
@@ -420,7 +421,7 @@ var statusRank = map[state.UnitStatus]int{state.Failed: 0, state.Blocked: 1, sta
 // blocker is the unit of src that most holds back a unit of m with window
 // w, given src's unsatisfied verdict v; nil when there is none to name (a
 // WHOLE upstream with no complete window yet).
-func (an *analysis) blocker(ctx context.Context, m *Model, src Source, v Verdict, w state.Window) (*chainStep, error) {
+func (an *analysis) blocker(ctx context.Context, m *spec.Model, src spec.Source, v Verdict, w state.Window) (*chainStep, error) {
 	um, _, err := an.model(ctx, src.Name)
 	if err != nil {
 		return nil, err
@@ -440,7 +441,7 @@ func (an *analysis) blocker(ctx context.Context, m *Model, src Source, v Verdict
 		}
 		return &chainStep{m: um, link: ChainLink{Model: um.Name, Window: pick.Window, Status: state.Applied, Stale: true, Detail: v.Reason}}, nil
 	}
-	if um.Temporality == Timeless {
+	if um.Temporality == spec.Timeless {
 		u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: um.Name})
 		if err != nil {
 			return nil, err
@@ -489,7 +490,7 @@ func (an *analysis) blocker(ctx context.Context, m *Model, src Source, v Verdict
 // overlaps r and is not applied (u set), and with every part of r that no
 // such unit covers (u nil, gap set), until fn returns true. r is a missing
 // range of a gate, so no applied unit overlaps it. It streams the units.
-func (an *analysis) walkOutstanding(ctx context.Context, um *Model, r state.Window, fn func(u *state.Unit, gap state.Window) bool) error {
+func (an *analysis) walkOutstanding(ctx context.Context, um *spec.Model, r state.Window, fn func(u *state.Unit, gap state.Window) bool) error {
 	cursor := r.Since
 	stopped := false
 	gap := func(until time.Time) bool {
@@ -529,7 +530,7 @@ func (an *analysis) walkOutstanding(ctx context.Context, um *Model, r state.Wind
 // of them, with the count of the rest), or the range itself for a flexible
 // model (its coverage is not bound to a grid). The part before um's start
 // can never be applied and is left out.
-func gapWindows(um *Model, gap state.Window, limit int) ([]state.Window, int) {
+func gapWindows(um *spec.Model, gap state.Window, limit int) ([]state.Window, int) {
 	c := um.Chunking
 	if c == nil {
 		return nil, 0
@@ -540,7 +541,7 @@ func gapWindows(um *Model, gap state.Window, limit int) ([]state.Window, int) {
 	if gap.Empty() {
 		return nil, 0
 	}
-	if c.Flexibility == Flex {
+	if c.Flexibility == spec.Flex {
 		return []state.Window{gap}, 0
 	}
 	grid, err := state.NewGrid(c.Start, c.Interval, c.Location)
@@ -561,7 +562,7 @@ func gapWindows(um *Model, gap state.Window, limit int) ([]state.Window, int) {
 // of m with window w and that keep it stale: under LATEST the one with the
 // latest window (re-applying it renews the newest applied_at), under ALL
 // every one older than the threshold.
-func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state.Window, v Verdict) ([]AppliedRow, error) {
+func (an *analysis) staleRows(ctx context.Context, m *spec.Model, src spec.Source, w state.Window, v Verdict) ([]AppliedRow, error) {
 	if src.Freshness == nil {
 		return nil, nil
 	}
@@ -570,13 +571,13 @@ func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state
 		return nil, err
 	}
 	var need state.Window // zero: every applied row (a timeless upstream)
-	if sh.temporality == Temporal {
+	if sh.temporality == spec.Temporal {
 		switch src.Contract {
-		case Exact, Encapsulate:
+		case spec.Exact, spec.Encapsulate:
 			need = w
-		case Through:
+		case spec.Through:
 			need = state.Window{Since: state.Earlier(sh.grid.Start, w.Since), Until: w.Until}
-		case Whole:
+		case spec.Whole:
 			rng, _ := sh.grid.ContractRange(an.now, sh.end)
 			need = rng
 		}
@@ -591,9 +592,9 @@ func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state
 	var sel []AppliedRow
 	for _, r := range rows {
 		switch {
-		case sh.temporality == Timeless:
+		case sh.temporality == spec.Timeless:
 			sel = append(sel, r)
-		case src.Contract == Exact:
+		case src.Contract == spec.Exact:
 			if r.Window.Equal(w) {
 				sel = append(sel, r)
 			}
@@ -604,7 +605,7 @@ func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state
 	if len(sel) == 0 {
 		return nil, nil
 	}
-	if src.Freshness.Scope == Latest {
+	if src.Freshness.Scope == spec.Latest {
 		latest := sel[0]
 		for _, r := range sel[1:] {
 			if r.Window.Until.After(latest.Window.Until) {
@@ -626,7 +627,7 @@ func (an *analysis) staleRows(ctx context.Context, m *Model, src Source, w state
 // frontier lists the upstream windows whose application would unblock a
 // unit of m with window w, given its gate; see FrontierWindow. Releases
 // are filled in by the caller.
-func (an *analysis) frontier(ctx context.Context, m *Model, w state.Window, gate UnitGate) ([]FrontierWindow, int, error) {
+func (an *analysis) frontier(ctx context.Context, m *spec.Model, w state.Window, gate UnitGate) ([]FrontierWindow, int, error) {
 	var out []FrontierWindow
 	more := 0
 	seen := map[string]bool{}
@@ -659,7 +660,7 @@ func (an *analysis) frontier(ctx context.Context, m *Model, w state.Window, gate
 			for _, r := range rows {
 				add(FrontierWindow{Model: um.Name, Window: r.Window, Status: state.Applied, Stale: true})
 			}
-		case um.Temporality == Timeless:
+		case um.Temporality == spec.Timeless:
 			u, err := an.firstUnit(ctx, state.UnitQuery{Env: an.env, Model: um.Name})
 			if err != nil {
 				return nil, 0, err

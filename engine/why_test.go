@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -178,7 +179,7 @@ func TestWhyChainEndsAtTheFailedUpstreamUnit(t *testing.T) {
 			t.Fatalf("upstreams %+v", r.Upstreams)
 		}
 		u := r.Upstreams[0]
-		if u.Upstream != "raw.orders" || u.Level != Encapsulate || u.Satisfied || u.Stale || u.Reason != reason ||
+		if u.Upstream != "raw.orders" || u.Level != spec.Encapsulate || u.Satisfied || u.Stale || u.Reason != reason ||
 			!windowsEqual(u.Missing, []state.Window{hours(5, 6), hours(7, 8)}) || u.NewestAge != nil {
 			t.Errorf("verdict %+v", u)
 		}
@@ -213,10 +214,10 @@ func TestWhyFollowsBlockedUnitsUpstream(t *testing.T) {
 		// report.snapshot (WHOLE mart.daily over [day 0, day 2)) → the
 		// blocked mart.daily day 0 (ranked above the missing day 1) → raw 05.
 		r := mustWhy(t, e, "report.snapshot", time.Time{})
-		if r.Temporality != Timeless || !r.Window.Since.IsZero() || r.Status != state.Blocked {
+		if r.Temporality != spec.Timeless || !r.Window.Since.IsZero() || r.Status != state.Blocked {
 			t.Fatalf("unit %s %s", r.Window, r.Status)
 		}
-		if u := r.Upstreams[0]; u.Level != Whole || !windowsEqual(u.Missing, []state.Window{days(0, 2)}) {
+		if u := r.Upstreams[0]; u.Level != spec.Whole || !windowsEqual(u.Missing, []state.Window{days(0, 2)}) {
 			t.Errorf("verdict %+v", u)
 		}
 		expectStrings(t, "snapshot chain", chainString(r.RootCause), []string{

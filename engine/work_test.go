@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -44,7 +45,7 @@ func runTestWorker() int {
 	}
 	defer s.Close()
 	specPath := os.Getenv("BOLLHAV_TEST_WORKER_SPEC")
-	spec, err := LoadSpec(specPath)
+	spec, err := spec.Load(specPath)
 	if err != nil {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 2
@@ -108,7 +109,7 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			spec, err := LoadSpec(filepath.Join(dir, "bollhav.yaml"))
+			spec, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -531,7 +532,7 @@ func (a *App) switchEnv(suffix string) tea.Cmd {
 	if suffix == "prod" {
 		suffix = ""
 	}
-	env, err := engine.ParseEnv(suffix)
+	env, err := spec.ParseEnv(suffix)
 	if err != nil {
 		return a.setFlash(err.Error(), true)
 	}

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -76,7 +77,7 @@ func BenchmarkLiveLatency(b *testing.B) {
 // its applied units on the model view's first page.
 type liveWorld struct {
 	ui, other state.Store
-	spec      *engine.Spec
+	spec      *spec.Spec
 	model     string
 	applied   []state.Window
 	changes   int // the changes made so far
@@ -120,7 +121,7 @@ func newLiveWorld(b *testing.B, backend string) *liveWorld {
 	// The model: the most applied units among those with a gated upstream.
 	most := -1
 	for _, m := range w.spec.Models {
-		if !slices.ContainsFunc(m.Upstream, engine.Source.Gated) || m.Temporality != engine.Temporal {
+		if !slices.ContainsFunc(m.Upstream, spec.Source.Gated) || m.Temporality != spec.Temporal {
 			continue
 		}
 		st, err := w.ui.Stats(ctx, "", m.Name)

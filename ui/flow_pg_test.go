@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -101,7 +102,7 @@ func openPG(t *testing.T, dsn, schema string) *postgres.Store {
 // other models stay unregistered.
 func newPGWorld(t *testing.T, s state.Store) *engine.Engine {
 	t.Helper()
-	spec, err := engine.ParseSpec("bollhav.yaml", []byte(worldSpec))
+	spec, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/graphview"
@@ -163,7 +164,7 @@ func (g *graphForm) Legend() string { return graphview.Legend(graphview.Styles{}
 // finds too old: their newest applied_at is older than the limit at now.
 // It judges by the newest row (LATEST); an ALL limit, which looks at the
 // oldest row the level selects, may find more stale than this shows.
-func staleModels(defs []*engine.Model, status map[string]engine.ModelStatus, now time.Time) map[string]bool {
+func staleModels(defs []*spec.Model, status map[string]engine.ModelStatus, now time.Time) map[string]bool {
 	out := map[string]bool{}
 	for _, m := range defs {
 		for _, src := range m.Upstream {

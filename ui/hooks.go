@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -58,7 +59,7 @@ type timelineInput struct {
 	// Model is the model's status; Def its definition (the grid: chunking
 	// start, interval, timezone), nil when it cannot be read.
 	Model engine.ModelStatus
-	Def   *engine.Model
+	Def   *spec.Model
 	// Cursor is the unit under the cursor; nil for none.
 	Cursor *state.Unit
 	// Zoom is how many steps out from the model's grain the user zoomed
@@ -99,10 +100,10 @@ type timelineSpan struct {
 
 // timelineUpstream is one gated upstream's strip under the model's.
 type timelineUpstream struct {
-	Source engine.Source
+	Source spec.Source
 	Status *engine.ModelStatus
 	// Def is the upstream's definition (its range), nil when unknown.
-	Def  *engine.Model
+	Def  *spec.Model
 	Span timelineSpan
 	// Verdict is the gate's answer for this upstream and the cursor's
 	// window; nil when the view does not have it (the renderer then

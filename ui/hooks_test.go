@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -43,7 +44,7 @@ const graphSpec = `models:
 // waves, the conditional one lettered; the cross-pipeline stub; the
 // selected box heavy and marked; every line exactly the width.
 func TestGraphFormAdapter(t *testing.T) {
-	spec, err := engine.ParseSpec("bollhav.yaml", []byte(graphSpec))
+	spec, err := spec.Parse("bollhav.yaml", []byte(graphSpec))
 	if err != nil {
 		t.Fatal(err)
 	}

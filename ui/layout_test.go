@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -195,13 +196,13 @@ func BenchmarkPipelines1000(b *testing.B) {
 // and a frame after an arrow key.
 func BenchmarkPipelinesGraph1000(b *testing.B) {
 	a := benchApp(b)
-	var spec strings.Builder
-	spec.WriteString("models:\n")
+	var sp strings.Builder
+	sp.WriteString("models:\n")
 	name := func(p, i int) string { return fmt.Sprintf("p%02d.model_%03d", p, i) }
 	var models []engine.ModelStatus
 	for p := range 10 {
 		for i := range 100 {
-			fmt.Fprintf(&spec, "  - name: %s\n    pipeline: pipeline_%02d\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n", name(p, i), p)
+			fmt.Fprintf(&sp, "  - name: %s\n    pipeline: pipeline_%02d\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n", name(p, i), p)
 			var ups []string
 			switch {
 			case i > 0:
@@ -213,9 +214,9 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 				ups = append(ups, name(p-1, 99))
 			}
 			if len(ups) > 0 {
-				spec.WriteString("    upstream:\n")
+				sp.WriteString("    upstream:\n")
 				for _, u := range ups {
-					fmt.Fprintf(&spec, "      - {name: %s, contract: encapsulate}\n", u)
+					fmt.Fprintf(&sp, "      - {name: %s, contract: encapsulate}\n", u)
 				}
 			}
 			counts := map[state.UnitStatus]int{state.Applied: 990, state.Pending: 5, state.Blocked: 3 * (i % 2), state.Failed: i % 5 / 4}
@@ -223,15 +224,15 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 				Temporality: "temporal", Flexibility: "fix", Interval: "1h", Registered: true, Counts: counts})
 		}
 	}
-	sp, err := engine.ParseSpec("bollhav.yaml", []byte(spec.String()))
+	parsed, err := spec.Parse("bollhav.yaml", []byte(sp.String()))
 	if err != nil {
 		b.Fatal(err)
 	}
-	graphs, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
+	graphs, err := engine.PipelineGraphs(parsed, engine.AssignTaskIDs(parsed, nil))
 	if err != nil {
 		b.Fatal(err)
 	}
-	a.eng.Spec = sp
+	a.eng.Spec = parsed
 	sortModels(models)
 	v := a.top().(*pipelinesView)
 	v.graphForm, v.graphOf = true, graphs[0].Name
@@ -274,8 +275,8 @@ func BenchmarkModelUnits(b *testing.B) {
 	// The timeline: the model's hourly grid, its span as the load reads
 	// it (applied islands and the failed units between them), and one
 	// gated upstream as large, with the gate's verdict for the cursor.
-	def := &engine.Model{Name: "raw.orders", Pipeline: "ingest", Temporality: engine.Temporal,
-		Chunking: &engine.Chunking{Interval: state.MustInterval("1h"), Start: t0, Location: time.UTC}}
+	def := &spec.Model{Name: "raw.orders", Pipeline: "ingest", Temporality: spec.Temporal,
+		Chunking: &spec.Chunking{Interval: state.MustInterval("1h"), Start: t0, Location: time.UTC}}
 	span := func(units []state.Unit) timelineSpan {
 		sp := timelineSpan{Loaded: state.Window{Since: t0, Until: units[len(units)-1].Window.Until}}
 		for _, u := range units {
@@ -291,12 +292,12 @@ func BenchmarkModelUnits(b *testing.B) {
 		}
 		return sp
 	}
-	upDef := &engine.Model{Name: "src.feed", Pipeline: "ingest", Temporality: engine.Temporal, Chunking: def.Chunking}
+	upDef := &spec.Model{Name: "src.feed", Pipeline: "ingest", Temporality: spec.Temporal, Chunking: def.Chunking}
 	upStatus := engine.ModelStatus{Name: "src.feed", Temporality: "temporal", Flexibility: "fix", Interval: "1h", Registered: true,
 		Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}
-	src := engine.Source{Name: "src.feed", Kind: engine.KindModel, Contract: engine.Encapsulate}
-	def.Upstream = []engine.Source{src}
-	gate := &engine.UnitGate{Verdicts: []engine.Verdict{{Upstream: "src.feed", Level: engine.Encapsulate}}}
+	src := spec.Source{Name: "src.feed", Kind: spec.KindModel, Contract: spec.Encapsulate}
+	def.Upstream = []spec.Source{src}
+	gate := &engine.UnitGate{Verdicts: []engine.Verdict{{Upstream: "src.feed", Level: spec.Encapsulate}}}
 	data := modelData{status: engine.ModelStatus{Name: "raw.orders", Pipeline: "ingest", Temporality: "temporal", Flexibility: "fix", Interval: "1h",
 		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}, units: units, more: true,
 		def: def, span: span(units), want: state.Window{Since: t0, Until: units[len(units)-1].Window.Until},

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -106,7 +107,7 @@ type modelData struct {
 	status engine.ModelStatus
 	// def is the model's definition: the spec's, or the registration's when
 	// the engine has no spec; nil when neither can be read.
-	def       *engine.Model
+	def       *spec.Model
 	upstreams []upstreamInfo
 	// downstream names the models that gate on this one.
 	downstream []string
@@ -128,9 +129,9 @@ type modelData struct {
 // upstreamInfo is one gated upstream of the model view with its status,
 // its definition and, for the timeline, its coverage over the view's time.
 type upstreamInfo struct {
-	src    engine.Source
+	src    spec.Source
 	status *engine.ModelStatus
-	def    *engine.Model
+	def    *spec.Model
 	span   timelineSpan
 	err    error
 }
@@ -214,7 +215,7 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 
 // loadGate asks the engine for the gate of model def's unit at w (no
 // window for a timeless model), as the model view's timeline marks it.
-func loadGate(ctx context.Context, e *engine.Engine, view int, seq uint64, def *engine.Model, w state.Window, timeless bool) tea.Cmd {
+func loadGate(ctx context.Context, e *engine.Engine, view int, seq uint64, def *spec.Model, w state.Window, timeless bool) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
@@ -290,7 +291,7 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 	}
 	var err error
 	if d.def != nil && !d.status.Timeless() {
-		if d.span, err = loadSpan(ctx, e, d.def.Name, &d.status, nil, engine.Exact, d.want, now); err != nil {
+		if d.span, err = loadSpan(ctx, e, d.def.Name, &d.status, nil, spec.Exact, d.want, now); err != nil {
 			return err
 		}
 	}
@@ -320,8 +321,8 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 // and WHOLE also those from the model's start, and to its range's end for
 // WHOLE, which their verdict measures. A timeless model's span is its one
 // row. Nothing is read for a model that is not registered.
-func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.ModelStatus, def *engine.Model,
-	level engine.ContractLevel, want state.Window, now time.Time) (timelineSpan, error) {
+func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.ModelStatus, def *spec.Model,
+	level spec.ContractLevel, want state.Window, now time.Time) (timelineSpan, error) {
 	sp := timelineSpan{Loaded: want}
 	if st == nil || !st.Registered {
 		return sp, nil
@@ -355,9 +356,9 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 	cw := sp.Loaded
 	if r := rangeOf(def, now); !r.Empty() {
 		switch level {
-		case engine.Through:
+		case spec.Through:
 			cw.Since = state.Earlier(cw.Since, r.Since)
-		case engine.Whole:
+		case spec.Whole:
 			cw.Since, cw.Until = state.Earlier(cw.Since, r.Since), state.Later(cw.Until, r.Until)
 		}
 	}
@@ -374,8 +375,8 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 
 // definitions are the models the engine knows, by name: the spec's, or,
 // for an engine opened from the store alone, the registrations'.
-func definitions(ctx context.Context, e *engine.Engine) (map[string]*engine.Model, error) {
-	out := map[string]*engine.Model{}
+func definitions(ctx context.Context, e *engine.Engine) (map[string]*spec.Model, error) {
+	out := map[string]*spec.Model{}
 	if e.Spec != nil {
 		for _, m := range e.Spec.Models {
 			out[m.Name] = m
@@ -387,7 +388,7 @@ func definitions(ctx context.Context, e *engine.Engine) (map[string]*engine.Mode
 		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
 	}
 	for _, r := range recs {
-		if m, err := engine.ModelFromRecord(r); err == nil {
+		if m, err := spec.ModelFromRecord(r); err == nil {
 			out[m.Name] = m
 		}
 	}
@@ -465,7 +466,7 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (any, error) 
 // (seed 002): as the engine builds a run's graph, a dependency onto a
 // model of the run is an edge whatever the pipelines, one onto a model
 // outside it is not. nil when the spec is missing or lacks a model.
-func runWaves(spec *engine.Spec, models []string, ids map[string]int) [][]int {
+func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
 	if spec == nil || len(models) == 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/timeline"
@@ -55,7 +55,7 @@ func timelineStyles(th themes.Theme) timeline.Styles {
 }
 
 // gridOf is a temporal model's grid (a flexible model's slicing grid).
-func gridOf(m *engine.Model) (state.Grid, bool) {
+func gridOf(m *spec.Model) (state.Grid, bool) {
 	if m == nil || m.Chunking == nil {
 		return state.Grid{}, false
 	}
@@ -66,7 +66,7 @@ func gridOf(m *engine.Model) (state.Grid, bool) {
 
 // rangeOf is a temporal model's contract range at now: from its start to
 // its last complete window (or its fixed end); zero when it has none yet.
-func rangeOf(m *engine.Model, now time.Time) state.Window {
+func rangeOf(m *spec.Model, now time.Time) state.Window {
 	g, ok := gridOf(m)
 	if !ok {
 		return state.Window{}
@@ -251,7 +251,7 @@ func laneContract(u timelineUpstream, cursor state.Window, now time.Time) timeli
 	}
 	if f != nil {
 		at := v.Newest
-		if f.Scope == engine.All {
+		if f.Scope == spec.All {
 			at = v.Oldest
 		}
 		if at != nil {

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -73,7 +74,7 @@ func (v *whyView) kind() viewKind { return viewWhy }
 
 func (v *whyView) title() string {
 	if v.r != nil {
-		if v.r.Temporality == engine.Timeless {
+		if v.r.Temporality == spec.Timeless {
 			return "why " + v.model
 		}
 		return "why " + v.model + " " + windowText(v.r.Window)
@@ -137,9 +138,9 @@ func (v *whyView) build(a *App) {
 
 	shape := "timeless"
 	switch {
-	case r.Temporality == engine.Temporal && r.Flexibility == engine.Flex:
+	case r.Temporality == spec.Temporal && r.Flexibility == spec.Flex:
 		shape = "flexible, " + r.Interval.String() + " chunks"
-	case r.Temporality == engine.Temporal:
+	case r.Temporality == spec.Temporal:
 		shape = "fixed " + r.Interval.String() + " grid"
 	}
 	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + windowText(r.Window) + "  " + statusLabel(t, r.Status))

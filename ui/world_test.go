@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -94,7 +95,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	spec, err := engine.ParseSpec("bollhav.yaml", []byte(worldSpec))
+	spec, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
 	if err != nil {
 		t.Fatal(err)
 	}

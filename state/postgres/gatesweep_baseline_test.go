@@ -17,6 +17,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -135,7 +136,7 @@ func sweepSQL(ctx context.Context, conn *pgx.Conn, schema string, e *engine.Engi
 			all := false
 			if f := src.Freshness; f != nil {
 				us := f.Within.Microseconds()
-				within, all = &us, f.Scope == engine.All
+				within, all = &us, f.Scope == spec.All
 			}
 			withins, alls, upEnds = append(withins, within), append(alls, all), append(upEnds, ends[src.Name])
 		}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/stores"
@@ -302,7 +302,7 @@ func btCleanEnv() []string {
 		k, _, _ := strings.Cut(kv, "=")
 		switch {
 		case strings.HasPrefix(k, "BOLLHAV_"), strings.HasPrefix(k, "PG"),
-			k == engine.SchemaSuffixEnvVar, k == "STATE_MODE", k == "INTERVAL_OVERRIDE":
+			k == spec.SchemaSuffixEnvVar, k == "STATE_MODE", k == "INTERVAL_OVERRIDE":
 			continue
 		}
 		env = append(env, kv)
@@ -456,7 +456,7 @@ func btSpecRows() []btRow {
 		// Encoding and size.
 		{"not UTF-8", with("name: stage.f", "name: stage.f\xff\xfe"), []string{"spec.yaml:12", "UTF-8"}},
 		{"over 10 MiB", func(*testing.T) []byte {
-			return append([]byte(btSpec+"# "), bytes.Repeat([]byte("x"), engine.MaxSpecSize)...)
+			return append([]byte(btSpec+"# "), bytes.Repeat([]byte("x"), spec.MaxSize)...)
 		}, []string{"spec.yaml", "10 MiB"}},
 	}
 	var rows []btRow
@@ -511,7 +511,7 @@ func btFlagRows() []btRow {
 		{name: "run injection as a model", args: args("run", model), want: []string{"DROP TABLE y"}, store: true},
 		{name: "run injection as a pipeline", args: args("run", "--pipeline", btInject), want: []string{"DROP TABLE y"}, store: true},
 		{name: "run injection as an env", args: args("run", "raw.a", "--env", btInject), want: []string{"--env", "DROP TABLE y"}, store: true},
-		{name: "run injection in SCHEMA_SUFFIX", args: args("run", "raw.a"), env: []string{engine.SchemaSuffixEnvVar + "=" + btInject}, want: []string{"DROP TABLE y"}, store: true},
+		{name: "run injection in SCHEMA_SUFFIX", args: args("run", "raw.a"), env: []string{spec.SchemaSuffixEnvVar + "=" + btInject}, want: []string{"DROP TABLE y"}, store: true},
 		// Windows on mark: parsed before the store is opened.
 		{name: "mark window ends before it starts", args: args("mark", cat([]string{"raw.a", "--status", "pending"}, win(4, 2))...), want: []string{"2026-01-01T04:00:00Z", "2026-01-01T02:00:00Z", "empty"}, store: true},
 		{name: "mark window is empty", args: args("mark", cat([]string{"raw.a", "--status", "pending"}, win(2, 2))...), want: []string{"empty"}, store: true},

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -167,7 +167,7 @@ func (c *cmdContext) checkGlobals() error {
 			return fmt.Errorf("--as-of: %w", err)
 		}
 	}
-	if _, err := engine.ParseEnv(c.Env); err != nil {
+	if _, err := spec.ParseEnv(c.Env); err != nil {
 		return fmt.Errorf("--env: %w", err)
 	}
 	return nil

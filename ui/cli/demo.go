@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -151,7 +152,7 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 			return err
 		}
 	}
-	dev, err := engine.ParseEnv("dev")
+	dev, err := spec.ParseEnv("dev")
 	if err != nil {
 		return err
 	}

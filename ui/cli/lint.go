@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/spf13/pflag"
 )
 
@@ -49,9 +50,9 @@ func runLint(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("lint", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	spec, err := engine.LoadSpec(c.Spec)
+	sp, err := spec.Load(c.Spec)
 	if err != nil {
-		var errs engine.SpecErrors
+		var errs spec.Errors
 		if c.Output == "json" && errors.As(err, &errs) {
 			out := lintJSON{Findings: []lintFinding{}}
 			for _, e := range errs {
@@ -63,7 +64,7 @@ func runLint(c *cmdContext, args []string) int {
 		_, code := c.loadSpec("lint")
 		return code
 	}
-	findings := engine.Lint(spec)
+	findings := engine.Lint(sp)
 	code := ExitOK
 	for _, f := range findings {
 		if f.Severity == engine.SeverityError {
@@ -79,7 +80,7 @@ func runLint(c *cmdContext, args []string) int {
 		return code
 	}
 	if len(findings) == 0 {
-		fmt.Fprintf(c.Out, "%s: %d models, no findings\n", c.Spec, len(spec.Models))
+		fmt.Fprintf(c.Out, "%s: %d models, no findings\n", c.Spec, len(sp.Models))
 		return code
 	}
 	tw := tabwriter.NewWriter(c.Out, 0, 0, 2, ' ', 0)
@@ -101,7 +102,7 @@ func runLint(c *cmdContext, args []string) int {
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(c.Out, "%d error%s, %d warning%s in %d models\n", errs, plural(errs), warns, plural(warns), len(spec.Models))
+	fmt.Fprintf(c.Out, "%d error%s, %d warning%s in %d models\n", errs, plural(errs), warns, plural(warns), len(sp.Models))
 	return code
 }
 

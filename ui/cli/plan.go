@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -154,7 +155,7 @@ func planToJSON(p *engine.Plan) planJSON {
 			DeletedWindows: planSpansJSON(planDeletedWindows(mp)), ToRunWindows: planSpansJSON(mp.Run),
 			Warnings: append([]string{}, mp.Warnings...),
 		}
-		if mp.Temporality == engine.Temporal {
+		if mp.Temporality == spec.Temporal {
 			m.Flexibility = mp.Flexibility.String()
 			m.Chunk = mp.Chunk.String()
 			m.ContractRange = planWindowJSON(&mp.ContractRange)
@@ -277,7 +278,7 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 	rows := make([][]string, 0, len(p.Models))
 	var created, reset, deleted, toRun int
 	for _, mp := range p.Models {
-		timeless := mp.Temporality == engine.Timeless
+		timeless := mp.Temporality == spec.Timeless
 		var note []string
 		if mp.Register {
 			note = append(note, "register")

@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -285,7 +286,7 @@ func runRetryTotals(ctx gocontext.Context, e *engine.Engine, runID int64) ([]str
 	}
 	for _, name := range run.Models {
 		q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Statuses: []state.UnitStatus{state.Pending, state.Failed}}
-		if m := e.Spec.Model(name); m != nil && m.Temporality == engine.Temporal {
+		if m := e.Spec.Model(name); m != nil && m.Temporality == spec.Temporal {
 			q.Window = run.Window
 		}
 		n := 0

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -627,7 +628,7 @@ func TestRunViewLiveIsSafeFromManyGoroutines(t *testing.T) {
 				inner.Add(1)
 				go func() {
 					defer inner.Done()
-					_, _ = exec.Execute(context.Background(), engine.UnitRun{Model: &engine.Model{Name: m}})
+					_, _ = exec.Execute(context.Background(), engine.UnitRun{Model: &spec.Model{Name: m}})
 					v.update(engine.Progress{Model: m, Applied: i, Total: i})
 				}()
 			}

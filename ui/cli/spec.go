@@ -4,18 +4,18 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 )
 
 // loadSpec loads the --spec file. On failure it prints every problem, one
 // per line with file:line:col, and returns the exit code to use. A single
 // problem is a single line, like every other refusal of a command.
-func (c *cmdContext) loadSpec(cmd string) (*engine.Spec, int) {
-	spec, err := engine.LoadSpec(c.Spec)
+func (c *cmdContext) loadSpec(cmd string) (*spec.Spec, int) {
+	sp, err := spec.Load(c.Spec)
 	if err == nil {
-		return spec, ExitOK
+		return sp, ExitOK
 	}
-	var errs engine.SpecErrors
+	var errs spec.Errors
 	switch {
 	case errors.As(err, &errs) && len(errs) == 1:
 		fmt.Fprintf(c.Err, "bollhav %s: %s\n", cmd, errs[0].Error())

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -241,9 +242,9 @@ func printWhy(w io.Writer, r *engine.WhyReport) {
 	out := colorWriter(w)
 	shape := "timeless"
 	switch {
-	case r.Temporality == engine.Temporal && r.Flexibility == engine.Flex:
+	case r.Temporality == spec.Temporal && r.Flexibility == spec.Flex:
 		shape = "flexible, " + r.Interval.String() + " chunks"
-	case r.Temporality == engine.Temporal:
+	case r.Temporality == spec.Temporal:
 		shape = "fixed " + r.Interval.String() + " grid"
 	}
 	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), styleStatus(string(r.Status)))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 )
@@ -43,8 +44,8 @@ const wbSpec = `models:
 func wbWorld(t *testing.T) []string {
 	t.Helper()
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "bollhav.yaml")
-	if err := os.WriteFile(spec, []byte(wbSpec), 0o644); err != nil {
+	specPath := filepath.Join(dir, "bollhav.yaml")
+	if err := os.WriteFile(specPath, []byte(wbSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "state.db")
@@ -53,12 +54,12 @@ func wbWorld(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	sp, err := engine.LoadSpec(spec)
+	parsed, err := spec.Load(specPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "tester", Now: func() time.Time { return now }}
+	e := &engine.Engine{Store: s, Spec: parsed, SpecDir: dir, Actor: "tester", Now: func() time.Time { return now }}
 	day0 := state.MustWindow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
 	for _, models := range [][]string{{"raw.orders"}, {"mart.daily", "report.snapshot"}} {
 		if _, err := e.Run(context.Background(), engine.RunRequest{Models: models, Window: &day0}, e.Executor(), nil); err != nil {
@@ -69,7 +70,7 @@ func wbWorld(t *testing.T) []string {
 	if err != nil || st.Counts[state.Blocked] != 1 {
 		t.Fatalf("mart.daily %v %v", st.Counts, err)
 	}
-	return []string{"--spec", spec, "--dsn", db, "--as-of", "2026-01-03T00:00:00Z"}
+	return []string{"--spec", specPath, "--dsn", db, "--as-of", "2026-01-03T00:00:00Z"}
 }
 
 // The documented shape of `why -o json`.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -66,7 +67,7 @@ type Summary struct {
 	// overlapping the unit's window has a newer applied_at than the unit.
 	Stale int
 	// Levels counts the gated edges by contract level.
-	Levels map[engine.ContractLevel]int
+	Levels map[spec.ContractLevel]int
 	// Elapsed is how long writing the state took (apply included).
 	Elapsed time.Duration
 }
@@ -90,7 +91,7 @@ func Spec(cfg Config) []byte {
 func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error) {
 	started := time.Now()
 	p := layout(cfg)
-	spec, err := engine.ParseSpec(SpecFile, renderSpec(p))
+	spec, err := spec.Parse(SpecFile, renderSpec(p))
 	if err != nil {
 		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
 	}

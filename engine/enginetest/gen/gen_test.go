@@ -8,6 +8,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -17,22 +18,22 @@ var small = gen.Config{Models: 60, Units: 12_000, Seed: 7}
 
 func TestSpecParsesWithEveryShapeAndLevel(t *testing.T) {
 	for _, cfg := range []gen.Config{small, {Models: 300, Units: 50_000, Seed: 1}, {Models: 1, Units: 10, Seed: 3}} {
-		spec, err := engine.ParseSpec(gen.SpecFile, gen.Spec(cfg))
+		sp, err := spec.Parse(gen.SpecFile, gen.Spec(cfg))
 		if err != nil {
 			t.Fatalf("%+v: the generated spec does not parse: %v", cfg, err)
 		}
-		if len(spec.Models) != cfg.Models {
-			t.Fatalf("%+v: %d models, want %d", cfg, len(spec.Models), cfg.Models)
+		if len(sp.Models) != cfg.Models {
+			t.Fatalf("%+v: %d models, want %d", cfg, len(sp.Models), cfg.Models)
 		}
 		if cfg.Models < 80 {
 			continue
 		}
-		levels := map[engine.ContractLevel]int{}
+		levels := map[spec.ContractLevel]int{}
 		grains := map[string]int{}
 		var flex, fix, timeless, zoned, fresh int
-		for _, m := range spec.Models {
+		for _, m := range sp.Models {
 			switch {
-			case m.Temporality == engine.Timeless:
+			case m.Temporality == spec.Timeless:
 				timeless++
 			case m.Flexible():
 				flex++
@@ -50,7 +51,7 @@ func TestSpecParsesWithEveryShapeAndLevel(t *testing.T) {
 				if src.Gated() {
 					gated++
 					levels[src.Contract]++
-					if spec.Model(src.Name) == nil {
+					if sp.Model(src.Name) == nil {
 						t.Errorf("%s reads %s, which is not a model of the spec", m.Name, src.Name)
 					}
 				}
@@ -62,7 +63,7 @@ func TestSpecParsesWithEveryShapeAndLevel(t *testing.T) {
 				t.Errorf("%s has %d gated upstreams, want at most 3", m.Name, gated)
 			}
 		}
-		for _, l := range []engine.ContractLevel{engine.Exists, engine.Exact, engine.Encapsulate, engine.Through, engine.Whole} {
+		for _, l := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
 			if levels[l] == 0 {
 				t.Errorf("%+v: no gated edge at %s (levels %v)", cfg, l, levels)
 			}
@@ -187,7 +188,7 @@ func staleUnits(ctx context.Context, t *testing.T, e *engine.Engine) int {
 	for _, m := range e.Spec.Models {
 		var ups [][]state.AppliedRow
 		for _, src := range m.Upstream {
-			if src.Contract != engine.Exact && src.Contract != engine.Encapsulate && src.Contract != engine.Through {
+			if src.Contract != spec.Exact && src.Contract != spec.Encapsulate && src.Contract != spec.Through {
 				continue
 			}
 			rows, err := e.Store.Applied(ctx, "", src.Name, state.Window{})

@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -48,7 +48,7 @@ type modelDef struct {
 // edgeDef is one gated upstream of a model.
 type edgeDef struct {
 	up    int
-	level engine.ContractLevel
+	level spec.ContractLevel
 	fresh *freshDef
 	// devSkip sets deactivate_for_dev (inert in prod).
 	devSkip bool
@@ -294,20 +294,20 @@ func (p *project) edge(r *rand.Rand, m, u *modelDef) edgeDef {
 	e := edgeDef{up: u.idx}
 	switch pick(r, opts) {
 	case "EXISTS":
-		e.level = engine.Exists
+		e.level = spec.Exists
 		e.devSkip = chance(r, 0.2)
 		return e
 	case "EXACT":
-		e.level = engine.Exact
+		e.level = spec.Exact
 	case "ENCAPSULATE":
-		e.level = engine.Encapsulate
+		e.level = spec.Encapsulate
 	case "THROUGH":
-		e.level = engine.Through
+		e.level = spec.Through
 	case "WHOLE":
-		e.level = engine.Whole
+		e.level = spec.Whole
 	}
 	p2 := 0.06
-	if e.level == engine.Whole || e.level == engine.Through {
+	if e.level == spec.Whole || e.level == spec.Through {
 		p2 = 0.3
 	}
 	if chance(r, p2) {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -144,7 +144,7 @@ func assignStatuses(r *rand.Rand, p *project, plans []modelPlan, m *modelDef) {
 		}
 	}
 	for _, e := range m.ups {
-		if e.level != engine.Exact && e.level != engine.Encapsulate && e.level != engine.Through {
+		if e.level != spec.Exact && e.level != spec.Encapsulate && e.level != spec.Through {
 			continue
 		}
 		forEachHole(plans[e.up].units, func(a, b int64) {
@@ -240,7 +240,7 @@ func assignAppliedAt(r *rand.Rand, p *project, plans []modelPlan, m *modelDef) {
 		at = min(at, asOf-minute*(1+r.Int64N(30)))
 		lo, hi := us[i].since, us[j].until
 		for _, e := range m.ups {
-			if e.level != engine.Exact && e.level != engine.Encapsulate && e.level != engine.Through {
+			if e.level != spec.Exact && e.level != spec.Encapsulate && e.level != spec.Through {
 				continue
 			}
 			upMax, recent := newestApplied(plans[e.up].units, lo, hi)
@@ -279,7 +279,7 @@ func newestApplied(us []unitPlan, a, b int64) (at int64, recent bool) {
 // summarize counts the plan: units by status, stale units and edges by
 // level.
 func summarize(p *project, plans []modelPlan) Summary {
-	s := Summary{AsOf: AsOf, Models: len(p.models), Counts: map[state.UnitStatus]int{}, Levels: map[engine.ContractLevel]int{}}
+	s := Summary{AsOf: AsOf, Models: len(p.models), Counts: map[state.UnitStatus]int{}, Levels: map[spec.ContractLevel]int{}}
 	for _, st := range state.Statuses {
 		s.Counts[st] = 0
 	}
@@ -292,7 +292,7 @@ func summarize(p *project, plans []modelPlan) Summary {
 		stale := make([]bool, len(us))
 		for _, e := range m.ups {
 			s.Levels[e.level]++
-			if e.level != engine.Exact && e.level != engine.Encapsulate && e.level != engine.Through {
+			if e.level != spec.Exact && e.level != spec.Encapsulate && e.level != spec.Through {
 				continue
 			}
 			for k, u := range us {

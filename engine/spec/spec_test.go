@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -46,7 +46,7 @@ const designSpec = `models:
 
 func parseOK(t *testing.T, src string) *Spec {
 	t.Helper()
-	spec, err := ParseSpec("bollhav.yaml", []byte(src))
+	spec, err := Parse("bollhav.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("ParseSpec:\n%v", err)
 	}
@@ -308,7 +308,7 @@ func TestParseErrorsNeverCarryControlCharacters(t *testing.T) {
 		"models:\n  - name: \"a\x07.b\"\n",
 		"mod\x1bels: []\n",
 	} {
-		_, err := ParseSpec("bollhav.yaml", []byte(src))
+		_, err := Parse("bollhav.yaml", []byte(src))
 		if err == nil {
 			t.Errorf("%q loaded", src)
 			continue
@@ -339,7 +339,7 @@ func TestParseAliasBomb(t *testing.T) {
 }
 
 func TestParseRefusesBeforeParsing(t *testing.T) {
-	big := make([]byte, MaxSpecSize+1)
+	big := make([]byte, MaxSize+1)
 	errs := specErrs(t, big)
 	if len(errs) != 1 || errs[0].Error() != "bollhav.yaml: spec is larger than 10 MiB; is this the right file?" {
 		t.Errorf("oversized: %v", errs)
@@ -349,7 +349,7 @@ func TestParseRefusesBeforeParsing(t *testing.T) {
 		t.Errorf("latin-1: %v", errs)
 	}
 	// A UTF-8 byte order mark is not an error.
-	if _, err := ParseSpec("bollhav.yaml", []byte("\xef\xbb\xbfmodels: []\n")); err != nil {
+	if _, err := Parse("bollhav.yaml", []byte("\xef\xbb\xbfmodels: []\n")); err != nil {
 		t.Errorf("BOM: %v", err)
 	}
 }
@@ -360,7 +360,7 @@ func TestLoadSpec(t *testing.T) {
 	if err := os.WriteFile(path, []byte(designSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := LoadSpec(path)
+	spec, err := Load(path)
 	if err != nil || spec.Path != path || len(spec.Models) != 3 {
 		t.Fatalf("LoadSpec = %v, %v", spec, err)
 	}
@@ -369,21 +369,21 @@ func TestLoadSpec(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("models:\n  - name: nope\n    temporality: timeless\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = LoadSpec(bad)
-	var errs SpecErrors
+	_, err = Load(bad)
+	var errs Errors
 	if !errors.As(err, &errs) || !strings.HasPrefix(err.Error(), bad+":2:11: invalid model name") {
 		t.Errorf("LoadSpec(bad) = %v", err)
 	}
 
-	if _, err := LoadSpec(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := Load(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("LoadSpec(missing) = %v, want ErrNotExist", err)
 	}
 
 	huge := filepath.Join(dir, "huge.yaml")
-	if err := os.WriteFile(huge, make([]byte, MaxSpecSize+10), 0o644); err != nil {
+	if err := os.WriteFile(huge, make([]byte, MaxSize+10), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadSpec(huge); err == nil || !strings.Contains(err.Error(), "larger than 10 MiB") {
+	if _, err := Load(huge); err == nil || !strings.Contains(err.Error(), "larger than 10 MiB") {
 		t.Errorf("LoadSpec(huge) = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -16,7 +16,7 @@ import (
 )
 
 // Parsing for the spec loader: goccy/go-yaml lexes and parses the file into
-// an AST, which the decoder (spec_decoder.go) walks by hand instead of
+// an AST, which the decoder (decoder.go) walks by hand instead of
 // unmarshalling into structs, because only the AST knows where each key and
 // value stands, and every error must name its line and column.
 
@@ -33,21 +33,21 @@ const (
 
 // parseYAML lexes and parses data, refusing input nested deeper than
 // maxNesting. Malformed YAML is one SpecError at the parser's position.
-func parseYAML(file string, data []byte) (f *ast.File, err *SpecError) {
+func parseYAML(file string, data []byte) (f *ast.File, err *Error) {
 	defer func() {
 		// The parser should never panic; if it does on some input, that input
 		// is a bad spec, not a reason to take the process down.
 		if r := recover(); r != nil {
-			f, err = nil, &SpecError{Pos: Position{File: file}, Msg: "cannot parse YAML: " + printable(fmt.Sprint(r))}
+			f, err = nil, &Error{Pos: Position{File: file}, Msg: "cannot parse YAML: " + printable(fmt.Sprint(r))}
 		}
 	}()
 	tokens := lexer.Tokenize(string(data))
 	if tk := tooDeep(tokens); tk != nil {
-		return nil, &SpecError{Pos: tokenPos(file, tk), Msg: fmt.Sprintf("YAML nested more than %d levels deep", maxNesting)}
+		return nil, &Error{Pos: tokenPos(file, tk), Msg: fmt.Sprintf("YAML nested more than %d levels deep", maxNesting)}
 	}
 	f, perr := parser.Parse(tokens, 0, parser.AllowDuplicateMapKey())
 	if perr != nil {
-		se := &SpecError{Pos: Position{File: file}, Msg: "invalid YAML: " + printable(perr.Error())}
+		se := &Error{Pos: Position{File: file}, Msg: "invalid YAML: " + printable(perr.Error())}
 		var ye yaml.Error
 		if errors.As(perr, &ye) {
 			se.Msg = "invalid YAML: " + printable(ye.GetMessage())

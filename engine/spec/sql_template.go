@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -8,14 +8,14 @@ import (
 )
 
 // isDataRun reports whether m's run block is one the data executor runs.
-func isDataRun(m *Model) bool {
+func IsDataRun(m *Model) bool {
 	return m.Run.Kind == RunSQL || m.Run.Kind == RunQuery || m.Run.Kind == RunView
 }
 
 // renderSQL expands {{ this }} (the model's target in env) and
 // {{ ref "name" }} (a declared source, see dataRef) in text, with quote
 // giving the dialect's identifiers.
-func renderSQL(m *Model, env Env, text string, quote func(parts ...string) (string, error)) (string, error) {
+func RenderSQL(m *Model, env Env, text string, quote func(parts ...string) (string, error)) (string, error) {
 	funcs := template.FuncMap{
 		"this": func() (string, error) { return quote(env.Schema(m.Schema), m.Table) },
 		"ref": func(name string) (string, error) {
@@ -50,7 +50,7 @@ func renderSQL(m *Model, env Env, text string, quote func(parts ...string) (stri
 func (m *Model) dataRef(name string, env Env) ([]string, error) {
 	src, ok := m.source(name)
 	if ok && (src.Kind == KindHardcoded || src.Kind == KindFile) {
-		return loadedTable(src), nil
+		return LoadedTable(src), nil
 	}
 	if _, err := m.Ref(name, env); err != nil {
 		return nil, err
@@ -59,7 +59,7 @@ func (m *Model) dataRef(name string, env Env) ([]string, error) {
 }
 
 // loadedTable is the table a hardcoded or file source is loaded into.
-func loadedTable(src Source) []string {
+func LoadedTable(src Source) []string {
 	if schema, table, ok := strings.Cut(src.Name, "."); ok {
 		return []string{schema, table}
 	}

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -11,13 +11,13 @@ import (
 func yamlLines(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
 
 // specErrs parses src and returns its SpecErrors, failing when it loads.
-func specErrs(t *testing.T, src []byte) SpecErrors {
+func specErrs(t *testing.T, src []byte) Errors {
 	t.Helper()
-	spec, err := ParseSpec("bollhav.yaml", src)
+	spec, err := Parse("bollhav.yaml", src)
 	if err == nil {
 		t.Fatalf("spec loaded (%d models), want an error", len(spec.Models))
 	}
-	var errs SpecErrors
+	var errs Errors
 	if !errors.As(err, &errs) {
 		t.Fatalf("error is %T, want SpecErrors: %v", err, err)
 	}
@@ -367,7 +367,7 @@ func TestGateTimeRulesLoad(t *testing.T) {
 		"      - {name: raw.events, contract: exact}",
 		"      - {name: elsewhere.unregistered, contract: encapsulate}",
 		"    run: {command: [./daily.sh]}")
-	spec, err := ParseSpec("bollhav.yaml", src)
+	spec, err := Parse("bollhav.yaml", src)
 	if err != nil {
 		t.Fatalf("ParseSpec: %v", err)
 	}
@@ -486,7 +486,7 @@ func TestSpecErrorsCollectedAndSorted(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("positions = %v, want %v\n%v", got, want, errs)
 	}
-	var one *SpecError
+	var one *Error
 	if !errors.As(error(errs), &one) || one.Pos.Line != 4 {
 		t.Errorf("errors.As(*SpecError) = %v", one)
 	}
@@ -496,11 +496,11 @@ func TestSpecErrorsCollectedAndSorted(t *testing.T) {
 }
 
 func TestSpecErrorFormat(t *testing.T) {
-	e := &SpecError{Pos: Position{File: "bollhav.yaml", Line: 12, Column: 7}, Model: "warehouse.daily_orders", Source: "raw.orders", Msg: "freshness requires a contract"}
+	e := &Error{Pos: Position{File: "bollhav.yaml", Line: 12, Column: 7}, Model: "warehouse.daily_orders", Source: "raw.orders", Msg: "freshness requires a contract"}
 	if got, want := e.Error(), "bollhav.yaml:12:7: model warehouse.daily_orders, source raw.orders: freshness requires a contract"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
-	e = &SpecError{Pos: Position{File: "bollhav.yaml"}, Msg: "spec is empty"}
+	e = &Error{Pos: Position{File: "bollhav.yaml"}, Msg: "spec is empty"}
 	if got, want := e.Error(), "bollhav.yaml: spec is empty"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 // position of the offending key or value, and the model and source it belongs
 // to, so the user can jump straight to it. Model and Source are empty when
 // the problem is not inside one.
-type SpecError struct {
+type Error struct {
 	Pos    Position
 	Model  string
 	Source string
@@ -20,7 +20,7 @@ type SpecError struct {
 
 // Error prints "file:line:col: model M, source S: message", the form editors
 // and terminals turn into a link. Parts that are unknown are left out.
-func (e *SpecError) Error() string {
+func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Pos.String())
 	b.WriteString(": ")
@@ -54,10 +54,10 @@ func (p Position) String() string {
 // SpecErrors is every definition-time problem of one spec, sorted by
 // position: a user fixing a spec sees all of them at once instead of one per
 // attempt. ParseSpec returns it as its error; inspect it with errors.As.
-type SpecErrors []*SpecError
+type Errors []*Error
 
 // Error prints one problem per line.
-func (es SpecErrors) Error() string {
+func (es Errors) Error() string {
 	lines := make([]string, len(es))
 	for i, e := range es {
 		lines[i] = e.Error()
@@ -66,7 +66,7 @@ func (es SpecErrors) Error() string {
 }
 
 // Unwrap exposes each problem, so errors.As finds a *SpecError too.
-func (es SpecErrors) Unwrap() []error {
+func (es Errors) Unwrap() []error {
 	out := make([]error, len(es))
 	for i, e := range es {
 		out[i] = e
@@ -76,8 +76,8 @@ func (es SpecErrors) Unwrap() []error {
 
 // sort orders problems by line and column; problems at the same place
 // keep the order they were found in.
-func (es SpecErrors) sort() {
-	slices.SortStableFunc(es, func(a, b *SpecError) int {
+func (es Errors) sort() {
+	slices.SortStableFunc(es, func(a, b *Error) int {
 		return cmp.Or(cmp.Compare(a.Pos.Line, b.Pos.Line), cmp.Compare(a.Pos.Column, b.Pos.Column))
 	})
 }

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"cmp"
@@ -117,7 +117,7 @@ func DefinitionOf(m *Model) ModelDefinition {
 	if m.Temporality == Temporal && m.Chunking != nil {
 		c := m.Chunking
 		d.Chunking = &ChunkingDef{Interval: c.Interval.String(), Start: state.FormatTime(c.Start),
-			Flexibility: c.Flexibility.String(), Timezone: locName(c.Location)}
+			Flexibility: c.Flexibility.String(), Timezone: LocationName(c.Location)}
 		if c.End != nil {
 			s := state.FormatTime(*c.End)
 			d.Chunking.End = &s
@@ -151,7 +151,7 @@ func DefinitionOf(m *Model) ModelDefinition {
 	return d
 }
 
-func locName(loc *time.Location) string {
+func LocationName(loc *time.Location) string {
 	if loc == nil {
 		return "UTC"
 	}
@@ -196,7 +196,7 @@ func ModelFromRecord(rec state.ModelRecord) (*Model, error) {
 	m := &Model{Name: rec.Name, Pipeline: rec.Pipeline, State: def.State || len(rec.Definition) == 0}
 	m.Schema, m.Table, _ = strings.Cut(rec.Name, ".")
 	var err error
-	if m.Temporality, m.Chunking, err = recordShape(rec); err != nil {
+	if m.Temporality, m.Chunking, err = RecordShape(rec); err != nil {
 		return nil, err
 	}
 	for _, sd := range def.Upstream {
@@ -292,7 +292,7 @@ func parseDependencyType(s string) (graph.DependencyType, error) {
 // recordShape reads a registration's temporality and, for a temporal model,
 // its chunking from the record's columns: what its units were cut by, which
 // wins over anything the definition JSON says.
-func recordShape(rec state.ModelRecord) (Temporality, *Chunking, error) {
+func RecordShape(rec state.ModelRecord) (Temporality, *Chunking, error) {
 	switch rec.Temporality {
 	case "timeless":
 		return Timeless, nil, nil

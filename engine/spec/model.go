@@ -1,7 +1,4 @@
-// Package engine is bollhav's embedded engine: model definitions and the spec
-// loader, definition-time validation, the contract gate, prefill and
-// STATE_MODE planning, executors and pipeline runs scheduled with graph.
-package engine
+package spec
 
 import (
 	"time"

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"strings"
@@ -47,7 +47,7 @@ func TestContentHashIgnoresMapOrder(t *testing.T) {
 func TestContentHashFromSpecIgnoresKeyOrder(t *testing.T) {
 	load := func(row string) string {
 		t.Helper()
-		spec, err := ParseSpec("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless", lUp,
+		spec, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless", lUp,
 			"      - name: ref.countries",
 			"        hardcoded: {rows: ["+row+"]}"))
 		if err != nil {

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"slices"
@@ -13,7 +13,7 @@ func TestUnknownProvenanceSentinel(t *testing.T) {
 		"  - name: raw.b",
 		"    temporality: timeless",
 		"    upstream: []")
-	spec, err := ParseSpec("bollhav.yaml", src)
+	spec, err := Parse("bollhav.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +34,7 @@ func TestUnknownProvenanceSentinel(t *testing.T) {
 	if a.Upstream[0].Name == b.Upstream[0].Name {
 		t.Error("two unknown-provenance models share one sentinel; lineage would merge them")
 	}
-	again, err := ParseSpec("bollhav.yaml", src)
+	again, err := Parse("bollhav.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}

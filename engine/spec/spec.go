@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // MaxSpecSize is the largest spec file bollhav reads. A real spec is a few
 // hundred kilobytes; refusing a bigger one before parsing bounds the time and
 // memory a mistaken path (a log, a dump) can cost.
-const MaxSpecSize = 10 << 20
+const MaxSize = 10 << 20
 
 // Spec is a loaded bollhav.yaml: every model, in file order, validated.
 type Spec struct {
@@ -44,33 +44,33 @@ func (s *Spec) Model(name string) *Model {
 // LoadSpec reads and validates the spec file at path. A file over
 // MaxSpecSize is refused without reading it whole. Definition-time problems
 // come back as SpecErrors; a file that cannot be read as a plain error.
-func LoadSpec(path string) (*Spec, error) {
+func Load(path string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read spec: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSpecSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
 		return nil, fmt.Errorf("read spec %s: %w", path, err)
 	}
-	return ParseSpec(path, data)
+	return Parse(path, data)
 }
 
 // ParseSpec validates the spec in data; file names it in positions. It
 // returns every definition-time problem at once, as SpecErrors sorted by
 // position, and never panics, whatever data holds.
-func ParseSpec(file string, data []byte) (*Spec, error) {
-	if len(data) > MaxSpecSize {
-		return nil, SpecErrors{{Pos: Position{File: file}, Msg: fmt.Sprintf("spec is larger than %d MiB; is this the right file?", MaxSpecSize>>20)}}
+func Parse(file string, data []byte) (*Spec, error) {
+	if len(data) > MaxSize {
+		return nil, Errors{{Pos: Position{File: file}, Msg: fmt.Sprintf("spec is larger than %d MiB; is this the right file?", MaxSize>>20)}}
 	}
 	if p, ok := invalidUTF8(file, data); !ok {
-		return nil, SpecErrors{{Pos: p, Msg: "spec is not valid UTF-8; save it as UTF-8"}}
+		return nil, Errors{{Pos: p, Msg: "spec is not valid UTF-8; save it as UTF-8"}}
 	}
 	data = trimBOM(data)
 	tree, perr := parseYAML(file, data)
 	if perr != nil {
-		return nil, SpecErrors{perr}
+		return nil, Errors{perr}
 	}
 	d := &decoder{file: file, anchors: map[string][]*ast.AnchorNode{}}
 	var body ast.Node
@@ -169,14 +169,14 @@ func trimBOM(data []byte) []byte {
 
 // finish sorts the problems by position and drops exact repeats (an error in
 // an anchor is found once per alias that uses it).
-func (es SpecErrors) finish() SpecErrors {
+func (es Errors) finish() Errors {
 	es.sort()
 	type key struct {
 		pos Position
 		msg string
 	}
 	seen := make(map[key]bool, len(es))
-	var out SpecErrors
+	var out Errors
 	for _, e := range es {
 		if k := (key{e.Pos, e.Msg}); !seen[k] {
 			seen[k] = true

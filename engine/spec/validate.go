@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"fmt"
@@ -70,7 +70,7 @@ func (d *decoder) checkModel(site *modelSite) {
 		}
 	}
 	d.source = ""
-	if isDataRun(m) && site.nameOK {
+	if IsDataRun(m) && site.nameOK {
 		d.checkTemplates(m)
 	}
 	tasks := map[string]Position{}
@@ -141,7 +141,7 @@ func (d *decoder) checkTemplates(m *Model) {
 		if text == "" {
 			continue
 		}
-		if _, err := renderSQL(m, Env{}, text, plain); err != nil {
+		if _, err := RenderSQL(m, Env{}, text, plain); err != nil {
 			d.errAt(m.Run.Pos, "%v", err)
 			return
 		}

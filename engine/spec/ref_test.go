@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 // of each type.
 func refModel(t *testing.T) *Model {
 	t.Helper()
-	spec, err := ParseSpec("bollhav.yaml", yamlLines(lModels,
+	spec, err := Parse("bollhav.yaml", yamlLines(lModels,
 		"  - name: marts.customer_orders",
 		`    chunking: {interval: 1d, start: "2026-01-01"}`,
 		lUp,
@@ -112,7 +112,7 @@ func TestRefErrors(t *testing.T) {
 		}
 	}
 	// The sentinel on a model that has one is not addressable either.
-	spec, err := ParseSpec("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless"))
+	spec, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"errors"
@@ -20,16 +20,16 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte(designSpec))
 	f.Add([]byte("models:\n  - name: a.b\n    <<: {temporality: timeless}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := ParseSpec("f.yaml", data)
+		spec, err := Parse("f.yaml", data)
 		if (spec == nil) == (err == nil) {
 			t.Fatalf("spec %v and error %v", spec, err)
 		}
 		if err != nil {
-			var errs SpecErrors
+			var errs Errors
 			if !errors.As(err, &errs) || len(errs) == 0 {
 				t.Fatalf("error %T %v is not SpecErrors", err, err)
 			}
-			if !slices.IsSortedFunc(errs, func(a, b *SpecError) int {
+			if !slices.IsSortedFunc(errs, func(a, b *Error) int {
 				if a.Pos.Line != b.Pos.Line {
 					return a.Pos.Line - b.Pos.Line
 				}

@@ -1,4 +1,4 @@
-package engine
+package spec
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // at the first, tagging each with the model and source being decoded.
 type decoder struct {
 	file    string
-	errs    SpecErrors
+	errs    Errors
 	anchors map[string][]*ast.AnchorNode
 	visits  int
 	// model and source name the definition being decoded, for error context.
@@ -51,7 +51,7 @@ func (d *decoder) pos(n ast.Node) Position {
 
 // errAt records a problem at p in the current model/source context.
 func (d *decoder) errAt(p Position, format string, args ...any) {
-	d.errs = append(d.errs, &SpecError{Pos: p, Model: d.model, Source: d.source, Msg: fmt.Sprintf(format, args...)})
+	d.errs = append(d.errs, &Error{Pos: p, Model: d.model, Source: d.source, Msg: fmt.Sprintf(format, args...)})
 }
 
 // errorf records a problem at node n.
