@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -109,101 +107,4 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 		return err
 	}
 	return nil
-}
-
-var fileColumnTypes = map[ColumnType]state.ColumnType{
-	TypeText: state.ColumnText, TypeInt: state.ColumnInt, TypeFloat: state.ColumnFloat,
-	TypeBool: state.ColumnBool, TypeDate: state.ColumnDate, TypeDatetime: state.ColumnDatetime,
-}
-
-// hardcodedTable turns inline rows into columns and rows. The columns are
-// every key of every row in sorted order (a YAML mapping's key order is not
-// kept); a column's type is the one all its values share, integers widen to
-// floats, and any other mix is text. A key missing from a row is NULL.
-func hardcodedTable(rows []map[string]any) ([]state.DataColumn, state.RowSource) {
-	types := map[string]state.ColumnType{}
-	seen := map[string]bool{}
-	var names []string
-	for _, r := range rows {
-		for k, v := range r {
-			if !seen[k] {
-				seen[k] = true
-				names = append(names, k)
-			}
-			if v == nil {
-				continue
-			}
-			t := valueType(v)
-			if old, ok := types[k]; ok && old != t {
-				switch {
-				case old == state.ColumnInt && t == state.ColumnFloat, old == state.ColumnFloat && t == state.ColumnInt:
-					t = state.ColumnFloat
-				default:
-					t = state.ColumnText
-				}
-			}
-			types[k] = t
-		}
-	}
-	slices.Sort(names)
-	cols := make([]state.DataColumn, len(names))
-	for i, n := range names {
-		cols[i] = state.DataColumn{Name: n, Type: types[n]}
-	}
-	out := make([][]any, len(rows))
-	for i, r := range rows {
-		row := make([]any, len(cols))
-		for j, c := range cols {
-			row[j] = columnValue(r[c.Name], c.Type)
-		}
-		out[i] = row
-	}
-	return cols, &memRows{rows: out}
-}
-
-func valueType(v any) state.ColumnType {
-	switch v.(type) {
-	case bool:
-		return state.ColumnBool
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		return state.ColumnInt
-	case float32, float64:
-		return state.ColumnFloat
-	}
-	return state.ColumnText
-}
-
-// columnValue converts v to its column's type: text columns get the value's
-// text, float columns widen integers.
-func columnValue(v any, t state.ColumnType) any {
-	if v == nil {
-		return nil
-	}
-	switch t {
-	case state.ColumnText:
-		if s, ok := v.(string); ok {
-			return s
-		}
-		return fmt.Sprint(v)
-	case state.ColumnFloat:
-		if valueType(v) == state.ColumnInt {
-			f, _ := strconv.ParseFloat(fmt.Sprint(v), 64)
-			return f
-		}
-	}
-	return v
-}
-
-// memRows serves rows held in memory.
-type memRows struct {
-	rows [][]any
-	i    int
-}
-
-func (m *memRows) Next() ([]any, error) {
-	if m.i >= len(m.rows) {
-		return nil, io.EOF
-	}
-	m.i++
-	return m.rows[m.i-1], nil
 }
