@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/source"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -59,7 +60,7 @@ func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source) error
 	job := state.DataJob{Target: spec.LoadedTable(src), Version: version}
 	if h.Rows != nil {
 		job.Kind = state.DataTable
-		job.Columns, job.Rows = hardcodedTable(h.Rows)
+		job.Columns, job.Rows = source.HardcodedTable(h.Rows)
 	} else {
 		// A sql constant is a view: always current, nothing to copy.
 		job.Kind, job.Query = state.DataView, h.SQL
@@ -73,7 +74,7 @@ func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source) error
 
 func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir string) error {
 	f := src.File
-	path := resolvePath(f.Path, specDir)
+	path := source.ResolvePath(f.Path, specDir)
 	info, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) && f.ArchiveFolder != "" {
 		return nil // loaded and archived by an earlier unit or run
@@ -85,14 +86,14 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 	if d.loads.loaded[src.Name] == version {
 		return nil
 	}
-	r, err := OpenFileSource(*f, specDir)
+	r, err := source.OpenFile(*f, specDir)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
 	cols := make([]state.DataColumn, len(r.Columns()))
 	for i, c := range r.Columns() {
-		cols[i] = state.DataColumn{Name: c.Name, Type: fileColumnTypes[c.Type]}
+		cols[i] = state.DataColumn{Name: c.Name, Type: source.FileColumnTypes[c.Type]}
 	}
 	job := state.DataJob{Kind: state.DataTable, Target: spec.LoadedTable(src), Columns: cols, Rows: r, Version: version}
 	res, err := d.store.RunData(ctx, job, nil, time.Time{})
@@ -103,7 +104,7 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 	if res.Skipped {
 		return nil
 	}
-	if _, err := ArchiveFileSource(*f, specDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := source.Archive(*f, specDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

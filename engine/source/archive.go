@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"errors"
@@ -27,12 +27,12 @@ var archiveNow = time.Now
 // archived file is never overwritten — the same export dropped twice is the
 // case archiving exists for — so a name already taken gets a UTC timestamp
 // before its extension ("orders.20260131T120000Z.csv"), then a counter.
-func ArchiveFileSource(src spec.SourceFile, baseDir string) (string, error) {
+func Archive(src spec.SourceFile, baseDir string) (string, error) {
 	if src.ArchiveFolder == "" {
 		return "", nil
 	}
-	from := resolvePath(src.Path, baseDir)
-	folder := resolvePath(src.ArchiveFolder, baseDir)
+	from := ResolvePath(src.Path, baseDir)
+	folder := ResolvePath(src.ArchiveFolder, baseDir)
 	if err := os.MkdirAll(folder, 0o755); err != nil {
 		return "", fmt.Errorf("file source %s: archive_folder: %w", src.Path, err)
 	}

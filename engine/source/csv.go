@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"encoding/csv"
@@ -52,7 +52,7 @@ func newCSVSource(text io.Reader, path string, offset int, sep byte, strict bool
 		if offset > 0 {
 			msg = fmt.Sprintf("no header row after the %d rows removed by remove_top_rows", offset)
 		}
-		return nil, &FileSourceError{Path: path, Err: errors.New(msg)}
+		return nil, &FileError{Path: path, Err: errors.New(msg)}
 	}
 	if err != nil {
 		return nil, s.parseError(err, len(header))
@@ -68,7 +68,7 @@ func newCSVSource(text io.Reader, path string, offset int, sep byte, strict bool
 			name = "column_" + strconv.Itoa(i+1)
 		}
 		if j, dup := seen[name]; dup {
-			return nil, &FileSourceError{Path: path, Line: line + offset, Err: fmt.Errorf("header names column %q twice (columns %d and %d)", name, j+1, i+1)}
+			return nil, &FileError{Path: path, Line: line + offset, Err: fmt.Errorf("header names column %q twice (columns %d and %d)", name, j+1, i+1)}
 		}
 		seen[name] = i
 		s.names = append(s.names, name)
@@ -105,9 +105,9 @@ func (s *csvSource) next() (rawRecord, error) {
 func (s *csvSource) parseError(err error, got int) error {
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
-		return &FileSourceError{Path: s.path, Err: err}
+		return &FileError{Path: s.path, Err: err}
 	}
-	fe := &FileSourceError{Path: s.path, Line: pe.Line + s.offset, Column: pe.Column, Err: pe.Err}
+	fe := &FileError{Path: s.path, Line: pe.Line + s.offset, Column: pe.Column, Err: pe.Err}
 	switch {
 	case errors.Is(pe.Err, csv.ErrFieldCount):
 		fe.Column = 0
@@ -125,5 +125,5 @@ func (s *csvSource) checkUTF8(v string, line int, field string) error {
 	if !s.strict || utf8.ValidString(v) {
 		return nil
 	}
-	return &FileSourceError{Path: s.path, Line: line, Field: field, Err: errors.New("invalid UTF-8: the file is probably in another encoding; set encoding (latin1, windows-1252, utf-16le, …)")}
+	return &FileError{Path: s.path, Line: line, Field: field, Err: errors.New("invalid UTF-8: the file is probably in another encoding; set encoding (latin1, windows-1252, utf-16le, …)")}
 }

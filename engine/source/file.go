@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"errors"
@@ -29,7 +29,7 @@ const defaultSeparator = ','
 // FileSourceError is a problem with a file source's content or config. It
 // names the file as the spec does, and the line, byte column and column name
 // when they are known, so a user can open the file at the fault.
-type FileSourceError struct {
+type FileError struct {
 	Path string
 	// Line is the 1-based physical line of the file (top rows removed by
 	// remove_top_rows still count), 0 when the error is not about a line.
@@ -41,7 +41,7 @@ type FileSourceError struct {
 	Err   error
 }
 
-func (e *FileSourceError) Error() string {
+func (e *FileError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Path)
 	if e.Line > 0 {
@@ -58,7 +58,7 @@ func (e *FileSourceError) Error() string {
 	return b.String()
 }
 
-func (e *FileSourceError) Unwrap() error { return e.Err }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // FileReader streams the rows of a file source. Column types are inferred
 // from a sample — the first infer_schema_length rows, every row when it is
@@ -98,23 +98,23 @@ type FileTable struct {
 // to baseDir (the spec's directory), reads its header and its inference
 // sample, and returns a reader positioned at the first row. Every SourceFile
 // field is honoured: see the FileReader and the readers of each format.
-func OpenFileSource(src spec.SourceFile, baseDir string) (*FileReader, error) {
+func OpenFile(src spec.SourceFile, baseDir string) (*FileReader, error) {
 	if src.Path == "" {
 		return nil, errors.New("file source has no path")
 	}
 	format, sep, err := fileLayout(src)
 	if err != nil {
-		return nil, &FileSourceError{Path: src.Path, Err: err}
+		return nil, &FileError{Path: src.Path, Err: err}
 	}
 	dec, err := lookupEncoding(src.Encoding)
 	if err != nil {
-		return nil, &FileSourceError{Path: src.Path, Err: err}
+		return nil, &FileError{Path: src.Path, Err: err}
 	}
 	dates, err := parseDateFormat(src.DateFormat)
 	if err != nil {
-		return nil, &FileSourceError{Path: src.Path, Err: err}
+		return nil, &FileError{Path: src.Path, Err: err}
 	}
-	f, err := os.Open(resolvePath(src.Path, baseDir))
+	f, err := os.Open(ResolvePath(src.Path, baseDir))
 	if err != nil {
 		return nil, fmt.Errorf("file source %s: %w", src.Path, err)
 	}
@@ -204,7 +204,7 @@ func (r *FileReader) Next() ([]any, error) {
 		}
 		v, err := r.convert[i](rec.cells[i])
 		if err != nil {
-			return nil, &FileSourceError{Path: r.path, Line: rec.line, Field: r.columns[i].Name, Err: r.typeMismatch(err)}
+			return nil, &FileError{Path: r.path, Line: rec.line, Field: r.columns[i].Name, Err: r.typeMismatch(err)}
 		}
 		row[i] = v
 	}
@@ -223,8 +223,8 @@ func (r *FileReader) typeMismatch(err error) error {
 func (r *FileReader) Close() error { return r.file.Close() }
 
 // ReadFileSource reads a whole file source into memory; see OpenFileSource.
-func ReadFileSource(src spec.SourceFile, baseDir string) (*FileTable, error) {
-	r, err := OpenFileSource(src, baseDir)
+func ReadFile(src spec.SourceFile, baseDir string) (*FileTable, error) {
+	r, err := OpenFile(src, baseDir)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +244,7 @@ func ReadFileSource(src spec.SourceFile, baseDir string) (*FileTable, error) {
 
 // resolvePath makes a spec path absolute against baseDir: the spec, not the
 // directory bollhav was started from, anchors relative paths.
-func resolvePath(p, baseDir string) string {
+func ResolvePath(p, baseDir string) string {
 	if filepath.IsAbs(p) {
 		return p
 	}

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"bufio"
@@ -87,11 +87,11 @@ func (d textDecoder) reader(r io.Reader, path string, removeTop int) (text *bufi
 			break
 		}
 		if err != nil {
-			return nil, skipped, &FileSourceError{Path: path, Line: skipped + 1, Err: err}
+			return nil, skipped, &FileError{Path: path, Line: skipped + 1, Err: err}
 		}
 	}
 	if skipped < removeTop {
-		return nil, skipped, &FileSourceError{Path: path, Err: fmt.Errorf("remove_top_rows is %d but the file has only %d lines", removeTop, skipped)}
+		return nil, skipped, &FileError{Path: path, Err: fmt.Errorf("remove_top_rows is %d but the file has only %d lines", removeTop, skipped)}
 	}
 	return br, skipped, nil
 }

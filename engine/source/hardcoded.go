@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-var fileColumnTypes = map[ColumnType]state.ColumnType{
+var FileColumnTypes = map[ColumnType]state.ColumnType{
 	TypeText: state.ColumnText, TypeInt: state.ColumnInt, TypeFloat: state.ColumnFloat,
 	TypeBool: state.ColumnBool, TypeDate: state.ColumnDate, TypeDatetime: state.ColumnDatetime,
 }
@@ -18,7 +18,7 @@ var fileColumnTypes = map[ColumnType]state.ColumnType{
 // every key of every row in sorted order (a YAML mapping's key order is not
 // kept); a column's type is the one all its values share, integers widen to
 // floats, and any other mix is text. A key missing from a row is NULL.
-func hardcodedTable(rows []map[string]any) ([]state.DataColumn, state.RowSource) {
+func HardcodedTable(rows []map[string]any) ([]state.DataColumn, state.RowSource) {
 	types := map[string]state.ColumnType{}
 	seen := map[string]bool{}
 	var names []string

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ const filesDir = "testdata/files"
 // readAll reads a file source and fails the test on error.
 func readAll(t *testing.T, src spec.SourceFile, dir string) *FileTable {
 	t.Helper()
-	tab, err := ReadFileSource(src, dir)
+	tab, err := ReadFile(src, dir)
 	if err != nil {
 		t.Fatalf("ReadFileSource(%s): %v", src.Path, err)
 	}
@@ -54,7 +54,7 @@ func checkRows(t *testing.T, got [][]any, want ...[]any) {
 // checkErr asserts err is a *FileSourceError whose text contains every part.
 func checkErr(t *testing.T, err error, line int, parts ...string) {
 	t.Helper()
-	var fe *FileSourceError
+	var fe *FileError
 	if !errors.As(err, &fe) {
 		t.Fatalf("err = %v (%T), want a *FileSourceError", err, err)
 	}
@@ -70,7 +70,7 @@ func checkErr(t *testing.T, err error, line int, parts ...string) {
 
 func TestFileSourceCoverSheetSemicolonsAndDates(t *testing.T) {
 	src := spec.SourceFile{Path: "cover_sheet.csv", Separator: ";", RemoveTopRows: 2, DateFormat: "%d/%m/%Y"}
-	r, err := OpenFileSource(src, filesDir)
+	r, err := OpenFile(src, filesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestFileSourceLatin1(t *testing.T) {
 		)
 	}
 	// Read as the default UTF-8 it is an error that points at the fix.
-	_, err := ReadFileSource(spec.SourceFile{Path: "latin1.csv"}, filesDir)
+	_, err := ReadFile(spec.SourceFile{Path: "latin1.csv"}, filesDir)
 	checkErr(t, err, 2, "latin1.csv:2:", `column "name"`, "invalid UTF-8", "set encoding")
 	// utf8-lossy loads it anyway, with replacement characters.
 	tab := readAll(t, spec.SourceFile{Path: "latin1.csv", Encoding: "utf8-lossy"}, filesDir)
@@ -175,7 +175,7 @@ func TestFileSourceEncodings(t *testing.T) {
 		{"iso-8859-15", []byte("id,name\n1,\xD6d\xF6n \xA4\n")}, // via the IANA index
 	} {
 		dir := writeFile(t, t.TempDir(), "f.csv", tc.content)
-		tab, err := ReadFileSource(spec.SourceFile{Path: "f.csv", Encoding: tc.encoding}, dir)
+		tab, err := ReadFile(spec.SourceFile{Path: "f.csv", Encoding: tc.encoding}, dir)
 		if err != nil {
 			t.Errorf("%q: %v", tc.encoding, err)
 			continue
@@ -183,21 +183,21 @@ func TestFileSourceEncodings(t *testing.T) {
 		checkColumns(t, tab.Columns, "id:int", "name:text")
 		checkRows(t, tab.Rows, []any{int64(1), "Ödön €"})
 	}
-	_, err := ReadFileSource(spec.SourceFile{Path: "latin1.csv", Encoding: "klingon-8"}, filesDir)
+	_, err := ReadFile(spec.SourceFile{Path: "latin1.csv", Encoding: "klingon-8"}, filesDir)
 	checkErr(t, err, 0, "latin1.csv", `unknown encoding "klingon-8"`, "latin1", "utf-16le")
 }
 
 func TestFileSourceMalformedRowNamesItsLine(t *testing.T) {
-	_, err := ReadFileSource(spec.SourceFile{Path: "malformed.csv"}, filesDir)
+	_, err := ReadFile(spec.SourceFile{Path: "malformed.csv"}, filesDir)
 	checkErr(t, err, 4, "malformed.csv:4:", "bare \"")
 
 	// A cover row above the header still counts.
 	dir := writeFile(t, t.TempDir(), "m.csv", []byte("Report\nid,comment\n1,ok\n2,\"open\n"))
-	_, err = ReadFileSource(spec.SourceFile{Path: "m.csv", RemoveTopRows: 1}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "m.csv", RemoveTopRows: 1}, dir)
 	checkErr(t, err, 4, "m.csv:4")
 
 	dir = writeFile(t, t.TempDir(), "n.csv", []byte("a;b\n1;2\n3\n"))
-	_, err = ReadFileSource(spec.SourceFile{Path: "n.csv", Separator: ";"}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "n.csv", Separator: ";"}, dir)
 	checkErr(t, err, 3, "n.csv:3: row has 1 fields, the header has 2")
 }
 
@@ -207,20 +207,20 @@ func TestFileSourceHeader(t *testing.T) {
 	checkColumns(t, tab.Columns, "id:int", "column_2:int", "name:int")
 
 	writeFile(t, dir, "dup.csv", []byte("id,name,id\n"))
-	_, err := ReadFileSource(spec.SourceFile{Path: "dup.csv"}, dir)
+	_, err := ReadFile(spec.SourceFile{Path: "dup.csv"}, dir)
 	checkErr(t, err, 1, `names column "id" twice (columns 1 and 3)`)
 
 	writeFile(t, dir, "empty.csv", nil)
-	_, err = ReadFileSource(spec.SourceFile{Path: "empty.csv"}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "empty.csv"}, dir)
 	checkErr(t, err, 0, "empty.csv", "want a header row")
 
 	writeFile(t, dir, "short.csv", []byte("title\nsubtitle\n"))
-	_, err = ReadFileSource(spec.SourceFile{Path: "short.csv", RemoveTopRows: 2}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "short.csv", RemoveTopRows: 2}, dir)
 	checkErr(t, err, 0, "no header row after the 2 rows removed")
-	_, err = ReadFileSource(spec.SourceFile{Path: "short.csv", RemoveTopRows: 5}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "short.csv", RemoveTopRows: 5}, dir)
 	checkErr(t, err, 0, "remove_top_rows is 5 but the file has only 2 lines")
 
-	_, err = ReadFileSource(spec.SourceFile{Path: "missing.csv"}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "missing.csv"}, dir)
 	if err == nil || !strings.Contains(err.Error(), "missing.csv") || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
@@ -243,7 +243,7 @@ func TestFileSourceSeparatorsAndEndings(t *testing.T) {
 		{Path: "orders.csv", Separator: `\t`},
 		{Path: "orders", Separator: "\t"}, // no extension, no hint: CSV
 	} {
-		tab, err := ReadFileSource(src, dir)
+		tab, err := ReadFile(src, dir)
 		if err != nil {
 			t.Errorf("%+v: %v", src, err)
 			continue
@@ -265,13 +265,13 @@ func TestFileSourceSeparatorsAndEndings(t *testing.T) {
 		{spec.SourceFile{Path: "orders.csv", Separator: `"`}, "other than a quote"},
 		{spec.SourceFile{Path: "events.jsonl", Separator: ","}, "does not apply to JSON lines"},
 	} {
-		_, err := ReadFileSource(tc.src, dir)
+		_, err := ReadFile(tc.src, dir)
 		checkErr(t, err, 0, tc.src.Path+": ", tc.want)
 	}
 }
 
 func TestFileSourceJSONLines(t *testing.T) {
-	r, err := OpenFileSource(spec.SourceFile{Path: "events", FileEnding: "jsonl"}, filesDir)
+	r, err := OpenFile(spec.SourceFile{Path: "events", FileEnding: "jsonl"}, filesDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,7 +314,7 @@ func TestFileSourceJSONLines(t *testing.T) {
 		{"{\"a\": \"\xE5\"}\n", 1, "invalid UTF-8"},
 	} {
 		writeFile(t, dir, "e.ndjson", []byte(tc.content))
-		_, err := ReadFileSource(spec.SourceFile{Path: "e.ndjson"}, dir)
+		_, err := ReadFile(spec.SourceFile{Path: "e.ndjson"}, dir)
 		checkErr(t, err, tc.line, "e.ndjson:", tc.want)
 	}
 	// JSON types are kept: a string of digits is text, true is a bool.
@@ -328,7 +328,7 @@ func TestFileSourceInferSchemaLength(t *testing.T) {
 	dir := writeFile(t, t.TempDir(), "n.csv", []byte("n,flag\n1,true\n2,false\nx,maybe\n"))
 	two, zero := 2, 0
 
-	r, err := OpenFileSource(spec.SourceFile{Path: "n.csv", InferSchemaLength: &two}, dir)
+	r, err := OpenFile(spec.SourceFile{Path: "n.csv", InferSchemaLength: &two}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestFileSourceInferSchemaLength(t *testing.T) {
 	// A JSON line with a key the sample did not have.
 	one := 1
 	writeFile(t, dir, "k.jsonl", []byte("{\"a\": 1}\n{\"a\": 2, \"b\": 3}\n"))
-	_, err = ReadFileSource(spec.SourceFile{Path: "k.jsonl", InferSchemaLength: &one}, dir)
+	_, err = ReadFile(spec.SourceFile{Path: "k.jsonl", InferSchemaLength: &one}, dir)
 	checkErr(t, err, 2, `k.jsonl:2: column "b": a key not in the first 1 rows`)
 	// With 0 nothing is typed, but the first row still names the columns.
 	writeFile(t, dir, "k.jsonl", []byte("{\"a\": 1, \"b\": true}\n{\"b\": false, \"a\": 2}\n"))

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"bufio"
@@ -42,7 +42,7 @@ func (s *jsonLinesSource) next() (rawRecord, error) {
 			return rawRecord{}, io.EOF
 		}
 		if err != nil && err != io.EOF {
-			return rawRecord{}, &FileSourceError{Path: s.path, Line: s.line + 1, Err: err}
+			return rawRecord{}, &FileError{Path: s.path, Line: s.line + 1, Err: err}
 		}
 		s.line++
 		raw = bytes.TrimSpace(raw)
@@ -56,7 +56,7 @@ func (s *jsonLinesSource) next() (rawRecord, error) {
 // parse reads one object, keeping its keys in order (a map would lose it).
 func (s *jsonLinesSource) parse(raw []byte) (rawRecord, error) {
 	fail := func(format string, args ...any) (rawRecord, error) {
-		return rawRecord{}, &FileSourceError{Path: s.path, Line: s.line, Err: fmt.Errorf(format, args...)}
+		return rawRecord{}, &FileError{Path: s.path, Line: s.line, Err: fmt.Errorf(format, args...)}
 	}
 	if s.strict && !utf8.Valid(raw) {
 		return fail("invalid UTF-8: the file is probably in another encoding; set encoding (latin1, windows-1252, utf-16le, …)")
@@ -82,7 +82,7 @@ func (s *jsonLinesSource) parse(raw []byte) (rawRecord, error) {
 		i, known := s.index[key]
 		if !known {
 			if s.frozen {
-				return rawRecord{}, &FileSourceError{Path: s.path, Line: s.line, Field: key, Err: fmt.Errorf("a key not in the first %d rows, which set the columns; raise infer_schema_length, or remove it to scan every row", s.sampled)}
+				return rawRecord{}, &FileError{Path: s.path, Line: s.line, Field: key, Err: fmt.Errorf("a key not in the first %d rows, which set the columns; raise infer_schema_length, or remove it to scan every row", s.sampled)}
 			}
 			i = len(s.names)
 			s.index[key] = i

@@ -1,4 +1,4 @@
-package engine
+package source
 
 import (
 	"github.com/bollhav/bollhav/engine/spec"
@@ -31,7 +31,7 @@ func TestArchiveFileSource(t *testing.T) {
 
 	drop("first\n")
 	// Opening and reading never moves the file: only the call after commit.
-	if _, err := ReadFileSource(src, dir); err != nil {
+	if _, err := ReadFile(src, dir); err != nil {
 		t.Fatal(err)
 	}
 	if read("dropzone/orders.csv") != "first\n" {
@@ -49,7 +49,7 @@ func TestArchiveFileSource(t *testing.T) {
 		if i > 0 {
 			drop(want.content)
 		}
-		got, err := ArchiveFileSource(src, dir)
+		got, err := Archive(src, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,10 +67,10 @@ func TestArchiveFileSource(t *testing.T) {
 		t.Error("the first archived file was overwritten")
 	}
 
-	if got, err := ArchiveFileSource(spec.SourceFile{Path: "dropzone/orders.csv"}, dir); got != "" || err != nil {
+	if got, err := Archive(spec.SourceFile{Path: "dropzone/orders.csv"}, dir); got != "" || err != nil {
 		t.Errorf("no archive_folder: %q, %v", got, err)
 	}
-	if _, err := ArchiveFileSource(src, dir); err == nil || !os.IsNotExist(unwrapAll(err)) {
+	if _, err := Archive(src, dir); err == nil || !os.IsNotExist(unwrapAll(err)) {
 		t.Errorf("archiving a missing file: %v", err)
 	}
 }
