@@ -86,7 +86,7 @@ type RunRequest struct {
 	// Window is the run window; nil means no window, which each STATE_MODE
 	// reads as seed 000 says.
 	Window *state.Window
-	Mode   StateMode
+	Mode   spec.StateMode
 	// IntervalOverride re-chunks flexible models (and, under torch, migrates
 	// fixed ones); nil keeps each model's interval.
 	IntervalOverride *state.Interval

@@ -35,9 +35,9 @@ func commandEnv(parent []string, u UnitRun) ([]string, error) {
 	}
 	mode := u.StateMode
 	if mode == "" {
-		mode = Bulldozer
+		mode = spec.Bulldozer
 	}
-	if _, err := ParseStateMode(string(mode)); err != nil {
+	if _, err := spec.ParseStateMode(string(mode)); err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
 	var since, until string

@@ -76,7 +76,7 @@ func TestCommandEnvForAWindow(t *testing.T) {
 	t.Setenv("BOLLHAV_TEST_PARENT", "passed on")
 	dir := t.TempDir()
 	w := state.MustWindow(mustTime(t, "2026-01-01T00:00:00Z"), mustTime(t, "2026-01-01T01:00:00Z"))
-	seen, pwd, res := seenEnv(t, UnitRun{Model: commandModel("raw.orders"), Window: &w, RunID: 7, StateMode: Discover, SpecDir: dir})
+	seen, pwd, res := seenEnv(t, UnitRun{Model: commandModel("raw.orders"), Window: &w, RunID: 7, StateMode: spec.Discover, SpecDir: dir})
 	want := map[string]string{
 		"BOLLHAV_MODEL":       "raw.orders",
 		"BOLLHAV_TARGET":      `"raw"."orders"`,
@@ -124,7 +124,7 @@ func TestCommandEnvInASuffixedEnvironment(t *testing.T) {
 	m.Upstream = shopSources()
 	dir := t.TempDir()
 	w := state.MustWindow(mustTime(t, "2026-03-29T00:00:00Z"), mustTime(t, "2026-03-30T00:00:00Z"))
-	seen, _, _ := seenEnv(t, UnitRun{Model: m, Env: spec.Env{Suffix: "pr123"}, Window: &w, RunID: 99, StateMode: Torch, SpecDir: dir})
+	seen, _, _ := seenEnv(t, UnitRun{Model: m, Env: spec.Env{Suffix: "pr123"}, Window: &w, RunID: 99, StateMode: spec.Torch, SpecDir: dir})
 	for k, v := range map[string]string{
 		"BOLLHAV_TARGET":     `"warehouse_pr123"."daily"`,
 		"BOLLHAV_SINCE":      "2026-03-29T00:00:00Z",

@@ -162,7 +162,7 @@ func TestSQLModelRerunDoesNotDuplicate(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e, ds, schema := sqlFixture(t, s)
 		for range 2 {
-			_, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Mode: Bulldozer}, e.Executor(), nil)
+			_, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Mode: spec.Bulldozer}, e.Executor(), nil)
 			must(t, err)
 		}
 		eqRows(t, "orders", read(t, ds, schema, `SELECT count(*) FROM {t:orders}`), "6")
@@ -235,7 +235,7 @@ func eqRows(t *testing.T, what string, got []string, want ...string) {
 func TestHardcodedReappliedWhenContentChanges(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e, ds, schema := sqlFixture(t, s)
-		req := RunRequest{Window: firstDay(), Mode: Bulldozer}
+		req := RunRequest{Window: firstDay(), Mode: spec.Bulldozer}
 		_, err := e.Run(t.Context(), req, e.Executor(), nil)
 		must(t, err)
 		eqRows(t, "daily at rate 2", read(t, ds, schema, `SELECT total FROM {t:daily}`), "42")

@@ -24,7 +24,7 @@ type UnitRun struct {
 	RunID int64
 	// StateMode is the run's mode, passed on so that a loader can choose,
 	// say, a full reload under torch. The zero value means Bulldozer.
-	StateMode StateMode
+	StateMode spec.StateMode
 	// SpecDir is the directory of the spec file: relative paths in the spec
 	// (a command's program, a file source's path) are relative to it, so a
 	// project runs the same from any working directory.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -92,7 +93,7 @@ func TestReadOnlyRefusalsAreAudited(t *testing.T) {
 	if _, err := e.Mark(t.Context(), "raw.orders", hours(0, 1), state.Pending); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Mark = %v, want ErrReadOnly", err)
 	}
-	if _, err := e.Run(t.Context(), RunRequest{Models: []string{"raw.orders"}, Mode: Torch}, &fakeExec{}, nil); !errors.Is(err, ErrReadOnly) {
+	if _, err := e.Run(t.Context(), RunRequest{Models: []string{"raw.orders"}, Mode: spec.Torch}, &fakeExec{}, nil); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Run = %v, want ErrReadOnly", err)
 	}
 	log, err := s.AuditLog(t.Context(), 0)

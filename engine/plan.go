@@ -24,7 +24,7 @@ type Plan struct {
 	// Request is the request planned, kept so ApplyPlan can check the store
 	// still gives the same plan.
 	Request RunRequest
-	Mode    StateMode
+	Mode    spec.StateMode
 	// Now is the clock the contract ranges were evaluated at.
 	Now    time.Time
 	Models []ModelPlan
@@ -38,7 +38,7 @@ type ModelPlan struct {
 	Flexibility spec.Flexibility
 	// Mode is the effective mode: bulldozer without a window on a temporal
 	// model runs as discover (see Warnings).
-	Mode StateMode
+	Mode spec.StateMode
 	// Window is the run window for this model; nil means none (always nil
 	// for a timeless model).
 	Window *state.Window
@@ -111,7 +111,7 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 	if e.Spec == nil {
 		return nil, errors.New("plan needs a spec: the engine was opened from the store alone")
 	}
-	mode, err := ParseStateMode(string(req.Mode))
+	mode, err := spec.ParseStateMode(string(req.Mode))
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]sta
 	return out, nil
 }
 
-func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[string]state.ModelRecord, req RunRequest, mode StateMode, now time.Time) (*ModelPlan, error) {
+func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[string]state.ModelRecord, req RunRequest, mode spec.StateMode, now time.Time) (*ModelPlan, error) {
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
 	rec := modelRecord(e.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
@@ -272,7 +272,7 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 		if req.IntervalOverride != nil {
 			mp.warn("INTERVAL_OVERRIDE %s is ignored: a timeless model has no chunk", *req.IntervalOverride)
 		}
-		if registered && !sameGrain(old, rec) && len(all) > 0 && mode != Torch {
+		if registered && !sameGrain(old, rec) && len(all) > 0 && mode != spec.Torch {
 			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}}}
 		}
 		mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
@@ -305,7 +305,7 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	// Fixed: the grid is the identity.
 	mp.Chunk = c.Interval
 	if req.IntervalOverride != nil && *req.IntervalOverride != c.Interval {
-		if mode == Torch {
+		if mode == spec.Torch {
 			mp.Chunk = *req.IntervalOverride
 			rec = modelRecord(e.Env.Suffix, m, mp.Chunk)
 		} else {
@@ -323,7 +323,7 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	}
 	if registered && !sameGrain(old, rec) && len(all) > 0 {
 		gc := GrainChange{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}
-		if mode != Torch {
+		if mode != spec.Torch {
 			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{gc}}
 		}
 		mp.Migrate = &gc
@@ -453,7 +453,7 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 		row = &all[0]
 	}
 	switch mp.Mode {
-	case Discover:
+	case spec.Discover:
 		switch {
 		case row == nil:
 			mp.Create, mp.Run = zero, zero
@@ -464,7 +464,7 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 		case row.Status == state.Running:
 			mp.warn("its existence row is running now; discover leaves it to its worker")
 		}
-	case Bulldozer:
+	case spec.Bulldozer:
 		switch {
 		case row == nil:
 			mp.Create = zero
@@ -474,7 +474,7 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 			mp.Reset, mp.resetFrom = zero, []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
 		}
 		mp.Run = zero
-	case Torch:
+	case spec.Torch:
 		if running := filter(all, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("torch", running)
 		}
@@ -487,8 +487,8 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 // planFixed plans a grid model; the run window is aligned already.
 func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit) error {
 	w := req.Window
-	if mp.Mode == Bulldozer && w == nil {
-		mp.Mode = Discover
+	if mp.Mode == spec.Bulldozer && w == nil {
+		mp.Mode = spec.Discover
 		mp.warn("bulldozer without a window re-runs nothing already applied: it runs as discover over the contract range (every outstanding unit); give a window to re-run it, or use --mode torch to reload everything")
 	}
 	if w != nil {
@@ -508,7 +508,7 @@ func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit
 		return out
 	}
 	switch mp.Mode {
-	case Discover, Bulldozer:
+	case spec.Discover, spec.Bulldozer:
 		inScope := all
 		if w != nil {
 			inScope = filter(all, inside(*w))
@@ -517,7 +517,7 @@ func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit
 			mp.Create = missing(s, inScope)
 		}
 		var pending []state.Unit
-		if mp.Mode == Discover {
+		if mp.Mode == spec.Discover {
 			mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
 			if n := len(filter(inScope, is(state.Running))); n > 0 {
 				mp.warn("%d unit(s) are running now; discover leaves them to their workers", n)
@@ -532,7 +532,7 @@ func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit
 		}
 		mp.Reset = windowsOf(filter(inScope, is(mp.resetFrom...)))
 		mp.Run = sortWindows(append(windowsOf(pending), mp.Create...))
-	case Torch:
+	case spec.Torch:
 		if running := filter(all, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("torch", running)
 		}
@@ -566,15 +566,15 @@ func (mp *ModelPlan) runTorched(w *state.Window) {
 // before the gaps are computed and sliced by the chunk grid.
 func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.Unit) error {
 	w := req.Window
-	if mp.Mode == Bulldozer && w == nil {
-		mp.Mode = Discover
+	if mp.Mode == spec.Bulldozer && w == nil {
+		mp.Mode = spec.Discover
 		mp.warn("bulldozer without a window re-covers nothing already applied: it runs as discover over the contract range (fills every gap, runs every outstanding unit); give a window to re-cover it, or use --mode torch to re-cover everything")
 	}
 	if w != nil {
 		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
 	}
 	switch mp.Mode {
-	case Discover:
+	case spec.Discover:
 		mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
 		touching := all
 		if w != nil {
@@ -612,7 +612,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			}
 		}
 		mp.Run = sortWindows(run)
-	case Bulldozer:
+	case spec.Bulldozer:
 		touching := filter(all, func(u state.Unit) bool { return u.Window.Overlaps(*w) })
 		if running := filter(touching, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("bulldozer", running)
@@ -625,7 +625,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			mp.Create = state.SliceByChunk([]state.Window{s}, grid)
 		}
 		mp.Run = slices.Clone(mp.Create)
-	case Torch:
+	case spec.Torch:
 		if running := filter(all, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("torch", running)
 		}
@@ -665,7 +665,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 	}
 	now := e.now()
 	var done []string
-	if p.Mode == Torch || p.Mode == Bulldozer {
+	if p.Mode == spec.Torch || p.Mode == spec.Bulldozer {
 		defer func() {
 			args := map[string]string{"env": p.Env, "mode": p.Mode.String(), "models": strings.Join(p.ModelNames(), ","),
 				"run_id": fmt.Sprint(runID)}

@@ -40,8 +40,8 @@ func flexWorld(t *testing.T, s state.Store) *Engine {
 func TestPlanFixedDiscover(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("2:00-6:00")})
-		if mp.Mode != Discover || mp.Chunk.String() != "1h" || !mp.ContractRange.Equal(win("0:00-6:00")) {
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover, Window: wp("2:00-6:00")})
+		if mp.Mode != spec.Discover || mp.Chunk.String() != "1h" || !mp.ContractRange.Equal(win("0:00-6:00")) {
 			t.Errorf("mode %s chunk %s range %s", mp.Mode, mp.Chunk, mp.ContractRange)
 		}
 		expectWindows(t, "Create", mp.Create, "5:00-6:00")
@@ -57,7 +57,7 @@ func TestPlanFixedDiscover(t *testing.T) {
 func TestPlanFixedDiscoverKeepsAppliedWindow(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("0:00-2:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover, Window: wp("0:00-2:00")})
 		expectWindows(t, "Create", mp.Create)
 		expectWindows(t, "Reset", mp.Reset)
 		expectWindows(t, "Run", mp.Run)
@@ -68,7 +68,7 @@ func TestPlanFixedDiscoverKeepsAppliedWindow(t *testing.T) {
 func TestPlanFixedDiscoverNoWindowReconcilesAll(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover})
 		if mp.Window != nil {
 			t.Errorf("window %v", mp.Window)
 		}
@@ -82,8 +82,8 @@ func TestPlanFixedDiscoverNoWindowReconcilesAll(t *testing.T) {
 func TestPlanFixedBulldozer(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
-		if mp.Mode != Bulldozer {
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00")})
+		if mp.Mode != spec.Bulldozer {
 			t.Errorf("mode %s", mp.Mode)
 		}
 		expectWindows(t, "Create", mp.Create)
@@ -100,7 +100,7 @@ func TestPlanFixedBulldozer(t *testing.T) {
 func TestPlanFixedBulldozerBeyondContractRange(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("4:00-8:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("4:00-8:00")})
 		expectWindows(t, "Create", mp.Create, "5:00-6:00")
 		expectWindows(t, "Reset", mp.Reset)
 		expectWindows(t, "Run", mp.Run, "4:00-5:00", "5:00-6:00")
@@ -115,7 +115,7 @@ func TestPlanFixedBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}})
-		if p.Mode != Bulldozer || mp.Mode != Discover || !hasWarning(mp, "runs as discover") {
+		if p.Mode != spec.Bulldozer || mp.Mode != spec.Discover || !hasWarning(mp, "runs as discover") {
 			t.Errorf("plan mode %s, model mode %s, warnings %v", p.Mode, mp.Mode, mp.Warnings)
 		}
 		expectWindows(t, "Create", mp.Create, "5:00-6:00")
@@ -128,7 +128,7 @@ func TestPlanFixedBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 func TestPlanFixedTorch(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("1:00-3:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch, Window: wp("1:00-3:00")})
 		if mp.Delete == nil || mp.Delete.Count != 5 || !mp.Delete.Hull.Equal(win("0:00-5:00")) {
 			t.Errorf("Delete = %+v, want 5 units in 00:00-05:00", mp.Delete)
 		}
@@ -142,7 +142,7 @@ func TestPlanFixedTorch(t *testing.T) {
 func TestPlanFixedTorchNoWindowRunsContractRange(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
 		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
@@ -151,7 +151,7 @@ func TestPlanFixedTorchNoWindowRunsContractRange(t *testing.T) {
 func TestPlanFlexibleDiscover(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover, Window: wp("0:30-4:30")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Discover, Window: wp("0:30-4:30")})
 		// Gaps of [00:30, 04:30) not held by a unit: [00:30, 01:00) and
 		// [02:30, 04:00), sliced on the hourly grid from 00:00.
 		expectWindows(t, "Create", mp.Create, "0:30-1:00", "2:30-3:00", "3:00-4:00")
@@ -167,7 +167,7 @@ func TestPlanFlexibleDiscover(t *testing.T) {
 func TestPlanFlexibleDiscoverNoWindow(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Discover})
 		// The failed unit is reused (reset and run), never duplicated.
 		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
 		expectWindows(t, "Reset", mp.Reset, "4:00-5:00")
@@ -179,7 +179,7 @@ func TestPlanFlexibleDiscoverNoWindow(t *testing.T) {
 func TestPlanFlexibleBulldozer(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:30-3:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Bulldozer, Window: wp("1:30-3:00")})
 		expectWindows(t, "Uncover", mp.Uncover, "1:30-3:00")
 		if mp.Uncovered == nil || mp.Uncovered.Count != 2 {
 			t.Errorf("Uncovered = %+v, want 2 (01:00-02:00 trimmed, 02:00-02:30 deleted)", mp.Uncovered)
@@ -196,8 +196,8 @@ func TestPlanFlexibleBulldozer(t *testing.T) {
 func TestPlanFlexibleBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer})
-		if mp.Mode != Discover || !hasWarning(mp, "runs as discover") || mp.Uncover != nil {
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Bulldozer})
+		if mp.Mode != spec.Discover || !hasWarning(mp, "runs as discover") || mp.Uncover != nil {
 			t.Errorf("mode %s uncover %v warnings %v", mp.Mode, mp.Uncover, mp.Warnings)
 		}
 		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
@@ -208,7 +208,7 @@ func TestPlanFlexibleBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 func TestPlanFlexibleTorch(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Torch, Window: wp("1:30-3:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Torch, Window: wp("1:30-3:00")})
 		if len(mp.Uncover) != 1 || !mp.Uncover[0].Since.IsZero() || mp.Uncovered.Count != 3 {
 			t.Errorf("Uncover %v (%+v), want everything (3 units)", mp.Uncover, mp.Uncovered)
 		}
@@ -224,7 +224,7 @@ func TestPlanFlexibleTorch(t *testing.T) {
 func TestPlanFlexibleTorchNoWindow(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Torch})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Torch})
 		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
@@ -233,10 +233,10 @@ func TestPlanFlexibleTorchNoWindow(t *testing.T) {
 func TestPlanTimeless(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := world(t, s, planSpec)
-		req := func(m StateMode) RunRequest { return RunRequest{Models: []string{"w.config"}, Mode: m} }
+		req := func(m spec.StateMode) RunRequest { return RunRequest{Models: []string{"w.config"}, Mode: m} }
 
 		// discover: missing, so created and run.
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.config"}, Mode: Discover, Window: wp("0:00-1:00")})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.config"}, Mode: spec.Discover, Window: wp("0:00-1:00")})
 		if !hasWarning(mp, "ignored") || mp.Window != nil {
 			t.Errorf("a window on a timeless model: warnings %v, window %v", mp.Warnings, mp.Window)
 		}
@@ -249,20 +249,20 @@ func TestPlanTimeless(t *testing.T) {
 		if _, err := e.Store.SetStatus(t.Context(), state.StatusChange{Model: "w.config", From: []state.UnitStatus{state.Pending}, To: state.Applied, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
-		_, mp = mustPlan(t, e, req(Discover))
+		_, mp = mustPlan(t, e, req(spec.Discover))
 		if len(mp.Create)+len(mp.Reset)+len(mp.Run) != 0 {
 			t.Errorf("discover of an applied row: %+v", mp)
 		}
 
 		// bulldozer: re-pended and run.
-		p, mp = mustPlan(t, e, req(Bulldozer))
-		if mp.Mode != Bulldozer || len(mp.Reset) != 1 || len(mp.Run) != 1 || len(mp.Create) != 0 {
+		p, mp = mustPlan(t, e, req(spec.Bulldozer))
+		if mp.Mode != spec.Bulldozer || len(mp.Reset) != 1 || len(mp.Run) != 1 || len(mp.Create) != 0 {
 			t.Errorf("bulldozer: %+v", mp)
 		}
 		applyAndCheck(t, e, p)
 
 		// torch: deleted and recreated.
-		p, mp = mustPlan(t, e, req(Torch))
+		p, mp = mustPlan(t, e, req(spec.Torch))
 		if mp.Delete == nil || mp.Delete.Count != 1 || len(mp.Create) != 1 || len(mp.Run) != 1 {
 			t.Errorf("torch: %+v", mp)
 		}
@@ -274,7 +274,7 @@ func TestIntervalOverrideRechunksFlexible(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
 		two := state.MustInterval("2h")
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Discover, IntervalOverride: &two})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Discover, IntervalOverride: &two})
 		if mp.Chunk != two || len(mp.Warnings) != 0 {
 			t.Errorf("chunk %s warnings %v", mp.Chunk, mp.Warnings)
 		}
@@ -285,7 +285,7 @@ func TestIntervalOverrideRechunksFlexible(t *testing.T) {
 
 		// Bulldozer re-covers a window at the new chunk, cleanly.
 		half := state.MustInterval("30m")
-		p, mp = mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:00-3:00"), IntervalOverride: &half})
+		p, mp = mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00"), IntervalOverride: &half})
 		expectWindows(t, "Create", mp.Create, "1:00-1:30", "1:30-2:00", "2:00-2:30", "2:30-3:00")
 		applyAndCheck(t, e, p)
 	})
@@ -295,7 +295,7 @@ func TestIntervalOverrideIgnoredOnFixedOutsideTorch(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		two := state.MustInterval("2h")
-		for _, mode := range []StateMode{Discover, Bulldozer} {
+		for _, mode := range []spec.StateMode{spec.Discover, spec.Bulldozer} {
 			p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: mode, Window: wp("1:00-3:00"), IntervalOverride: &two})
 			if mp.Chunk.String() != "1h" || !hasWarning(mp, "INTERVAL_OVERRIDE 2h is ignored") || !hasWarning(mp, "--mode torch") {
 				t.Errorf("%s: chunk %s warnings %v", mode, mp.Chunk, mp.Warnings)
@@ -317,10 +317,10 @@ func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
 		two := state.MustInterval("2h")
 		// A window aligned to the new 2h grid is accepted; one aligned
 		// only to the old grid is not.
-		if _, err := e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("1:00-3:00"), IntervalOverride: &two}); err == nil {
+		if _, err := e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch, Window: wp("1:00-3:00"), IntervalOverride: &two}); err == nil {
 			t.Error("a window off the new 2h grid was accepted")
 		}
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("2:00-4:00"), IntervalOverride: &two})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch, Window: wp("2:00-4:00"), IntervalOverride: &two})
 		if mp.Chunk != two || mp.Migrate == nil || !mp.Register || mp.Delete.Count != 5 {
 			t.Errorf("chunk %s migrate %+v register %v delete %+v", mp.Chunk, mp.Migrate, mp.Register, mp.Delete)
 		}
@@ -337,7 +337,7 @@ func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
 		}
 		// Outside torch the spec's 1h now differs from the registered 2h:
 		// refused, saying to run torch.
-		_, err = e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Discover})
+		_, err = e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover})
 		var gc *GrainChangeError
 		if !errors.As(err, &gc) || !strings.Contains(err.Error(), "--mode torch") {
 			t.Errorf("discover after a migration the spec does not reflect: %v", err)
@@ -365,18 +365,18 @@ func TestGrainChangeRefused(t *testing.T) {
 		if after := storeState(t, e); after != before {
 			t.Errorf("a refused apply changed the store:\n%s\nthen\n%s", before, after)
 		}
-		for _, mode := range []StateMode{Discover, Bulldozer} {
+		for _, mode := range []spec.StateMode{spec.Discover, spec.Bulldozer} {
 			if _, err := e.Plan(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: mode}); !errors.As(err, &gc) {
 				t.Errorf("%s plan = %v, want the grain refusal", mode, err)
 			}
 		}
 		// ApplyFor a torch of it defers the model to the plan, which
 		// migrates it.
-		res, err := e.ApplyFor(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		res, err := e.ApplyFor(t.Context(), RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
 		if err != nil || len(res.Deferred) != 1 {
 			t.Fatalf("ApplyFor torch: %+v %v", res, err)
 		}
-		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
 		if mp.Migrate == nil || mp.Chunk.String() != "1d" {
 			t.Errorf("torch plan: migrate %+v chunk %s", mp.Migrate, mp.Chunk)
 		}
@@ -408,10 +408,10 @@ func TestPlanRefusesResetOfRunningUnits(t *testing.T) {
 		seed(t, e, "w.fixed", map[string]state.UnitStatus{"2:00-3:00": state.Running, "3:00-4:00": state.Applied})
 		seed(t, e, "w.flex", map[string]state.UnitStatus{"1:00-2:00": state.Running})
 		for _, req := range []RunRequest{
-			{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("2:00-4:00")},
-			{Models: []string{"w.fixed"}, Mode: Torch, Window: wp("4:00-5:00")},
-			{Models: []string{"w.flex"}, Mode: Bulldozer, Window: wp("1:30-2:30")},
-			{Models: []string{"w.flex"}, Mode: Torch},
+			{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("2:00-4:00")},
+			{Models: []string{"w.fixed"}, Mode: spec.Torch, Window: wp("4:00-5:00")},
+			{Models: []string{"w.flex"}, Mode: spec.Bulldozer, Window: wp("1:30-2:30")},
+			{Models: []string{"w.flex"}, Mode: spec.Torch},
 		} {
 			_, err := e.Plan(t.Context(), req)
 			if err == nil || !strings.Contains(err.Error(), "running unit") {
@@ -419,7 +419,7 @@ func TestPlanRefusesResetOfRunningUnits(t *testing.T) {
 			}
 		}
 		// Discover resets nothing running: it plans, leaving the unit be.
-		_, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Discover, Window: wp("2:00-4:00")})
+		_, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover, Window: wp("2:00-4:00")})
 		expectWindows(t, "Run", mp.Run)
 		if !hasWarning(mp, "running now") {
 			t.Errorf("warnings %v", mp.Warnings)
@@ -430,14 +430,14 @@ func TestPlanRefusesResetOfRunningUnits(t *testing.T) {
 func TestApplyPlanRefusesAStalePlan(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
+		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00")})
 		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("4:00-5:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
 		// A change outside the plan's window does not make it wrong.
 		applyAndCheck(t, e, p)
 
-		p, _ = mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Bulldozer, Window: wp("1:00-3:00")})
+		p, _ = mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00")})
 		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("1:00-2:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
@@ -516,7 +516,7 @@ func TestPlanResolvesModels(t *testing.T) {
 func TestPlanRegistersUnregisteredModels(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := &Engine{Store: s, Spec: mustParse(t, planSpec), Actor: "tester", Now: func() time.Time { return hm("2:30") }}
-		p, err := e.Plan(t.Context(), RunRequest{Mode: Discover})
+		p, err := e.Plan(t.Context(), RunRequest{Mode: spec.Discover})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -536,7 +536,7 @@ func TestPlanRegistersUnregisteredModels(t *testing.T) {
 func TestReadOnlyRefusals(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
-		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: Torch})
+		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
 		before := storeState(t, e)
 		log, _ := s.AuditLog(t.Context(), 0)
 		e.ReadOnly = true
@@ -550,7 +550,7 @@ func TestReadOnlyRefusals(t *testing.T) {
 			t.Errorf("Mark: %v", err)
 		}
 		// Plan changes nothing, so it is allowed read-only.
-		if _, err := e.Plan(t.Context(), RunRequest{Mode: Torch}); err != nil {
+		if _, err := e.Plan(t.Context(), RunRequest{Mode: spec.Torch}); err != nil {
 			t.Errorf("Plan read-only: %v", err)
 		}
 		if after := storeState(t, e); after != before {

@@ -162,7 +162,7 @@ func (e *Engine) Apply(ctx context.Context) (*ApplyResult, error) {
 // (ApplyResult.Deferred) — ApplyPlan re-registers it after deleting its
 // units, which is the migration.
 func (e *Engine) ApplyFor(ctx context.Context, req RunRequest) (*ApplyResult, error) {
-	if req.Mode != Torch {
+	if req.Mode != spec.Torch {
 		return e.apply(ctx, nil)
 	}
 	names, err := e.resolveModels(req)

@@ -266,14 +266,14 @@ func TestReliabilityTorchRefusedDuringRun(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_torch_"))
 			s := rs.Store
-			const spec = `models:
+			const sp = `models:
   - name: raw.torched
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
 `
-			e := runEngine(t, s, spec)
+			e := runEngine(t, s, sp)
 			// The operator's torch comes from another engine (the UI, a CLI).
-			op := runEngine(t, rs.open(t, rs.app+"_op"), spec)
+			op := runEngine(t, rs.open(t, rs.app+"_op"), sp)
 			release := make(chan struct{})
 			exec := &blockingExec{release: release, running: make(chan string, 8)}
 			w := hours(0, 4)
@@ -291,7 +291,7 @@ func TestReliabilityTorchRefusedDuringRun(t *testing.T) {
 			seq, err := op.LatestChangeSeq(t.Context())
 			must(t, err)
 
-			_, err = op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: Torch}, &fakeExec{}, nil)
+			_, err = op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: spec.Torch}, &fakeExec{}, nil)
 			if err == nil {
 				t.Fatal("a torch while the run holds running units went through")
 			}
@@ -317,7 +317,7 @@ func TestReliabilityTorchRefusedDuringRun(t *testing.T) {
 				}
 			}
 
-			res, err := op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: Torch}, &fakeExec{}, nil)
+			res, err := op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: spec.Torch}, &fakeExec{}, nil)
 			must(t, err)
 			if res.Failed() {
 				t.Fatalf("torch after the run: %+v", res.Tasks)
@@ -359,13 +359,13 @@ func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_torchrace_"))
-			const spec = `models:
+			const sp = `models:
   - name: raw.torched
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
 `
 			racing := &claimBeforeDelete{Store: rs.Store}
-			op := runEngine(t, racing, spec)
+			op := runEngine(t, racing, sp)
 			_, err := op.Apply(t.Context())
 			must(t, err)
 			_, err = rs.Prefill(t.Context(), "", "raw.torched", []state.Window{hours(0, 1), hours(1, 2)}, op.now())
@@ -373,7 +373,7 @@ func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
 			seq, err := op.LatestChangeSeq(t.Context())
 			must(t, err)
 
-			res, err := op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: Torch}, &fakeExec{}, nil)
+			res, err := op.Run(t.Context(), RunRequest{Models: []string{"raw.torched"}, Mode: spec.Torch}, &fakeExec{}, nil)
 			if len(racing.claimed) != 1 {
 				t.Fatalf("the racing worker claimed %d units, want 1", len(racing.claimed))
 			}

@@ -112,7 +112,7 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 
 	time.Sleep(lease + 500*time.Millisecond) // past the lease the dead worker can no longer extend
 	span := hours(0, 6)
-	res, err := e.Run(t.Context(), RunRequest{Window: &span, Models: []string{model}, Mode: Discover}, e.Executor(), nil)
+	res, err := e.Run(t.Context(), RunRequest{Window: &span, Models: []string{model}, Mode: spec.Discover}, e.Executor(), nil)
 	must(t, err)
 	if res.Failed() || len(res.Tasks) != 1 || res.Tasks[0].Applied != 3 {
 		t.Fatalf("run after the crash: %+v, want hours 3–5 applied", res.Tasks)

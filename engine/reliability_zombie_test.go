@@ -76,10 +76,10 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
     run: {command: ["./zombie.sh", "%s"]}
 `, work),
 	})
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	must(t, err)
 	const lease = time.Second
-	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	hour := hours(0, 1)
@@ -104,7 +104,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	time.Sleep(time.Until(paused.LeaseUntil.Add(200 * time.Millisecond)))
 
 	// B: a run takes the unit over once the lease has expired.
-	res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: Discover}, &CommandExecutor{}, nil)
+	res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &CommandExecutor{}, nil)
 	must(t, err)
 	if res.Failed() || res.Tasks[0].Applied != 1 {
 		t.Fatalf("B did not take the unit over: %+v", res.Tasks)

@@ -54,7 +54,7 @@ func (t TaskResult) Outcome() string {
 // RunResult is what a run came to.
 type RunResult struct {
 	RunID int64
-	Mode  StateMode
+	Mode  spec.StateMode
 	Plan  *Plan
 	Tasks []TaskResult
 	// HardErrors counts units failed by a gate-time hard error.
@@ -121,7 +121,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progres
 	}
 	mode := req.Mode
 	if mode == "" {
-		mode = Bulldozer
+		mode = spec.Bulldozer
 	}
 	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window)
 	if err != nil {
@@ -201,7 +201,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec Executor, workers 
 			}
 		}
 	}
-	return e.execute(ctx, runID, StateMode(run.StateMode), scopes, rs, exec, workers, progress)
+	return e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress)
 }
 
 // runStateFromLog is each task's latest attempt, as seed 002's RunState.
@@ -316,7 +316,7 @@ type taskDone struct {
 // Retry) and unsatisfiable ones are recorded SKIPPED. A failed task may still
 // succeed on a retry of this run (failuresFinal is false, seed 002), so the
 // tasks waiting on it are left without a status: they run on the retry.
-func (e *Engine) execute(ctx context.Context, runID int64, mode StateMode, scopes []runScope, rs graph.RunState,
+func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
 	exec Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}
 	g, err := e.runGraph(scopes)
@@ -413,7 +413,7 @@ func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) err
 // the run window — for its idle workers, and ahead of them while units are
 // short (holdings) — runs them on workers goroutines, and records their
 // outcomes in batches (completer), until none is left.
-func (e *Engine) runTask(ctx context.Context, runID int64, mode StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
+func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
 	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
 	started := e.now()
 	var attempt int
@@ -623,7 +623,7 @@ type unitVerdict struct {
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
 // claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode StateMode, m *spec.Model, c state.Claim, exec Executor) unitVerdict {
+func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the

@@ -22,20 +22,20 @@ type RunFlags struct {
 // wins over its variable; neither leaves the default (bulldozer, each model's
 // own interval, prod). getenv is os.Getenv in production. Every value is
 // validated, and an error names where the bad value came from.
-func ResolveRunSettings(flags RunFlags, getenv func(string) string) (StateMode, *state.Interval, spec.Env, error) {
+func ResolveRunSettings(flags RunFlags, getenv func(string) string) (spec.StateMode, *state.Interval, spec.Env, error) {
 	pick := func(flag, name string) (string, string) {
 		if flag != "" {
 			return flag, "flag"
 		}
 		return getenv(name), name
 	}
-	modeText, modeFrom := pick(flags.Mode, StateModeEnvVar)
-	mode, err := ParseStateMode(modeText)
+	modeText, modeFrom := pick(flags.Mode, spec.StateModeEnvVar)
+	mode, err := spec.ParseStateMode(modeText)
 	if err != nil {
 		return "", nil, spec.Env{}, fmt.Errorf("%s: %w", from(modeFrom, "--mode"), err)
 	}
 	var override *state.Interval
-	if text, src := pick(flags.IntervalOverride, IntervalOverrideEnvVar); text != "" {
+	if text, src := pick(flags.IntervalOverride, spec.IntervalOverrideEnvVar); text != "" {
 		iv, err := state.ParseInterval(text)
 		if err != nil {
 			return "", nil, spec.Env{}, fmt.Errorf("%s: %w", from(src, "--interval-override"), err)

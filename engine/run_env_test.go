@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/bollhav/bollhav/engine/spec"
 	"strings"
 	"testing"
 )
@@ -10,15 +11,15 @@ func TestResolveRunSettingsFlagsWinOverEnvironment(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 
 	mode, iv, e, err := ResolveRunSettings(RunFlags{}, getenv)
-	if err != nil || mode != Torch || iv == nil || iv.String() != "1d" || e.Suffix != "pr7" {
+	if err != nil || mode != spec.Torch || iv == nil || iv.String() != "1d" || e.Suffix != "pr7" {
 		t.Fatalf("from the environment: %v %v %v %v", mode, iv, e, err)
 	}
 	mode, iv, e, err = ResolveRunSettings(RunFlags{Mode: "discover", IntervalOverride: "6h", Env: "", EnvGiven: true}, getenv)
-	if err != nil || mode != Discover || iv.String() != "6h" || e.Suffix != "" {
+	if err != nil || mode != spec.Discover || iv.String() != "6h" || e.Suffix != "" {
 		t.Fatalf("flags win (--env '' means prod): %v %v %v %v", mode, iv, e, err)
 	}
 	mode, iv, e, err = ResolveRunSettings(RunFlags{}, func(string) string { return "" })
-	if err != nil || mode != Bulldozer || iv != nil || e.Suffix != "" {
+	if err != nil || mode != spec.Bulldozer || iv != nil || e.Suffix != "" {
 		t.Fatalf("defaults: %v %v %v %v", mode, iv, e, err)
 	}
 }

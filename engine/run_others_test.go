@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -45,7 +46,7 @@ func TestRunWaitsForUnitsHeldByOtherWorkers(t *testing.T) {
 		exec := &fakeExec{}
 		done := make(chan *RunResult, 1)
 		go func() {
-			res, err := e.Run(ctx, RunRequest{Window: firstDay(), Mode: Discover}, exec, nil)
+			res, err := e.Run(ctx, RunRequest{Window: firstDay(), Mode: spec.Discover}, exec, nil)
 			if err != nil {
 				t.Error(err)
 			}

@@ -418,7 +418,7 @@ func TestRunFixedGrainChangeNeedsTorch(t *testing.T) {
 			t.Fatalf("the refusal changed the store: %v", c)
 		}
 		exec := &fakeExec{}
-		res, err := daily.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}, Mode: Torch}, exec, nil)
+		res, err := daily.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}, Mode: spec.Torch}, exec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -455,7 +455,7 @@ func TestRunTakesOverExpiredLeases(t *testing.T) {
 			t.Fatalf("claim %v %v", claims, err)
 		}
 		exec := &fakeExec{}
-		res, err := e.Run(t.Context(), RunRequest{Window: &hour, Models: []string{"raw.orders"}, Mode: Discover}, exec, nil)
+		res, err := e.Run(t.Context(), RunRequest{Window: &hour, Models: []string{"raw.orders"}, Mode: spec.Discover}, exec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

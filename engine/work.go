@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -75,7 +76,7 @@ func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) erro
 	}
 	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
 		begun := time.Now()
-		v := e.runUnit(unitCtx, h.ctx, &shapes{}, 0, Bulldozer, h.model, h.claim, exec)
+		v := e.runUnit(unitCtx, h.ctx, &shapes{}, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
 		e.settle(comp, h, v, done)
 	})

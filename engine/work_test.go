@@ -109,11 +109,11 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			spec, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
+			sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Lease: time.Second,
+			e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Lease: time.Second,
 				Now: func() time.Time { return t0.Add(2 * time.Hour) }}
 			if _, err := e.Apply(t.Context()); err != nil {
 				t.Fatal(err)
@@ -148,7 +148,7 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 				}
 			}
 
-			res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: Discover}, &CommandExecutor{}, nil)
+			res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &CommandExecutor{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -28,7 +29,7 @@ type action struct {
 	kind   actionKind
 	model  string
 	window *state.Window // nil: no window (the whole model)
-	mode   engine.StateMode
+	mode   spec.StateMode
 	status state.UnitStatus // actionMark
 }
 
@@ -52,7 +53,7 @@ func (a action) target() string {
 
 // modes is the order tab cycles STATE_MODE in a run dialog: the safe one
 // first, the default next, the destructive one last.
-var modes = []engine.StateMode{engine.Discover, engine.Bulldozer, engine.Torch}
+var modes = []spec.StateMode{spec.Discover, spec.Bulldozer, spec.Torch}
 
 // liveRun is a run this UI started, shown with its progress while it goes
 // on in the background.

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -46,7 +47,7 @@ func TestQuitAsksWhileARunIsGoingOn(t *testing.T) {
 	if _, cmd := a.Update(q); !isQuit(cmd) {
 		t.Fatal("q without a run quits")
 	}
-	a.runs = []*liveRun{{id: 1, action: action{model: "raw.orders", mode: engine.Bulldozer}}}
+	a.runs = []*liveRun{{id: 1, action: action{model: "raw.orders", mode: spec.Bulldozer}}}
 	if _, cmd := a.Update(q); isQuit(cmd) {
 		t.Fatal("q with a run going on quit at once")
 	}

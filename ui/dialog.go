@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -37,7 +38,7 @@ func newDialog(a *App, act action) *dialog {
 
 // torch reports whether the dialog is a torch run, which is confirmed by
 // typing the model's name.
-func (d *dialog) torch() bool { return d.action.kind == actionRun && d.action.mode == engine.Torch }
+func (d *dialog) torch() bool { return d.action.kind == actionRun && d.action.mode == spec.Torch }
 
 // replan asks the engine for the action's plan.
 func (d *dialog) replan(a *App) tea.Cmd {
@@ -137,7 +138,7 @@ func (d *dialog) verb() string {
 	if d.action.kind == actionMark {
 		return "Mark " + string(d.action.status)
 	}
-	if d.action.mode == engine.Torch {
+	if d.action.mode == spec.Torch {
 		return "Torch"
 	}
 	return "Run"
@@ -226,7 +227,7 @@ func (d *dialog) render(a *App, w, h int) []string {
 	if t.BorderColor != nil {
 		border = border.BorderForeground(t.BorderColor)
 	}
-	if act.mode == engine.Torch && act.kind == actionRun {
+	if act.mode == spec.Torch && act.kind == actionRun {
 		border = border.BorderStyle(lipgloss.ThickBorder())
 	}
 	box := border.Render(strings.Join(lines, "\n"))
@@ -260,11 +261,11 @@ func question(d *dialog, a *App) string {
 }
 
 // modeHelp says what a STATE_MODE does, in one line.
-func modeHelp(m engine.StateMode, window bool) string {
+func modeHelp(m spec.StateMode, window bool) string {
 	switch m {
-	case engine.Discover:
+	case spec.Discover:
 		return "discover: keep applied units, re-check the rest"
-	case engine.Torch:
+	case spec.Torch:
 		return "torch: delete every unit, re-prefill, run the window (none: the contract range)"
 	}
 	if window {

@@ -7,6 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -94,7 +95,7 @@ func (v *blockedView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, a.keys.Model):
 		return a.openModel(u.Model)
 	case key.Matches(msg, a.keys.RunWindow):
-		return a.openAction(action{kind: actionRun, model: u.Model, window: windowPtr(u.Window), mode: engine.Bulldozer})
+		return a.openAction(action{kind: actionRun, model: u.Model, window: windowPtr(u.Window), mode: spec.Bulldozer})
 	case key.Matches(msg, a.keys.MarkApplied):
 		return a.openAction(action{kind: actionMark, model: u.Model, window: windowPtr(u.Window), status: state.Applied})
 	}

@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -294,10 +295,10 @@ func (v *modelView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, a.keys.RunWindow):
 		if u != nil {
 			w := u.Window
-			return a.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: engine.Bulldozer})
+			return a.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: spec.Bulldozer})
 		}
 	case key.Matches(msg, a.keys.RunModel):
-		return a.openAction(action{kind: actionRun, model: v.name, mode: engine.Discover})
+		return a.openAction(action{kind: actionRun, model: v.name, mode: spec.Discover})
 	case key.Matches(msg, a.keys.MarkApplied), key.Matches(msg, a.keys.MarkPending):
 		if u != nil {
 			st := state.Applied

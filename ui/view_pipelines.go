@@ -8,6 +8,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -279,7 +280,7 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return a.openModel(v.models[row.model].Name)
 	case key.Matches(msg, a.keys.RunModel):
 		if row != nil && row.model >= 0 {
-			return a.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: engine.Discover})
+			return a.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: spec.Discover})
 		}
 	}
 	return nil
@@ -478,7 +479,7 @@ func (v *pipelinesView) graphKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, a.keys.RunModel):
 		if v.graphSel != "" {
-			return a.openAction(action{kind: actionRun, model: v.graphSel, mode: engine.Discover})
+			return a.openAction(action{kind: actionRun, model: v.graphSel, mode: spec.Discover})
 		}
 	}
 	return nil

@@ -262,7 +262,7 @@ func (v *whyView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return a.openModel(v.model)
 	case key.Matches(msg, a.keys.RunWindow):
 		if t := v.actionTarget(); t != nil {
-			return a.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: engine.Bulldozer})
+			return a.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
 		}
 	case key.Matches(msg, a.keys.MarkApplied), key.Matches(msg, a.keys.MarkPending):
 		if t := v.actionTarget(); t != nil {

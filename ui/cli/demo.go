@@ -104,7 +104,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 		err = seedDemo(ctx, c, e, clock, now)
 	} else {
 		fmt.Fprintf(out, "Catching the demo shop in %s up to now\n", f.dir)
-		err = demoRun(ctx, c, e, now, "everything as of now", engine.RunRequest{Mode: engine.Discover})
+		err = demoRun(ctx, c, e, now, "everything as of now", engine.RunRequest{Mode: spec.Discover})
 	}
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
@@ -144,8 +144,8 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 		env  string
 		req  engine.RunRequest
 	}{
-		{"ingest + core as of " + earlier.Format("Jan 2 15:04") + " UTC", earlier, "", engine.RunRequest{Models: first, Mode: engine.Discover}},
-		{"everything as of now", now, "", engine.RunRequest{Mode: engine.Discover}},
+		{"ingest + core as of " + earlier.Format("Jan 2 15:04") + " UTC", earlier, "", engine.RunRequest{Models: first, Mode: spec.Discover}},
+		{"everything as of now", now, "", engine.RunRequest{Mode: spec.Discover}},
 	}
 	for _, s := range steps {
 		if err := demoRun(ctx, c, e, s.at, s.what, s.req); err != nil {
@@ -160,7 +160,7 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 	de := *e
 	de.Env = dev
 	return demoRun(ctx, c, &de, now, "dev env: core.order_facts, yesterday",
-		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: engine.Discover})
+		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: spec.Discover})
 }
 
 // demoRun runs req as of at and prints one line about it. A failed task is

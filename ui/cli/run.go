@@ -195,7 +195,7 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	for _, w := range plan.Warnings() {
 		fmt.Fprintf(c.Err, "bollhav run: warning: %s\n", w)
 	}
-	if req.Mode == engine.Torch {
+	if req.Mode == spec.Torch {
 		if code, ok := c.confirmTorch(ctx, plan, f.yes); !ok {
 			return code
 		}
