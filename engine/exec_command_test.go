@@ -157,13 +157,13 @@ func TestCommandRowsWritten(t *testing.T) {
 		err        string
 	}{
 		{"none", "echo hello", nil, ""},
-		{"zero", "echo rows_written=0", ptr(int64(0)), ""},
-		{"last wins", "echo rows_written=1; echo noise; echo '  rows_written=17\r'", ptr(int64(17)), ""},
+		{"zero", "echo rows_written=0", int64p((0)), ""},
+		{"last wins", "echo rows_written=1; echo noise; echo '  rows_written=17\r'", int64p((17)), ""},
 		{"malformed", "echo ok; echo rows_written=abc", nil, `stdout line 2: malformed "rows_written=abc"`},
 		{"negative", "echo rows_written=-4", nil, `stdout line 1: malformed "rows_written=-4"`},
 		{"spaced", "echo 'rows_written = 5'", nil, `stdout line 1: malformed "rows_written = 5"`},
 		{"empty", "echo rows_written=", nil, `stdout line 1: malformed`},
-		{"other key", "echo rows_written_by_batch=5; echo rows_written=3", ptr(int64(3)), ""},
+		{"other key", "echo rows_written_by_batch=5; echo rows_written=3", int64p((3)), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err, _ := runScript(t, context.Background(), &CommandExecutor{}, 0, tc.body)
@@ -400,3 +400,5 @@ func TestCommandOutputIsLogged(t *testing.T) {
 		}
 	}
 }
+
+func int64p(v int64) *int64 { return &v }

@@ -9,12 +9,13 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// Executor returns the executor a run of e uses for every model: it picks
-// by the model's run block, so one run can mix command, sql, query and view
-// models. sql, query and view models run in the state store's database.
-func (e *Engine) Executor() Executor {
-	d := &dispatcher{command: &CommandExecutor{Logger: e.Log}}
-	if ds, ok := e.Store.(state.DataStore); ok {
+// newDispatcher returns the executor that picks by each model's run block,
+// so one run can mix command, sql, query and view models: command models go
+// to command, and sql, query and view models run in store's database when it
+// holds data.
+func newDispatcher(store state.Store, command Executor) Executor {
+	d := &dispatcher{command: command}
+	if ds, ok := store.(state.DataStore); ok {
 		d.data = &dataExecutor{store: ds}
 	}
 	return d

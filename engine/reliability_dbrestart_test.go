@@ -130,7 +130,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 
 	// Command models run in the fake executor, the sql model in the
 	// store's database.
-	exec := &dispatcher{command: &fakeExec{delay: 2 * time.Millisecond}, data: e.Executor().(*dispatcher).data}
+	exec := newDispatcher(e.Store, &fakeExec{delay: 2 * time.Millisecond})
 	w := days(0, 3)
 	res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, progress)
 	close(kill)
