@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
@@ -246,7 +247,7 @@ type flexRun struct {
 	start, end int64
 }
 
-func (x *noopExec) Execute(_ context.Context, u engine.UnitRun) (engine.Result, error) {
+func (x *noopExec) Execute(_ context.Context, u executor.UnitRun) (executor.Result, error) {
 	x.calls.Add(1)
 	if u.Model.Name == "bench.flex" {
 		start := x.tick.Add(1)
@@ -255,7 +256,7 @@ func (x *noopExec) Execute(_ context.Context, u engine.UnitRun) (engine.Result, 
 		x.flex = append(x.flex, flexRun{window: *u.Window, start: start, end: end})
 		x.mu.Unlock()
 	}
-	return engine.Result{}, nil
+	return executor.Result{}, nil
 }
 
 // check fails b when a unit ran more than once or two overlapping flexible

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"sync"
 	"time"
@@ -114,7 +115,7 @@ func (h *holdings) observe(d time.Duration) {
 
 // appliesItself reports whether exec records m's units itself, in the
 // transaction that writes their data.
-func appliesItself(exec Executor, m *spec.Model) bool {
-	ua, ok := exec.(unitApplier)
-	return ok && ua.appliesItself(m)
+func appliesItself(exec executor.Executor, m *spec.Model) bool {
+	ua, ok := exec.(executor.Applier)
+	return ok && ua.AppliesItself(m)
 }

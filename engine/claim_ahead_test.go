@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -30,7 +31,7 @@ type stopAt struct {
 	calls map[string]int
 }
 
-func (x *stopAt) Execute(ctx context.Context, u UnitRun) (Result, error) {
+func (x *stopAt) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
 	x.mu.Lock()
 	x.count++
 	k := x.count
@@ -43,10 +44,10 @@ func (x *stopAt) Execute(ctx context.Context, u UnitRun) (Result, error) {
 		x.stop()
 		if x.interrupt {
 			<-ctx.Done()
-			return Result{}, ctx.Err()
+			return executor.Result{}, ctx.Err()
 		}
 	}
-	return Result{}, nil
+	return executor.Result{}, nil
 }
 
 // transitions counts the change feed's unit transitions of model by

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -333,13 +334,13 @@ type blockingExec struct {
 	running chan string
 }
 
-func (b *blockingExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
+func (b *blockingExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
 	b.running <- u.Window.String()
 	select {
 	case <-b.release:
-		return Result{}, nil
+		return executor.Result{}, nil
 	case <-ctx.Done():
-		return Result{}, ctx.Err()
+		return executor.Result{}, ctx.Err()
 	}
 }
 

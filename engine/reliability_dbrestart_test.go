@@ -14,6 +14,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -130,7 +131,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 
 	// Command models run in the fake executor, the sql model in the
 	// store's database.
-	exec := newDispatcher(e.Store, &fakeExec{delay: 2 * time.Millisecond})
+	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond})
 	w := days(0, 3)
 	res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, progress)
 	close(kill)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
@@ -92,7 +93,7 @@ func relWorkerMain() int {
 	workers, _ := strconv.Atoi(os.Getenv(relEnvWorkers))
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	e := &Engine{Store: s, Spec: spec, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log}
-	var x Executor = e.Executor()
+	var x executor.Executor = e.Executor()
 	if os.Getenv(relEnvExec) == "log" {
 		delay := map[string]time.Duration{}
 		for _, kv := range strings.Split(os.Getenv(relEnvDelay), ",") {
@@ -129,7 +130,7 @@ type relLogExec struct {
 	who   string
 }
 
-func (x *relLogExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
+func (x *relLogExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
 	start := time.Now().UnixNano()
 	if d := x.delay[u.Model.Name]; d > 0 {
 		time.Sleep(d)
@@ -143,10 +144,10 @@ func (x *relLogExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	_, err := x.w.WriteString(line) // one write(2) with O_APPEND: lines never interleave
 	x.mu.Unlock()
 	if err != nil {
-		return Result{}, err
+		return executor.Result{}, err
 	}
 	n := int64(1)
-	return Result{RowsWritten: &n}, nil
+	return executor.Result{RowsWritten: &n}, nil
 }
 
 // relExecLine is one line of a relLogExec file.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -104,7 +105,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	time.Sleep(time.Until(paused.LeaseUntil.Add(200 * time.Millisecond)))
 
 	// B: a run takes the unit over once the lease has expired.
-	res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &CommandExecutor{}, nil)
+	res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &executor.CommandExecutor{}, nil)
 	must(t, err)
 	if res.Failed() || res.Tasks[0].Applied != 1 {
 		t.Fatalf("B did not take the unit over: %+v", res.Tasks)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
@@ -99,7 +100,7 @@ type runScope struct {
 // are recorded SKIPPED, each task claims its units in the run window, gates
 // every unit against its upstreams, executes it and records the outcome.
 // progress, when not nil, is called from the run's goroutines.
-func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progress func(Progress)) (*RunResult, error) {
+func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor, progress func(Progress)) (*RunResult, error) {
 	if err := e.refuseReadOnly(ctx, "run", runArgs(req)); err != nil {
 		return nil, err
 	}
@@ -151,7 +152,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec Executor, progres
 // run again, FAILED tasks get a new attempt in which their failed units run
 // again, and tasks that never started are scheduled as usual. No reset is
 // repeated: a retry never throws away what the first attempt applied.
-func (e *Engine) Retry(ctx context.Context, runID int64, exec Executor, workers int, progress func(Progress)) (*RunResult, error) {
+func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor, workers int, progress func(Progress)) (*RunResult, error) {
 	if err := e.refuseReadOnly(ctx, "retry", map[string]string{"run": strconv.FormatInt(runID, 10)}); err != nil {
 		return nil, err
 	}
@@ -317,7 +318,7 @@ type taskDone struct {
 // succeed on a retry of this run (failuresFinal is false, seed 002), so the
 // tasks waiting on it are left without a status: they run on the retry.
 func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
-	exec Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
+	exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}
 	g, err := e.runGraph(scopes)
 	if err != nil {
@@ -413,7 +414,7 @@ func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) err
 // the run window — for its idle workers, and ahead of them while units are
 // short (holdings) — runs them on workers goroutines, and records their
 // outcomes in batches (completer), until none is left.
-func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec Executor, workers int, progress func(Progress)) (TaskResult, error) {
+func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, progress func(Progress)) (TaskResult, error) {
 	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
 	started := e.now()
 	var attempt int
@@ -623,7 +624,7 @@ type unitVerdict struct {
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
 // claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec Executor) unitVerdict {
+func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the
@@ -649,10 +650,10 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 	case !gate.Satisfied:
 		v.out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
 	default:
-		u := UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
-		if ua, ok := exec.(unitApplier); ok && ua.appliesItself(m) {
+		u := executor.UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
+		if ua, ok := exec.(executor.Applier); ok && ua.AppliesItself(m) {
 			at := e.now()
-			r, xerr := ua.executeAndApply(unitCtx, u, c, at)
+			r, xerr := ua.ExecuteAndApply(unitCtx, u, c, at)
 			for try := 1; try < dataTries && connectionLost(xerr) && unitCtx.Err() == nil; try++ {
 				// The connection went away mid-transaction. The unit is
 				// still running under this claim only if the transaction
@@ -666,7 +667,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 					break
 				}
 				at = e.now()
-				r, xerr = ua.executeAndApply(unitCtx, u, c, at)
+				r, xerr = ua.ExecuteAndApply(unitCtx, u, c, at)
 			}
 			if xerr == nil {
 				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, recorded: true}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -26,7 +27,7 @@ type fakeExec struct {
 	delay time.Duration
 }
 
-func (f *fakeExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
+func (f *fakeExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
 	if f.delay > 0 {
 		time.Sleep(f.delay)
 	}
@@ -42,14 +43,14 @@ func (f *fakeExec) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	f.mu.Unlock()
 	if f.fail != nil {
 		if err := f.fail(u.Model.Name, u.Window); err != nil {
-			return Result{}, err
+			return executor.Result{}, err
 		}
 	}
 	if f.rows != nil {
-		return Result{RowsWritten: f.rows(u.Model.Name)}, nil
+		return executor.Result{RowsWritten: f.rows(u.Model.Name)}, nil
 	}
 	n := int64(1)
-	return Result{RowsWritten: &n}, nil
+	return executor.Result{RowsWritten: &n}, nil
 }
 
 func (f *fakeExec) count(model string) int {
@@ -494,7 +495,7 @@ echo rows_written=7
 		if err := os.WriteFile(filepath.Join(e.SpecDir, "load.sh"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &CommandExecutor{}, nil)
+		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &executor.CommandExecutor{}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

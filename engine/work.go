@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -34,7 +35,7 @@ type WorkOptions struct {
 // (their executors are not cancelled) — the ones it claimed ahead too, which
 // is little work by construction — then returns nil. Units run by a worker
 // are not attributed to a run: their run id is 0.
-func (e *Engine) Work(ctx context.Context, exec Executor, opts WorkOptions) error {
+func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOptions) error {
 	if err := e.refuseReadOnly(ctx, "work", nil); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
@@ -51,7 +52,7 @@ func runTestWorker() int {
 		return 2
 	}
 	e := &Engine{Store: s, Spec: spec, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: time.Second}
-	if err := e.Work(ctx, &CommandExecutor{}, WorkOptions{Poll: 50 * time.Millisecond}); err != nil {
+	if err := e.Work(ctx, &executor.CommandExecutor{}, WorkOptions{Poll: 50 * time.Millisecond}); err != nil {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 1
 	}
@@ -148,7 +149,7 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 				}
 			}
 
-			res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &CommandExecutor{}, nil)
+			res, err := e.Run(t.Context(), RunRequest{Window: &hour, Mode: spec.Discover}, &executor.CommandExecutor{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

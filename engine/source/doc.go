@@ -5,5 +5,5 @@
 //
 // It reads files and turns values into rows; it must not touch a store,
 // decide when a source is loaded or judge a gate. The executors in
-// engine/exec load what it reads.
+// engine/executor load what it reads.
 package source

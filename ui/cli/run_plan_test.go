@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
@@ -628,7 +629,7 @@ func TestRunViewLiveIsSafeFromManyGoroutines(t *testing.T) {
 				inner.Add(1)
 				go func() {
 					defer inner.Done()
-					_, _ = exec.Execute(context.Background(), engine.UnitRun{Model: &spec.Model{Name: m}})
+					_, _ = exec.Execute(context.Background(), executor.UnitRun{Model: &spec.Model{Name: m}})
 					v.update(engine.Progress{Model: m, Applied: i, Total: i})
 				}()
 			}
@@ -671,9 +672,9 @@ func (f runViewWriter) Write(b []byte) (int, error) { return f(b) }
 
 type runViewExec func()
 
-func (f runViewExec) Execute(context.Context, engine.UnitRun) (engine.Result, error) {
+func (f runViewExec) Execute(context.Context, executor.UnitRun) (executor.Result, error) {
 	f()
-	return engine.Result{}, nil
+	return executor.Result{}, nil
 }
 
 func TestRunAndPlanHelp(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/charmbracelet/colorprofile"
 )
 
@@ -92,16 +93,16 @@ func (v *runView) task(model string) *runTaskProgress {
 }
 
 // executor wraps exec so the view learns when a task's first unit starts.
-func (v *runView) executor(exec engine.Executor) engine.Executor {
+func (v *runView) executor(exec executor.Executor) executor.Executor {
 	return &runObservedExecutor{Executor: exec, started: v.started}
 }
 
 type runObservedExecutor struct {
-	engine.Executor
+	executor.Executor
 	started func(model string)
 }
 
-func (o *runObservedExecutor) Execute(ctx context.Context, u engine.UnitRun) (engine.Result, error) {
+func (o *runObservedExecutor) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
 	if u.Model != nil {
 		o.started(u.Model.Name)
 	}

@@ -1,4 +1,4 @@
-package engine
+package executor
 
 import (
 	"context"
@@ -21,15 +21,15 @@ type dataExecutor struct {
 }
 
 // Execute runs the unit's job outside any claim; the caller records the
-// outcome. Runs use executeAndApply instead.
+// outcome. Runs use ExecuteAndApply instead.
 func (d *dataExecutor) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	return d.run(ctx, u, nil, time.Time{})
 }
 
-// executeAndApply runs the unit's job and records it applied under c, in
+// ExecuteAndApply runs the unit's job and records it applied under c, in
 // one transaction. An error means nothing was written and the unit is still
 // running under c (ErrLeaseLost: another worker owns it).
-func (d *dataExecutor) executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
+func (d *dataExecutor) ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
 	return d.run(ctx, u, &c, at)
 }
 

@@ -1,4 +1,4 @@
-package engine
+package executor
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 // so one run can mix command, sql, query and view models: command models go
 // to command, and sql, query and view models run in store's database when it
 // holds data.
-func newDispatcher(store state.Store, command Executor) Executor {
+func New(store state.Store, command Executor) Executor {
 	d := &dispatcher{command: command}
 	if ds, ok := store.(state.DataStore); ok {
 		d.data = &dataExecutor{store: ds}
@@ -29,17 +29,17 @@ type dispatcher struct {
 
 // unitApplier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
-type unitApplier interface {
-	appliesItself(m *spec.Model) bool
-	executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error)
+type Applier interface {
+	AppliesItself(m *spec.Model) bool
+	ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error)
 }
 
-var _ unitApplier = (*dispatcher)(nil)
+var _ Applier = (*dispatcher)(nil)
 
-func (d *dispatcher) appliesItself(m *spec.Model) bool { return d.data != nil && spec.IsDataRun(m) }
+func (d *dispatcher) AppliesItself(m *spec.Model) bool { return d.data != nil && spec.IsDataRun(m) }
 
-func (d *dispatcher) executeAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
-	return d.data.executeAndApply(ctx, u, c, at)
+func (d *dispatcher) ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
+	return d.data.ExecuteAndApply(ctx, u, c, at)
 }
 
 func (d *dispatcher) Execute(ctx context.Context, u UnitRun) (Result, error) {
