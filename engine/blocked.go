@@ -51,19 +51,19 @@ type BlockedUnit struct {
 // units of their downstream models are held, so it stays cheap for a store
 // of 100,000 units. It works from the store alone (a nil Spec) too. An
 // unknown model or pipeline is an error.
-func (e *Engine) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
-	lin, err := e.gatedLineage(ctx)
+func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
+	lin, err := g.gatedLineage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	names, err := lin.selectModels(e, f)
+	names, err := lin.selectModels(g, f)
 	if err != nil {
 		return nil, err
 	}
-	env := e.Env.Suffix
+	env := g.Env.Suffix
 	var out []BlockedUnit
 	for _, name := range names {
-		err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: name, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
+		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: name, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
 			out = append(out, BlockedUnit{Model: name, Pipeline: lin.pipeline[name], Window: u.Window, Reason: u.BlockedReason,
 				Attempts: u.Attempts, UpdatedAt: u.UpdatedAt})
 			return nil
@@ -72,7 +72,7 @@ func (e *Engine) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, e
 			return nil, fmt.Errorf("reading the blocked units of %s: %w", name, err)
 		}
 	}
-	counter := newImpactCounter(e, lin, outstandingStatuses)
+	counter := newImpactCounter(g, lin, outstandingStatuses)
 	for i := range out {
 		if out[i].Impact, err = counter.count(ctx, out[i].Model, out[i].Window); err != nil {
 			return nil, err
@@ -120,8 +120,8 @@ type gatedLineage struct {
 // gatedLineage builds the lineage of the environment's gated edges. An edge
 // the environment does not gate (deactivate_for_dev in a suffixed run) and
 // an EXISTS edge (it never waits on data) are left out.
-func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
+	recs, err := g.Store.Models(ctx, g.Env.Suffix)
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
@@ -138,8 +138,8 @@ func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 			models[rec.Name] = &spec.Model{Name: rec.Name, Pipeline: rec.Pipeline}
 		}
 	}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if g.Spec != nil {
+		for _, m := range g.Spec.Models {
 			models[m.Name] = m
 			l.pipeline[m.Name] = m.Pipeline
 			if _, registered := l.timeless[m.Name]; !registered {
@@ -150,7 +150,7 @@ func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 	for name, m := range models {
 		l.names = append(l.names, name)
 		for _, src := range m.Upstream {
-			if !src.Gated() || src.Contract == spec.Exists || m.GateSkipped(src, e.Env) {
+			if !src.Gated() || src.Contract == spec.Exists || m.GateSkipped(src, g.Env) {
 				continue
 			}
 			l.down[src.Name] = append(l.down[src.Name], gatedEdge{down: name, level: src.Contract})
@@ -164,7 +164,7 @@ func (e *Engine) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 }
 
 // selectModels applies a BlockedFilter: the models it names, sorted.
-func (l *gatedLineage) selectModels(e *Engine, f BlockedFilter) ([]string, error) {
+func (l *gatedLineage) selectModels(g *Reader, f BlockedFilter) ([]string, error) {
 	var out []string
 	for _, n := range l.names {
 		if f.Model != "" && n != f.Model {
@@ -182,10 +182,10 @@ func (l *gatedLineage) selectModels(e *Engine, f BlockedFilter) ([]string, error
 		if _, known := l.pipeline[f.Model]; known {
 			return nil, fmt.Errorf("model %s is in pipeline %s, not %s", f.Model, l.pipeline[f.Model], f.Pipeline)
 		}
-		if e.Spec != nil {
-			return nil, unknownModelError(e.Spec, f.Model)
+		if g.Spec != nil {
+			return nil, spec.UnknownModelError(g.Spec, f.Model)
 		}
-		return nil, fmt.Errorf("unknown model %q: not registered in %s", f.Model, e.Env)
+		return nil, fmt.Errorf("unknown model %q: not registered in %s", f.Model, g.Env)
 	}
 	if f.Pipeline != "" {
 		var ps []string
@@ -286,15 +286,15 @@ func (ix *windowIndex) count(k reachKind, w state.Window) int {
 // model's units once (their windows only) and the lineage's reach once per
 // upstream model, so counting for many windows costs binary searches.
 type impactCounter struct {
-	e        *Engine
+	g        *Reader
 	lin      *gatedLineage
 	statuses []state.UnitStatus
 	idx      map[string]*windowIndex
 	reach    map[string]map[string]reachKind
 }
 
-func newImpactCounter(e *Engine, lin *gatedLineage, statuses []state.UnitStatus) *impactCounter {
-	return &impactCounter{e: e, lin: lin, statuses: statuses, idx: map[string]*windowIndex{}, reach: map[string]map[string]reachKind{}}
+func newImpactCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus) *impactCounter {
+	return &impactCounter{g: g, lin: lin, statuses: statuses, idx: map[string]*windowIndex{}, reach: map[string]map[string]reachKind{}}
 }
 
 // count is the number of units downstream of model that w reaches; a zero
@@ -326,7 +326,7 @@ func (c *impactCounter) index(ctx context.Context, model string) (*windowIndex, 
 		return ix, nil
 	}
 	ix := &windowIndex{}
-	err := c.e.Store.ScanUnits(ctx, state.UnitQuery{Env: c.e.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
+	err := c.g.Store.ScanUnits(ctx, state.UnitQuery{Env: c.g.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
 		if u.Window.Since.IsZero() && u.Window.Until.IsZero() {
 			ix.zero++
 			return nil

@@ -82,7 +82,7 @@ func (e *Engine) markModel(ctx context.Context, name string) (*spec.Model, error
 			return nil, fmt.Errorf("model %s is not registered in %s: it has no units to mark (run apply first)", name, e.Env)
 		}
 		if e.Spec != nil {
-			return nil, unknownModelError(e.Spec, name)
+			return nil, spec.UnknownModelError(e.Spec, name)
 		}
 		return nil, fmt.Errorf("unknown model %q: not registered in %s", name, e.Env)
 	default:

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -160,15 +159,15 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 
 // resolveModels turns a request into model names, in spec order.
 func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
-	spec := e.Spec
-	if spec == nil {
+	sp := e.Spec
+	if sp == nil {
 		return nil, errors.New("no spec loaded")
 	}
 	chosen := map[string]bool{}
 	for _, n := range req.Models {
-		m := spec.Model(n)
+		m := sp.Model(n)
 		if m == nil {
-			return nil, unknownModelError(spec, n)
+			return nil, spec.UnknownModelError(sp, n)
 		}
 		if req.Pipeline != "" && m.Pipeline != req.Pipeline {
 			return nil, fmt.Errorf("model %s is in pipeline %s, not %s", n, m.Pipeline, req.Pipeline)
@@ -177,7 +176,7 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 	}
 	if req.Pipeline != "" && len(req.Models) == 0 {
 		var pipelines []string
-		for _, m := range spec.Models {
+		for _, m := range sp.Models {
 			if m.Pipeline == req.Pipeline {
 				chosen[m.Name] = true
 			}
@@ -191,12 +190,12 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 		}
 	}
 	if len(req.Models) == 0 && req.Pipeline == "" {
-		for _, m := range spec.Models {
+		for _, m := range sp.Models {
 			chosen[m.Name] = true
 		}
 	}
 	if req.Downstream {
-		lin, err := specLineage(spec)
+		lin, err := specLineage(sp)
 		if err != nil {
 			return nil, fmt.Errorf("model lineage: %w", err)
 		}
@@ -205,39 +204,12 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 		}
 	}
 	var out []string
-	for _, m := range spec.Models {
+	for _, m := range sp.Models {
 		if chosen[m.Name] {
 			out = append(out, m.Name)
 		}
 	}
 	return out, nil
-}
-
-// unknownModelError names the model and the spec's closest names.
-func unknownModelError(spec *spec.Spec, name string) error {
-	type cand struct {
-		name string
-		d    int
-	}
-	var cs []cand
-	for _, m := range spec.Models {
-		d := state.EditDistance(strings.ToLower(name), strings.ToLower(m.Name))
-		if d <= max(2, len(name)/3) || strings.Contains(m.Name, name) || strings.Contains(name, m.Table) {
-			cs = append(cs, cand{m.Name, d})
-		}
-	}
-	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(a.d, b.d) })
-	if len(cs) > 3 {
-		cs = cs[:3]
-	}
-	if len(cs) == 0 {
-		return fmt.Errorf("unknown model %q: the spec has no model by that name (bollhav graph lists them)", name)
-	}
-	near := make([]string, len(cs))
-	for i, c := range cs {
-		near[i] = c.name
-	}
-	return fmt.Errorf("unknown model %q: did you mean %s?", name, strings.Join(near, ", "))
 }
 
 // units scans a model's units overlapping w (all of them when w is zero);

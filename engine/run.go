@@ -637,7 +637,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 	}
 	var gate UnitGate
 	err := e.retryStore(ctx, "gate", func() (err error) {
-		gate, err = e.gateUnit(ctx, cache, m, w, e.now())
+		gate, err = e.gates().gateUnit(ctx, cache, m, w, e.now())
 		return err
 	})
 	var v unitVerdict

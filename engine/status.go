@@ -111,7 +111,7 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 
 func (e *Engine) unknownModel(name string) error {
 	if e.Spec != nil {
-		return unknownModel{unknownModelError(e.Spec, name)}
+		return unknownModel{spec.UnknownModelError(e.Spec, name)}
 	}
 	return unknownModel{fmt.Errorf("unknown model %q: not registered in %s", name, e.Env)}
 }

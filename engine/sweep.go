@@ -91,19 +91,19 @@ type SweepReport struct {
 // are indexed once — coverage as merged islands, rows by window — so a unit
 // costs a few binary searches per gated upstream, not a query. Its verdicts
 // are EvaluateGate's, unit for unit.
-func (e *Engine) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
-	env := e.Env.Suffix
-	now := e.now()
-	recs, err := e.Store.Models(ctx, env)
+func (g *Reader) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
+	env := g.Env.Suffix
+	now := g.now()
+	recs, err := g.Store.Models(ctx, env)
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
-	defs, problems, lin := e.sweepModels(recs)
-	names, err := lin.selectModels(e, f)
+	defs, problems, lin := g.sweepModels(recs)
+	names, err := lin.selectModels(g, f)
 	if err != nil {
 		return nil, err
 	}
-	units, err := e.sweepUnits(ctx, recs)
+	units, err := g.sweepUnits(ctx, recs)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +140,7 @@ func (e *Engine) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUn
 		default:
 			job.timeless = m.Temporality == spec.Timeless
 			for _, src := range m.Upstream {
-				if !src.Gated() || m.GateSkipped(src, e.Env) {
+				if !src.Gated() || m.GateSkipped(src, g.Env) {
 					continue
 				}
 				ix, err := index(src.Name)
@@ -264,13 +264,13 @@ func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
 // sweepModels resolves each registered model's definition — the spec's
 // when the spec has it, as the run would gate it, else the registration's
 // — and the lineage names and pipelines selectModels filters on.
-func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*spec.Model, map[string]error, *gatedLineage) {
+func (g *Reader) sweepModels(recs []state.ModelRecord) (map[string]*spec.Model, map[string]error, *gatedLineage) {
 	defs := map[string]*spec.Model{}
 	problems := map[string]error{}
 	lin := &gatedLineage{pipeline: map[string]string{}}
 	for _, rec := range recs {
 		lin.pipeline[rec.Name] = rec.Pipeline
-		if m := e.Spec.Model(rec.Name); m != nil {
+		if m := g.Spec.Model(rec.Name); m != nil {
 			defs[rec.Name] = m
 			lin.pipeline[rec.Name] = m.Pipeline
 			continue
@@ -282,8 +282,8 @@ func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*spec.Model, 
 		}
 		defs[rec.Name] = m
 	}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if g.Spec != nil {
+		for _, m := range g.Spec.Models {
 			if _, ok := lin.pipeline[m.Name]; !ok {
 				lin.pipeline[m.Name] = m.Pipeline
 			}
@@ -298,22 +298,22 @@ func (e *Engine) sweepModels(recs []state.ModelRecord) (map[string]*spec.Model, 
 
 // sweepUnits reads every unit of the environment by model: in one pass
 // when the store is a state.SweepReader, else model by model.
-func (e *Engine) sweepUnits(ctx context.Context, recs []state.ModelRecord) (map[string][]state.SweepUnit, error) {
-	env := e.Env.Suffix
+func (g *Reader) sweepUnits(ctx context.Context, recs []state.ModelRecord) (map[string][]state.SweepUnit, error) {
+	env := g.Env.Suffix
 	out := make(map[string][]state.SweepUnit, len(recs))
-	if sr, ok := e.Store.(state.SweepReader); ok {
+	if sr, ok := g.Store.(state.SweepReader); ok {
 		err := sr.SweepUnits(ctx, env, func(model string, us []state.SweepUnit) error {
 			out[model] = us
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("reading the units of %s: %w", e.Env, err)
+			return nil, fmt.Errorf("reading the units of %s: %w", g.Env, err)
 		}
 		return out, nil
 	}
 	for _, rec := range recs {
 		var us []state.SweepUnit
-		err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: rec.Name}, func(u state.Unit) error {
+		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: rec.Name}, func(u state.Unit) error {
 			us = append(us, state.SweepUnitOf(u))
 			return nil
 		})

@@ -28,7 +28,7 @@ type shapes struct {
 	m  map[[2]string]upstreamShape
 }
 
-func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (upstreamShape, error) {
+func (g *Reader) shapeOf(ctx context.Context, cache *shapes, env, name string) (upstreamShape, error) {
 	key := [2]string{env, name}
 	cache.mu.Lock()
 	sh, ok := cache.m[key]
@@ -36,7 +36,7 @@ func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (
 	if ok {
 		return sh, nil
 	}
-	rec, err := e.Store.Model(ctx, env, name)
+	rec, err := g.Store.Model(ctx, env, name)
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		// Not registered: a hard error at gate time, never a skip.
@@ -69,9 +69,9 @@ func (e *Engine) shapeOf(ctx context.Context, cache *shapes, env, name string) (
 // registration in the environment RegistrationEnv names, and the applied
 // rows the level selects, read by window from an index rather than the
 // upstream's whole history.
-func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *spec.Model, src spec.Source, w *state.Window, now time.Time) (UpstreamState, error) {
-	env := m.RegistrationEnv(src, e.Env).Suffix
-	sh, err := e.shapeOf(ctx, cache, env, src.Name)
+func (g *Reader) upstreamState(ctx context.Context, cache *shapes, m *spec.Model, src spec.Source, w *state.Window, now time.Time) (UpstreamState, error) {
+	env := m.RegistrationEnv(src, g.Env).Suffix
+	sh, err := g.shapeOf(ctx, cache, env, src.Name)
 	if err != nil || !sh.registered {
 		return UpstreamState{}, err
 	}
@@ -96,7 +96,7 @@ func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *spec.Model
 			read = state.Window{Since: up.Start, Until: up.RangeEnd}
 		}
 	}
-	if up.Applied, err = e.Store.Applied(ctx, env, src.Name, read); err != nil {
+	if up.Applied, err = g.Store.Applied(ctx, env, src.Name, read); err != nil {
 		return UpstreamState{}, fmt.Errorf("reading applied rows of %s: %w", src.Name, err)
 	}
 	return up, nil
@@ -104,21 +104,21 @@ func (e *Engine) upstreamState(ctx context.Context, cache *shapes, m *spec.Model
 
 // GateUnitFromStore gates one unit of m against the store: every gated
 // upstream is read (no short-circuit) and judged by GateUnit at now.
-func (e *Engine) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
-	return e.gateUnit(ctx, &shapes{}, m, w, now)
+func (g *Reader) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
+	return g.gateUnit(ctx, &shapes{}, m, w, now)
 }
 
-func (e *Engine) gateUnit(ctx context.Context, cache *shapes, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
+func (g *Reader) gateUnit(ctx context.Context, cache *shapes, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
 	ups := map[string]UpstreamState{}
 	for _, src := range m.Upstream {
-		if !src.Gated() || m.GateSkipped(src, e.Env) {
+		if !src.Gated() || m.GateSkipped(src, g.Env) {
 			continue
 		}
-		up, err := e.upstreamState(ctx, cache, m, src, w, now)
+		up, err := g.upstreamState(ctx, cache, m, src, w, now)
 		if err != nil {
 			return UnitGate{}, err
 		}
 		ups[src.Name] = up
 	}
-	return GateUnit(m, w, e.Env, ups, now), nil
+	return GateUnit(m, w, g.Env, ups, now), nil
 }

@@ -134,8 +134,8 @@ type FrontierWindow struct {
 // engine's now, the root-cause chain and the unblock frontier. It only
 // reads the store. An unknown model, a temporal model without at, and a
 // time before the model's start are errors.
-func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyReport, error) {
-	an := &analysis{e: e, env: e.Env.Suffix, now: e.now(), shapes: &shapes{}, models: map[string]analysisModel{}}
+func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyReport, error) {
+	an := &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &shapes{}, models: map[string]analysisModel{}}
 	m, registered, err := an.model(ctx, model)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
 	}
-	gate, err := e.gateUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
+	gate, err := g.gateUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {
 		return nil, err
 	}
@@ -177,11 +177,11 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 		return nil, err
 	}
 	if len(r.Frontier) > 0 {
-		lin, err := e.gatedLineage(ctx)
+		lin, err := g.gatedLineage(ctx)
 		if err != nil {
 			return nil, err
 		}
-		counter := newImpactCounter(e, lin, []state.UnitStatus{state.Blocked, state.Pending})
+		counter := newImpactCounter(g, lin, []state.UnitStatus{state.Blocked, state.Pending})
 		for i := range r.Frontier {
 			if r.Frontier[i].Releases, err = counter.count(ctx, r.Frontier[i].Model, r.Frontier[i].Window); err != nil {
 				return nil, err
@@ -194,7 +194,7 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 // analysis reads models and units for one Why, at one now, caching model
 // lookups and upstream registrations.
 type analysis struct {
-	e      *Engine
+	g      *Reader
 	env    string
 	now    time.Time
 	shapes *shapes
@@ -222,7 +222,7 @@ func (an *analysis) model(ctx context.Context, name string) (*spec.Model, bool, 
 
 func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 	var reg *spec.Model
-	rec, err := an.e.Store.Model(ctx, an.env, name)
+	rec, err := an.g.Store.Model(ctx, an.env, name)
 	switch {
 	case err == nil:
 		if reg, err = spec.ModelFromRecord(rec); err != nil {
@@ -232,20 +232,20 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 	default:
 		return analysisModel{err: fmt.Errorf("reading the registration of %s: %w", name, err)}
 	}
-	spec := an.e.Spec.Model(name)
+	sp := an.g.Spec.Model(name)
 	switch {
-	case spec != nil && reg != nil:
-		m := *spec
+	case sp != nil && reg != nil:
+		m := *sp
 		m.Temporality, m.Chunking = reg.Temporality, reg.Chunking
 		return analysisModel{m: &m, registered: true}
-	case spec != nil:
-		return analysisModel{m: spec}
+	case sp != nil:
+		return analysisModel{m: sp}
 	case reg != nil:
 		return analysisModel{m: reg, registered: true}
-	case an.e.Spec != nil:
-		return analysisModel{err: unknownModelError(an.e.Spec, name)}
+	case an.g.Spec != nil:
+		return analysisModel{err: spec.UnknownModelError(an.g.Spec, name)}
 	}
-	return analysisModel{err: fmt.Errorf("unknown model %q: not registered in %s", name, an.e.Env)}
+	return analysisModel{err: fmt.Errorf("unknown model %q: not registered in %s", name, an.g.Env)}
 }
 
 // gatedSources are m's gated sources in declaration order: the sources
@@ -297,7 +297,7 @@ func (an *analysis) unitAt(ctx context.Context, m *spec.Model, at time.Time, reg
 	}
 	var found *state.Unit
 	probe := state.Window{Since: at, Until: at.Add(time.Microsecond)}
-	err = an.e.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: m.Name, Window: probe}, func(u state.Unit) error {
+	err = an.g.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: m.Name, Window: probe}, func(u state.Unit) error {
 		if !u.Window.Contains(at) {
 			return nil
 		}
@@ -321,7 +321,7 @@ var errStop = errors.New("stop")
 // firstUnit is the first unit q matches, or nil.
 func (an *analysis) firstUnit(ctx context.Context, q state.UnitQuery) (*state.Unit, error) {
 	var found *state.Unit
-	err := an.e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+	err := an.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		found = &u
 		return errStop
 	})
@@ -369,7 +369,7 @@ func (an *analysis) rootCause(ctx context.Context, m *spec.Model, w state.Window
 		}
 		g := cur.gate
 		if g == nil {
-			ug, err := an.e.gateUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+			ug, err := an.g.gateUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
 			if err != nil {
 				return nil, err
 			}
@@ -502,7 +502,7 @@ func (an *analysis) walkOutstanding(ctx context.Context, um *spec.Model, r state
 		}
 		return fn(nil, state.Window{Since: cursor, Until: until})
 	}
-	err := an.e.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: um.Name, Window: r, Statuses: outstandingStatuses}, func(u state.Unit) error {
+	err := an.g.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: um.Name, Window: r, Statuses: outstandingStatuses}, func(u state.Unit) error {
 		if u.Window.Since.After(cursor) && gap(u.Window.Since) {
 			stopped = true
 			return errStop
@@ -566,7 +566,7 @@ func (an *analysis) staleRows(ctx context.Context, m *spec.Model, src spec.Sourc
 	if src.Freshness == nil {
 		return nil, nil
 	}
-	sh, err := an.e.shapeOf(ctx, an.shapes, m.RegistrationEnv(src, an.e.Env).Suffix, src.Name)
+	sh, err := an.g.shapeOf(ctx, an.shapes, m.RegistrationEnv(src, an.g.Env).Suffix, src.Name)
 	if err != nil || !sh.registered {
 		return nil, err
 	}
@@ -585,7 +585,7 @@ func (an *analysis) staleRows(ctx context.Context, m *spec.Model, src spec.Sourc
 			return nil, nil
 		}
 	}
-	rows, err := an.e.Store.Applied(ctx, m.RegistrationEnv(src, an.e.Env).Suffix, src.Name, need)
+	rows, err := an.g.Store.Applied(ctx, m.RegistrationEnv(src, an.g.Env).Suffix, src.Name, need)
 	if err != nil {
 		return nil, fmt.Errorf("reading applied rows of %s: %w", src.Name, err)
 	}

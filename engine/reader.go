@@ -1,0 +1,31 @@
+package engine
+
+import (
+	"time"
+
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+)
+
+// Reader judges gates from the store: one unit against its gated upstreams,
+// every outstanding unit at once (the sweep), the blocked units with their
+// downstream impact, and why one unit waits. It only reads: it never claims,
+// runs or changes a unit, so the UI, the CLI and a run can all use it, and a
+// read-only engine gives the same answers as a writable one.
+type Reader struct {
+	Store state.Store
+	// Spec is the loaded spec, nil when the models come from their
+	// registrations alone.
+	Spec *spec.Spec
+	// Env is the environment whose units are judged.
+	Env spec.Env
+	// Now is the clock freshness is judged by; time.Now when nil.
+	Now func() time.Time
+}
+
+func (g *Reader) now() time.Time {
+	if g.Now != nil {
+		return g.Now().UTC()
+	}
+	return time.Now().UTC()
+}
