@@ -6,6 +6,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -26,13 +27,13 @@ func BenchmarkGateSweep(b *testing.B) {
 				// One untimed sweep first: the first read of freshly written
 				// PostgreSQL pages also writes their hint bits, a one-off
 				// cost of the bulk load, not of sweeping.
-				if _, err := e.GateSweep(b.Context(), engine.BlockedFilter{}, nil); err != nil {
+				if _, err := e.GateSweep(b.Context(), gate.BlockedFilter{}, nil); err != nil {
 					b.Fatal(err)
 				}
-				var rep *engine.SweepReport
+				var rep *gate.SweepReport
 				for b.Loop() {
 					var err error
-					if rep, err = e.GateSweep(b.Context(), engine.BlockedFilter{}, nil); err != nil {
+					if rep, err = e.GateSweep(b.Context(), gate.BlockedFilter{}, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

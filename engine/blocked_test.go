@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
 
-func blockedString(us []BlockedUnit) []string {
+func blockedString(us []gate.BlockedUnit) []string {
 	out := []string{}
 	for _, u := range us {
 		w := "existence"
@@ -24,7 +25,7 @@ func blockedString(us []BlockedUnit) []string {
 func TestBlockedOrdersByImpact(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := whyWorld(t, s)
-		got, err := e.Blocked(t.Context(), BlockedFilter{})
+		got, err := e.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,7 +51,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 		}
 
 		// Filters.
-		got, err = e.Blocked(t.Context(), BlockedFilter{Pipeline: "reports"})
+		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Pipeline: "reports"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			"report.running " + days(0, 1).String() + " impact=0",
 			"report.snapshot existence impact=0",
 		})
-		got, err = e.Blocked(t.Context(), BlockedFilter{Model: "mart.hourly"})
+		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Model: "mart.hourly"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,12 +68,12 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			"mart.hourly " + hours(5, 6).String() + " impact=1",
 			"mart.hourly " + hours(7, 8).String() + " impact=1",
 		})
-		got, err = e.Blocked(t.Context(), BlockedFilter{Model: "raw.orders"})
+		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Model: "raw.orders"})
 		if err != nil || len(got) != 0 {
 			t.Errorf("raw.orders has failed units, none blocked: %v %v", got, err)
 		}
 
-		for f, want := range map[BlockedFilter]string{
+		for f, want := range map[gate.BlockedFilter]string{
 			{Model: "mart.dayly"}:                      `unknown model "mart.dayly": did you mean mart.daily?`,
 			{Pipeline: "nope"}:                         `unknown pipeline "nope": the pipelines are core, ingest, reports`,
 			{Model: "mart.daily", Pipeline: "reports"}: "model mart.daily is in pipeline core, not reports",
@@ -99,7 +100,7 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 			To: state.Failed, Now: t0}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := e.Blocked(ctx, BlockedFilter{Model: "mart.daily"})
+		got, err := e.Blocked(ctx, gate.BlockedFilter{Model: "mart.daily"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,7 +147,7 @@ func TestBlockedScales(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		got, err := e.Blocked(ctx, BlockedFilter{})
+		got, err := e.Blocked(ctx, gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

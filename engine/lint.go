@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
@@ -110,7 +111,7 @@ func lintContract(sp *spec.Spec, m *spec.Model, src spec.Source) []Finding {
 	}
 	if f := src.Freshness; f != nil && up.Temporality == spec.Temporal && up.Chunking != nil && f.Within < up.Chunking.Interval.Nominal() {
 		finding(SeverityWarning, "freshness-shorter-than-grain", fmt.Sprintf(
-			"freshness within %s is shorter than the upstream's own %s grain: it is loaded once per window, so the gate reports it stale for part of every period", FormatWithin(f.Within), up.Chunking.Interval))
+			"freshness within %s is shorter than the upstream's own %s grain: it is loaded once per window, so the gate reports it stale for part of every period", gate.FormatWithin(f.Within), up.Chunking.Interval))
 	}
 	if m.Temporality != spec.Temporal || up.Temporality != spec.Temporal || m.Chunking == nil || up.Chunking == nil {
 		return out

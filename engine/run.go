@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
@@ -455,7 +456,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 		return Progress{RunID: runID, Model: sc.model.Name, Applied: res.Applied, Blocked: res.Blocked, Failed: res.Failed,
 			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
 	}
-	cache := &shapes{}
+	cache := &gate.RegistrationCache{}
 	others := e.newOtherWorkers(ctx)
 	defer others.stop()
 	held := newHoldings(workers, !appliesItself(exec, sc.model))
@@ -624,7 +625,7 @@ type unitVerdict struct {
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
 // claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
+func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationCache, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the
@@ -635,9 +636,9 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 	if m.Temporality == spec.Temporal {
 		w = &c.Unit.Window
 	}
-	var gate UnitGate
+	var judged gate.UnitGate
 	err := e.retryStore(ctx, "gate", func() (err error) {
-		gate, err = e.gates().gateUnit(ctx, cache, m, w, e.now())
+		judged, err = e.gates().CachedUnit(ctx, cache, m, w, e.now())
 		return err
 	})
 	var v unitVerdict
@@ -645,10 +646,10 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *shapes, runID int6
 	case err != nil:
 		// The store could not be read: leave the unit for another attempt.
 		return unitVerdict{out: state.Outcome{Status: state.Pending, At: e.now()}, err: err}
-	case gate.Err != nil:
-		v = unitVerdict{out: state.Outcome{Status: state.Failed, Error: gate.Err.Error()}, hard: true}
-	case !gate.Satisfied:
-		v.out = state.Outcome{Status: state.Blocked, BlockedReason: gate.BlockedReason}
+	case judged.Err != nil:
+		v = unitVerdict{out: state.Outcome{Status: state.Failed, Error: judged.Err.Error()}, hard: true}
+	case !judged.Satisfied:
+		v.out = state.Outcome{Status: state.Blocked, BlockedReason: judged.BlockedReason}
 	default:
 		u := executor.UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
 		if ua, ok := exec.(executor.Applier); ok && ua.AppliesItself(m) {

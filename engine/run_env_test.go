@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/bollhav/bollhav/engine/spec"
 	"strings"
 	"testing"
+
+	"github.com/bollhav/bollhav/engine/spec"
 )
 
 func TestResolveRunSettingsFlagsWinOverEnvironment(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -17,26 +18,26 @@ import (
 // readinessOf folds the per-unit gate (GateUnitFromStore, the path a run
 // takes) the way a sweep reports it: a hard error first, then a missing
 // range, then freshness.
-func readinessOf(g engine.UnitGate) engine.Readiness {
+func readinessOf(g gate.UnitGate) gate.Readiness {
 	if g.Err != nil {
-		return engine.Failing
+		return gate.Failing
 	}
 	if g.Satisfied {
-		return engine.Ready
+		return gate.Ready
 	}
 	for _, v := range g.Verdicts {
 		if !v.Satisfied && !v.Stale && !v.Skipped {
-			return engine.Waiting
+			return gate.Waiting
 		}
 	}
-	return engine.Stale
+	return gate.Stale
 }
 
 // sweepAll runs a sweep and returns its units.
-func sweepAll(t *testing.T, e *engine.Engine, f engine.BlockedFilter) (*engine.SweepReport, []engine.SweptUnit) {
+func sweepAll(t *testing.T, e *engine.Engine, f gate.BlockedFilter) (*gate.SweepReport, []gate.SweptUnit) {
 	t.Helper()
-	var units []engine.SweptUnit
-	rep, err := e.GateSweep(t.Context(), f, func(u engine.SweptUnit) error {
+	var units []gate.SweptUnit
+	rep, err := e.GateSweep(t.Context(), f, func(u gate.SweptUnit) error {
 		units = append(units, u)
 		return nil
 	})
@@ -48,9 +49,9 @@ func sweepAll(t *testing.T, e *engine.Engine, f engine.BlockedFilter) (*engine.S
 
 // checkAgainstGate asserts that every swept unit's readiness is what the
 // run's own gate (GateUnitFromStore) says about it.
-func checkAgainstGate(t *testing.T, e *engine.Engine, units []engine.SweptUnit) map[engine.Readiness]int {
+func checkAgainstGate(t *testing.T, e *engine.Engine, units []gate.SweptUnit) map[gate.Readiness]int {
 	t.Helper()
-	seen := map[engine.Readiness]int{}
+	seen := map[gate.Readiness]int{}
 	for _, u := range units {
 		m := e.Spec.Model(u.Model)
 		var w *state.Window
@@ -79,9 +80,9 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 6000, Seed: 5}); err != nil {
 			t.Fatal(err)
 		}
-		rep, units := sweepAll(t, e, engine.BlockedFilter{})
+		rep, units := sweepAll(t, e, gate.BlockedFilter{})
 		seen := checkAgainstGate(t, e, units)
-		if seen[engine.Ready] == 0 || seen[engine.Waiting] == 0 {
+		if seen[gate.Ready] == 0 || seen[gate.Waiting] == 0 {
 			t.Errorf("want ready and waiting units in a generated project, got %v", seen)
 		}
 
@@ -95,14 +96,14 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 			}
 			outstanding += st.Counts[state.Pending] + st.Counts[state.Running] + st.Counts[state.Blocked] + st.Counts[state.Failed]
 		}
-		byModel := map[string]engine.ModelReadiness{}
+		byModel := map[string]gate.ModelReadiness{}
 		for _, m := range rep.Models {
 			byModel[m.Model] = m
 		}
 		counted := map[string]int{}
 		for _, u := range units {
 			counted[u.Model]++
-			if u.Status == state.Blocked && u.Readiness == engine.Ready {
+			if u.Status == state.Blocked && u.Readiness == gate.Ready {
 				released++
 			}
 		}
@@ -124,12 +125,12 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		// A store without SweepReader gives the same answers, and so does
 		// an engine opened from the store alone (definitions as registered).
 		plain := &engine.Engine{Store: hideSweep{s}, Spec: e.Spec, Now: e.Now}
-		_, again := sweepAll(t, plain, engine.BlockedFilter{})
+		_, again := sweepAll(t, plain, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("a store without SweepReader swept differently")
 		}
 		storeOnly := &engine.Engine{Store: s, Now: e.Now}
-		_, again = sweepAll(t, storeOnly, engine.BlockedFilter{})
+		_, again = sweepAll(t, storeOnly, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("an engine without the spec swept differently")
 		}
@@ -236,9 +237,9 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		}
 		prefill("report.snapshot", -1, 0)
 
-		_, units := sweepAll(t, e, engine.BlockedFilter{})
+		_, units := sweepAll(t, e, gate.BlockedFilter{})
 		checkAgainstGate(t, e, units)
-		if _, err := e.GateSweep(ctx, engine.BlockedFilter{Model: "mart.nope"}, nil); !errors.Is(err, engine.ErrUnknownModel) && (err == nil || !strings.Contains(err.Error(), "mart.nope")) {
+		if _, err := e.GateSweep(ctx, gate.BlockedFilter{Model: "mart.nope"}, nil); !errors.Is(err, engine.ErrUnknownModel) && (err == nil || !strings.Contains(err.Error(), "mart.nope")) {
 			t.Errorf("a sweep of an unknown model: %v; want an error naming it", err)
 		}
 
@@ -249,18 +250,18 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		//  fresh: THROUGH raw.fix misses hour 4 for every window;
 		//    ENCAPSULATE raw.flex misses hours 8-10.
 		//  snapshot: WHOLE raw.fix misses hour 4.
-		want := map[string][]engine.Readiness{
-			"mart.exact_on_flex":      {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
-			"mart.window_on_timeless": {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
-			"mart.unregistered":       {engine.Failing, engine.Failing, engine.Failing, engine.Failing},
-			"mart.dev_skip":           {engine.Ready, engine.Ready, engine.Ready, engine.Ready},
-			"mart.fresh":              {engine.Waiting, engine.Waiting, engine.Waiting, engine.Waiting},
-			"mart.latest":             {engine.Waiting, engine.Waiting, engine.Waiting, engine.Waiting},
-			"report.snapshot":         {engine.Waiting},
-			"raw.fix":                 {engine.Ready}, // hour 4: no gated upstream
+		want := map[string][]gate.Readiness{
+			"mart.exact_on_flex":      {gate.Failing, gate.Failing, gate.Failing, gate.Failing},
+			"mart.window_on_timeless": {gate.Failing, gate.Failing, gate.Failing, gate.Failing},
+			"mart.unregistered":       {gate.Failing, gate.Failing, gate.Failing, gate.Failing},
+			"mart.dev_skip":           {gate.Ready, gate.Ready, gate.Ready, gate.Ready},
+			"mart.fresh":              {gate.Waiting, gate.Waiting, gate.Waiting, gate.Waiting},
+			"mart.latest":             {gate.Waiting, gate.Waiting, gate.Waiting, gate.Waiting},
+			"report.snapshot":         {gate.Waiting},
+			"raw.fix":                 {gate.Ready}, // hour 4: no gated upstream
 		}
 		if suffix == "" {
-			want["mart.dev_skip"] = []engine.Readiness{engine.Failing, engine.Failing, engine.Failing, engine.Failing}
+			want["mart.dev_skip"] = []gate.Readiness{gate.Failing, gate.Failing, gate.Failing, gate.Failing}
 		}
 		expectReadiness(t, units, want)
 
@@ -269,39 +270,39 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		// over 06-08, loaded 08:00, is too (ALL). Windows past hour 8
 		// still miss raw.flex.
 		apply("raw.fix", 4, 5, hour(2))
-		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.fresh"})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.fresh"})
 		checkAgainstGate(t, e, units)
-		expectReadiness(t, units, map[string][]engine.Readiness{"mart.fresh": {engine.Ready, engine.Ready, engine.Waiting, engine.Waiting}})
-		_, units = sweepAll(t, e, engine.BlockedFilter{Pipeline: "default"})
+		expectReadiness(t, units, map[string][]gate.Readiness{"mart.fresh": {gate.Ready, gate.Ready, gate.Waiting, gate.Waiting}})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Pipeline: "default"})
 		for _, u := range units {
 			if u.Model == "raw.fix" {
 				t.Errorf("raw.fix is all applied now, but the sweep judged %s", u.Window)
 			}
 		}
-		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "report.snapshot"})
-		expectReadiness(t, units, map[string][]engine.Readiness{"report.snapshot": {engine.Ready}})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "report.snapshot"})
+		expectReadiness(t, units, map[string][]gate.Readiness{"report.snapshot": {gate.Ready}})
 
 		// Three hours later the raw.flex rows are older than 3h (ALL):
 		// stale, though nothing is missing before hour 8.
 		now = hour(11).Add(time.Minute)
-		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.fresh"})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.fresh"})
 		checkAgainstGate(t, e, units)
-		expectReadiness(t, units, map[string][]engine.Readiness{"mart.fresh": {engine.Stale, engine.Stale, engine.Waiting, engine.Waiting}})
-		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.latest"})
-		expectReadiness(t, units, map[string][]engine.Readiness{"mart.latest": {engine.Ready, engine.Ready, engine.Ready, engine.Ready}})
+		expectReadiness(t, units, map[string][]gate.Readiness{"mart.fresh": {gate.Stale, gate.Stale, gate.Waiting, gate.Waiting}})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.latest"})
+		expectReadiness(t, units, map[string][]gate.Readiness{"mart.latest": {gate.Ready, gate.Ready, gate.Ready, gate.Ready}})
 
 		// At 13:00 raw.fix's newest row (09:30) is older than 3h too:
 		// THROUGH with LATEST is stale.
 		now = hour(13)
-		_, units = sweepAll(t, e, engine.BlockedFilter{Model: "mart.latest"})
+		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.latest"})
 		checkAgainstGate(t, e, units)
-		expectReadiness(t, units, map[string][]engine.Readiness{"mart.latest": {engine.Stale, engine.Stale, engine.Stale, engine.Stale}})
+		expectReadiness(t, units, map[string][]gate.Readiness{"mart.latest": {gate.Stale, gate.Stale, gate.Stale, gate.Stale}})
 	})
 }
 
-func expectReadiness(t *testing.T, units []engine.SweptUnit, want map[string][]engine.Readiness) {
+func expectReadiness(t *testing.T, units []gate.SweptUnit, want map[string][]gate.Readiness) {
 	t.Helper()
-	got := map[string][]engine.Readiness{}
+	got := map[string][]gate.Readiness{}
 	for _, u := range units {
 		got[u.Model] = append(got[u.Model], u.Readiness)
 	}

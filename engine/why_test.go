@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -108,7 +109,7 @@ func link(model string, w state.Window, status state.UnitStatus) string {
 	return model + " " + w.String() + " " + string(status)
 }
 
-func chainString(ls []ChainLink) []string {
+func chainString(ls []gate.ChainLink) []string {
 	out := []string{}
 	for _, l := range ls {
 		s := link(l.Model, l.Window, l.Status)
@@ -125,7 +126,7 @@ type fw struct {
 	releases int
 }
 
-func frontierOf(ws []FrontierWindow) []fw {
+func frontierOf(ws []gate.FrontierWindow) []fw {
 	out := []fw{}
 	for _, w := range ws {
 		s := link(w.Model, w.Window, w.Status)
@@ -144,7 +145,7 @@ func expectStrings(t *testing.T, what string, got, want []string) {
 	}
 }
 
-func expectFrontier(t *testing.T, got []FrontierWindow, want ...fw) {
+func expectFrontier(t *testing.T, got []gate.FrontierWindow, want ...fw) {
 	t.Helper()
 	g := frontierOf(got)
 	if len(g) != len(want) {
@@ -158,7 +159,7 @@ func expectFrontier(t *testing.T, got []FrontierWindow, want ...fw) {
 	}
 }
 
-func mustWhy(t *testing.T, e *Engine, model string, at time.Time) *WhyReport {
+func mustWhy(t *testing.T, e *Engine, model string, at time.Time) *gate.WhyReport {
 	t.Helper()
 	r, err := e.Why(t.Context(), model, at)
 	if err != nil {
@@ -231,7 +232,7 @@ func TestWhyFollowsBlockedUnitsUpstream(t *testing.T) {
 		// report.running's day 0 ends when day 1 begins.
 		expectFrontier(t, r.Frontier,
 			fw{link("mart.daily", days(0, 1), state.Blocked), 2},
-			fw{link("mart.daily", days(1, 2), StatusMissing), 1})
+			fw{link("mart.daily", days(1, 2), gate.StatusMissing), 1})
 
 		// report.running day 0 (THROUGH) → mart.daily day 0 → raw 05.
 		r = mustWhy(t, e, "report.running", t0.Add(12*time.Hour))
@@ -263,19 +264,19 @@ func TestWhyMissingWindowsAndAppliedUnits(t *testing.T) {
 		// (nothing else downstream has a unit on day 1, and report.running's
 		// day 0 ends as day 1 begins).
 		r := mustWhy(t, e, "mart.daily", t0.Add(36*time.Hour))
-		if !r.Window.Equal(days(1, 2)) || r.Status != StatusMissing {
+		if !r.Window.Equal(days(1, 2)) || r.Status != gate.StatusMissing {
 			t.Fatalf("unit %s %s", r.Window, r.Status)
 		}
-		expectStrings(t, "chain", chainString(r.RootCause), []string{link("mart.daily", days(1, 2), StatusMissing)})
+		expectStrings(t, "chain", chainString(r.RootCause), []string{link("mart.daily", days(1, 2), gate.StatusMissing)})
 		var want []fw
 		for h := 24; h < 48; h++ {
-			want = append(want, fw{link("raw.orders", hours(h, h+1), StatusMissing), 1})
+			want = append(want, fw{link("raw.orders", hours(h, h+1), gate.StatusMissing), 1})
 		}
 		expectFrontier(t, r.Frontier, want...)
 
 		// A flexible model with no unit at the time: the chunk window.
 		r = mustWhy(t, e, "mart.flex", t0.Add(30*time.Hour+5*time.Minute))
-		if !r.Window.Equal(hours(30, 31)) || r.Status != StatusMissing {
+		if !r.Window.Equal(hours(30, 31)) || r.Status != gate.StatusMissing {
 			t.Errorf("flex missing unit %s %s", r.Window, r.Status)
 		}
 

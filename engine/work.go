@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -77,7 +78,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 	}
 	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
 		begun := time.Now()
-		v := e.runUnit(unitCtx, h.ctx, &shapes{}, 0, spec.Bulldozer, h.model, h.claim, exec)
+		v := e.runUnit(unitCtx, h.ctx, &gate.RegistrationCache{}, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
 		e.settle(comp, h, v, done)
 	})

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -108,7 +109,7 @@ type timelineUpstream struct {
 	// Verdict is the gate's answer for this upstream and the cursor's
 	// window; nil when the view does not have it (the renderer then
 	// derives completeness from the span).
-	Verdict *engine.Verdict
+	Verdict *gate.Verdict
 }
 
 // timelineState is the timeline's axis between frames: the time at its

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -297,7 +298,7 @@ func BenchmarkModelUnits(b *testing.B) {
 		Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}
 	src := spec.Source{Name: "src.feed", Kind: spec.KindModel, Contract: spec.Encapsulate}
 	def.Upstream = []spec.Source{src}
-	gate := &engine.UnitGate{Verdicts: []engine.Verdict{{Upstream: "src.feed", Level: spec.Encapsulate}}}
+	gate := &gate.UnitGate{Verdicts: []gate.Verdict{{Upstream: "src.feed", Level: spec.Encapsulate}}}
 	data := modelData{status: engine.ModelStatus{Name: "raw.orders", Pipeline: "ingest", Temporality: "temporal", Flexibility: "fix", Interval: "1h",
 		Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 989690, state.Failed: 10310}}, units: units, more: true,
 		def: def, span: span(units), want: state.Window{Since: t0, Until: units[len(units)-1].Window.Until},

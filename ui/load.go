@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
@@ -122,7 +123,7 @@ type modelData struct {
 	// coverage).
 	span    timelineSpan
 	want    state.Window
-	gate    *engine.UnitGate
+	gate    *gate.UnitGate
 	gateFor state.Window
 }
 
@@ -403,7 +404,7 @@ func loadWhy(e *engine.Engine, model string, at time.Time) func(ctx context.Cont
 
 func loadBlocked(e *engine.Engine) func(ctx context.Context) (any, error) {
 	return func(ctx context.Context) (any, error) {
-		return e.Blocked(ctx, engine.BlockedFilter{})
+		return e.Blocked(ctx, gate.BlockedFilter{})
 	}
 }
 

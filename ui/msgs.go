@@ -2,6 +2,7 @@ package ui
 
 import (
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -85,6 +86,6 @@ type gateMsg struct {
 	view   int
 	seq    uint64
 	window state.Window
-	gate   engine.UnitGate
+	gate   gate.UnitGate
 	err    error
 }

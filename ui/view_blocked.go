@@ -6,7 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -16,7 +16,7 @@ import (
 // most downstream impact first, filterable by model, pipeline or reason.
 type blockedView struct {
 	viewBase
-	units []engine.BlockedUnit
+	units []gate.BlockedUnit
 	idx   []int
 	cur   cursor
 	query string
@@ -34,12 +34,12 @@ func (v *blockedView) load(a *App, gen uint64, _ []string) tea.Cmd {
 }
 
 func (v *blockedView) apply(a *App, data any) {
-	var sel *engine.BlockedUnit
+	var sel *gate.BlockedUnit
 	if s := v.selected(); s != nil {
 		c := *s
 		sel = &c
 	}
-	v.units = data.([]engine.BlockedUnit)
+	v.units = data.([]gate.BlockedUnit)
 	v.refilter()
 	if sel != nil {
 		for i, ix := range v.idx {
@@ -74,7 +74,7 @@ func (v *blockedView) refilter() {
 	v.cur.setLen(len(v.idx))
 }
 
-func (v *blockedView) selected() *engine.BlockedUnit {
+func (v *blockedView) selected() *gate.BlockedUnit {
 	if v.cur.pos < len(v.idx) {
 		return &v.units[v.idx[v.cur.pos]]
 	}

@@ -7,7 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -42,7 +42,7 @@ type modelView struct {
 	// The engine's gate of the unit at gateFor (hasGate), and the one asked
 	// for after the cursor came to rest on gateWant (gateAsked), with the
 	// generation of that request.
-	gate      *engine.UnitGate
+	gate      *gate.UnitGate
 	gateFor   state.Window
 	hasGate   bool
 	gateWant  state.Window
@@ -404,7 +404,7 @@ func (v *modelView) render(a *App, w, h int) []string {
 			}
 			fresh := ""
 			if f := u.src.Freshness; f != nil {
-				fresh = "fresh " + engine.FormatWithin(f.Within) + " " + f.Scope.String()
+				fresh = "fresh " + gate.FormatWithin(f.Within) + " " + f.Scope.String()
 			}
 			state := t.Error.Render("unknown: " + errText(u.err))
 			glyph := t.Glyph(themes.Missing)

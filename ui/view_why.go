@@ -6,7 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -20,7 +20,7 @@ type whyView struct {
 	viewBase
 	model string
 	at    time.Time
-	r     *engine.WhyReport
+	r     *gate.WhyReport
 
 	items  []whyItem
 	sel    []int // indices of items with a target
@@ -33,8 +33,8 @@ type whyView struct {
 type whyItem struct {
 	kind   whyItemKind
 	text   string // heading, text
-	up     *engine.UpstreamReport
-	link   *engine.ChainLink
+	up     *gate.UpstreamReport
+	link   *gate.ChainLink
 	root   bool
 	front  *frontierGroup
 	target *whyTarget
@@ -61,7 +61,7 @@ type whyTarget struct {
 // frontierGroup is consecutive frontier windows of one upstream alike in
 // status and releases: a WHOLE gap can be hundreds of windows.
 type frontierGroup struct {
-	f      engine.FrontierWindow
+	f      gate.FrontierWindow
 	window state.Window
 	n      int
 }
@@ -101,7 +101,7 @@ func (v *whyView) apply(a *App, data any) {
 	if v.placed && v.cur.pos < len(v.sel) {
 		keep = v.items[v.sel[v.cur.pos]].target
 	}
-	v.r = data.(*engine.WhyReport)
+	v.r = data.(*gate.WhyReport)
 	v.build(a)
 	v.cur.setLen(len(v.sel))
 	switch {
@@ -406,7 +406,7 @@ func (v *whyView) render(a *App, w, h int) []string {
 
 // upstreamVerdict is an upstream's verdict as a status, and the detail to
 // show: its missing ranges, its freshness, its hard error.
-func upstreamVerdict(u *engine.UpstreamReport) (themes.Status, string) {
+func upstreamVerdict(u *gate.UpstreamReport) (themes.Status, string) {
 	switch {
 	case u.Skipped:
 		return themes.Applied, "deactivate_for_dev: trusted, not gated"
@@ -417,7 +417,7 @@ func upstreamVerdict(u *engine.UpstreamReport) (themes.Status, string) {
 	case u.Stale:
 		d := "stale"
 		if u.Freshness != nil {
-			d += ": older than " + engine.FormatWithin(u.Freshness.Within) + " (" + u.Freshness.Scope.String() + ")"
+			d += ": older than " + gate.FormatWithin(u.Freshness.Within) + " (" + u.Freshness.Scope.String() + ")"
 		}
 		return themes.Stale, d
 	}

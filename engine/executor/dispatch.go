@@ -9,7 +9,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// newDispatcher returns the executor that picks by each model's run block,
+// New returns the executor that picks by each model's run block,
 // so one run can mix command, sql, query and view models: command models go
 // to command, and sql, query and view models run in store's database when it
 // holds data.
@@ -27,7 +27,7 @@ type dispatcher struct {
 	data    *dataExecutor
 }
 
-// unitApplier is an executor that records a unit applied itself, in the
+// Applier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
 type Applier interface {
 	AppliesItself(m *spec.Model) bool

@@ -99,7 +99,7 @@ func (s *csvSource) next() (rawRecord, error) {
 	return rec, nil
 }
 
-// parseError turns a csv.ParseError into a FileSourceError counted from
+// parseError turns a csv.ParseError into a FileError counted from
 // the top of the file; got is the length of the row encoding/csv returned
 // with it, which for a wrong field count is the count.
 func (s *csvSource) parseError(err error, got int) error {

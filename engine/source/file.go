@@ -26,7 +26,7 @@ const (
 // guess, so the same file always loads the same way.
 const defaultSeparator = ','
 
-// FileSourceError is a problem with a file source's content or config. It
+// FileError is a problem with a file source's content or config. It
 // names the file as the spec does, and the line, byte column and column name
 // when they are known, so a user can open the file at the fault.
 type FileError struct {
@@ -85,7 +85,7 @@ type FileReader struct {
 	line        int
 }
 
-// FileTable is a whole file source in memory: what ReadFileSource returns
+// FileTable is a whole file source in memory: what ReadFile returns
 // for callers that want every row at once.
 type FileTable struct {
 	Path    string
@@ -94,7 +94,7 @@ type FileTable struct {
 	Rows    [][]any
 }
 
-// OpenFileSource opens the file source src, whose relative path is relative
+// OpenFile opens the file source src, whose relative path is relative
 // to baseDir (the spec's directory), reads its header and its inference
 // sample, and returns a reader positioned at the first row. Every SourceFile
 // field is honoured: see the FileReader and the readers of each format.
@@ -222,7 +222,7 @@ func (r *FileReader) typeMismatch(err error) error {
 // Close closes the file.
 func (r *FileReader) Close() error { return r.file.Close() }
 
-// ReadFileSource reads a whole file source into memory; see OpenFileSource.
+// ReadFile reads a whole file source into memory; see OpenFile.
 func ReadFile(src spec.SourceFile, baseDir string) (*FileTable, error) {
 	r, err := OpenFile(src, baseDir)
 	if err != nil {

@@ -19,7 +19,7 @@ func readAll(t *testing.T, src spec.SourceFile, dir string) *FileTable {
 	t.Helper()
 	tab, err := ReadFile(src, dir)
 	if err != nil {
-		t.Fatalf("ReadFileSource(%s): %v", src.Path, err)
+		t.Fatalf("ReadFile(%s): %v", src.Path, err)
 	}
 	return tab
 }
@@ -51,12 +51,12 @@ func checkRows(t *testing.T, got [][]any, want ...[]any) {
 	}
 }
 
-// checkErr asserts err is a *FileSourceError whose text contains every part.
+// checkErr asserts err is a *FileError whose text contains every part.
 func checkErr(t *testing.T, err error, line int, parts ...string) {
 	t.Helper()
 	var fe *FileError
 	if !errors.As(err, &fe) {
-		t.Fatalf("err = %v (%T), want a *FileSourceError", err, err)
+		t.Fatalf("err = %v (%T), want a *FileError", err, err)
 	}
 	if fe.Line != line {
 		t.Errorf("error line = %d, want %d: %v", fe.Line, line, err)

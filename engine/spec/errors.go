@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// SpecError is one definition-time problem in a spec file. It carries the
+// Error is one definition-time problem in a spec file. It carries the
 // position of the offending key or value, and the model and source it belongs
 // to, so the user can jump straight to it. Model and Source are empty when
 // the problem is not inside one.
@@ -51,9 +51,9 @@ func (p Position) String() string {
 	return fmt.Sprintf("%s:%d:%d", file, p.Line, p.Column)
 }
 
-// SpecErrors is every definition-time problem of one spec, sorted by
+// Errors is every definition-time problem of one spec, sorted by
 // position: a user fixing a spec sees all of them at once instead of one per
-// attempt. ParseSpec returns it as its error; inspect it with errors.As.
+// attempt. Parse returns it as its error; inspect it with errors.As.
 type Errors []*Error
 
 // Error prints one problem per line.
@@ -65,7 +65,7 @@ func (es Errors) Error() string {
 	return strings.Join(lines, "\n")
 }
 
-// Unwrap exposes each problem, so errors.As finds a *SpecError too.
+// Unwrap exposes each problem, so errors.As finds a *Error too.
 func (es Errors) Unwrap() []error {
 	out := make([]error, len(es))
 	for i, e := range es {

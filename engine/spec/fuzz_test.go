@@ -8,7 +8,7 @@ import (
 )
 
 // FuzzParseSpec feeds arbitrary bytes to the loader. Whatever the input, it
-// must return either a spec or SpecErrors — never panic, never both — with
+// must return either a spec or Errors — never panic, never both — with
 // every error positioned in the file, sorted and free of control characters
 // (it is printed to terminals), and a loaded spec must be
 // safe to use: every model has an upstream and every ref resolves or errs.
@@ -27,7 +27,7 @@ func FuzzParseSpec(f *testing.F) {
 		if err != nil {
 			var errs Errors
 			if !errors.As(err, &errs) || len(errs) == 0 {
-				t.Fatalf("error %T %v is not SpecErrors", err, err)
+				t.Fatalf("error %T %v is not Errors", err, err)
 			}
 			if !slices.IsSortedFunc(errs, func(a, b *Error) int {
 				if a.Pos.Line != b.Pos.Line {

@@ -9,7 +9,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// MaxSpecSize is the largest spec file bollhav reads. A real spec is a few
+// MaxSize is the largest spec file bollhav reads. A real spec is a few
 // hundred kilobytes; refusing a bigger one before parsing bounds the time and
 // memory a mistaken path (a log, a dump) can cost.
 const MaxSize = 10 << 20
@@ -41,9 +41,9 @@ func (s *Spec) Model(name string) *Model {
 	return nil
 }
 
-// LoadSpec reads and validates the spec file at path. A file over
-// MaxSpecSize is refused without reading it whole. Definition-time problems
-// come back as SpecErrors; a file that cannot be read as a plain error.
+// Load reads and validates the spec file at path. A file over
+// MaxSize is refused without reading it whole. Definition-time problems
+// come back as Errors; a file that cannot be read as a plain error.
 func Load(path string) (*Spec, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -57,8 +57,8 @@ func Load(path string) (*Spec, error) {
 	return Parse(path, data)
 }
 
-// ParseSpec validates the spec in data; file names it in positions. It
-// returns every definition-time problem at once, as SpecErrors sorted by
+// Parse validates the spec in data; file names it in positions. It
+// returns every definition-time problem at once, as Errors sorted by
 // position, and never panics, whatever data holds.
 func Parse(file string, data []byte) (*Spec, error) {
 	if len(data) > MaxSize {

@@ -48,7 +48,7 @@ func parseOK(t *testing.T, src string) *Spec {
 	t.Helper()
 	spec, err := Parse("bollhav.yaml", []byte(src))
 	if err != nil {
-		t.Fatalf("ParseSpec:\n%v", err)
+		t.Fatalf("Parse:\n%v", err)
 	}
 	return spec
 }
@@ -362,7 +362,7 @@ func TestLoadSpec(t *testing.T) {
 	}
 	spec, err := Load(path)
 	if err != nil || spec.Path != path || len(spec.Models) != 3 {
-		t.Fatalf("LoadSpec = %v, %v", spec, err)
+		t.Fatalf("Load = %v, %v", spec, err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")
@@ -372,11 +372,11 @@ func TestLoadSpec(t *testing.T) {
 	_, err = Load(bad)
 	var errs Errors
 	if !errors.As(err, &errs) || !strings.HasPrefix(err.Error(), bad+":2:11: invalid model name") {
-		t.Errorf("LoadSpec(bad) = %v", err)
+		t.Errorf("Load(bad) = %v", err)
 	}
 
 	if _, err := Load(filepath.Join(dir, "missing.yaml")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("LoadSpec(missing) = %v, want ErrNotExist", err)
+		t.Errorf("Load(missing) = %v, want ErrNotExist", err)
 	}
 
 	huge := filepath.Join(dir, "huge.yaml")
@@ -384,6 +384,6 @@ func TestLoadSpec(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := Load(huge); err == nil || !strings.Contains(err.Error(), "larger than 10 MiB") {
-		t.Errorf("LoadSpec(huge) = %v", err)
+		t.Errorf("Load(huge) = %v", err)
 	}
 }

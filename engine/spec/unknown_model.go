@@ -9,7 +9,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// unknownModelError names the model and the spec's closest names.
+// UnknownModelError names the model and the spec's closest names.
 func UnknownModelError(sp *Spec, name string) error {
 	type cand struct {
 		name string

@@ -10,7 +10,7 @@ import (
 // indexes plus one and columns can be counted by eye.
 func yamlLines(lines ...string) []byte { return []byte(strings.Join(lines, "\n") + "\n") }
 
-// specErrs parses src and returns its SpecErrors, failing when it loads.
+// specErrs parses src and returns its Errors, failing when it loads.
 func specErrs(t *testing.T, src []byte) Errors {
 	t.Helper()
 	spec, err := Parse("bollhav.yaml", src)
@@ -19,7 +19,7 @@ func specErrs(t *testing.T, src []byte) Errors {
 	}
 	var errs Errors
 	if !errors.As(err, &errs) {
-		t.Fatalf("error is %T, want SpecErrors: %v", err, err)
+		t.Fatalf("error is %T, want Errors: %v", err, err)
 	}
 	return errs
 }
@@ -369,7 +369,7 @@ func TestGateTimeRulesLoad(t *testing.T) {
 		"    run: {command: [./daily.sh]}")
 	spec, err := Parse("bollhav.yaml", src)
 	if err != nil {
-		t.Fatalf("ParseSpec: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	m := spec.Model("warehouse.daily")
 	if got := m.UpstreamNames(); strings.Join(got, ",") != "raw.events,elsewhere.unregistered" {
@@ -488,7 +488,7 @@ func TestSpecErrorsCollectedAndSorted(t *testing.T) {
 	}
 	var one *Error
 	if !errors.As(error(errs), &one) || one.Pos.Line != 4 {
-		t.Errorf("errors.As(*SpecError) = %v", one)
+		t.Errorf("errors.As(*Error) = %v", one)
 	}
 	if one.Model != "warehouse.daily" || one.Source != "" {
 		t.Errorf("context = %q/%q", one.Model, one.Source)

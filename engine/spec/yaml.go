@@ -32,7 +32,7 @@ const (
 )
 
 // parseYAML lexes and parses data, refusing input nested deeper than
-// maxNesting. Malformed YAML is one SpecError at the parser's position.
+// maxNesting. Malformed YAML is one Error at the parser's position.
 func parseYAML(file string, data []byte) (f *ast.File, err *Error) {
 	defer func() {
 		// The parser should never panic; if it does on some input, that input

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
@@ -185,10 +186,10 @@ func contractEnd(rec state.ModelRecord, now time.Time) pgtype.Timestamptz {
 
 // sweepEngine runs the engine's sweep and returns every unit's verdict, by
 // key: satisfied is Ready.
-func sweepEngine(ctx context.Context, e *engine.Engine) ([]sqlVerdict, *engine.SweepReport, error) {
+func sweepEngine(ctx context.Context, e *engine.Engine) ([]sqlVerdict, *gate.SweepReport, error) {
 	var out []sqlVerdict
-	rep, err := e.GateSweep(ctx, engine.BlockedFilter{}, func(u engine.SweptUnit) error {
-		out = append(out, sqlVerdict{key: unitKey(u.Model, u.Window), satisfied: u.Readiness == engine.Ready})
+	rep, err := e.GateSweep(ctx, gate.BlockedFilter{}, func(u gate.SweptUnit) error {
+		out = append(out, sqlVerdict{key: unitKey(u.Model, u.Window), satisfied: u.Readiness == gate.Ready})
 		return nil
 	})
 	return out, rep, err
@@ -388,7 +389,7 @@ func BenchmarkGateSweepSQL(b *testing.B) {
 	g := sharedProject(b)
 	conn := g.conn(b)
 	for b.Loop() {
-		if _, err := g.engine.GateSweep(b.Context(), engine.BlockedFilter{}, nil); err != nil {
+		if _, err := g.engine.GateSweep(b.Context(), gate.BlockedFilter{}, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
 )
@@ -54,7 +55,7 @@ gate error.`,
 				return code
 			}
 			defer closeStore()
-			filter := engine.BlockedFilter{Model: model, Pipeline: pipeline}
+			filter := gate.BlockedFilter{Model: model, Pipeline: pipeline}
 			if recheck {
 				return runRecheck(ctx, c, e, filter)
 			}
@@ -77,7 +78,7 @@ type blockedUnitJSON struct {
 	Attempts int     `json:"attempts"`
 }
 
-func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter engine.BlockedFilter) int {
+func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
 	units, err := e.Blocked(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
@@ -97,7 +98,7 @@ func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter e
 	return ExitOK
 }
 
-func printBlocked(w io.Writer, units []engine.BlockedUnit) {
+func printBlocked(w io.Writer, units []gate.BlockedUnit) {
 	if len(units) == 0 {
 		fmt.Fprintln(w, "no blocked units")
 		return
@@ -131,7 +132,7 @@ type recheckModelJSON struct {
 }
 
 // runRecheck is `blocked --recheck`: the engine's gate sweep, per model.
-func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter engine.BlockedFilter) int {
+func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
 	rep, err := e.GateSweep(ctx, filter, nil)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
@@ -150,7 +151,7 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter e
 		fmt.Fprintln(c.Out, "every unit is applied")
 		return ExitOK
 	}
-	var total engine.ModelReadiness
+	var total gate.ModelReadiness
 	rows := make([][]string, 0, len(rep.Models))
 	for _, m := range rep.Models {
 		rows = append(rows, []string{m.Model, m.Pipeline, strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),

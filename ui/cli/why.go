@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/spf13/pflag"
@@ -155,7 +155,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 	defer closeStore()
 	r, err := e.Why(ctx, model, t)
 	if err != nil {
-		if errors.Is(err, engine.ErrWhyNeedsTime) {
+		if errors.Is(err, gate.ErrWhyNeedsTime) {
 			fmt.Fprintf(c.Err, "bollhav why: model %s is temporal: give --at TIME, a time inside the unit to explain\n", model)
 		} else {
 			fmt.Fprintf(c.Err, "bollhav why: %s\n", oneLine(err.Error()))
@@ -170,7 +170,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 	return ExitOK
 }
 
-func whyToJSON(r *engine.WhyReport) whyJSON {
+func whyToJSON(r *gate.WhyReport) whyJSON {
 	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, RootCause: []whyLinkJSON{},
 		Frontier: []whyFrontierJSON{}, Pipeline: r.Pipeline, Temporal: r.Temporality.String(), Blocked: r.BlockedReason,
 		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, Satisfied: r.Satisfied,
@@ -188,7 +188,7 @@ func whyToJSON(r *engine.WhyReport) whyJSON {
 			uj.Missing = append(uj.Missing, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
 		}
 		if f := u.Freshness; f != nil {
-			uj.Freshness = &whyFreshnessJSON{Within: engine.FormatWithin(f.Within), Scope: f.Scope.String()}
+			uj.Freshness = &whyFreshnessJSON{Within: gate.FormatWithin(f.Within), Scope: f.Scope.String()}
 		}
 		out.Upstreams = append(out.Upstreams, uj)
 	}
@@ -218,13 +218,13 @@ func whyAgeText(d *time.Duration) string {
 		return "-"
 	}
 	if *d < 0 {
-		return "in " + engine.FormatWithin(-d.Truncate(time.Second))
+		return "in " + gate.FormatWithin(-d.Truncate(time.Second))
 	}
-	return engine.FormatWithin(d.Truncate(time.Second)) + " ago"
+	return gate.FormatWithin(d.Truncate(time.Second)) + " ago"
 }
 
 // whyVerdictText is one word for an upstream's verdict.
-func whyVerdictText(v engine.UpstreamReport) string {
+func whyVerdictText(v gate.UpstreamReport) string {
 	switch {
 	case v.Skipped:
 		return "skipped"
@@ -238,7 +238,7 @@ func whyVerdictText(v engine.UpstreamReport) string {
 	return "blocked"
 }
 
-func printWhy(w io.Writer, r *engine.WhyReport) {
+func printWhy(w io.Writer, r *gate.WhyReport) {
 	out := colorWriter(w)
 	shape := "timeless"
 	switch {
@@ -320,7 +320,7 @@ func printWhy(w io.Writer, r *engine.WhyReport) {
 	// Consecutive windows of one upstream alike in status and releases
 	// are one row: a WHOLE gap can be hundreds of windows.
 	type group struct {
-		f engine.FrontierWindow
+		f gate.FrontierWindow
 		w state.Window
 		n int
 	}

@@ -73,7 +73,7 @@ type Contract struct {
 	Level Level
 	// Window is the downstream unit's window.
 	Window state.Window
-	// Verdict is the gate's own answer (engine.EvaluateGate: Satisfied,
+	// Verdict is the gate's own answer (gate.Evaluate: Satisfied,
 	// Stale, Err). VerdictUnknown derives completeness from the upstream's
 	// track and freshness from Age and Within — a display aid that agrees
 	// with the gate when the track holds the rows the gate read.

@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"context"
@@ -135,7 +135,7 @@ type FrontierWindow struct {
 // reads the store. An unknown model, a temporal model without at, and a
 // time before the model's start are errors.
 func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyReport, error) {
-	an := &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &shapes{}, models: map[string]analysisModel{}}
+	an := &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
 	m, registered, err := an.model(ctx, model)
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
 	}
-	gate, err := g.gateUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
+	gate, err := g.CachedUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +197,7 @@ type analysis struct {
 	g      *Reader
 	env    string
 	now    time.Time
-	shapes *shapes
+	shapes *RegistrationCache
 	models map[string]analysisModel
 }
 
@@ -249,7 +249,7 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 }
 
 // gatedSources are m's gated sources in declaration order: the sources
-// GateUnit gives a verdict for, in the same order.
+// Judge gives a verdict for, in the same order.
 func gatedSources(m *spec.Model) []spec.Source {
 	var out []spec.Source
 	for _, s := range m.Upstream {
@@ -369,7 +369,7 @@ func (an *analysis) rootCause(ctx context.Context, m *spec.Model, w state.Window
 		}
 		g := cur.gate
 		if g == nil {
-			ug, err := an.g.gateUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+			ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
 			if err != nil {
 				return nil, err
 			}

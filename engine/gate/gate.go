@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"errors"
@@ -48,7 +48,7 @@ type Verdict struct {
 	// Skipped is true when deactivate_for_dev trusts the upstream in a
 	// suffixed run: its gate is not evaluated at all.
 	Skipped bool
-	// Err is a hard error (*GateError): the unit fails instead of blocking.
+	// Err is a hard error (*Error): the unit fails instead of blocking.
 	Err error
 	// Missing lists the ranges the level needs that are not applied.
 	Missing []state.Window
@@ -59,28 +59,28 @@ type Verdict struct {
 	Reason string
 }
 
-// GateError is a gate-time hard error: a combination that can never be
+// Error is a gate-time hard error: a combination that can never be
 // satisfied (Guard A, a window-scoped level on a timeless upstream) or a gated
 // upstream that is not registered. It fails the unit loudly rather than
 // leaving it blocked forever.
-type GateError struct {
+type Error struct {
 	Upstream string
 	Level    spec.ContractLevel
 	Msg      string
 }
 
-func (e *GateError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s (%s): %s", e.Upstream, e.Level, e.Msg)
 }
 
-// EvaluateGate checks one gated upstream for a downstream unit. window is the
+// Evaluate checks one gated upstream for a downstream unit. window is the
 // unit's window, or nil when the downstream model is timeless. The upstream's
 // shape comes from its registration, so a spec that changed since cannot fool
 // the gate.
-func EvaluateGate(window *state.Window, src spec.Source, up UpstreamState, now time.Time) Verdict {
+func Evaluate(window *state.Window, src spec.Source, up UpstreamState, now time.Time) Verdict {
 	v := Verdict{Upstream: src.Name, Level: src.Contract}
 	hard := func(msg string) Verdict {
-		v.Err = &GateError{Upstream: src.Name, Level: src.Contract, Msg: msg}
+		v.Err = &Error{Upstream: src.Name, Level: src.Contract, Msg: msg}
 		return v
 	}
 	if !up.Registered {
@@ -181,12 +181,12 @@ type UnitGate struct {
 	Err error
 }
 
-// GateUnit checks every gated upstream of model m for one unit — all of them,
+// Judge checks every gated upstream of model m for one unit — all of them,
 // with no short-circuit, so a blocked_reason names each missing upstream.
 // window is nil for a timeless model. upstreams holds the state of each gated
 // upstream by source name, read from the environment RegistrationEnv names;
 // a missing entry counts as not registered.
-func GateUnit(m *spec.Model, window *state.Window, env spec.Env, upstreams map[string]UpstreamState, now time.Time) UnitGate {
+func Judge(m *spec.Model, window *state.Window, env spec.Env, upstreams map[string]UpstreamState, now time.Time) UnitGate {
 	g := UnitGate{Satisfied: true}
 	var reasons []string
 	var errs []error
@@ -198,7 +198,7 @@ func GateUnit(m *spec.Model, window *state.Window, env spec.Env, upstreams map[s
 			g.Verdicts = append(g.Verdicts, Verdict{Upstream: src.Name, Level: src.Contract, Satisfied: true, Skipped: true})
 			continue
 		}
-		v := EvaluateGate(window, src, upstreams[src.Name], now)
+		v := Evaluate(window, src, upstreams[src.Name], now)
 		g.Verdicts = append(g.Verdicts, v)
 		switch {
 		case v.Err != nil:

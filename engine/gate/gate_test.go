@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"errors"
@@ -88,7 +88,7 @@ func TestGateContracts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := EvaluateGate(&c.window, src(c.level), c.up, now)
+			v := Evaluate(&c.window, src(c.level), c.up, now)
 			if v.Err != nil {
 				t.Fatalf("hard error %v, want a verdict", v.Err)
 			}
@@ -120,7 +120,7 @@ func sameWindows(a, b []state.Window) bool {
 func TestGateBlockedReasonNamesMissingRanges(t *testing.T) {
 	w := days(1, 2)
 	up := fixedUp(now, append(hourlyRows(t0, 24, 30), hourlyRows(t0, 31, 47)...))
-	v := EvaluateGate(&w, src(spec.Encapsulate), up, now)
+	v := Evaluate(&w, src(spec.Encapsulate), up, now)
 	want := "warehouse.orders (ENCAPSULATE): missing [2026-01-02T06:00:00Z, 2026-01-02T07:00:00Z), [2026-01-02T23:00:00Z, 2026-01-03T00:00:00Z)"
 	if v.Reason != want {
 		t.Errorf("reason\n got %q\nwant %q", v.Reason, want)
@@ -136,7 +136,7 @@ func TestGateFixedVersusFlexibleMatrix(t *testing.T) {
 			t.Run(flex.String()+"/"+level.String(), func(t *testing.T) {
 				up := fixedUp(t0.Add(48*time.Hour), applied(t0, days(0, 1), days(1, 2)))
 				up.Flexibility = flex
-				v := EvaluateGate(&w, src(level), up, now)
+				v := Evaluate(&w, src(level), up, now)
 				wantErr := flex == spec.Flex && level == spec.Exact
 				if (v.Err != nil) != wantErr {
 					t.Fatalf("err = %v, want error: %v", v.Err, wantErr)
@@ -153,10 +153,10 @@ func TestGateGuardAExactOnFlexibleIsHardError(t *testing.T) {
 	w := days(1, 2)
 	up := fixedUp(now, applied(t0, w)) // even an exactly matching row
 	up.Flexibility = spec.Flex
-	v := EvaluateGate(&w, src(spec.Exact), up, now)
-	var ge *GateError
+	v := Evaluate(&w, src(spec.Exact), up, now)
+	var ge *Error
 	if !errors.As(v.Err, &ge) || !strings.Contains(ge.Error(), "ENCAPSULATE") {
-		t.Fatalf("want a GateError pointing to ENCAPSULATE, got %v", v.Err)
+		t.Fatalf("want a Error pointing to ENCAPSULATE, got %v", v.Err)
 	}
 	if v.Satisfied {
 		t.Error("a hard error must not be satisfied")
@@ -171,30 +171,30 @@ func TestGateTimelessUpstream(t *testing.T) {
 	existence := []AppliedRow{{AppliedAt: t0}}
 	for _, level := range []spec.ContractLevel{spec.Exact, spec.Encapsulate, spec.Through} {
 		t.Run(level.String()+" is a hard error", func(t *testing.T) {
-			v := EvaluateGate(&w, src(level), timeless(existence), now)
+			v := Evaluate(&w, src(level), timeless(existence), now)
 			if v.Err == nil || !strings.Contains(v.Err.Error(), "WHOLE or EXISTS") {
 				t.Fatalf("want hard error suggesting WHOLE or EXISTS, got %v", v.Err)
 			}
 		})
 	}
 	t.Run("WHOLE satisfied by its one applied row", func(t *testing.T) {
-		if v := EvaluateGate(&w, src(spec.Whole), timeless(existence), now); !v.Satisfied {
+		if v := Evaluate(&w, src(spec.Whole), timeless(existence), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
 	t.Run("WHOLE blocks while its row is not applied", func(t *testing.T) {
-		v := EvaluateGate(&w, src(spec.Whole), timeless(nil), now)
+		v := Evaluate(&w, src(spec.Whole), timeless(nil), now)
 		if v.Satisfied || v.Err != nil || v.Reason != "warehouse.orders (WHOLE): not applied" {
 			t.Fatalf("got %+v", v)
 		}
 	})
 	t.Run("WHOLE from a timeless downstream", func(t *testing.T) {
-		if v := EvaluateGate(nil, src(spec.Whole), timeless(existence), now); !v.Satisfied {
+		if v := Evaluate(nil, src(spec.Whole), timeless(existence), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
 	t.Run("EXISTS satisfied by registration alone", func(t *testing.T) {
-		if v := EvaluateGate(&w, src(spec.Exists), timeless(nil), now); !v.Satisfied {
+		if v := Evaluate(&w, src(spec.Exists), timeless(nil), now); !v.Satisfied {
 			t.Fatalf("not satisfied: %s %v", v.Reason, v.Err)
 		}
 	})
@@ -203,7 +203,7 @@ func TestGateTimelessUpstream(t *testing.T) {
 func TestGateUnregisteredUpstreamIsHardErrorAtEveryLevel(t *testing.T) {
 	w := days(1, 2)
 	for _, level := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
-		v := EvaluateGate(&w, src(level), UpstreamState{}, now)
+		v := Evaluate(&w, src(level), UpstreamState{}, now)
 		if v.Err == nil || !strings.Contains(v.Err.Error(), "not registered") {
 			t.Errorf("%s: want 'not registered' hard error, got %v", level, v.Err)
 		}
@@ -211,7 +211,7 @@ func TestGateUnregisteredUpstreamIsHardErrorAtEveryLevel(t *testing.T) {
 }
 
 func TestGateWindowScopedLevelFromTimelessDownstreamIsHardError(t *testing.T) {
-	v := EvaluateGate(nil, src(spec.Encapsulate), fixedUp(now, nil), now)
+	v := Evaluate(nil, src(spec.Encapsulate), fixedUp(now, nil), now)
 	if v.Err == nil {
 		t.Fatal("want a hard error")
 	}
@@ -219,7 +219,7 @@ func TestGateWindowScopedLevelFromTimelessDownstreamIsHardError(t *testing.T) {
 
 func TestGateWholeOnEmptyContractRangeBlocks(t *testing.T) {
 	w := days(0, 1)
-	v := EvaluateGate(&w, src(spec.Whole), fixedUp(t0, nil), now)
+	v := Evaluate(&w, src(spec.Whole), fixedUp(t0, nil), now)
 	if v.Satisfied || v.Err != nil || !strings.Contains(v.Reason, "no complete window yet") {
 		t.Fatalf("got %+v", v)
 	}
@@ -230,7 +230,7 @@ func TestGateThroughWindowBeforeUpstreamStartNeverSatisfied(t *testing.T) {
 	up := fixedUp(now, applied(t0, days(1, 2), days(2, 3)))
 	up.Start = t0.Add(24 * time.Hour)
 	w := days(0, 1)
-	v := EvaluateGate(&w, src(spec.Through), up, now)
+	v := Evaluate(&w, src(spec.Through), up, now)
 	if v.Satisfied || !sameWindows(v.Missing, []state.Window{days(0, 1)}) {
 		t.Fatalf("got %+v", v)
 	}
@@ -270,7 +270,7 @@ func TestFreshness(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s := src(c.level)
 			s.Freshness = &spec.Freshness{Within: within, Scope: c.scope}
-			v := EvaluateGate(&c.window, s, fixedUp(t0.Add(48*time.Hour), c.rows), now)
+			v := Evaluate(&c.window, s, fixedUp(t0.Add(48*time.Hour), c.rows), now)
 			if v.Err != nil {
 				t.Fatal(v.Err)
 			}
@@ -285,7 +285,7 @@ func TestFreshnessIsCheckedOnlyAfterCompleteness(t *testing.T) {
 	w := days(1, 2)
 	s := src(spec.Encapsulate)
 	s.Freshness = &spec.Freshness{Within: time.Hour, Scope: spec.Latest}
-	v := EvaluateGate(&w, s, fixedUp(now, nil), now)
+	v := Evaluate(&w, s, fixedUp(now, nil), now)
 	if v.Stale || v.Reason != "warehouse.orders (ENCAPSULATE): missing [2026-01-02T00:00:00Z, 2026-01-03T00:00:00Z)" {
 		t.Fatalf("an incomplete upstream is missing, not stale: %+v", v)
 	}
@@ -295,11 +295,11 @@ func TestFreshnessOnTimelessExistenceRow(t *testing.T) {
 	s := src(spec.Whole)
 	s.Freshness = &spec.Freshness{Within: time.Hour, Scope: spec.All}
 	up := UpstreamState{Registered: true, Temporality: spec.Timeless, Applied: []AppliedRow{{AppliedAt: now.Add(-2 * time.Hour)}}}
-	if v := EvaluateGate(nil, s, up, now); !v.Stale {
+	if v := Evaluate(nil, s, up, now); !v.Stale {
 		t.Fatalf("a two-hour-old existence row is stale under within 1h: %+v", v)
 	}
 	up.Applied[0].AppliedAt = now.Add(-time.Minute)
-	if v := EvaluateGate(nil, s, up, now); !v.Satisfied {
+	if v := Evaluate(nil, s, up, now); !v.Satisfied {
 		t.Fatalf("fresh existence row: %+v", v)
 	}
 }
@@ -311,10 +311,10 @@ func TestFreshnessUsesExplicitNow(t *testing.T) {
 	s := src(spec.Encapsulate)
 	s.Freshness = &spec.Freshness{Within: 24 * time.Hour, Scope: spec.Latest}
 	up := fixedUp(now, applied(now.Add(-23*time.Hour), w))
-	if v := EvaluateGate(&w, s, up, now); !v.Satisfied {
+	if v := Evaluate(&w, s, up, now); !v.Satisfied {
 		t.Fatalf("fresh now: %+v", v)
 	}
-	if v := EvaluateGate(&w, s, up, now.Add(2*time.Hour)); !v.Stale {
+	if v := Evaluate(&w, s, up, now.Add(2*time.Hour)); !v.Stale {
 		t.Fatalf("stale two hours later: %+v", v)
 	}
 }

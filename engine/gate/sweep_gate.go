@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"github.com/bollhav/bollhav/engine/spec"
@@ -6,7 +6,7 @@ import (
 )
 
 // edgeVerdict is what one gated upstream says about one unit in a sweep:
-// the Verdict of EvaluateGate without its reason, ranges and ages, which a
+// the Verdict of Evaluate without its reason, ranges and ages, which a
 // sweep over a million units does not need and cannot afford to format.
 type edgeVerdict uint8
 
@@ -18,7 +18,7 @@ const (
 )
 
 // sweepEdge is one gated upstream of a model, prepared for judging many
-// units: everything EvaluateGate decides without the unit's window (hard
+// units: everything Evaluate decides without the unit's window (hard
 // errors, EXISTS, WHOLE and timeless upstreams) is decided once, so only
 // EXACT, ENCAPSULATE and THROUGH look at each window.
 type sweepEdge struct {
@@ -34,7 +34,7 @@ type sweepEdge struct {
 }
 
 // newSweepEdge prepares src of a model (timeless when down is) against its
-// upstream's index, following EvaluateGate's order of checks exactly.
+// upstream's index, following Evaluate's order of checks exactly.
 func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now time.Time) sweepEdge {
 	e := sweepEdge{level: src.Contract, ix: ix, constant: true}
 	if f := src.Freshness; f != nil {

@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"errors"
@@ -27,7 +27,7 @@ func TestGateUnitChecksEveryUpstreamWithoutShortCircuit(t *testing.T) {
 		"warehouse.customers": fixedUp(t0.Add(72*time.Hour), applied(t0, days(0, 2))), // day 2 missing
 		"ref.config":          {Registered: true, Temporality: spec.Timeless},
 	}
-	g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now)
+	g := Judge(gatedModel(), &w, spec.Env{}, ups, now)
 	if g.Satisfied || g.Err != nil {
 		t.Fatalf("want blocked without error, got %+v", g)
 	}
@@ -54,7 +54,7 @@ func TestGateUnitAllSatisfiedRuns(t *testing.T) {
 		"warehouse.customers": fixedUp(t0.Add(48*time.Hour), applied(t0, days(0, 1), days(1, 2))),
 		"ref.config":          {Registered: true, Temporality: spec.Timeless},
 	}
-	if g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now); !g.Satisfied || g.BlockedReason != "" || g.Err != nil {
+	if g := Judge(gatedModel(), &w, spec.Env{}, ups, now); !g.Satisfied || g.BlockedReason != "" || g.Err != nil {
 		t.Fatalf("want satisfied, got %+v", g)
 	}
 }
@@ -66,10 +66,10 @@ func TestGateUnitHardErrorAndBlockTogether(t *testing.T) {
 		// warehouse.customers is not registered: a hard error, not a skip.
 		"ref.config": {Registered: true, Temporality: spec.Timeless},
 	}
-	g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now)
-	var ge *GateError
+	g := Judge(gatedModel(), &w, spec.Env{}, ups, now)
+	var ge *Error
 	if !errors.As(g.Err, &ge) || ge.Upstream != "warehouse.customers" {
-		t.Fatalf("want the unregistered upstream as a GateError, got %v", g.Err)
+		t.Fatalf("want the unregistered upstream as a Error, got %v", g.Err)
 	}
 	if g.BlockedReason == "" {
 		t.Error("the missing warehouse.orders is still reported: no short-circuit")
@@ -86,7 +86,7 @@ func TestGateUnitDeactivateForDev(t *testing.T) {
 		// ref.config is registered nowhere in this test.
 	}
 	t.Run("dev to prod table, deactivate_for_dev: gate skipped", func(t *testing.T) {
-		g := GateUnit(gatedModel(), &w, spec.Env{Suffix: "pr123"}, ups, now)
+		g := Judge(gatedModel(), &w, spec.Env{Suffix: "pr123"}, ups, now)
 		if !g.Satisfied || g.Err != nil {
 			t.Fatalf("want satisfied with ref.config skipped, got %+v", g)
 		}
@@ -97,12 +97,12 @@ func TestGateUnitDeactivateForDev(t *testing.T) {
 	t.Run("dev to dev table, no flag: checked", func(t *testing.T) {
 		m := gatedModel()
 		m.Upstream[3].DeactivateForDev = false
-		if g := GateUnit(m, &w, spec.Env{Suffix: "pr123"}, ups, now); g.Err == nil {
+		if g := Judge(m, &w, spec.Env{Suffix: "pr123"}, ups, now); g.Err == nil {
 			t.Fatal("an unregistered dev upstream is a hard error")
 		}
 	})
 	t.Run("prod to prod, the flag is inert", func(t *testing.T) {
-		if g := GateUnit(gatedModel(), &w, spec.Env{}, ups, now); g.Err == nil {
+		if g := Judge(gatedModel(), &w, spec.Env{}, ups, now); g.Err == nil {
 			t.Fatal("without a suffix deactivate_for_dev does nothing: ref.config is checked")
 		}
 	})

@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"cmp"
@@ -77,7 +77,7 @@ type SweepReport struct {
 	Units int
 }
 
-// GateSweep evaluates, at the engine's now, the gate of every unit of the
+// Sweep evaluates, at the engine's now, the gate of every unit of the
 // environment that is not applied (of f.Model, or of the models of
 // f.Pipeline), without changing anything: which would run if claimed now,
 // which wait on a missing range, which only on freshness, which would fail.
@@ -90,8 +90,8 @@ type SweepReport struct {
 // store has it) and then arithmetic in memory: each upstream's applied rows
 // are indexed once — coverage as merged islands, rows by window — so a unit
 // costs a few binary searches per gated upstream, not a query. Its verdicts
-// are EvaluateGate's, unit for unit.
-func (g *Reader) GateSweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
+// are Evaluate's, unit for unit.
+func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
 	env := g.Env.Suffix
 	now := g.now()
 	recs, err := g.Store.Models(ctx, env)
@@ -245,7 +245,7 @@ func (j *sweepJob) judge() {
 	j.counts = c
 }
 
-// readiness folds the edges' verdicts the way GateUnit does: every gated
+// readiness folds the edges' verdicts the way Judge does: every gated
 // upstream is judged, a hard error wins, then a missing range, then
 // freshness.
 func (j *sweepJob) readiness(u state.SweepUnit) Readiness {

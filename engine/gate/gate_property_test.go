@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"github.com/bollhav/bollhav/engine/spec"
@@ -25,7 +25,7 @@ func TestGateStrengthLadder(t *testing.T) {
 		w := hours(a, b)
 		sat := map[spec.ContractLevel]bool{}
 		for _, level := range []spec.ContractLevel{spec.Exists, spec.Exact, spec.Encapsulate, spec.Through, spec.Whole} {
-			v := EvaluateGate(&w, src(level), up, now)
+			v := Evaluate(&w, src(level), up, now)
 			if v.Err != nil {
 				t.Fatalf("%s: %v", level, v.Err)
 			}

@@ -1,4 +1,4 @@
-package engine
+package gate
 
 import (
 	"context"
@@ -21,14 +21,15 @@ type upstreamShape struct {
 	end         *time.Time
 }
 
-// shapes caches registrations for one task attempt, so gating thousands of
-// units reads each upstream's registration once, not once per unit.
-type shapes struct {
+// RegistrationCache caches upstream registrations for one task attempt, so
+// gating thousands of units reads each upstream's registration once, not
+// once per unit. The zero value is ready to use and safe for concurrent use.
+type RegistrationCache struct {
 	mu sync.Mutex
 	m  map[[2]string]upstreamShape
 }
 
-func (g *Reader) shapeOf(ctx context.Context, cache *shapes, env, name string) (upstreamShape, error) {
+func (g *Reader) shapeOf(ctx context.Context, cache *RegistrationCache, env, name string) (upstreamShape, error) {
 	key := [2]string{env, name}
 	cache.mu.Lock()
 	sh, ok := cache.m[key]
@@ -69,7 +70,7 @@ func (g *Reader) shapeOf(ctx context.Context, cache *shapes, env, name string) (
 // registration in the environment RegistrationEnv names, and the applied
 // rows the level selects, read by window from an index rather than the
 // upstream's whole history.
-func (g *Reader) upstreamState(ctx context.Context, cache *shapes, m *spec.Model, src spec.Source, w *state.Window, now time.Time) (UpstreamState, error) {
+func (g *Reader) upstreamState(ctx context.Context, cache *RegistrationCache, m *spec.Model, src spec.Source, w *state.Window, now time.Time) (UpstreamState, error) {
 	env := m.RegistrationEnv(src, g.Env).Suffix
 	sh, err := g.shapeOf(ctx, cache, env, src.Name)
 	if err != nil || !sh.registered {
@@ -102,13 +103,15 @@ func (g *Reader) upstreamState(ctx context.Context, cache *shapes, m *spec.Model
 	return up, nil
 }
 
-// GateUnitFromStore gates one unit of m against the store: every gated
-// upstream is read (no short-circuit) and judged by GateUnit at now.
-func (g *Reader) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
-	return g.gateUnit(ctx, &shapes{}, m, w, now)
+// Unit gates one unit of m against the store: every gated
+// upstream is read (no short-circuit) and judged by Judge at now.
+func (g *Reader) Unit(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
+	return g.CachedUnit(ctx, &RegistrationCache{}, m, w, now)
 }
 
-func (g *Reader) gateUnit(ctx context.Context, cache *shapes, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
+// CachedUnit is Unit reading registrations through cache, which a run shares
+// between the units of one task attempt.
+func (g *Reader) CachedUnit(ctx context.Context, cache *RegistrationCache, m *spec.Model, w *state.Window, now time.Time) (UnitGate, error) {
 	ups := map[string]UpstreamState{}
 	for _, src := range m.Upstream {
 		if !src.Gated() || m.GateSkipped(src, g.Env) {
@@ -120,5 +123,5 @@ func (g *Reader) gateUnit(ctx context.Context, cache *shapes, m *spec.Model, w *
 		}
 		ups[src.Name] = up
 	}
-	return GateUnit(m, w, g.Env, ups, now), nil
+	return Judge(m, w, g.Env, ups, now), nil
 }
