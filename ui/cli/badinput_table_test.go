@@ -514,6 +514,7 @@ func btFlagRows() []btRow {
 		{name: "run injection in SCHEMA_SUFFIX", args: args("run", "raw.a"), env: []string{spec.SchemaSuffixEnvVar + "=" + btInject}, want: []string{"DROP TABLE y"}, store: true},
 		// Windows on mark: parsed before the store is opened.
 		{name: "mark window ends before it starts", args: args("mark", cat([]string{"raw.a", "--status", "pending"}, win(4, 2))...), want: []string{"2026-01-01T04:00:00Z", "2026-01-01T02:00:00Z", "empty"}, store: true},
+		{name: "mark applied backdated with --as-of", args: args("mark", cat([]string{"raw.a", "--status", "applied", "--as-of", "2026-01-01T00:00:00Z"}, win(2, 3))...), want: []string{"--as-of", "applied_at", "freshness"}, store: true},
 		{name: "mark window is empty", args: args("mark", cat([]string{"raw.a", "--status", "pending"}, win(2, 2))...), want: []string{"empty"}, store: true},
 		{name: "mark window without --since", args: args("mark", "raw.a", "--status", "pending", "--until", "2026-01-01T02:00:00Z"), want: []string{"--since"}, store: true},
 		{name: "mark window with a bad time", args: args("mark", "raw.a", "--status", "pending", "--since", "noonish", "--until", "2026-01-02"), want: []string{"--since", "noonish"}, store: true},

@@ -18,7 +18,8 @@ func init() {
 		summary: "operator repair: set a model's units in a window to applied or pending (audited)",
 		long: `mark is the operator's repair. --status applied records that the units of
 MODEL inside [since, until) were loaded by hand (their applied_at is now);
---status pending makes them run again. Only pending, blocked, failed and
+--status pending makes them run again. --as-of is refused with --status
+applied, since freshness trusts applied_at. Only pending, blocked, failed and
 applied units move; running units belong to their worker and are left alone.
 A fixed model's window must align to its grid (the error names the nearest
 aligned bounds); a flexible model's need not. A timeless model's existence row
@@ -69,6 +70,12 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	status, err := parseUnitStatus(statusFlag)
 	if err != nil || (status != state.Applied && status != state.Pending) {
 		return bad("invalid --status %q: an operator marks units applied or pending; the other statuses are the run loop's", statusFlag)
+	}
+	if status == state.Applied && c.AsOf != "" {
+		// applied_at is what freshness ages: a mark backdated (or
+		// postdated) with --as-of would make a hand load look fresher or
+		// staler than it is, with nothing in the store to tell.
+		return bad("--as-of does not apply to mark --status applied: applied_at records when the units were marked, and freshness trusts it; nothing was changed")
 	}
 	w, err := windowFlags(since, until, c.flagGiven("since"), c.flagGiven("until"), true)
 	if err != nil {
