@@ -52,7 +52,7 @@ fi
 echo rows_written=1
 `
 
-// TestContractLevelsEndToEnd runs every level of seed 000 through a real
+// TestContractLevelsEndToEnd runs every contract level through a real
 // run over two days in which one upstream hour failed. Worked by hand:
 //   - EXISTS only needs raw.orders registered: both days apply.
 //   - EXACT (hourly on hourly) needs the same hour: 47 apply, 03:00 blocks.

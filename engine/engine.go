@@ -79,12 +79,12 @@ type RunRequest struct {
 	// Models names models to run; empty with Pipeline empty means every
 	// model of the spec.
 	Models []string
-	// Pipeline runs every task of one pipeline, per seed 002.
+	// Pipeline runs every task of one pipeline, over its task graph.
 	Pipeline string
 	// Downstream adds the downstream closure of Models.
 	Downstream bool
 	// Window is the run window; nil means no window, which each STATE_MODE
-	// reads as seed 000 says.
+	// reads as docs/design.md, STATE_MODE, says.
 	Window *state.Window
 	Mode   spec.StateMode
 	// IntervalOverride re-chunks flexible models (and, under torch, migrates

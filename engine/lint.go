@@ -17,8 +17,8 @@ import (
 type Severity string
 
 // An error is proven wrong by construction (a contract that can never be
-// satisfied); a warning is one of the seed's silent rows, which only the
-// model's author can judge.
+// satisfied); a warning is one of the design's silent combinations, which
+// only the model's author can judge.
 const (
 	SeverityError   Severity = "error"
 	SeverityWarning Severity = "warning"
@@ -35,7 +35,7 @@ type Finding struct {
 
 // Lint proves what it can about a valid spec before anything runs: contracts
 // that can never be satisfied by construction, task graphs that cannot be
-// scheduled, and the seed's silent 🔴 combinations that corrupt data with no
+// scheduled, and the design's silent combinations that corrupt data with no
 // error. Findings are sorted by position in the spec.
 func Lint(spec *spec.Spec) []Finding {
 	var out []Finding

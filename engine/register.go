@@ -78,8 +78,8 @@ type AppliedModel struct {
 
 // GrainChangeError refuses a registration that would re-chunk a fixed model
 // that already has units: its grid is its identity, so a new grain is a
-// migration (STATE_MODE=torch), never a silent re-registration (seed 000's
-// 🔴 "fixed model, chunk grain changed" row, caught).
+// migration (STATE_MODE=torch), never a silent re-registration (the design's
+// silent "fixed model, chunk grain changed" combination, caught).
 type GrainChangeError struct {
 	Env    string
 	Models []GrainChange

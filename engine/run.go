@@ -28,7 +28,7 @@ type TaskResult struct {
 	Model    string
 	TaskID   int
 	Pipeline string
-	// Status is SUCCESS, FAILED or SKIPPED (seed 002).
+	// Status is SUCCESS, FAILED or SKIPPED.
 	Status                   graph.TaskStatus
 	Applied, Blocked, Failed int
 	// RowsWritten sums the units' rows; nil when no unit reported any.
@@ -97,9 +97,10 @@ type runScope struct {
 }
 
 // Run registers the spec, plans the request, applies the plan's state changes
-// and executes the run per seed 002: ready tasks start, unsatisfiable ones
-// are recorded SKIPPED, each task claims its units in the run window, gates
-// every unit against its upstreams, executes it and records the outcome.
+// and executes the run over its task graph: ready tasks start, unsatisfiable
+// ones are recorded SKIPPED, each task claims its units in the run window,
+// gates every unit against its upstreams, executes it and records the
+// outcome.
 // progress, when not nil, is called from the run's goroutines.
 func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor, progress func(Progress)) (*RunResult, error) {
 	if err := e.refuseReadOnly(ctx, "run", runArgs(req)); err != nil {
@@ -206,7 +207,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	return e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress)
 }
 
-// runStateFromLog is each task's latest attempt, as seed 002's RunState.
+// runStateFromLog is each task's latest attempt, as the task graph's RunState.
 func runStateFromLog(log []state.TaskRunEntry) graph.RunState {
 	rs := graph.RunState{}
 	latest := map[int]int{}
@@ -264,7 +265,7 @@ func (e *Engine) scopes(ctx context.Context, names []string, window *state.Windo
 	return out, nil
 }
 
-// runGraph builds one seed-002 graph over the run's tasks, whatever their
+// runGraph builds one task graph over the run's tasks, whatever their
 // pipelines: an edge onto a task in this run is a real edge (so a gated
 // upstream in another pipeline still runs first), and an edge onto a task
 // outside the run counts like a cross-pipeline edge — the run condition counts
@@ -292,7 +293,7 @@ func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
 		for _, edge := range cross {
 			// A gated upstream of another pipeline that runs in this run
 			// too is waited for, whatever its task's outcome: its contract
-			// gate then settles each unit (DESIGN.md), so a failed upstream
+			// gate then settles each unit (docs/design.md), so a failed upstream
 			// leaves the units it holds back blocked with a reason rather
 			// than never evaluated. Explicit after: edges keep their type.
 			typ := edge.Type
@@ -316,7 +317,7 @@ type taskDone struct {
 // execute schedules the run's tasks until none is ready: ready tasks start
 // (each at most once per call, so a failed task runs again only through
 // Retry) and unsatisfiable ones are recorded SKIPPED. A failed task may still
-// succeed on a retry of this run (failuresFinal is false, seed 002), so the
+// succeed on a retry of this run (failuresFinal is false), so the
 // tasks waiting on it are left without a status: they run on the retry.
 func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
 	exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {

@@ -36,7 +36,7 @@ type CrossEdge struct {
 	Implicit bool
 }
 
-// PipelineGraph is one pipeline's tasks and their seed-002 dependency graph.
+// PipelineGraph is one pipeline's tasks and their dependency graph.
 type PipelineGraph struct {
 	Name  string
 	Tasks []Task
@@ -69,10 +69,11 @@ func AssignTaskIDs(spec *spec.Spec, known map[string]int) map[string]int {
 	return ids
 }
 
-// modelEdges derives a model's dependencies as DESIGN.md "Tasks and runs"
-// says: its explicit `after` entries, plus an implicit SUCCESS edge for each
-// gated upstream unless an explicit edge to it exists. Edges onto models of
-// other pipelines, or onto models this spec does not define, are cross edges.
+// modelEdges derives a model's dependencies as the design says
+// (docs/design.md, The task graph): its explicit `after` entries, plus an
+// implicit SUCCESS edge for each gated upstream unless an explicit edge to it
+// exists. Edges onto models of other pipelines, or onto models this spec does
+// not define, are cross edges.
 func modelEdges(spec *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossEdge) {
 	explicit := map[string]bool{}
 	add := func(dep string, typ graph.DependencyType, implicit bool) {

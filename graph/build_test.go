@@ -17,7 +17,7 @@ func wantGraphError(t *testing.T, err error) *GraphError {
 
 func TestBuildGraphRejectsInvalidRows(t *testing.T) {
 	// "GraphError for a duplicate task, an unknown dependency type or an
-	// invalid run condition", and the decisions taken where the seed is silent.
+	// invalid run condition", and the decisions taken where the design is silent.
 	cases := []struct {
 		name  string
 		tasks []TaskNode

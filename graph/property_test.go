@@ -103,7 +103,7 @@ func randomDAG(r *rand.Rand) randomCase {
 	return c
 }
 
-// edgeMet is the seed's edge table, written out independently of the package.
+// edgeMet is the design's edge table, written out independently of the package.
 func edgeMet(t DependencyType, up TaskRunState) bool {
 	if up.Status == nil {
 		return false
@@ -318,7 +318,7 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 			}
 		}
 
-		// Ready is exactly the seed's rule.
+		// Ready is exactly the design's rule.
 		ready := g.Ready(c.rs, c.cross)
 		if !slices.IsSorted(ready) {
 			fail("Ready %v unsorted", ready)

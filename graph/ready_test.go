@@ -193,7 +193,7 @@ func TestReadyCrossPipeline(t *testing.T) {
 		equalInts(t, "Ready(2 of 2 confirmed)", g.Ready(nil, map[int]int{1: 2}), []int{1})
 	})
 
-	// The seed's example: an ANY task waits on a same-pipeline upstream and on
+	// The design's example: an ANY task waits on a same-pipeline upstream and on
 	// one cross-pipeline edge. Were the assumption enough, it would start next
 	// to its upstream, find the cross-pipeline edge unsatisfied and settle as
 	// SKIPPED just before the upstream would have satisfied it.

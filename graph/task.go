@@ -1,13 +1,13 @@
-// Package graph is pure: the same-pipeline task dependency graph of seed 002
-// (validation, waves, readiness and dead ends) and the model lineage DAG. It
-// does no I/O.
+// Package graph is pure: the same-pipeline task dependency graph of the
+// design (validation, waves, readiness and dead ends; docs/design.md, The
+// task graph) and the model lineage DAG. It does no I/O.
 package graph
 
 // RunCondition says how many of a task's dependencies must be satisfied
 // before it runs. The zero value is All, the default.
 type RunCondition int
 
-// The run conditions of seed 002.
+// The run conditions of the task graph.
 const (
 	All RunCondition = iota
 	Any
@@ -31,7 +31,7 @@ func (c RunCondition) String() string {
 // satisfies it.
 type DependencyType int
 
-// The four edge types of seed 002. The zero value is Success.
+// The four edge types of the task graph. The zero value is Success.
 const (
 	Success DependencyType = iota
 	Failure

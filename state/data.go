@@ -9,7 +9,7 @@ import (
 // DataJobKind is what a DataJob does in the data database.
 type DataJobKind int
 
-// The jobs of DESIGN.md's sql, query and view executors, and table loads
+// The jobs of the sql, query and view executors, and table loads
 // (hardcoded constants and file sources).
 const (
 	// DataStatements runs the statements of a sql model in order.
@@ -25,7 +25,7 @@ const (
 // WriteMode is how a query's rows land in its target.
 type WriteMode string
 
-// The write modes of DESIGN.md.
+// The write modes of a query's write block.
 const (
 	WriteAppend            WriteMode = "append"
 	WriteUpsert            WriteMode = "upsert"

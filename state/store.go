@@ -117,7 +117,7 @@ type Store interface {
 	// now to pending with attempts+1, and returns how many.
 	ReleaseExpired(ctx context.Context, now time.Time) (int, error)
 
-	// Runs and the task run log (seed 002's AUD_TASK_RUN_LOG).
+	// Runs and the task run log (AUD_TASK_RUN_LOG).
 
 	CreateRun(ctx context.Context, r Run) (int64, error)
 	FinishRun(ctx context.Context, id int64, status RunStatus, at time.Time) error
@@ -201,7 +201,7 @@ type EdgeRecord struct {
 	Cross    bool
 }
 
-// UnitStatus is a unit's state; see DESIGN.md "Unit statuses".
+// UnitStatus is a unit's state; see docs/design.md, Units.
 type UnitStatus string
 
 // The five unit statuses.
@@ -332,8 +332,8 @@ type Run struct {
 	FinishedAt *time.Time
 }
 
-// TaskRunEntry is one attempt of a task under a run: a row of seed 002's
-// AUD_TASK_RUN_LOG.
+// TaskRunEntry is one attempt of a task under a run: a row of the task run
+// log (AUD_TASK_RUN_LOG).
 type TaskRunEntry struct {
 	RunID      int64
 	TaskID     int

@@ -432,7 +432,7 @@ type runData struct {
 	run   state.Run
 	log   []state.TaskRunEntry
 	names map[int]string
-	// waves are the run's task ids by seed-002 wave, as the spec orders
+	// waves are the run's task ids by task-graph wave, as the spec orders
 	// them now; nil when it cannot (no spec, a model it no longer has).
 	waves [][]int
 }
@@ -463,10 +463,10 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (any, error) 
 	}
 }
 
-// runWaves orders a run's models into the waves its graph runs them in
-// (seed 002): as the engine builds a run's graph, a dependency onto a
-// model of the run is an edge whatever the pipelines, one onto a model
-// outside it is not. nil when the spec is missing or lacks a model.
+// runWaves orders a run's models into the waves its task graph runs them in:
+// as the engine builds a run's graph, a dependency onto a model of the run is
+// an edge whatever the pipelines, one onto a model outside it is not. nil
+// when the spec is missing or lacks a model.
 func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
 	if spec == nil || len(models) == 0 {
 		return nil

@@ -29,7 +29,7 @@ const DefaultKillGrace = 5 * time.Second
 // kept the pipes open can make it matter.
 const pipeDrain = 2 * time.Second
 
-// CommandExecutor runs a command model (DESIGN.md, "Executors"): the run
+// CommandExecutor runs a command model (docs/design.md, Executors): the run
 // block's argv, with no shell in between so arguments are never re-split or
 // expanded, in the spec's directory, with the unit described in BOLLHAV_*
 // variables. Exit 0 applies the unit; a stdout line rows_written=N reports

@@ -11,8 +11,8 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// The variables a command model finds in its environment (DESIGN.md,
-// "Executors"). They are the whole interface between bollhav and a script:
+// The variables a command model finds in its environment (docs/design.md,
+// Executors). They are the whole interface between bollhav and a script:
 // a loader needs nothing else to know what to write, where, and from what.
 const (
 	EnvModel     = "BOLLHAV_MODEL"

@@ -35,7 +35,7 @@ type UnitRun struct {
 type Result struct {
 	// RowsWritten is nil when the executor does not know: a command that
 	// prints no rows_written line. Zero is a real answer, which the HAS_DATA
-	// edge of seed 002 depends on, so it must not double as "unknown".
+	// edge of the task graph depends on, so it must not double as "unknown".
 	RowsWritten *int64
 }
 

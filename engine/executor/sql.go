@@ -11,7 +11,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// dataExecutor runs sql, query and view models (DESIGN.md, "Executors") in
+// dataExecutor runs sql, query and view models (docs/design.md, Executors) in
 // the state store's own database through state.DataStore: templates are
 // rendered here, the SQL of writes is the backend's. Run inside a claim, a
 // unit's data and its applied state commit in one transaction.

@@ -25,7 +25,7 @@ type sourceLoads struct {
 }
 
 // loadSources loads u's hardcoded and file sources into their tables before
-// the model's SQL reads them (seed 000's "planned follow-up": bollhav writes
+// the model's SQL reads them (the design's planned follow-up: bollhav writes
 // the constant itself and re-applies it when its content_hash changes). A
 // file is loaded when it is there and has changed; with archive_folder it is
 // moved away after the load commits, and a missing file then means "already

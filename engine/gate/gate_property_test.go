@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The strength ladder of seed 000: WHOLE ⟹ THROUGH ⟹ ENCAPSULATE ⟹ EXISTS,
+// The strength ladder of the contracts: WHOLE ⟹ THROUGH ⟹ ENCAPSULATE ⟹ EXISTS,
 // and EXACT ⟹ ENCAPSULATE, for any state of a fixed hourly upstream and any
 // downstream window inside its contract range.
 func TestGateStrengthLadder(t *testing.T) {

@@ -76,7 +76,7 @@ func TestGateUnitHardErrorAndBlockTogether(t *testing.T) {
 	}
 }
 
-// The deactivate_for_dev table of seed 000: dev → prod table assumed okay
+// The design's deactivate_for_dev table: dev → prod table assumed okay
 // (skipped); dev → dev table checked; prod → prod checked either way.
 func TestGateUnitDeactivateForDev(t *testing.T) {
 	w := days(1, 2)

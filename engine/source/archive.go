@@ -16,9 +16,9 @@ import (
 // archiveNow is the clock of archive names; tests replace it.
 var archiveNow = time.Now
 
-// Archive moves a loaded file into its archive_folder (seed 000:
-// "moved here after a successful load — prevents the same file being
-// processed twice") and returns where it went; with no archive_folder it
+// Archive moves a loaded file into its archive_folder (moved there
+// after a successful load, so the same file is never processed twice) and
+// returns where it went; with no archive_folder it
 // does nothing and returns "". The engine calls it only after the load has
 // committed: a load that failed or rolled back leaves the file where it was,
 // to be loaded again.

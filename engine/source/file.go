@@ -22,8 +22,8 @@ const (
 )
 
 // defaultSeparator is the CSV separator when neither separator nor a .tsv
-// ending says otherwise. The seed lets polars sniff it; bollhav does not
-// guess, so the same file always loads the same way.
+// ending says otherwise. Polars, where these source fields come from, sniffs
+// it; bollhav does not guess, so the same file always loads the same way.
 const defaultSeparator = ','
 
 // FileError is a problem with a file source's content or config. It
@@ -62,7 +62,7 @@ func (e *FileError) Unwrap() error { return e.Err }
 
 // FileReader streams the rows of a file source. Column types are inferred
 // from a sample — the first infer_schema_length rows, every row when it is
-// unset, like polars, which the seed's fields come from — which is held in
+// unset, like polars, which these source fields come from — which is held in
 // memory; the rest of the file is read one row at a time, so a large file
 // with a bounded infer_schema_length loads in bounded memory. A later value
 // that does not fit its column's inferred type is an error naming its line,

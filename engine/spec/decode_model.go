@@ -8,7 +8,7 @@ import (
 	"github.com/goccy/go-yaml/ast"
 )
 
-// modelKeys are the keys a model may set (DESIGN.md, "Spec file").
+// modelKeys are the keys a model may set in bollhav.yaml.
 var modelKeys = []string{"name", "pipeline", "temporality", "chunking", "state", "upstream", "run", "after", "run_condition", "connection"}
 
 // DefaultPipeline is the pipeline of a model that names none.
@@ -167,7 +167,8 @@ func (d *decoder) decodeAfter(n ast.Node) (AfterEdge, Position, bool) {
 	return e, f.valPos, true
 }
 
-// decodeRunCondition reads all, any or a whole number N >= 1 (seed 002).
+// decodeRunCondition reads all, any or a whole number N >= 1 (docs/design.md,
+// The task graph).
 func (d *decoder) decodeRunCondition(f *field) (graph.RunCondition, int) {
 	if n, ok := intValue(f.val); ok {
 		if n < 1 {

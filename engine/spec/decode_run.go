@@ -13,7 +13,7 @@ var (
 	executorKeys = []string{"command", "sql", "query"}
 )
 
-// decodeRun reads a run block (DESIGN.md, "Executors"): exactly one of
+// decodeRun reads a run block (docs/design.md, Executors): exactly one of
 // command (an argv), sql (one statement or a list) or query. A query needs a
 // write on a temporal model, where each window's rows must land somewhere
 // defined; on a timeless model a query without a write is a view.

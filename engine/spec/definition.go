@@ -61,7 +61,7 @@ type SourceDef struct {
 	DeactivateForDev bool          `json:"deactivate_for_dev,omitempty"`
 }
 
-// HardcodedDef is inline data with its content hash (seed 000).
+// HardcodedDef is inline data with its content hash.
 type HardcodedDef struct {
 	Rows        []map[string]any `json:"rows,omitempty"`
 	SQL         string           `json:"sql,omitempty"`

@@ -11,7 +11,7 @@ import (
 // one existence row (timeless: a view or a whole-table load).
 type Temporality int
 
-// The two temporalities of seed 000.
+// The two temporalities of the design.
 const (
 	Temporal Temporality = iota
 	Timeless
@@ -46,7 +46,7 @@ func (f Flexibility) String() string {
 // runs. The zero value, NoContract, marks an ungated source.
 type ContractLevel int
 
-// The five levels of seed 000, "Contracts (gating)".
+// The five levels of the design (docs/design.md, Contracts).
 const (
 	NoContract ContractLevel = iota
 	Exists
@@ -94,8 +94,8 @@ type Freshness struct {
 	Scope  FreshnessScope
 }
 
-// SourceKind is a source's type of seed 000. KindUnknown is the typeless
-// unknown-provenance sentinel (type=None).
+// SourceKind is a source's type (docs/design.md, Models and sources).
+// KindUnknown is the typeless unknown-provenance sentinel (type=None).
 type SourceKind int
 
 // The four source types, and the sentinel.
@@ -191,7 +191,7 @@ type Chunking struct {
 // WriteMode is how a query executor writes its result into the target.
 type WriteMode int
 
-// The write modes of DESIGN.md, "Executors".
+// The write modes of the design (docs/design.md, Executors).
 const (
 	Append WriteMode = iota + 1
 	Upsert
@@ -214,7 +214,7 @@ type Write struct {
 // RunKind names which executor runs a model.
 type RunKind int
 
-// The executors of DESIGN.md. RunNone is a model with no run block (its state
+// The executors of the design. RunNone is a model with no run block (its state
 // is only ever marked by an operator or loaded by something else).
 const (
 	RunNone RunKind = iota

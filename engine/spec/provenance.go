@@ -17,7 +17,7 @@ const UnknownSourcePrefix = "unknown-"
 var unknownNamespace = uuid.NewSHA1(uuid.NameSpaceURL, []byte("https://github.com/bollhav/bollhav#unknown-provenance"))
 
 // NewUnknownSource returns the unknown-provenance sentinel for the model
-// named model (seed 000, "Unknown provenance"): a typeless source, never
+// named model (docs/design.md, Models and sources): a typeless source, never
 // gated and never SQL-addressable, that keeps provenance total when a model
 // declares no inputs. Its UUID is derived from the model name, so each model
 // gets its own lineage node (two unknown-provenance models never collapse
@@ -76,7 +76,7 @@ func (m *Model) GatedUpstreams() []Source {
 	return out
 }
 
-// UpstreamNames names the gated upstreams (seed 000's upstream_names): the
+// UpstreamNames names the gated upstreams (the design's upstream_names): the
 // managed models this one waits for.
 func (m *Model) UpstreamNames() []string {
 	var out []string
@@ -88,7 +88,7 @@ func (m *Model) UpstreamNames() []string {
 	return out
 }
 
-// SourceNames names the ungated inputs (seed 000's source_names): external
+// SourceNames names the ungated inputs (the design's source_names): external
 // data assumed always present. The sentinel is not one of them.
 func (m *Model) SourceNames() []string {
 	var out []string

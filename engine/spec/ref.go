@@ -23,7 +23,7 @@ func (m *Model) Target(env Env) string {
 }
 
 // Ref resolves a declared model source to a quoted identifier for a read
-// query, per seed 000's three cases:
+// query, per the design's three cases (docs/design.md, Dev environments):
 //
 //   - a gated source is a managed model, so it moves with env's suffix
 //     ("warehouse_pr123"."orders") — unless it sets deactivate_for_dev and env

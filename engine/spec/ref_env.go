@@ -7,7 +7,7 @@ import (
 )
 
 // SchemaSuffixEnvVar is the environment variable that names a dev or PR
-// environment (seed 000, "Dev environments"); the CLI's --env overrides it.
+// environment (docs/design.md, Dev environments); the CLI's --env overrides it.
 const SchemaSuffixEnvVar = "SCHEMA_SUFFIX"
 
 // maxSuffixLen keeps "<schema>_<suffix>" inside PostgreSQL's 63-byte

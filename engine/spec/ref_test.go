@@ -35,7 +35,7 @@ var (
 	envPR   = Env{Suffix: "pr123"}
 )
 
-// TestRefThreeCases walks seed 000's table for deactivate_for_dev, row by
+// TestRefThreeCases walks the design's table for deactivate_for_dev, row by
 // row, on one model that mixes both declarations.
 func TestRefThreeCases(t *testing.T) {
 	m := refModel(t)

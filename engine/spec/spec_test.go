@@ -13,7 +13,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// designSpec is DESIGN.md's "Spec file" example, plus the model its after
+// designSpec is the design's example spec file, plus the model its after
 // edge names.
 const designSpec = `models:
   - name: raw.orders                 # schema.table: the target

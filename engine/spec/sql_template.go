@@ -44,9 +44,10 @@ func RenderSQL(m *Model, env Env, text string, quote func(parts ...string) (stri
 // dataRef is what {{ ref }} resolves to in a sql, query or view model: a
 // model source as Ref resolves it; a hardcoded or file source as the table
 // the engine loads it into before the model runs (its name, literally — like
-// any ungated source). This departs from DESIGN.md's "ref() on a file or
-// hardcoded source is an error": the seed raises because such a source has
-// no table to select FROM, and automatic materialisation gives it one.
+// any ungated source). This goes further than the design first did, where
+// ref() on a file or hardcoded source was an error because such a source has
+// no table to select FROM: automatic materialisation gives it one
+// (docs/semantics.md, Executors and the models' data).
 func (m *Model) dataRef(name string, env Env) ([]string, error) {
 	src, ok := m.source(name)
 	if ok && (src.Kind == KindHardcoded || src.Kind == KindFile) {

@@ -6,7 +6,7 @@ import (
 )
 
 // StateMode is how a run treats state that already exists in its window
-// (seed 000, "Two axes"; DESIGN.md, "STATE_MODE"). It is chosen per run, not
+// (docs/design.md, STATE_MODE). It is chosen per run, not
 // per model, so one definition can be re-checked, re-run or rebuilt without
 // editing the spec.
 type StateMode string

@@ -6,7 +6,7 @@ import (
 )
 
 // The definition-time rules that span fields, models or the whole spec
-// (DESIGN.md, "Definition-time errors"). Field-local checks — a value's
+// (docs/design.md, Combinations that do not fit). Field-local checks — a value's
 // syntax, an identifier, an enum — run while decoding; the rules here see a
 // decoded source, model or spec. Rules that need the registry (EXACT on a
 // flexible upstream, a gated upstream naming an unregistered model, a

@@ -354,7 +354,7 @@ func TestDefinitionRules(t *testing.T) {
 	}
 }
 
-// TestGateTimeRulesLoad checks that what the seed makes a gate-time error is
+// TestGateTimeRulesLoad checks that what the design makes a gate-time error is
 // not refused at load: EXACT on a flexible upstream (Guard A) and a gated
 // upstream naming a model no spec registers are the gate's to judge against
 // the registry, which may hold models from other specs.

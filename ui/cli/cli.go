@@ -16,9 +16,9 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// Exit codes of DESIGN.md: 0 success; 1 a run had failed units or a hard gate
-// error (and lint proved a contract can never be satisfied); 2 bad usage, spec
-// or DSN.
+// Exit codes of the design (docs/design.md, The command line): 0 success; 1 a
+// run had failed units or a hard gate error (and lint proved a contract can
+// never be satisfied); 2 bad usage, spec or DSN.
 const (
 	ExitOK      = 0
 	ExitFailure = 1

@@ -164,7 +164,7 @@ func TestDemoRerunReusesTheFolder(t *testing.T) {
 }
 
 // TestDemoEveryCommandsJSONParses: each command's -o json on the demo is
-// one JSON document with the top-level keys DESIGN.md lists.
+// one JSON document with the top-level keys docs/design.md lists.
 func TestDemoEveryCommandsJSONParses(t *testing.T) {
 	_, spec := seedDemoDir(t)
 	cases := []struct {

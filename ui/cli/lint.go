@@ -22,7 +22,7 @@ runs: contracts that can never be satisfied by construction (EXACT between
 grids that share no window, a window-scoped level on a timeless upstream, an
 upstream that starts after its downstream, N larger than a task's edges, a
 task that needs two upstreams to fail where one needs the other's success)
-are errors (exit 1); the seed's silent combinations (flexible + append,
+are errors (exit 1); the design's silent combinations (flexible + append,
 flexible + upsert, a flexible model with an aggregating query, freshness
 shorter than the upstream's grain) are warnings (exit 0).`,
 		examples: []string{

@@ -56,15 +56,15 @@ func init() {
 		summary: "run models, a pipeline or the whole spec for a window and a STATE_MODE",
 		long: `run registers the spec, plans the request exactly as 'bollhav plan' shows it,
 applies the plan's state changes (prefill, resets, deletes) and executes the
-tasks in dependency order (seed 002): ready tasks start, unsatisfiable ones are
-SKIPPED, each unit is gated against its upstreams, then executed.
+tasks in dependency order (their task graph): ready tasks start, unsatisfiable
+ones are SKIPPED, each unit is gated against its upstreams, then executed.
 
 Scope: the named models (with --downstream, their downstream closure too), or
 every model of --pipeline, or, with neither, every model of the spec.
 Window: --since and --until together, half-open [since, until), aligned to
 each fixed model's grid; neither means no window, which each mode reads as
-DESIGN.md's STATE_MODE table says. --mode, --interval-override and --env win
-over STATE_MODE, INTERVAL_OVERRIDE and SCHEMA_SUFFIX.
+the STATE_MODE table of docs/design.md says. --mode, --interval-override and
+--env win over STATE_MODE, INTERVAL_OVERRIDE and SCHEMA_SUFFIX.
 
 --mode torch deletes state: the plan is printed first, then on a terminal
 you type "yes" to go on; without a terminal it needs --yes. --read-only

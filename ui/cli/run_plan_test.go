@@ -208,7 +208,7 @@ func decodeRunPlan[T any](t *testing.T, s string) T {
 	var v T
 	dec := json.NewDecoder(strings.NewReader(s))
 	if _, exact := any(v).(runRunOut); exact {
-		// run's JSON shape is exactly DESIGN.md's: no other field.
+		// run's JSON shape is exactly the design's: no other field.
 		dec.DisallowUnknownFields()
 	}
 	if err := dec.Decode(&v); err != nil {

@@ -40,7 +40,7 @@ has no window).`,
 	})
 }
 
-// statusJSON is `status -o json`, the shape DESIGN.md documents. A timeless
+// statusJSON is `status -o json`, the shape docs/design.md documents. A timeless
 // model has no chunking, so its flexibility and interval are null (not ""),
 // which keeps "no such axis" apart from any value the axis could take.
 type statusJSON struct {

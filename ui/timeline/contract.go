@@ -12,7 +12,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// Level is a contract level of seed 000, "Contracts (gating)".
+// Level is a contract level of the design (docs/design.md, Contracts).
 type Level int
 
 // The five levels.

@@ -49,7 +49,7 @@ func TestMarks(t *testing.T) {
 		want string
 	}{
 		// 03-04 is covered by 24 hourly rows, but EXACT wants one row of
-		// exactly [03-04, 03-05): unmet (the seed's ⏳ row).
+		// exactly [03-04, 03-05): unmet (EXACT across grains blocks).
 		{"exact finer rows", Contract{Level: LevelExact, Window: day(4)},
 			pad("   ▔ EXACT unmet · no exact row (100% covered)")},
 		// 03-03 misses 06:00–12:00: 18 of 24 hours.
