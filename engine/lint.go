@@ -47,6 +47,7 @@ func Lint(spec *spec.Spec) []Finding {
 			}
 		}
 		out = append(out, lintRunCondition(spec, m)...)
+		out = append(out, lintHasData(spec, m)...)
 	}
 	out = append(out, lintGraphs(spec)...)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -198,6 +199,38 @@ func lintRunCondition(spec *spec.Spec, m *spec.Model) []Finding {
 	sort.Strings(names)
 	out = append(out, Finding{Model: m.Name, Severity: SeverityWarning, Rule: "failure-only-all", Pos: m.Pos,
 		Message: fmt.Sprintf("has only FAILURE edges under ALL: it runs only when %s all fail, and is skipped on every other run", strings.Join(names, ", "))})
+	return out
+}
+
+// lintHasData checks each HAS_DATA edge against what its upstream can
+// report: the edge holds only when the upstream's attempt wrote a positive
+// number of rows, so an upstream that never reports a count skips the
+// dependent on every run, silently. A view writes no rows and a model with
+// no run block never runs, so those are errors; a command reports rows only
+// if it prints rows_written=N, which lint cannot see, so that is a warning.
+func lintHasData(sp *spec.Spec, m *spec.Model) []Finding {
+	var out []Finding
+	for _, a := range m.After {
+		if a.On != graph.HasData {
+			continue
+		}
+		up := sp.Model(a.Task)
+		if up == nil {
+			continue
+		}
+		finding := func(sev Severity, msg string) {
+			out = append(out, Finding{Model: m.Name, Severity: sev, Rule: "has-data-unreported", Pos: a.Pos,
+				Message: fmt.Sprintf("HAS_DATA edge on %s: %s", a.Task, msg)})
+		}
+		switch up.Run.Kind {
+		case spec.RunView:
+			finding(SeverityError, "a view writes no rows, so the edge never holds and this task is skipped on every run; use a SUCCESS edge")
+		case spec.RunNone:
+			finding(SeverityError, "the model has no run block, so its task never writes rows and this task is skipped on every run; use a SUCCESS edge")
+		case spec.RunCommand:
+			finding(SeverityWarning, "a command model reports rows only when it prints rows_written=N on stdout; if it does not, the edge never holds and this task is skipped on every run")
+		}
+	}
 	return out
 }
 

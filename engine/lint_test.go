@@ -272,3 +272,50 @@ func TestLintUpstreamNotInSpec(t *testing.T) {
 	spec := mustParse(t, "models:"+downstream("1d", "encapsulate", ""))
 	expectOne(t, spec, "upstream-not-in-spec", SeverityWarning, "mart.daily", "registered")
 }
+
+// TestLintHasDataOntoModelsThatReportNoRows: a HAS_DATA edge holds only when
+// its upstream reported a positive row count, so an upstream that cannot
+// report one skips its dependent on every run without a word.
+func TestLintHasDataOntoModelsThatReportNoRows(t *testing.T) {
+	const base = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["./load.sh"]}
+  - name: core.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run:
+      query: SELECT 1 AS id
+      write: {mode: append}
+  - name: report.latest
+    pipeline: shop
+    temporality: timeless
+    run:
+      query: SELECT 1 AS id
+`
+	dependent := func(on string) string {
+		return base + `  - name: mart.export
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    after: [{task: ` + on + `, on: has_data}]
+    run: {command: ["true"]}
+`
+	}
+	t.Run("onto a view is an error", func(t *testing.T) {
+		f := expectOne(t, mustParse(t, dependent("report.latest")), "has-data-unreported", SeverityError, "mart.export", "a view writes no rows")
+		if f.Pos.Line != 20 {
+			t.Errorf("finding at line %d, want the after: entry's line 20", f.Pos.Line)
+		}
+	})
+	t.Run("onto a command is a warning that names rows_written", func(t *testing.T) {
+		expectOne(t, mustParse(t, dependent("raw.orders")), "has-data-unreported", SeverityWarning, "mart.export", "rows_written=N")
+	})
+	t.Run("onto a query with a write is fine", func(t *testing.T) {
+		expectNone(t, mustParse(t, dependent("core.orders")), "has-data-unreported")
+	})
+	t.Run("a success edge onto a view is fine", func(t *testing.T) {
+		sp := mustParse(t, strings.Replace(dependent("report.latest"), "on: has_data", "on: success", 1))
+		expectNone(t, sp, "has-data-unreported")
+	})
+}
