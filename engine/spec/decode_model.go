@@ -9,7 +9,7 @@ import (
 )
 
 // modelKeys are the keys a model may set in bollhav.yaml.
-var modelKeys = []string{"name", "pipeline", "temporality", "chunking", "state", "upstream", "run", "after", "run_condition", "connection"}
+var modelKeys = []string{"name", "pipeline", "temporality", "chunking", "state", "upstream", "run", "after", "run_condition", "connection", "retry"}
 
 // DefaultPipeline is the pipeline of a model that names none.
 const DefaultPipeline = "default"
@@ -30,6 +30,8 @@ type modelSite struct {
 	sources       []*sourceSite
 	// after holds the position of each edge's task value.
 	after []Position
+	// retry is the model's own retry block, nil when it has none.
+	retry *RetryDefaults
 }
 
 // decodeModel reads one entry of models:. It returns nil when the entry is
@@ -117,6 +119,11 @@ func (d *decoder) decodeModel(n ast.Node) *modelSite {
 	}
 	if f := fs.present("connection"); f != nil {
 		m.Connection = d.decodeConnection(f)
+	}
+	if f := fs.present("retry"); f != nil {
+		if r, ok := d.decodeRetry(f); ok {
+			site.retry = &r
+		}
 	}
 	d.checkModel(site)
 	return site

@@ -35,6 +35,16 @@ type ModelDefinition struct {
 	After       []AfterDef      `json:"after,omitempty"`
 	Condition   RunConditionDef `json:"run_condition"`
 	Connection  *ConnectionDef  `json:"connection,omitempty"`
+	Retry       *RetryDef       `json:"retry,omitempty"`
+}
+
+// RetryDef is a retry policy that allows more than one attempt; durations
+// are Go duration strings. A model with the default (one attempt) has none,
+// so a spec without retries hashes as it did before retries existed.
+type RetryDef struct {
+	Attempts int    `json:"attempts"`
+	Delay    string `json:"delay"`
+	MaxDelay string `json:"max_delay"`
 }
 
 // ChunkingDef is a temporal model's chunking; times are RFC 3339 UTC.
@@ -145,6 +155,9 @@ func DefinitionOf(m *Model) ModelDefinition {
 	for _, a := range m.After {
 		d.After = append(d.After, AfterDef{Task: a.Task, On: a.On.String()})
 	}
+	if m.Retry.Retries() {
+		d.Retry = &RetryDef{Attempts: m.Retry.Attempts, Delay: m.Retry.Delay.String(), MaxDelay: m.Retry.MaxDelay.String()}
+	}
 	if m.Connection != nil {
 		d.Connection = &ConnectionDef{DSNEnvVar: m.Connection.DSNEnvVar}
 	}
@@ -235,6 +248,14 @@ func ModelFromRecord(rec state.ModelRecord) (*Model, error) {
 	default:
 		return nil, fmt.Errorf("model %s: unknown run condition %q", rec.Name, def.Condition.Kind)
 	}
+	m.Retry = NoRetry
+	if def.Retry != nil {
+		r, err := def.Retry.policy()
+		if err != nil {
+			return nil, fmt.Errorf("model %s: retry: %w", rec.Name, err)
+		}
+		m.Retry = r
+	}
 	if def.Connection != nil {
 		m.Connection = &Connection{DSNEnvVar: def.Connection.DSNEnvVar}
 	}
@@ -321,4 +342,20 @@ func RecordShape(rec state.ModelRecord) (Temporality, *Chunking, error) {
 		return 0, nil, fmt.Errorf("model %s: unknown registered flexibility %q", rec.Name, rec.Flexibility)
 	}
 	return Temporal, c, nil
+}
+
+// policy reads a stored retry policy back.
+func (r RetryDef) policy() (Retry, error) {
+	delay, err := time.ParseDuration(r.Delay)
+	if err != nil {
+		return Retry{}, err
+	}
+	maxDelay, err := time.ParseDuration(r.MaxDelay)
+	if err != nil {
+		return Retry{}, err
+	}
+	if r.Attempts < 1 || delay <= 0 || maxDelay < delay {
+		return Retry{}, fmt.Errorf("invalid stored policy %+v", r)
+	}
+	return Retry{Attempts: r.Attempts, Delay: delay, MaxDelay: maxDelay}, nil
 }

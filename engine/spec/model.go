@@ -275,7 +275,9 @@ type Model struct {
 	RunCondition      graph.RunCondition
 	RunConditionCount int
 	Connection        *Connection
-	Pos               Position
+	// Retry is the model's retry policy, its own retry: over defaults:.
+	Retry Retry
+	Pos   Position
 }
 
 // Flexible reports whether the model is temporal with a coverage-set state.

@@ -19,6 +19,9 @@ type Spec struct {
 	// Path is the file the spec was read from, as given.
 	Path   string
 	Models []*Model
+	// Defaults are the spec-wide settings (defaults:), already applied to
+	// every model; kept so a reader can tell inherited from own.
+	Defaults Defaults
 
 	// byName indexes Models as loaded; Model falls back to a scan when
 	// Models was built or changed by hand.
@@ -92,7 +95,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 	if body == nil {
 		d.errAt(Position{File: file, Line: 1, Column: 1}, "spec is empty: want a top-level models: list")
 	} else {
-		spec.Models = d.decodeSpec(body)
+		spec.Models, spec.Defaults = d.decodeSpec(body)
 	}
 	if len(d.errs) > 0 {
 		return nil, d.errs.finish()
@@ -106,17 +109,21 @@ func Parse(file string, data []byte) (*Spec, error) {
 
 // decodeSpec reads the top-level mapping and every model in it, then applies
 // the rules that span models.
-func (d *decoder) decodeSpec(body ast.Node) []*Model {
-	top := d.mapping(body, "the spec", "models")
+func (d *decoder) decodeSpec(body ast.Node) ([]*Model, Defaults) {
+	var defaults Defaults
+	top := d.mapping(body, "the spec", "models", "defaults")
 	if top == nil {
-		return nil
+		return nil, defaults
+	}
+	if f := top.present("defaults"); f != nil {
+		defaults = d.decodeDefaults(f)
 	}
 	f := top.get("models")
 	if f == nil {
 		if !top.meant("models") {
 			d.errorf(body, "spec has no models: list")
 		}
-		return nil
+		return nil, defaults
 	}
 	items, _ := d.list(f)
 	sites := make([]*modelSite, 0, len(items))
@@ -129,13 +136,30 @@ func (d *decoder) decodeSpec(body ast.Node) []*Model {
 	models := make([]*Model, len(sites))
 	for i, s := range sites {
 		models[i] = s.m
+		d.model, d.source = s.m.Name, ""
+		s.m.Retry = d.mergeRetry(s.retry, defaults.Retry)
 		if len(s.m.Upstream) == 0 {
 			src := NewUnknownSource(s.m.Name)
 			src.Pos = s.m.Pos
 			s.m.Upstream = []Source{src}
 		}
 	}
-	return models
+	return models, defaults
+}
+
+// decodeDefaults reads the top-level defaults: mapping.
+func (d *decoder) decodeDefaults(f *field) Defaults {
+	var out Defaults
+	fs := d.mapping(f.val, "defaults", "retry")
+	if fs == nil {
+		return out
+	}
+	if v := fs.present("retry"); v != nil {
+		if r, ok := d.decodeRetry(v); ok {
+			out.Retry = &r
+		}
+	}
+	return out
 }
 
 // invalidUTF8 finds the first byte that is not UTF-8 and where it is.
