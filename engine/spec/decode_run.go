@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/bollhav/bollhav/state"
@@ -50,6 +51,8 @@ func (d *decoder) decodeRun(f *field, temporality Temporality) Run {
 		run.Query, _ = d.nonEmptyStr(chosen)
 		if isNull(chosen.val) {
 			d.errAt(chosen.valPos, "query is empty")
+		} else {
+			d.checkTransaction(chosen.valPos, "query", run.Query)
 		}
 		if write == nil && temporality == Temporal {
 			d.errAt(chosen.keyPos, "a temporal model's query needs a write (append, upsert or recreate_partition): it says how each window's rows land in the target; only a timeless model's query without a write becomes a view")
@@ -118,6 +121,7 @@ func (d *decoder) statements(f *field) []string {
 			d.errAt(f.valPos, "sql is empty")
 			return nil
 		}
+		d.checkTransaction(f.valPos, "sql", s)
 		return []string{s}
 	}
 	items, ok := d.list(f)
@@ -141,10 +145,22 @@ func (d *decoder) statements(f *field) []string {
 		case strings.TrimSpace(s) == "":
 			d.errorf(item, "sql statement %d is empty", i+1)
 		default:
+			d.checkTransaction(d.pos(item), fmt.Sprintf("sql statement %d", i+1), s)
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// checkTransaction refuses SQL that begins, ends or splits a transaction:
+// the engine runs a unit's statements in the one transaction that also
+// records it applied, so a COMMIT inside them would commit the data without
+// the state — and a failure after it would leave rows behind that a retry
+// writes again.
+func (d *decoder) checkTransaction(at Position, what, sql string) {
+	if kw, ok := transactionStatement(sql); ok {
+		d.errAt(at, "%s contains %s: bollhav runs a unit's SQL in one transaction with its applied state, so the data lands exactly once; remove the transaction statement", what, kw)
+	}
 }
 
 // writeModes names the write modes as the spec spells them.
