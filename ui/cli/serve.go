@@ -31,8 +31,11 @@ func init() {
 Authentication is by public key only, from two OpenSSH authorized_keys files,
 re-read on every connection (a removed key is refused on its next one):
 --operators may run, reset and mark; --viewers get the read-only UI, and the
-engine refuses (and audits) their actions too. Every action is audited as
-"ssh:USER SHA256:<key fingerprint>". The host key is an ed25519 key created on
+engine refuses (and audits) their actions too. The key options from=,
+expiry-time=, no-pty and restrict are honoured; any other restricting option
+(command=, environment=, …) is refused at start, naming the file and line.
+Every action is audited as "ssh:SHA256:<key fingerprint> USER", the user name
+cleaned and quoted. The host key is an ed25519 key created on
 first start in --state-dir (mode 0600) and reused after.
 
 SIGINT/SIGTERM: every session is told goodbye, runs started from the UI

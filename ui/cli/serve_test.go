@@ -193,10 +193,10 @@ func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
 	fp := gossh.FingerprintSHA256(s.operator.PublicKey())
 	found := false
 	for _, a := range log {
-		found = found || a.Actor == "ssh:alice "+fp
+		found = found || a.Actor == "ssh:"+fp+" alice"
 	}
 	runs, _ := st.Runs(t.Context(), "", 1)
-	if len(runs) != 1 || runs[0].Actor != "ssh:alice "+fp {
+	if len(runs) != 1 || runs[0].Actor != "ssh:"+fp+" alice" {
 		t.Errorf("runs %+v: want the run by ssh:alice %s", runs, fp)
 	}
 	if !found {

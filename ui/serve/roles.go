@@ -1,11 +1,11 @@
 package serve
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
+	"net"
+	"time"
 
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -36,11 +36,13 @@ func (r Role) String() string {
 // connection without a restart.
 type Keys struct {
 	Operators, Viewers string
+	// problems reports the bad lines found while serving; nil drops them.
+	problems func(error)
 }
 
 // Check reads both files once, so a server refuses to start on a missing
-// or malformed file instead of refusing everyone later. It returns how many
-// keys each holds.
+// file, a malformed line or an option it would not enforce, instead of
+// refusing someone later. It returns how many keys each holds.
 func (k Keys) Check() (operators, viewers int, err error) {
 	if k.Operators == "" && k.Viewers == "" {
 		return 0, 0, errors.New("no authorized keys: give --operators and/or --viewers (authorized_keys files)")
@@ -52,73 +54,83 @@ func (k Keys) Check() (operators, viewers int, err error) {
 		if f.path == "" {
 			continue
 		}
-		keys, err := readAuthorizedKeys(f.path)
+		kf, err := readKeyFile(f.path)
 		if err != nil {
 			return 0, 0, err
 		}
-		*f.n = len(keys)
+		if len(kf.problems) > 0 {
+			return 0, 0, errors.Join(kf.problems...)
+		}
+		*f.n = len(kf.keys)
 	}
 	return operators, viewers, nil
 }
 
-// RoleOf is the role of key: Operator when the operators file lists it,
-// else Viewer when the viewers file does, else NoRole. A file that cannot
-// be read grants nothing.
-func (k Keys) RoleOf(key gossh.PublicKey) Role {
+// Grant is what a key is allowed from an address at a time.
+type Grant struct {
+	Role Role
+	// NoPTY is set when the key's line says no-pty (or restrict): the
+	// session may not open the terminal the UI needs.
+	NoPTY bool
+	// Refusal says why a listed key was refused (expired, wrong address);
+	// empty for an unknown key or a grant.
+	Refusal string
+}
+
+// Authorize is the grant of key connecting from addr at now: the operators
+// file first, then the viewers file. A line whose from= does not admit addr,
+// or whose expiry-time has passed, grants nothing — the next line or file
+// may still list the same key. A file that cannot be read grants nothing.
+func (k Keys) Authorize(key gossh.PublicKey, addr net.Addr, now time.Time) Grant {
 	if key == nil {
-		return NoRole
+		return Grant{}
 	}
-	if listed(k.Operators, key) {
-		return Operator
-	}
-	if listed(k.Viewers, key) {
-		return Viewer
-	}
-	return NoRole
-}
-
-func listed(path string, key gossh.PublicKey) bool {
-	if path == "" {
-		return false
-	}
-	keys, err := readAuthorizedKeys(path)
-	if err != nil {
-		return false
-	}
-	want := key.Marshal()
-	for _, k := range keys {
-		if bytes.Equal(k.Marshal(), want) {
-			return true
-		}
-	}
-	return false
-}
-
-// readAuthorizedKeys parses an OpenSSH authorized_keys file: one key per
-// line, blank lines and # comments skipped. A line that does not parse is
-// an error naming the file and line, never silently skipped.
-func readAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("authorized keys: %w", err)
-	}
-	defer f.Close()
-	var keys []gossh.PublicKey
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 || line[0] == '#' {
+	var refusal string
+	for _, f := range []struct {
+		path string
+		role Role
+	}{{k.Operators, Operator}, {k.Viewers, Viewer}} {
+		if f.path == "" {
 			continue
 		}
-		key, _, _, _, err := gossh.ParseAuthorizedKey(line)
+		kf, err := readKeyFile(f.path)
 		if err != nil {
-			return nil, fmt.Errorf("authorized keys %s:%d: %w", path, n, err)
+			k.report(err)
+			continue
 		}
-		keys = append(keys, key)
+		for _, p := range kf.problems {
+			k.report(p)
+		}
+		want := key.Marshal()
+		for _, ak := range kf.keys {
+			if !bytes.Equal(ak.key.Marshal(), want) {
+				continue
+			}
+			switch {
+			case !ak.expires.IsZero() && !now.Before(ak.expires):
+				refusal = fmt.Sprintf("%s:%d: the key expired at %s", f.path, ak.line, ak.expires.Format(time.RFC3339))
+			case !fromAllows(ak.from, addr):
+				refusal = fmt.Sprintf("%s:%d: from= does not admit %s", f.path, ak.line, addrText(addr))
+			default:
+				return Grant{Role: f.role, NoPTY: ak.noPTY}
+			}
+		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("authorized keys %s: %w", path, err)
+	return Grant{Refusal: refusal}
+}
+
+func (k Keys) report(err error) {
+	if k.problems != nil {
+		k.problems(err)
 	}
-	return keys, nil
+}
+
+func addrText(addr net.Addr) string {
+	if ip, ok := clientIP(addr); ok {
+		return ip.String()
+	}
+	if addr == nil {
+		return "an unknown address"
+	}
+	return addr.String()
 }

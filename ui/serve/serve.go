@@ -6,13 +6,17 @@
 package serve
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
@@ -57,7 +61,19 @@ type Server struct {
 	mu          sync.Mutex
 	live        map[ssh.Session]struct{}
 	wg          sync.WaitGroup
+	limit       *rateLog
 	HostKeyPath string
+}
+
+// refused logs a refused login attempt — at most once a minute per client
+// address, with how many were held back — naming the address, the user
+// name the client sent (sanitised) and what it offered.
+func (s *Server) refused(addr net.Addr, user, offered, reason string) {
+	ok, held := s.limit.allow("login "+addrText(addr), time.Now())
+	if !ok {
+		return
+	}
+	s.log.Warn("refused login", "remote", addrText(addr), "user", cleanUser(user), "offered", offered, "reason", reason, "held_back", held)
 }
 
 // New checks cfg (both key files parse; the host key loads or is created)
@@ -69,6 +85,7 @@ func New(cfg Config) (*Server, error) {
 	if _, _, err := cfg.Keys.Check(); err != nil {
 		return nil, err
 	}
+	limit := newRateLog(time.Minute)
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = 30 * time.Minute
 	}
@@ -83,8 +100,15 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A line that breaks while serving grants nothing and is logged (once a
+	// minute per problem); the file's other lines keep working.
+	cfg.Keys.problems = func(err error) {
+		if ok, held := limit.allow("keys "+err.Error(), time.Now()); ok {
+			log.Warn("authorized keys: a line is ignored", "problem", err.Error(), "repeats", held)
+		}
+	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]struct{}{}, HostKeyPath: keyPath}
+	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]struct{}{}, HostKeyPath: keyPath, limit: limit}
 	srv, err := wish.NewServer(
 		// The host key first: without one, wish writes a new id_ed25519
 		// into the working directory.
@@ -93,12 +117,29 @@ func New(cfg Config) (*Server, error) {
 		wish.WithIdleTimeout(cfg.IdleTimeout),
 		// Public keys only: with no password or keyboard-interactive
 		// handler, those methods are refused.
-		wish.WithPublicKeyAuth(func(_ ssh.Context, key ssh.PublicKey) bool {
+		wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
 			// Deciding here is safe only as a yes/no: the client may offer
 			// keys it cannot sign for, so the role is looked up again from
 			// the key the session actually authenticated with.
-			return cfg.Keys.RoleOf(key) != NoRole
+			g := cfg.Keys.Authorize(key, ctx.RemoteAddr(), time.Now())
+			if g.Role == NoRole {
+				reason := cmp.Or(g.Refusal, "the key is in no authorized keys file")
+				s.refused(ctx.RemoteAddr(), ctx.User(), "publickey "+gossh.FingerprintSHA256(key), reason)
+			}
+			return g.Role != NoRole
 		}),
+		// Passwords and keyboard-interactive are not offered; a client
+		// that tries them anyway is logged like a refused key.
+		func(srv *ssh.Server) error {
+			srv.ServerConfigCallback = func(ssh.Context) *gossh.ServerConfig {
+				return &gossh.ServerConfig{AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
+					if err != nil && method != "none" && method != "publickey" {
+						s.refused(conn.RemoteAddr(), conn.User(), method, "only public keys are accepted")
+					}
+				}}
+			}
+			return nil
+		},
 		wish.WithMiddleware(
 			wishtea.MiddlewareWithProgramHandler(s.program),
 			activeterm.Middleware(),
@@ -190,10 +231,16 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 // program builds the session's tea.Program over its own engine.
 func (s *Server) program(sess ssh.Session) *tea.Program {
 	key := sess.PublicKey()
-	role := s.cfg.Keys.RoleOf(key)
-	if role == NoRole {
-		// The key was removed between authentication and the session.
+	g := s.cfg.Keys.Authorize(key, sess.RemoteAddr(), time.Now())
+	role := g.Role
+	switch {
+	case role == NoRole:
+		// The key was removed (or expired) between authentication and
+		// the session.
 		wish.Fatalln(sess, "bollhav: your key is not authorized")
+		return nil
+	case g.NoPTY:
+		wish.Fatalln(sess, "bollhav: this key may not open a terminal (no-pty or restrict in its authorized_keys line), and the UI needs one")
 		return nil
 	}
 	e := *s.cfg.Engine
@@ -210,13 +257,50 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		wish.Fatalln(sess, "bollhav: "+err.Error())
 		return nil
 	}
-	s.log.Info("session", "user", sess.User(), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
+	s.log.Info("session", "user", cleanUser(sess.User()), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
 	opts := append(wishtea.MakeOptions(sess), tea.WithContext(ctx))
 	return tea.NewProgram(m, opts...)
 }
 
-// Actor names an SSH user for the audit log: "ssh:USER SHA256:…", the
-// fingerprint of the key that authenticated.
+// Actor names an SSH session for the audit log: "ssh:SHA256:… USER". The
+// fingerprint of the key that authenticated comes first because it is the
+// verified part; the user name is whatever the client sent, so it comes
+// second, cleaned, and quoted when it holds anything but a plain name — a
+// user called "carol SHA256:<someone else's>" cannot pass for that key.
 func Actor(user string, key gossh.PublicKey) string {
-	return "ssh:" + user + " " + gossh.FingerprintSHA256(key)
+	return "ssh:" + gossh.FingerprintSHA256(key) + " " + cleanUser(user)
+}
+
+// maxUserLen bounds a client-chosen user name in logs and the audit log.
+const maxUserLen = 32
+
+// cleanUser makes a client-chosen user name safe to store and draw: control
+// and other non-printing characters are dropped, the length is bounded, and
+// a name that is not plain ([A-Za-z0-9._@-]) is quoted.
+func cleanUser(user string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range user {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if n == maxUserLen {
+			b.WriteString("…")
+			break
+		}
+		b.WriteRune(r)
+		n++
+	}
+	clean := b.String()
+	plain := clean != ""
+	for _, r := range clean {
+		if !(r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._@-", r))) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return clean
+	}
+	return strconv.Quote(clean)
 }
