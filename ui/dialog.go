@@ -33,7 +33,7 @@ type dialog struct {
 }
 
 func newDialog(a *App, act action) *dialog {
-	return &dialog{id: a.id(), action: act, input: lineInput{prompt: "> "}}
+	return &dialog{id: a.newID(), action: act, input: lineInput{prompt: "> "}}
 }
 
 // torch reports whether the dialog is a torch run, which is confirmed by

@@ -2,22 +2,53 @@
 // shared engine (Run, or NewModel for a program run elsewhere, such as an
 // SSH session). Its subpackage cli holds the command line; graphview and
 // timeline are the pure renderers of the pipeline graph and the coverage
-// timeline, plugged in through the hooks of hooks.go by graph_hook.go and
-// timeline_hook.go. The choices the UI makes where the design leaves it
-// free are recorded in docs/ui.md.
+// timeline; serve runs the UI over SSH. The choices the UI makes where the
+// design leaves it free are recorded in docs/ui.md.
 //
-// Structure. App (app.go) is one router model over a stack of views —
-// pipelines, model, why, blocked, runs, run, audit (view_*.go) — that render and
-// handle keys; esc pops the stack, enter pushes. Update never does I/O:
-// every engine or store call is a tea.Cmd (load.go, actions.go, live.go)
-// whose result comes back as a message (msgs.go), routed to the view by its
-// id and dropped when its request generation is not the view's newest. One
-// request per view is in flight at a time; what is asked meanwhile runs
-// when it answers. The keymap (keys.go) is data: the footer and the ? help
-// are generated from it, and under read-only the action keys are not bound.
+// # The app and its views
 //
-// Live. The UI follows the store's change feed (a state.Follower; one Feed
-// may serve every UI of a process) and reloads the view on top when a
-// change touches it. A load that fails because the store does not answer
-// shows a banner and is retried with backoff until it succeeds.
+// App (app.go) is one router model over a stack of views; esc pops the
+// stack. It owns what every screen shares — header, footer, banner, help,
+// the command palette (palette.go), the / filter, the action dialog
+// (dialog.go, dialog_plan.go), the change feed (live.go) and the runs
+// started here (actions.go) — and nothing of any one view.
+//
+// Each view is one file that owns its state, its loader, the type its data
+// comes in and its own messages: view_pipelines.go, view_model.go (with
+// model_load.go, its loads and the gate's messages), view_why.go,
+// view_blocked.go, view_runs.go, view_run.go, view_audit.go. A view sees
+// the program only through its common (common.go): the context, the
+// engine, the keymap, the theme, the terminal's size, the renderers and
+// the runs started here. A view does not touch the stack or the dialog: it
+// sends the app a message (nav.go) to open a view or an action's dialog,
+// show a message or reload, which the app handles before the next key.
+// The top-level screens (keys 1–4, palette commands, Options.View) are
+// listed once, in screens.go; a view opened from another needs only its
+// own file.
+//
+// # How messages flow
+//
+// Update never does I/O: every engine or store call is a tea.Cmd. A view's
+// load (load.go) returns a loaded[T] of the view's own data type, tagged
+// with the view's id and the generation of its request; the app drops an
+// answer to an older request than the view's newest, turns a store that
+// does not answer into a banner and a retry with backoff, and hands the
+// rest to the view's update. One request per view is in flight at a time;
+// what is asked meanwhile runs when it answers. Every other message that
+// carries a view's id (a timer, the model view's gate) goes to that view's
+// update as well, so the app has no case for any one view. The app's own
+// messages are in msgs.go.
+//
+// The renderers of the graph and the timeline (hooks.go, adapted in
+// graph_hook.go and timeline_hook.go) are passed to the app and reach the
+// views through their common; without one a view falls back to a simple
+// form and does not offer the keys that need it. The keymap (keys.go) is
+// data: the footer and the ? help are generated from it, and under
+// read-only the action keys are not bound.
+//
+// # Live
+//
+// The UI follows the store's change feed (a state.Follower; one Feed may
+// serve every UI of a process) and reloads the view on top when a change
+// touches it, as the view's affected says.
 package ui
