@@ -408,7 +408,7 @@ func (a *App) handleLoaded(msg loadResult) tea.Cmd {
 		a.backoff = nextBackoff(a.backoff)
 		b.ask(nil)
 		id := b.id
-		return tea.Tick(a.backoff, func(time.Time) tea.Msg { return retryMsg{view: id} })
+		return tick(a.ctx, a.backoff, func(time.Time) tea.Msg { return retryMsg{view: id} })
 	}
 	b.err = nil
 	if a.loadErr != nil {
@@ -452,7 +452,7 @@ func (a *App) handleFeed(msg feedMsg) tea.Cmd {
 			return nil
 		}
 		a.feedBackoff = nextBackoff(a.feedBackoff)
-		cmds = append(cmds, tea.Tick(a.feedBackoff, func(time.Time) tea.Msg { return feedRetryMsg{} }))
+		cmds = append(cmds, tick(a.ctx, a.feedBackoff, func(time.Time) tea.Msg { return feedRetryMsg{} }))
 		return tea.Batch(cmds...)
 	}
 	switch {
@@ -498,7 +498,7 @@ func (a *App) setFlash(s string, isErr bool) tea.Cmd {
 	a.flash, a.flashErr = s, isErr
 	a.flashSeq++
 	seq := a.flashSeq
-	return tea.Tick(flashFor, func(time.Time) tea.Msg { return flashClearMsg{seq: seq} })
+	return tick(a.ctx, flashFor, func(time.Time) tea.Msg { return flashClearMsg{seq: seq} })
 }
 
 // startAction opens the dialog for an action, which loads its plan first.

@@ -117,7 +117,7 @@ func (v *auditView) settle() tea.Cmd {
 	v.ticking = true
 	v.tickSeq++
 	msg := auditTickMsg{view: v.id, seq: v.tickSeq}
-	return tea.Tick(v.auditPoll(), func(time.Time) tea.Msg { return msg })
+	return tick(v.c.ctx, v.auditPoll(), func(time.Time) tea.Msg { return msg })
 }
 
 // tick reloads the view when it is still on top; the load's answer sets the

@@ -193,7 +193,7 @@ func (v *modelView) askGate() tea.Cmd {
 	v.gateWant, v.gateAsked = u.Window, true
 	v.gateSeq++
 	id, seq := v.id, v.gateSeq
-	return tea.Tick(gateDelay, func(time.Time) tea.Msg { return gateTickMsg{view: id, seq: seq} })
+	return tick(v.c.ctx, gateDelay, func(time.Time) tea.Msg { return gateTickMsg{view: id, seq: seq} })
 }
 
 // gateTick asks the engine for the gate when the cursor is still where it
