@@ -2,21 +2,26 @@
 // shared engine (Run, or NewModel for a program run elsewhere, such as an
 // SSH session). Its subpackage cli holds the command line; graphview and
 // timeline are the pure renderers of the pipeline graph and the coverage
-// timeline; serve runs the UI over SSH. The choices the UI makes where the
-// design leaves it free are recorded in docs/ui.md.
+// timeline; serve runs the UI over SSH; danger is how much harm each
+// operator action can do, which the UI's dialogs and the command line both
+// read. The choices the UI makes where the design leaves it free are
+// recorded in docs/ui.md.
 //
 // # The app and its views
 //
 // App (app.go) is one router model over a stack of views; esc pops the
-// stack. It owns what every screen shares — header, footer, banner, help,
-// the command palette (palette.go), the / filter, the action dialog
-// (dialog.go, dialog_plan.go), the change feed (live.go) and the runs
-// started here (actions.go) — and nothing of any one view.
+// stack. It owns what every screen shares — the frame around the view
+// (app_frame.go: header, banner, footer, help), the command palette
+// (palette.go), the / filter, the action dialog (dialog.go,
+// dialog_plan.go), the change feed (live.go) and the runs started here
+// (actions.go) — and nothing of any one view.
 //
 // Each view is one file that owns its state, its loader, the type its data
-// comes in and its own messages: view_pipelines.go, view_model.go (with
-// model_load.go, its loads and the gate's messages), view_why.go,
-// view_blocked.go, view_runs.go, view_run.go, view_audit.go. A view sees
+// comes in and its own messages: view_pipelines.go (its graph form in
+// view_pipelines_graph.go), view_model.go (its timeline in
+// view_model_timeline.go, its loads and the gate's messages in
+// model_load.go), view_why.go, view_blocked.go, view_runs.go, view_run.go,
+// view_audit.go. A view sees
 // the program only through its common (common.go): the context, the
 // engine, the keymap, the theme, the terminal's size, the renderers and
 // the runs started here. A view does not touch the stack or the dialog: it
@@ -37,7 +42,7 @@
 // what is asked meanwhile runs when it answers. Every other message that
 // carries a view's id (a timer, the model view's gate) goes to that view's
 // update as well, so the app has no case for any one view. The app's own
-// messages are in msgs.go.
+// messages are in msgs.go; its timers (tick.go) end with the program.
 //
 // The renderers of the graph and the timeline (hooks.go, adapted in
 // graph_hook.go and timeline_hook.go) are passed to the app and reach the
