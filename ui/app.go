@@ -417,7 +417,7 @@ func (a *App) handleLoaded(msg loadResult) tea.Cmd {
 	cmd := v.update(msg)
 	b.loaded = true
 	if a.dialog != nil {
-		return nil
+		return cmd // refresh pauses while a confirmation is open
 	}
 	return tea.Batch(cmd, a.settle(v), a.startLoad(v))
 }
