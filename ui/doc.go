@@ -16,20 +16,19 @@
 // dialog_plan.go), the change feed (live.go) and the runs started here
 // (actions.go) — and nothing of any one view.
 //
-// Each view is one file that owns its state, its loader, the type its data
-// comes in and its own messages: view_pipelines.go (its graph form in
+// Each view owns, in files of its own, its state, its loader, the type its
+// data comes in and its own messages: view_pipelines.go (its graph form in
 // view_pipelines_graph.go), view_model.go (its timeline in
 // view_model_timeline.go, its loads and the gate's messages in
 // model_load.go), view_why.go, view_blocked.go, view_runs.go, view_run.go,
-// view_audit.go. A view sees
-// the program only through its common (common.go): the context, the
-// engine, the keymap, the theme, the terminal's size, the renderers and
-// the runs started here. A view does not touch the stack or the dialog: it
-// sends the app a message (nav.go) to open a view or an action's dialog,
-// show a message or reload, which the app handles before the next key.
-// The top-level screens (keys 1–4, palette commands, Options.View) are
-// listed once, in screens.go; a view opened from another needs only its
-// own file.
+// view_audit.go. A view sees the program only through its common
+// (common.go): the context, the engine, the keymap, the theme, the
+// terminal's size, the renderers and the runs started here. A view does
+// not touch the stack or the dialog: it sends the app a message (nav.go)
+// to open a view or an action's dialog, show a message or reload, which
+// the app handles before the next key. The top-level screens (keys 1–4,
+// palette commands, Options.View) are listed once, in screens.go; a view
+// opened from another needs only its own file.
 //
 // # How messages flow
 //
