@@ -11,6 +11,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/danger"
 )
 
 // actionKind is what an action dialog would do.
@@ -24,13 +25,23 @@ const (
 // action is one operator action: run a model (a window of it, or the whole
 // model) with a STATE_MODE, or mark a window applied or pending. Actions are
 // dangerous by nature: the keys that open them are not bound under
-// --read-only, and the engine refuses them too.
+// --read-only, and the engine refuses them too. How dangerous, and so how
+// the dialog confirms it, is its danger level (ui/danger), which the
+// command line reads as well.
 type action struct {
 	kind   actionKind
 	model  string
 	window *state.Window // nil: no window (the whole model)
 	mode   spec.StateMode
 	status state.UnitStatus // actionMark
+}
+
+// danger is how much harm the action can do.
+func (a action) danger() danger.Level {
+	if a.kind == actionMark {
+		return danger.Mark
+	}
+	return danger.Run(a.mode)
 }
 
 // request is the engine request of a run action.

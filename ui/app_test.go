@@ -75,7 +75,7 @@ func TestMouseWheelScrollsTheList(t *testing.T) {
 		models = append(models, engine.ModelStatus{Name: fmt.Sprintf("m.model_%03d", i), Pipeline: "p", Temporality: "temporal",
 			Flexibility: "fix", Interval: "1h", Registered: true, Counts: map[state.UnitStatus]int{state.Applied: 1}})
 	}
-	v.apply(a, pipelinesData{models: models})
+	v.apply(pipelinesData{models: models})
 	v.loaded = true
 	_ = a.render()
 	for range 5 {

@@ -190,7 +190,7 @@ func benchLive(b *testing.B, w *liveWorld, view string) {
 		opts.View, opts.Model = "model", model
 	}
 	e := &engine.Engine{Store: w.ui, Spec: w.spec, Actor: "bench", Now: func() time.Time { return gen.AsOf }}
-	app, err := newApp(ctx, e, withDefaults(opts))
+	app, err := newApp(ctx, e, withDefaults(opts), standardRenderers())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -76,10 +76,10 @@ func unitsLabel(n int) string {
 // removed when that ends. Per screen:
 //
 //   - load: the screen's load as the program runs it (the tea.Cmd that
-//     reads the store, off the event loop) until its loadedMsg exists. No
+//     reads the store, off the event loop) until its loaded answer exists. No
 //     goal of its own; it is what the user waits for before the first
 //     frame, reported so the two can be added up.
-//   - first-frame: from the first loadedMsg arriving at Update, on a
+//   - first-frame: from the first loaded answer arriving at Update, on a
 //     fresh UI that has asked for that load and drawn nothing yet, to the
 //     first View() string that shows the data (Update and View; the
 //     terminal's own drawing is not counted). Goal 100 ms.
@@ -158,7 +158,7 @@ func scaleApp(b *testing.B, e *engine.Engine, view, model string) (a *App, cmd t
 	if view == "model" {
 		opts.View, opts.Model = "model", model
 	}
-	a, err := newApp(b.Context(), e, withDefaults(opts))
+	a, err := newApp(b.Context(), e, withDefaults(opts), standardRenderers())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -173,17 +173,20 @@ func scaleApp(b *testing.B, e *engine.Engine, view, model string) (a *App, cmd t
 func benchScaleView(b *testing.B, e *engine.Engine, view, model string) {
 	// The first load's message, read once: every first frame takes it.
 	_, cmd := scaleApp(b, e, view, model)
-	msg, ok := cmd().(loadedMsg)
-	if !ok || msg.err != nil {
-		b.Fatalf("the first load of the %s view: %v", view, msg.err)
+	msg, ok := cmd().(loadResult)
+	if !ok {
+		b.Fatalf("the first load of the %s view: not a load's answer", view)
+	}
+	if _, err := msg.answer(); err != nil {
+		b.Fatalf("the first load of the %s view: %v", view, err)
 	}
 	b.Run("load", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
 			_, cmd := scaleApp(b, e, view, model)
 			b.StartTimer()
-			if m := cmd().(loadedMsg); m.err != nil {
-				b.Fatal(m.err)
+			if _, err := cmd().(loadResult).answer(); err != nil {
+				b.Fatal(err)
 			}
 		}
 	})

@@ -11,13 +11,15 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/danger"
 )
 
 // dialog confirms an action. It shows what the engine says the action
 // would do first (the plan of a run, the units a mark moves), and confirms
 // like it means it: the focus starts on Cancel, Enter presses the focused
-// button, a torch needs the model's name typed, and nothing can be
-// confirmed before the plan is in.
+// button, an action that destroys state (a torch: its danger level) needs
+// the model's name typed, and nothing can be confirmed before the plan is
+// in.
 type dialog struct {
 	id      int
 	gen     uint64
@@ -33,12 +35,12 @@ type dialog struct {
 }
 
 func newDialog(a *App, act action) *dialog {
-	return &dialog{id: a.id(), action: act, input: lineInput{prompt: "> "}}
+	return &dialog{id: a.newID(), action: act, input: lineInput{prompt: "> "}}
 }
 
-// torch reports whether the dialog is a torch run, which is confirmed by
-// typing the model's name.
-func (d *dialog) torch() bool { return d.action.kind == actionRun && d.action.mode == spec.Torch }
+// typed reports whether the action is confirmed by typing the model's
+// name (a torch run), as its danger level has it.
+func (d *dialog) typed() bool { return d.action.danger().Typed() }
 
 // replan asks the engine for the action's plan.
 func (d *dialog) replan(a *App) tea.Cmd {
@@ -76,7 +78,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		d.confirm = false
 		return d.replan(a)
 	}
-	if d.torch() {
+	if d.typed() {
 		if key.Matches(msg, keyConfirm) {
 			switch typed := strings.TrimSpace(d.input.Value()); {
 			case !d.ready():
@@ -112,7 +114,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 }
 
 func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
-	if d.torch() {
+	if d.typed() {
 		d.input.update(msg)
 	}
 	return nil
@@ -123,7 +125,7 @@ func (d *dialog) help() helpKeys {
 	if d.action.kind == actionRun {
 		ks = append(ks, keyNextMode)
 	}
-	if d.torch() {
+	if d.typed() {
 		confirm := keyConfirm
 		confirm.SetHelp("enter", "torch (name typed)")
 		ks = append(ks, confirm)
@@ -197,7 +199,7 @@ func (d *dialog) render(a *App, w, h int) []string {
 		}
 	}
 	add("")
-	if d.torch() {
+	if d.typed() {
 		add(t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", act.model, env)) + " Type its name to confirm:")
 		add("  " + d.input.view(t, inner-4))
 		if d.notice != "" {
@@ -227,7 +229,7 @@ func (d *dialog) render(a *App, w, h int) []string {
 	if t.BorderColor != nil {
 		border = border.BorderForeground(t.BorderColor)
 	}
-	if act.mode == spec.Torch && act.kind == actionRun {
+	if act.danger() == danger.Destroys {
 		border = border.BorderStyle(lipgloss.ThickBorder())
 	}
 	box := border.Render(strings.Join(lines, "\n"))

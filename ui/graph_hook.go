@@ -11,9 +11,8 @@ import (
 	"github.com/bollhav/bollhav/ui/graphview"
 )
 
-// The pipelines view's graph form, drawn by ui/graphview.
-
-func init() { newPipelineGraph = newGraphForm }
+// The pipelines view's graph form, drawn by ui/graphview: the standard
+// renderers' graph.
 
 // graphForm adapts a graphview.Layout to pipelineGraph: models by name
 // outside, task ids inside.

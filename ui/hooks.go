@@ -11,11 +11,32 @@ import (
 )
 
 // Hooks for the two pure renderers beside this package, ui/graphview and
-// ui/timeline. Each is a function value assigned in an init function of
-// graph_hook.go and timeline_hook.go; the views only see the small
-// interfaces below. A nil hook (a test may unset one) falls back to a
-// simple rendering (the list form, a one-line strip), and the keys that
-// only make sense with it are disabled, so they are absent from the help.
+// ui/timeline. The app is given them as a renderers value (the standard
+// ones adapt graph_hook.go and timeline_hook.go) and hands them to the
+// views in their common; the views only see the small interfaces below. A
+// nil renderer (a test may leave one out) falls back to a simple rendering
+// (the list form, a one-line strip), and the keys that only make sense
+// with it are disabled, so they are absent from the help.
+
+// renderers are the drawing functions the views are given.
+type renderers struct {
+	// graph builds the graph form of one pipeline (graph_hook.go).
+	graph func(in graphInput) pipelineGraph
+	// timeline draws the model's per-window coverage timeline (one cell
+	// per window at the model's grain, zoomed out Zoom steps) with, under
+	// it, each gated upstream's strip on the same time axis and the
+	// contract verdict of the cursor's window marked on it; exactly width
+	// cells wide and at most height lines high (timeline_hook.go).
+	timeline func(in timelineInput, width, height int) []string
+	// visible is the time the timeline shows at width (what a frame
+	// would draw), so the view can load what it needs before it draws.
+	visible func(in timelineInput, width int) state.Window
+}
+
+// standardRenderers are ui/graphview's and ui/timeline's.
+func standardRenderers() renderers {
+	return renderers{graph: newGraphForm, timeline: renderTimeline, visible: visibleTimeline}
+}
 
 // pipelineGraph is one pipeline's task graph as the pipelines view's graph
 // form drives it: drawn as layers (its waves) with edges, nodes marked by
@@ -51,9 +72,6 @@ type graphInput struct {
 	Stale  map[string]bool
 	Theme  themes.Theme
 }
-
-// newPipelineGraph builds the graph form of one pipeline (graph_hook.go).
-var newPipelineGraph func(in graphInput) pipelineGraph
 
 // timelineInput is what the model view hands the coverage timeline.
 type timelineInput struct {
@@ -125,14 +143,3 @@ type timelineState struct {
 	// spans; the view clears it when new data arrives.
 	tracks any
 }
-
-// coverageTimelineRenderer draws the model's per-window coverage timeline
-// (one cell per window at the model's grain, zoomed out Zoom steps) with,
-// under it, each gated upstream's strip on the same time axis and the
-// contract verdict of the cursor's window marked on it; exactly width
-// cells wide and at most height lines high (timeline_hook.go).
-var coverageTimelineRenderer func(in timelineInput, width, height int) []string
-
-// timelineVisible is the time the timeline shows at width (what a frame
-// would draw), so the view can load what it needs before it draws.
-var timelineVisible func(in timelineInput, width int) state.Window

@@ -66,7 +66,7 @@ func TestGraphFormAdapter(t *testing.T) {
 		"core.b": {Name: "core.b", Registered: true, Counts: counts(20, 3, 1)},
 		"core.c": {Name: "core.c", Registered: true, Counts: counts(21, 3, 0)},
 	}
-	g := newPipelineGraph(graphInput{Pipeline: core, Status: st, Stale: map[string]bool{"core.a": true}, Theme: themes.None()})
+	g := newGraphForm(graphInput{Pipeline: core, Status: st, Stale: map[string]bool{"core.a": true}, Theme: themes.None()})
 	if g.First() != "core.a" {
 		t.Fatalf("first %q, want core.a, the top of the first wave", g.First())
 	}

@@ -12,7 +12,8 @@ import (
 type keyMap struct {
 	// Global.
 	Quit, Help, Back, Palette, Filter key.Binding
-	Pipelines, Blocked, Runs, Audit   key.Binding
+	// Screens are the top-level screens' keys, in topViews' order.
+	Screens []key.Binding
 
 	// Lists.
 	Up, Down, PageUp, PageDown, Top, Bottom, Enter key.Binding
@@ -31,17 +32,14 @@ type keyMap struct {
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
 }
 
-func newKeyMap(readOnly bool) keyMap {
+// newKeyMap is the keymap of a UI drawing with rs.
+func newKeyMap(readOnly bool, rs renderers) keyMap {
 	k := keyMap{
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Palette:   key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Pipelines: key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "pipelines")),
-		Blocked:   key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "blocked")),
-		Runs:      key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "runs")),
-		Audit:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "audit")),
+		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Palette: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -66,12 +64,15 @@ func newKeyMap(readOnly bool) keyMap {
 		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
 		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
 	}
+	for _, t := range topViews {
+		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
+	}
 	// The graph form and the timeline's zoom plug in from ui/graphview and
-	// ui/timeline; until they do, their keys are not offered.
-	k.ToggleGraph.SetEnabled(newPipelineGraph != nil)
-	k.NextGraph.SetEnabled(newPipelineGraph != nil)
-	k.ZoomIn.SetEnabled(coverageTimelineRenderer != nil)
-	k.ZoomOut.SetEnabled(coverageTimelineRenderer != nil)
+	// ui/timeline; without them, their keys are not offered.
+	k.ToggleGraph.SetEnabled(rs.graph != nil)
+	k.NextGraph.SetEnabled(rs.graph != nil)
+	k.ZoomIn.SetEnabled(rs.timeline != nil)
+	k.ZoomOut.SetEnabled(rs.timeline != nil)
 	if readOnly {
 		// Read-only does not bind dangerous actions at all: no key, no help
 		// line, no dialog. The engine refuses them as well.
@@ -94,7 +95,9 @@ func (k keyMap) navigation() []key.Binding {
 
 // global is the group every screen has.
 func (k keyMap) global() []key.Binding {
-	return []key.Binding{k.Palette, k.Filter, k.Back, k.Pipelines, k.Blocked, k.Runs, k.Audit, k.Help, k.Quit}
+	g := []key.Binding{k.Palette, k.Filter, k.Back}
+	g = append(g, k.Screens...)
+	return append(g, k.Help, k.Quit)
 }
 
 // helpKeys is a help.KeyMap for one screen: its own bindings first, then

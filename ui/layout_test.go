@@ -174,13 +174,13 @@ func BenchmarkPipelines1000(b *testing.B) {
 	b.Run("first-frame", func(b *testing.B) {
 		for b.Loop() {
 			v.loaded = false
-			v.apply(a, pipelinesData{models: models})
+			v.apply(pipelinesData{models: models})
 			v.loaded = true
 			_ = a.render()
 		}
 	})
 	b.Run("keystroke", func(b *testing.B) {
-		v.apply(a, pipelinesData{models: models})
+		v.apply(pipelinesData{models: models})
 		v.loaded = true
 		down := tea.KeyPressMsg{Code: tea.KeyDown}
 		for b.Loop() {
@@ -240,7 +240,7 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 	b.Run("first-frame", func(b *testing.B) {
 		for b.Loop() {
 			v.loaded = false
-			v.apply(a, pipelinesData{models: models, graphs: graphs})
+			v.apply(pipelinesData{models: models, graphs: graphs})
 			v.loaded = true
 			_ = a.render()
 		}
@@ -262,7 +262,7 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 // it).
 func BenchmarkModelUnits(b *testing.B) {
 	a := benchApp(b)
-	mv := a.newModel("raw.orders")
+	mv := newModel(a.common, "raw.orders")
 	a.stack = append(a.stack, mv)
 	units := make([]state.Unit, 1_000_000)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -306,7 +306,7 @@ func BenchmarkModelUnits(b *testing.B) {
 	b.Run("first-frame", func(b *testing.B) {
 		for b.Loop() {
 			mv.placed = false
-			mv.apply(a, data)
+			mv.apply(data)
 			mv.loaded = true
 			_ = a.render()
 		}
@@ -323,7 +323,7 @@ func BenchmarkModelUnits(b *testing.B) {
 func benchApp(b testing.TB) *App {
 	b.Helper()
 	e := &engine.Engine{Store: benchStore{}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}
-	a, err := newApp(b.Context(), e, withDefaults(Options{Theme: "dark"}))
+	a, err := newApp(b.Context(), e, withDefaults(Options{Theme: "dark"}), standardRenderers())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,38 +3,53 @@ package ui
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/engine/spec"
-	"github.com/bollhav/bollhav/graph"
-	"github.com/bollhav/bollhav/state"
 )
 
-// Loads: each function returns the tea.Cmd that reads one view's data and
-// delivers it as a loadedMsg. They are the only place views reach the store,
-// and they run off the event loop, so Update never waits on I/O.
+// Loads: each view's file has the function that reads its data (a
+// loader) and the type it delivers. loadCmd runs a loader off the event
+// loop, so Update never waits on I/O, and wraps its answer in a loaded[T]
+// that the app checks (is it the view's newest request? did the store
+// answer?) before the view sees it.
 
 // loadTimeout bounds one load: a store that hangs shows up as an error and
 // the banner, not as a frozen screen.
 const loadTimeout = 30 * time.Second
 
-// unitsPage is how many units the model view asks for at a time; scrolling
-// near the end asks for the next page.
-const unitsPage = 500
-
 // errStopScan ends a store scan early.
 var errStopScan = errors.New("stop")
+
+// loaded is the answer to a view's load: its data, of the view's own type,
+// routed to the view whose id it carries. gen is the view's request
+// generation when the load started: an answer to an older request than
+// the view's newest is dropped, so a slow load can never overwrite a newer
+// one.
+type loaded[T any] struct {
+	view int
+	gen  uint64
+	data T
+	err  error
+}
+
+func (m loaded[T]) viewID() int { return m.view }
+
+func (m loaded[T]) answer() (gen uint64, err error) { return m.gen, m.err }
+
+// loadResult is a loaded[T] of any view, as the app handles it before the
+// view sees it.
+type loadResult interface {
+	viewMsg
+	answer() (gen uint64, err error)
+}
 
 // loadCmd runs fn with a bounded context and wraps its result for view id.
 // A failed load probes the store: when the store does not answer either,
 // the error is a storeDownError, which the app retries with backoff under
 // a banner; otherwise the request itself was wrong and is shown as it is.
-func loadCmd(ctx context.Context, e *engine.Engine, id int, gen uint64, fn func(ctx context.Context) (any, error)) tea.Cmd {
+func loadCmd[T any](c *common, id int, gen uint64, fn func(ctx context.Context) (T, error)) tea.Cmd {
+	ctx, e := c.ctx, c.eng
 	return func() tea.Msg {
 		lctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
@@ -47,7 +62,7 @@ func loadCmd(ctx context.Context, e *engine.Engine, id int, gen uint64, fn func(
 				err = storeDownError{err}
 			}
 		}
-		return loadedMsg{view: id, gen: gen, data: data, err: err}
+		return loaded[T]{view: id, gen: gen, data: data, err: err}
 	}
 }
 
@@ -56,492 +71,3 @@ type storeDownError struct{ err error }
 
 func (e storeDownError) Error() string { return e.err.Error() }
 func (e storeDownError) Unwrap() error { return e.err }
-
-// pipelinesData is the pipelines view's data: every model's status, and the
-// pipelines' task graphs when the engine has a spec. only, when set, marks a
-// partial reload of just those models' statuses.
-type pipelinesData struct {
-	models   []engine.ModelStatus
-	graphs   []*engine.PipelineGraph
-	graphErr error
-	only     []string
-}
-
-func loadPipelines(e *engine.Engine, only []string) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		if len(only) > 0 {
-			d := pipelinesData{only: only}
-			for _, name := range only {
-				st, err := e.ModelStatus(ctx, name)
-				if errors.Is(err, engine.ErrUnknownModel) {
-					continue // gone from the store and the spec: the full reload drops it
-				}
-				if err != nil {
-					return nil, err
-				}
-				d.models = append(d.models, st)
-			}
-			return d, nil
-		}
-		models, err := e.Status(ctx)
-		if err != nil {
-			return nil, err
-		}
-		d := pipelinesData{models: models}
-		if e.Spec != nil {
-			recs, err := e.Store.Models(ctx, e.Env.Suffix)
-			if err != nil {
-				return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
-			}
-			known := make(map[string]int, len(recs))
-			for _, r := range recs {
-				known[r.Name] = r.TaskID
-			}
-			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec, engine.AssignTaskIDs(e.Spec, known))
-		}
-		return d, nil
-	}
-}
-
-// modelData is the model view's data.
-type modelData struct {
-	status engine.ModelStatus
-	// def is the model's definition: the spec's, or the registration's when
-	// the engine has no spec; nil when neither can be read.
-	def       *spec.Model
-	upstreams []upstreamInfo
-	// downstream names the models that gate on this one.
-	downstream []string
-	units      []state.Unit
-	// more is true when the store holds units after the last one loaded.
-	more bool
-
-	// For the timeline: the model's own coverage over want, the time the
-	// load was asked for (or chose), and the engine's gate of the unit at
-	// gateFor — the cursor's when the load started — nil when it was not
-	// asked for or failed (the timeline then derives verdicts from the
-	// coverage).
-	span    timelineSpan
-	want    state.Window
-	gate    *gate.UnitGate
-	gateFor state.Window
-}
-
-// upstreamInfo is one gated upstream of the model view with its status,
-// its definition and, for the timeline, its coverage over the view's time.
-type upstreamInfo struct {
-	src    spec.Source
-	status *engine.ModelStatus
-	def    *spec.Model
-	span   timelineSpan
-	err    error
-}
-
-// timelineUnitsLimit bounds the units that are not applied read per model
-// for the timeline; applied time comes from the coverage index, one row
-// per gap-free island.
-const timelineUnitsLimit = 5000
-
-// timelineLoad is what the model view's timeline asks a load for.
-type timelineLoad struct {
-	on bool
-	// want is the time to load coverage for; zero: around the cursor.
-	want state.Window
-	// at is the since of the cursor's unit; nil: the unit the view will
-	// put the cursor on (firstNotApplied).
-	at *time.Time
-	// width is the terminal's width, for the time a first load takes.
-	width int
-}
-
-// notApplied are the statuses a timeline reads unit by unit.
-var notApplied = []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
-
-func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		st, err := e.ModelStatus(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		d := modelData{status: st}
-		defs, err := definitions(ctx, e)
-		if err != nil {
-			return nil, err
-		}
-		d.def = defs[name]
-		if d.def != nil {
-			for _, src := range d.def.Upstream {
-				if !src.Gated() {
-					continue
-				}
-				ui := upstreamInfo{src: src, def: defs[src.Name]}
-				if ust, err := e.ModelStatus(ctx, src.Name); err == nil {
-					ui.status = &ust
-				} else {
-					ui.err = err
-				}
-				d.upstreams = append(d.upstreams, ui)
-			}
-		}
-		for _, m := range defs {
-			for _, src := range m.Upstream {
-				if src.Gated() && src.Name == name {
-					d.downstream = append(d.downstream, m.Name)
-					break
-				}
-			}
-		}
-		slices.Sort(d.downstream)
-		if st.Registered {
-			err := e.ScanUnits(ctx, name, state.Window{}, nil, func(u state.Unit) error {
-				if len(d.units) == limit {
-					d.more = true
-					return errStopScan
-				}
-				d.units = append(d.units, u)
-				return nil
-			})
-			if err != nil && !errors.Is(err, errStopScan) {
-				return nil, fmt.Errorf("reading the units of %s: %w", name, err)
-			}
-		}
-		if tl.on {
-			if err := loadTimeline(ctx, e, &d, tl); err != nil {
-				return nil, err
-			}
-		}
-		return d, nil
-	}
-}
-
-// loadGate asks the engine for the gate of model def's unit at w (no
-// window for a timeless model), as the model view's timeline marks it.
-func loadGate(ctx context.Context, e *engine.Engine, view int, seq uint64, def *spec.Model, w state.Window, timeless bool) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
-		defer cancel()
-		now := time.Now().UTC()
-		if e.Now != nil {
-			now = e.Now().UTC()
-		}
-		var wp *state.Window
-		if !timeless {
-			wp = &w
-		}
-		g, err := e.GateUnitFromStore(ctx, def, wp, now)
-		return gateMsg{view: view, seq: seq, window: w, gate: g, err: err}
-	}
-}
-
-// firstNotApplied is the index of the unit the model view's cursor starts
-// on: the first that is not applied, where an on-call engineer looks
-// first; -1 when every unit is applied.
-func firstNotApplied(units []state.Unit) int {
-	for i, u := range units {
-		if u.Status != state.Applied {
-			return i
-		}
-	}
-	return -1
-}
-
-// loadTimeline reads what the timeline draws over tl.want (or, on a first
-// load, a stretch around the cursor four screens wide): the model's and
-// each gated upstream's coverage, and the engine's gate of the cursor's
-// unit.
-func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timelineLoad) error {
-	now := time.Now().UTC()
-	if e.Now != nil {
-		now = e.Now().UTC()
-	}
-	// The cursor's unit, as the view will have it.
-	cursor := -1
-	if tl.at != nil {
-		for i, u := range d.units {
-			if u.Window.Since.Equal(*tl.at) {
-				cursor = i
-				break
-			}
-		}
-	}
-	if cursor < 0 {
-		cursor = firstNotApplied(d.units)
-	}
-	if cursor < 0 && len(d.units) > 0 {
-		cursor = 0
-	}
-	d.want = tl.want
-	grid, ok := gridOf(d.def)
-	if !ok {
-		for _, u := range d.upstreams {
-			if grid, ok = gridOf(u.def); ok {
-				break
-			}
-		}
-	}
-	if d.want.Empty() && ok {
-		anchor := grid.WindowContaining(now).Since
-		if cursor >= 0 && !d.status.Timeless() {
-			anchor = d.units[cursor].Window.Since
-		}
-		k, n := grid.Index(anchor), max(tl.width, 20)
-		d.want = state.Window{Since: grid.WindowAt(k - 2*n).Since, Until: grid.WindowAt(k + 2*n).Until}
-	}
-	if d.want.Empty() {
-		return nil // a timeless model without a temporal upstream: nothing to draw on
-	}
-	var err error
-	if d.def != nil && !d.status.Timeless() {
-		if d.span, err = loadSpan(ctx, e, d.def.Name, &d.status, nil, spec.Exact, d.want, now); err != nil {
-			return err
-		}
-	}
-	for i := range d.upstreams {
-		up := &d.upstreams[i]
-		if up.span, err = loadSpan(ctx, e, up.src.Name, up.status, up.def, up.src.Contract, d.want, now); err != nil {
-			return err
-		}
-	}
-	// The gate of the cursor's unit: what the engine would say now.
-	if d.def != nil && len(d.upstreams) > 0 && (cursor >= 0 || d.status.Timeless()) {
-		var w *state.Window
-		if !d.status.Timeless() {
-			d.gateFor = d.units[cursor].Window
-			w = &d.gateFor
-		}
-		if g, err := e.GateUnitFromStore(ctx, d.def, w, now); err == nil {
-			d.gate = &g
-		}
-	}
-	return nil
-}
-
-// loadSpan reads one model's coverage over want: its units that are not
-// applied (at most timelineUnitsLimit; past that the span ends early and is
-// partial) and its applied islands from the coverage index — for THROUGH
-// and WHOLE also those from the model's start, and to its range's end for
-// WHOLE, which their verdict measures. A timeless model's span is its one
-// row. Nothing is read for a model that is not registered.
-func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.ModelStatus, def *spec.Model,
-	level spec.ContractLevel, want state.Window, now time.Time) (timelineSpan, error) {
-	sp := timelineSpan{Loaded: want}
-	if st == nil || !st.Registered {
-		return sp, nil
-	}
-	// The store's scan, not the engine's: the engine's reads the model's
-	// status first, which the caller has already read.
-	q := state.UnitQuery{Env: e.Env.Suffix, Model: name}
-	if st.Timeless() {
-		err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
-			sp.Other = append(sp.Other, u)
-			return errStopScan
-		})
-		if err != nil && !errors.Is(err, errStopScan) {
-			return sp, fmt.Errorf("reading the unit of %s: %w", name, err)
-		}
-		return sp, nil
-	}
-	q.Window, q.Statuses = want, notApplied
-	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
-		if len(sp.Other) == timelineUnitsLimit {
-			sp.Partial = true
-			sp.Loaded.Until = state.Later(sp.Loaded.Since, u.Window.Since)
-			return errStopScan
-		}
-		sp.Other = append(sp.Other, u)
-		return nil
-	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return sp, fmt.Errorf("reading the units of %s: %w", name, err)
-	}
-	cw := sp.Loaded
-	if r := rangeOf(def, now); !r.Empty() {
-		switch level {
-		case spec.Through:
-			cw.Since = state.Earlier(cw.Since, r.Since)
-		case spec.Whole:
-			cw.Since, cw.Until = state.Earlier(cw.Since, r.Since), state.Later(cw.Until, r.Until)
-		}
-	}
-	if cw.Empty() {
-		return sp, nil
-	}
-	cov, err := e.Store.Coverage(ctx, e.Env.Suffix, name, cw)
-	if err != nil {
-		return sp, fmt.Errorf("reading the coverage of %s: %w", name, err)
-	}
-	sp.Applied = cov.Windows()
-	return sp, nil
-}
-
-// definitions are the models the engine knows, by name: the spec's, or,
-// for an engine opened from the store alone, the registrations'.
-func definitions(ctx context.Context, e *engine.Engine) (map[string]*spec.Model, error) {
-	out := map[string]*spec.Model{}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
-			out[m.Name] = m
-		}
-		return out, nil
-	}
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
-	}
-	for _, r := range recs {
-		if m, err := spec.ModelFromRecord(r); err == nil {
-			out[m.Name] = m
-		}
-	}
-	return out, nil
-}
-
-func loadWhy(e *engine.Engine, model string, at time.Time) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		return e.Why(ctx, model, at)
-	}
-}
-
-func loadBlocked(e *engine.Engine) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		return e.Blocked(ctx, gate.BlockedFilter{})
-	}
-}
-
-// runsLimit is how many runs the runs view lists.
-const runsLimit = 200
-
-// runsData is the runs view's data.
-type runsData struct {
-	runs []state.Run
-}
-
-func loadRuns(e *engine.Engine) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		runs, err := e.Store.Runs(ctx, e.Env.Suffix, runsLimit)
-		if err != nil {
-			return nil, fmt.Errorf("reading the runs of %s: %w", e.Env, err)
-		}
-		return runsData{runs: runs}, nil
-	}
-}
-
-// runData is one run with its task run log, each task named, and its
-// tasks by wave.
-type runData struct {
-	run   state.Run
-	log   []state.TaskRunEntry
-	names map[int]string
-	// waves are the run's task ids by task-graph wave, as the spec orders
-	// them now; nil when it cannot (no spec, a model it no longer has).
-	waves [][]int
-}
-
-func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
-		run, err := e.Store.GetRun(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("run %d: %w", id, err)
-		}
-		log, err := e.Store.TaskLog(ctx, id)
-		if err != nil {
-			return nil, fmt.Errorf("reading the task log of run %d: %w", id, err)
-		}
-		recs, err := e.Store.Models(ctx, run.Env)
-		if err != nil {
-			return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
-		}
-		names := make(map[int]string, len(recs))
-		for _, r := range recs {
-			names[r.TaskID] = r.Name
-		}
-		ids := make(map[string]int, len(recs))
-		for _, r := range recs {
-			ids[r.Name] = r.TaskID
-		}
-		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec, run.Models, ids)}, nil
-	}
-}
-
-// runWaves orders a run's models into the waves its task graph runs them in:
-// as the engine builds a run's graph, a dependency onto a model of the run is
-// an edge whatever the pipelines, one onto a model outside it is not. nil
-// when the spec is missing or lacks a model.
-func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
-	if spec == nil || len(models) == 0 {
-		return nil
-	}
-	in := make(map[string]bool, len(models))
-	nodes := make([]graph.TaskNode, 0, len(models))
-	for _, m := range models {
-		id, ok := ids[m]
-		if !ok || spec.Model(m) == nil || in[m] {
-			return nil
-		}
-		in[m] = true
-		nodes = append(nodes, graph.TaskNode{ID: id, RunCondition: graph.All})
-	}
-	pgs, _ := engine.PipelineGraphs(spec, engine.AssignTaskIDs(spec, ids))
-	var edges []graph.TaskEdge
-	link := func(task, dep string, typ graph.DependencyType) {
-		if in[task] && in[dep] {
-			edges = append(edges, graph.TaskEdge{TaskID: ids[task], DependsOnTaskID: ids[dep], Type: typ})
-		}
-	}
-	for _, p := range pgs {
-		for _, e := range p.Edges {
-			link(e.Task, e.DependsOn, e.Type)
-		}
-		for _, e := range p.Cross {
-			link(e.Task, e.DependsOn, e.Type)
-		}
-	}
-	g, err := graph.BuildGraph(nodes, edges)
-	if err != nil {
-		return nil
-	}
-	return g.Waves()
-}
-
-// markPreview is what a mark would move: the units of the model in the
-// window whose status the mark changes, by status.
-type markPreview struct {
-	counts map[state.UnitStatus]int
-	total  int
-}
-
-// markFrom are the statuses a mark to status moves, as engine.Mark has them.
-func markFrom(status state.UnitStatus) []state.UnitStatus {
-	if status == state.Applied {
-		return []state.UnitStatus{state.Pending, state.Blocked, state.Failed}
-	}
-	return []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
-}
-
-// loadPlan asks the engine what an action would do, changing nothing: the
-// plan of a run, or the units a mark would move.
-func loadPlan(ctx context.Context, e *engine.Engine, dialog int, gen uint64, a action) tea.Cmd {
-	return func() tea.Msg {
-		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
-		defer cancel()
-		msg := planMsg{dialog: dialog, gen: gen}
-		if a.kind == actionMark {
-			p := &markPreview{counts: map[state.UnitStatus]int{}}
-			var w state.Window
-			if a.window != nil {
-				w = *a.window
-			}
-			msg.err = e.ScanUnits(ctx, a.model, w, markFrom(a.status), func(u state.Unit) error {
-				if a.window == nil || a.window.Contains(u.Window.Since) && !u.Window.Until.After(a.window.Until) {
-					p.counts[u.Status]++
-					p.total++
-				}
-				return nil
-			})
-			msg.preview = p
-			return msg
-		}
-		msg.plan, msg.err = e.Plan(ctx, a.request())
-		return msg
-	}
-}

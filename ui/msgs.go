@@ -2,24 +2,15 @@ package ui
 
 import (
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
 
-// Messages: every result of I/O comes back to Update as one of these,
-// produced by a tea.Cmd of load.go, live.go or actions.go. Update never
-// reads the store itself.
-
-// loadedMsg is a view's data, routed to the view whose id it carries. gen
-// is the view's request generation when the load started: a response to an
-// older request than the view's newest is dropped, so a slow load can never
-// overwrite a newer one.
-type loadedMsg struct {
-	view int
-	gen  uint64
-	data any
-	err  error
-}
+// The app's own messages: every result of I/O that is not one view's
+// comes back to Update as one of these, produced by a tea.Cmd of live.go or
+// actions.go. A view's data and its own messages are in the view's file
+// (loaded[T], model_load.go's gate messages, the audit view's timer), the
+// navigation a view asks for in nav.go. Update never reads the store
+// itself.
 
 // retryMsg asks the view with this id to load again after a failed load
 // (the backoff's tick).
@@ -42,15 +33,6 @@ type feedMsg struct {
 // feedRetryMsg asks to subscribe to the feed again after it could not start.
 type feedRetryMsg struct{}
 
-// planMsg is the plan (or mark preview) an action dialog shows first.
-type planMsg struct {
-	dialog  int
-	gen     uint64
-	plan    *engine.Plan
-	preview *markPreview
-	err     error
-}
-
 // runEventMsg is a live run's progress snapshot or its end.
 type runEventMsg struct {
 	run      int
@@ -72,20 +54,3 @@ type markDoneMsg struct {
 
 // flashClearMsg clears the footer message it was set with.
 type flashClearMsg struct{ seq int }
-
-// gateTickMsg is the model view's cursor at rest: if it is still where it
-// was when the tick was set (seq), the view asks for its unit's gate.
-type gateTickMsg struct {
-	view int
-	seq  uint64
-}
-
-// gateMsg is the engine's gate of one unit of a model view: the verdict of
-// each gated upstream for the window.
-type gateMsg struct {
-	view   int
-	seq    uint64
-	window state.Window
-	gate   gate.UnitGate
-	err    error
-}

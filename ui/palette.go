@@ -22,18 +22,24 @@ type palette struct {
 	err         string
 }
 
-// paletteCommands are the commands, with their argument hint.
-var paletteCommands = []struct{ name, args, help string }{
-	{"model", "NAME", "open a model"},
-	{"why", "MODEL [TIME]", "explain the unit of MODEL at TIME"},
-	{"pipelines", "", "the pipelines view"},
-	{"blocked", "", "the blocked units, by impact"},
-	{"runs", "", "the run history"},
-	{"audit", "", "the audit log: who did what, newest first"},
-	{"env", "SUFFIX|prod", "switch environment (SCHEMA_SUFFIX)"},
-	{"theme", "NAME", "switch theme"},
-	{"quit", "", "quit"},
-}
+// paletteCommand is a command of the palette, with its argument hint.
+type paletteCommand struct{ name, args, help string }
+
+// paletteCommands are the commands: open a model or a unit's explanation,
+// each top-level screen by name, then the app's own.
+var paletteCommands = func() []paletteCommand {
+	cs := []paletteCommand{
+		{"model", "NAME", "open a model"},
+		{"why", "MODEL [TIME]", "explain the unit of MODEL at TIME"},
+	}
+	for _, t := range topViews {
+		cs = append(cs, paletteCommand{string(t.kind), "", t.help})
+	}
+	return append(cs,
+		paletteCommand{"env", "SUFFIX|prod", "switch environment (SCHEMA_SUFFIX)"},
+		paletteCommand{"theme", "NAME", "switch theme"},
+		paletteCommand{"quit", "", "quit"})
+}()
 
 func newPalette(a *App) *palette {
 	p := &palette{input: lineInput{prompt: ":", placeholder: "model NAME · why MODEL TIME · blocked · runs · env SUFFIX · theme NAME"}}
@@ -130,15 +136,13 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 	}
 	cmd, args := fields[0], fields[1:]
 	switch cmd {
-	case "pipelines", "blocked", "runs", "audit":
-		return a.switchTo(viewNames[cmd]), nil
 	case "quit", "q":
 		return a.quit(false), nil
 	case "model":
 		if len(args) != 1 {
 			return nil, fmt.Errorf("model NAME: name one model")
 		}
-		return a.openModel(args[0]), nil
+		return a.push(newModel(a.common, args[0])), nil
 	case "why":
 		if len(args) < 1 || len(args) > 2 {
 			return nil, fmt.Errorf("why MODEL [TIME]: TIME is RFC 3339 or a date")
@@ -151,7 +155,7 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 			}
 			at = t
 		}
-		return a.openWhy(args[0], at), nil
+		return a.push(newWhy(a.common, args[0], at)), nil
 	case "env":
 		if len(args) != 1 {
 			return nil, fmt.Errorf("env SUFFIX: a schema suffix, or prod")
@@ -163,11 +167,14 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 		}
 		return a.switchTheme(args[0]), nil
 	}
+	if t, ok := topViewNamed(cmd); ok {
+		return a.switchTo(t.kind), nil
+	}
 	// A bare model name goes to the model.
 	if len(args) == 0 {
 		for _, m := range a.knownModels() {
 			if m == cmd {
-				return a.openModel(cmd), nil
+				return a.push(newModel(a.common, cmd)), nil
 			}
 		}
 	}

@@ -45,7 +45,7 @@ type Options struct {
 // the alternate screen with mouse wheel reporting on; Input and Output are
 // ignored.
 func NewModel(ctx context.Context, e *engine.Engine, opts Options) (tea.Model, error) {
-	return newApp(ctx, e, withDefaults(opts))
+	return newApp(ctx, e, withDefaults(opts), standardRenderers())
 }
 
 // Run runs the terminal UI on e until the user quits or ctx ends. Runs
@@ -54,7 +54,7 @@ func NewModel(ctx context.Context, e *engine.Engine, opts Options) (tea.Model, e
 func Run(ctx context.Context, e *engine.Engine, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	app, err := newApp(ctx, e, withDefaults(opts))
+	app, err := newApp(ctx, e, withDefaults(opts), standardRenderers())
 	if err != nil {
 		return err
 	}

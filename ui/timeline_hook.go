@@ -13,12 +13,8 @@ import (
 	"github.com/bollhav/bollhav/ui/timeline"
 )
 
-// The model view's coverage timeline, drawn by ui/timeline.
-
-func init() {
-	coverageTimelineRenderer = renderTimeline
-	timelineVisible = visibleTimeline
-}
+// The model view's coverage timeline, drawn by ui/timeline: the standard
+// renderers' timeline and visible.
 
 // timelineGlyphs are ui/timeline's glyphs with the themes' running and
 // blocked glyphs, the two an on-call engineer looks for, so they read the

@@ -6,53 +6,43 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// viewKind names a kind of screen.
-type viewKind int
-
-const (
-	viewPipelines viewKind = iota
-	viewModel
-	viewWhy
-	viewBlocked
-	viewRuns
-	viewRun
-	viewAudit
-)
-
-// viewNames are the names the palette and Options.View use.
-var viewNames = map[string]viewKind{
-	"pipelines": viewPipelines,
-	"blocked":   viewBlocked,
-	"runs":      viewRuns,
-	"audit":     viewAudit,
-}
+// viewKind names a kind of screen: the name Options.View, the palette and
+// the tests know it by. Each view's file declares its own.
+type viewKind string
 
 // view is one screen of the stack. The app owns the stack and routes to
-// the views: key presses to the top one, loaded data to the view whose id
-// it carries. A view never does I/O: load returns the Cmd that does.
+// the views: key presses to the top one, every message that carries a
+// view's id (viewMsg) to that view. A view never does I/O: load returns
+// the Cmd that does, and the view's update takes the answer. What a view
+// may reach of the program is its common, no more.
 type view interface {
 	base() *viewBase
 	kind() viewKind
 	// title is the view's part of the header's breadcrumb.
 	title() string
-	// load returns the Cmd that reads the view's data; only, when not
-	// empty, narrows a reload to those models (views that cannot narrow
-	// reload everything).
-	load(a *App, gen uint64, only []string) tea.Cmd
-	// apply takes loaded data.
-	apply(a *App, data any)
+	// load returns the Cmd that reads the view's data as a loaded[T] of
+	// the view's own data type; only, when not empty, narrows a reload to
+	// those models (views that cannot narrow reload everything).
+	load(gen uint64, only []string) tea.Cmd
+	// update takes a message for the view: its data, once the app has
+	// checked that it answers the newest request and did not fail, or one
+	// of its own messages (a timer, a second request).
+	update(msg viewMsg) tea.Cmd
 	// key handles a key press the app did not take; it may return a Cmd.
-	key(a *App, msg tea.KeyPressMsg) tea.Cmd
+	key(msg tea.KeyPressMsg) tea.Cmd
 	// wheel scrolls for the mouse wheel.
 	wheel(msg tea.MouseWheelMsg)
 	// render draws the body: exactly h lines of at most w cells.
-	render(a *App, w, h int) []string
+	render(w, h int) []string
 	// bindings are the view's own keys, for the footer and the help.
-	bindings(a *App) []key.Binding
+	bindings() []key.Binding
 	// affected reports whether a change in the store touches the view's
 	// data, and which models to reload (nil: everything).
-	affected(a *App, changes []state.Change) (bool, []string)
+	affected(changes []state.Change) (bool, []string)
 }
+
+// viewMsg is a message for one view, routed by its id.
+type viewMsg interface{ viewID() int }
 
 // filterable is a view with a / filter.
 type filterable interface {
@@ -63,6 +53,7 @@ type filterable interface {
 // viewBase is the bookkeeping every view shares: its id for routing, the
 // generation of its newest request, and what a reload still owes.
 type viewBase struct {
+	c       *common
 	id      int
 	gen     uint64
 	loading bool
@@ -75,6 +66,9 @@ type viewBase struct {
 }
 
 func (b *viewBase) base() *viewBase { return b }
+
+// newBase is the bookkeeping of a new view on c.
+func newBase(c *common) viewBase { return viewBase{c: c, id: c.newID()} }
 
 // ask records a reload of only (nil: everything).
 func (b *viewBase) ask(only []string) {
@@ -121,11 +115,11 @@ func changedModels(env string, changes []state.Change) []string {
 }
 
 // loadingLines is a body that says the view is loading (or failed to).
-func loadingLines(a *App, b *viewBase, w, h int) []string {
+func loadingLines(b *viewBase, w, h int) []string {
 	lines := make([]string, h)
 	msg := "loading…"
 	if b.err != nil {
-		msg = a.theme.Error.Render("could not load: ") + b.err.Error()
+		msg = b.c.theme.Error.Render("could not load: ") + b.err.Error()
 	}
 	if h > 0 {
 		lines[0] = fit(" "+msg, w)

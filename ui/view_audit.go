@@ -46,31 +46,49 @@ type auditTickMsg struct {
 	seq  uint64
 }
 
-func loadAudit(e *engine.Engine) func(ctx context.Context) (any, error) {
-	return func(ctx context.Context) (any, error) {
+func (m auditTickMsg) viewID() int { return m.view }
+
+// loadAudit reads the newest entries of the store's audit log.
+func loadAudit(e *engine.Engine) func(ctx context.Context) (auditData, error) {
+	return func(ctx context.Context) (auditData, error) {
 		entries, err := e.Store.AuditLog(ctx, auditLimit)
 		if err != nil {
-			return nil, fmt.Errorf("reading the audit log: %w", err)
+			return auditData{}, fmt.Errorf("reading the audit log: %w", err)
 		}
 		return auditData{entries: entries}, nil
 	}
 }
 
-func (a *App) newAudit() *auditView { return &auditView{viewBase: viewBase{id: a.id()}} }
+func newAudit(c *common) *auditView { return &auditView{viewBase: newBase(c)} }
+
+// viewAudit is the audit log, key 4.
+const viewAudit viewKind = "audit"
 
 func (v *auditView) kind() viewKind { return viewAudit }
 func (v *auditView) title() string  { return "Audit" }
 
-func (v *auditView) load(a *App, gen uint64, _ []string) tea.Cmd {
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadAudit(a.eng))
+func (v *auditView) load(gen uint64, _ []string) tea.Cmd {
+	return loadCmd(v.c, v.id, gen, loadAudit(v.c.eng))
 }
 
-func (v *auditView) apply(a *App, data any) {
+// update takes the entries, and the reload timer's tick.
+func (v *auditView) update(msg viewMsg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loaded[auditData]:
+		v.apply(msg.data)
+	case auditTickMsg:
+		v.tick(msg)
+	}
+	return nil
+}
+
+// apply takes the entries, keeping the cursor on its entry.
+func (v *auditView) apply(d auditData) {
 	var sel int64
 	if e := v.selected(); e != nil {
 		sel = e.ID
 	}
-	v.entries = data.(auditData).entries
+	v.entries = d.entries
 	v.refilter()
 	for i, ix := range v.idx {
 		if v.entries[ix].ID == sel {
@@ -83,40 +101,40 @@ func (v *auditView) apply(a *App, data any) {
 // affected: the log is the store's, every environment's, and its entries
 // are not changes; a change is a sign something was done, so any change
 // reloads it (the timer catches the rest).
-func (v *auditView) affected(a *App, changes []state.Change) (bool, []string) {
+func (v *auditView) affected(changes []state.Change) (bool, []string) {
 	return len(changes) > 0, nil
 }
 
 // auditPoll is how often the audit view reloads while on top: five times
 // the feed's poll (5 s by default).
-func (a *App) auditPoll() time.Duration { return 5 * a.feedPoll() }
+func (v *auditView) auditPoll() time.Duration { return 5 * v.c.feedPoll }
 
 // settle sets the reload timer once the view is loaded and on top.
-func (v *auditView) settle(a *App) tea.Cmd {
-	if v.ticking || !v.loaded || a.top() != view(v) {
+func (v *auditView) settle() tea.Cmd {
+	if v.ticking || !v.loaded || !v.c.onTop(v.id) {
 		return nil
 	}
 	v.ticking = true
 	v.tickSeq++
 	msg := auditTickMsg{view: v.id, seq: v.tickSeq}
-	return tea.Tick(a.auditPoll(), func(time.Time) tea.Msg { return msg })
+	return tick(v.c.ctx, v.auditPoll(), func(time.Time) tea.Msg { return msg })
 }
 
 // tick reloads the view when it is still on top; the load's answer sets the
 // next tick (settle).
-func (v *auditView) tick(a *App, msg auditTickMsg) tea.Cmd {
+func (v *auditView) tick(msg auditTickMsg) {
 	if msg.seq != v.tickSeq {
-		return nil
+		return
 	}
 	v.ticking = false
-	if a.top() != view(v) {
-		return nil // shown again, it reloads and ticks again
+	if !v.c.onTop(v.id) {
+		return // shown again, it reloads and ticks again
 	}
 	if v.loading {
 		v.ask(nil)
-		return nil
+		return
 	}
-	return a.reload(v, nil)
+	v.c.send(reloadMsg{v.id})
 }
 
 func (v *auditView) filter() string { return v.query }
@@ -146,14 +164,14 @@ func (v *auditView) selected() *state.AuditEntry {
 	return nil
 }
 
-func (v *auditView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	v.cur.handleKey(a.keys, msg)
+func (v *auditView) key(msg tea.KeyPressMsg) tea.Cmd {
+	v.cur.handleKey(v.c.keys, msg)
 	return nil
 }
 
 func (v *auditView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
-func (v *auditView) bindings(a *App) []key.Binding { return nil }
+func (v *auditView) bindings() []key.Binding { return nil }
 
 // auditOutcome is how an outcome reads at a glance: ok, an error, or a
 // refusal, each with its glyph, so it does not depend on colour.
@@ -223,11 +241,11 @@ func parseWindowArg(s string) (state.Window, bool) {
 // what the columns cut.
 const auditDetail = 3
 
-func (v *auditView) render(a *App, w, h int) []string {
+func (v *auditView) render(w, h int) []string {
 	if !v.loaded {
-		return loadingLines(a, &v.viewBase, w, h)
+		return loadingLines(&v.viewBase, w, h)
 	}
-	t := a.theme
+	t := v.c.theme
 	wide := w >= 120
 	cols := []column{{w: 1}, {w: 9}}
 	head := []string{"", "WHEN"}
@@ -253,7 +271,7 @@ func (v *auditView) render(a *App, w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := a.now()
+	now := v.c.now()
 	for i := from; i < to; i++ {
 		e := v.entries[v.idx[i]]
 		at := e.At
@@ -266,7 +284,7 @@ func (v *auditView) render(a *App, w, h int) []string {
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	lines = pad(lines, w, h-1-auditDetail)
-	lines = append(lines, v.detail(a, w)...)
+	lines = append(lines, v.detail(w)...)
 	foot := " " + plural(len(v.entries), "entry", "entries")
 	if len(v.entries) == auditLimit {
 		foot += fmt.Sprintf(" (the newest %d)", auditLimit)
@@ -282,8 +300,8 @@ func (v *auditView) render(a *App, w, h int) []string {
 
 // detail is the selected entry whole: its time to the second in UTC, its
 // action and actor; its outcome; its arguments.
-func (v *auditView) detail(a *App, w int) []string {
-	t := a.theme
+func (v *auditView) detail(w int) []string {
+	t := v.c.theme
 	e := v.selected()
 	if e == nil {
 		return pad(nil, w, auditDetail)

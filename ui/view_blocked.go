@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,24 +23,37 @@ type blockedView struct {
 	query string
 }
 
-func (a *App) newBlocked() *blockedView {
-	return &blockedView{viewBase: viewBase{id: a.id()}}
+func newBlocked(c *common) *blockedView {
+	return &blockedView{viewBase: newBase(c)}
 }
+
+// viewBlocked is the triage queue, key 2.
+const viewBlocked viewKind = "blocked"
 
 func (v *blockedView) kind() viewKind { return viewBlocked }
 func (v *blockedView) title() string  { return "Blocked" }
 
-func (v *blockedView) load(a *App, gen uint64, _ []string) tea.Cmd {
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadBlocked(a.eng))
+func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
+	return loadCmd(v.c, v.id, gen, func(ctx context.Context) ([]gate.BlockedUnit, error) {
+		return v.c.eng.Blocked(ctx, gate.BlockedFilter{})
+	})
 }
 
-func (v *blockedView) apply(a *App, data any) {
+func (v *blockedView) update(msg viewMsg) tea.Cmd {
+	if m, ok := msg.(loaded[[]gate.BlockedUnit]); ok {
+		v.apply(m.data)
+	}
+	return nil
+}
+
+// apply takes the blocked units, keeping the cursor on its unit.
+func (v *blockedView) apply(units []gate.BlockedUnit) {
 	var sel *gate.BlockedUnit
 	if s := v.selected(); s != nil {
 		c := *s
 		sel = &c
 	}
-	v.units = data.([]gate.BlockedUnit)
+	v.units = units
 	v.refilter()
 	if sel != nil {
 		for i, ix := range v.idx {
@@ -51,8 +65,8 @@ func (v *blockedView) apply(a *App, data any) {
 	}
 }
 
-func (v *blockedView) affected(a *App, changes []state.Change) (bool, []string) {
-	return len(changedModels(a.eng.Env.Suffix, changes)) > 0, nil
+func (v *blockedView) affected(changes []state.Change) (bool, []string) {
+	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
 }
 
 func (v *blockedView) filter() string { return v.query }
@@ -81,8 +95,8 @@ func (v *blockedView) selected() *gate.BlockedUnit {
 	return nil
 }
 
-func (v *blockedView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	if v.cur.handleKey(a.keys, msg) {
+func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(v.c.keys, msg) {
 		return nil
 	}
 	u := v.selected()
@@ -90,31 +104,35 @@ func (v *blockedView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
-	case key.Matches(msg, a.keys.Enter):
-		return a.openWhy(u.Model, u.Window.Since)
-	case key.Matches(msg, a.keys.Model):
-		return a.openModel(u.Model)
-	case key.Matches(msg, a.keys.RunWindow):
-		return a.openAction(action{kind: actionRun, model: u.Model, window: windowPtr(u.Window), mode: spec.Bulldozer})
-	case key.Matches(msg, a.keys.MarkApplied):
-		return a.openAction(action{kind: actionMark, model: u.Model, window: windowPtr(u.Window), status: state.Applied})
+	case key.Matches(msg, v.c.keys.Enter):
+		v.c.openWhy(u.Model, u.Window.Since)
+		return nil
+	case key.Matches(msg, v.c.keys.Model):
+		v.c.openModel(u.Model)
+		return nil
+	case key.Matches(msg, v.c.keys.RunWindow):
+		v.c.openAction(action{kind: actionRun, model: u.Model, window: windowPtr(u.Window), mode: spec.Bulldozer})
+		return nil
+	case key.Matches(msg, v.c.keys.MarkApplied):
+		v.c.openAction(action{kind: actionMark, model: u.Model, window: windowPtr(u.Window), status: state.Applied})
+		return nil
 	}
 	return nil
 }
 
 func (v *blockedView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
-func (v *blockedView) bindings(a *App) []key.Binding {
-	enter := a.keys.Enter
+func (v *blockedView) bindings() []key.Binding {
+	enter := v.c.keys.Enter
 	enter.SetHelp("enter", "why")
-	return []key.Binding{enter, a.keys.Model, a.keys.RunWindow, a.keys.MarkApplied}
+	return []key.Binding{enter, v.c.keys.Model, v.c.keys.RunWindow, v.c.keys.MarkApplied}
 }
 
-func (v *blockedView) render(a *App, w, h int) []string {
+func (v *blockedView) render(w, h int) []string {
 	if !v.loaded {
-		return loadingLines(a, &v.viewBase, w, h)
+		return loadingLines(&v.viewBase, w, h)
 	}
-	t := a.theme
+	t := v.c.theme
 	nameW := min(28, max(14, w/5))
 	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 24}}
 	head := []string{"", "IMPACT", "MODEL", "WINDOW"}
@@ -135,7 +153,7 @@ func (v *blockedView) render(a *App, w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := a.now()
+	now := v.c.now()
 	for i := from; i < to; i++ {
 		u := v.units[v.idx[i]]
 		cells := []string{t.Glyph(themes.Blocked), count(u.Impact), u.Model, windowText(u.Window)}

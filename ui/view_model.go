@@ -15,8 +15,9 @@ import (
 
 // modelView is one model: its shape and counts, its contracts with each
 // gated upstream, its downstreams, the coverage timeline (from ui/timeline
-// through coverageTimelineRenderer; a one-line strip until then) and its
-// units, loaded a page at a time as the cursor goes down.
+// through the timeline renderer of its common, a one-line strip without
+// one; view_model_timeline.go) and its units, loaded a page at a time as
+// the cursor goes down.
 type modelView struct {
 	viewBase
 	name  string
@@ -50,35 +51,49 @@ type modelView struct {
 	gateSeq   uint64
 }
 
-// gateDelay is how long the cursor rests on a window before the model view
-// asks the engine for its gate: holding j down asks once, at the end.
-const gateDelay = 150 * time.Millisecond
-
-func (a *App) newModel(name string) *modelView {
-	return &modelView{viewBase: viewBase{id: a.id()}, name: name, limit: unitsPage}
+func newModel(c *common, name string) *modelView {
+	return &modelView{viewBase: newBase(c), name: name, limit: unitsPage}
 }
+
+// viewModel is one model, opened from a list, the palette or Options.View.
+const viewModel viewKind = "model"
 
 func (v *modelView) kind() viewKind { return viewModel }
 func (v *modelView) title() string  { return v.name }
 
-func (v *modelView) load(a *App, gen uint64, _ []string) tea.Cmd {
-	tl := timelineLoad{on: coverageTimelineRenderer != nil, want: v.tlAsk, width: a.width}
+func (v *modelView) load(gen uint64, _ []string) tea.Cmd {
+	tl := timelineLoad{on: v.c.render.timeline != nil, want: v.tlAsk, width: v.c.width}
 	if u := v.selected(); u != nil {
 		at := u.Window.Since
 		tl.at = &at
 	} else if !v.placed && v.startAt != nil {
 		tl.at = v.startAt
 	}
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadModel(a.eng, v.name, v.limit, tl))
+	return loadCmd(v.c, v.id, gen, loadModel(v.c.eng, v.name, v.limit, tl))
 }
 
-func (v *modelView) apply(a *App, data any) {
+// update takes the view's data, and the engine's gate of the cursor's
+// unit: the tick of the cursor at rest asks for it, the answer brings it.
+func (v *modelView) update(msg viewMsg) tea.Cmd {
+	switch msg := msg.(type) {
+	case loaded[modelData]:
+		v.apply(msg.data)
+	case gateTickMsg:
+		return v.gateTick(msg)
+	case gateMsg:
+		v.applyGate(msg)
+	}
+	return nil
+}
+
+// apply takes loaded data, keeping the cursor on its unit.
+func (v *modelView) apply(d modelData) {
 	var sel time.Time
 	hadSel := false
 	if u := v.selected(); u != nil {
 		sel, hadSel = u.Window.Since, true
 	}
-	v.data = data.(modelData)
+	v.data = d
 	v.tlWant = v.data.want
 	v.tl.tracks = nil // prepared again from the new spans
 	v.gate, v.gateFor, v.hasGate = v.data.gate, v.data.gateFor, v.data.gate != nil
@@ -144,86 +159,12 @@ func (v *modelView) upstreamTarget() (model string, at time.Time, ok bool, why s
 	return "", time.Time{}, false, "nothing upstream holds this window back"
 }
 
-// settle runs after the data arrives, the terminal is resized or the
-// wheel moves the cursor: it loads what the timeline now shows when that is
-// outside what was loaded, and otherwise asks for the cursor's gate.
-func (v *modelView) settle(a *App) tea.Cmd {
-	if coverageTimelineRenderer == nil || timelineVisible == nil || !v.loaded {
-		return nil
-	}
-	vis := timelineVisible(v.timelineInput(a), max(a.width, 20))
-	if !vis.Empty() && !v.tlWant.Covers(vis) {
-		// A screen's worth either side, so scrolling on loads rarely.
-		d := vis.Duration()
-		v.tlAsk = state.Window{Since: vis.Since.Add(-d), Until: vis.Until.Add(d)}
-		return a.reload(v, nil)
-	}
-	return v.askGate(a)
-}
-
-// askGate asks, once the cursor has rested, for the engine's gate of the
-// cursor's unit, unless the view has it or has asked for it.
-func (v *modelView) askGate(a *App) tea.Cmd {
-	u := v.selected()
-	if u == nil || v.data.def == nil || len(v.data.upstreams) == 0 {
-		return nil
-	}
-	if v.hasGate && v.gateFor.Equal(u.Window) || v.gateAsked && v.gateWant.Equal(u.Window) {
-		return nil
-	}
-	v.gateWant, v.gateAsked = u.Window, true
-	v.gateSeq++
-	id, seq := v.id, v.gateSeq
-	return tea.Tick(gateDelay, func(time.Time) tea.Msg { return gateTickMsg{view: id, seq: seq} })
-}
-
-// gateTick asks the engine for the gate when the cursor is still where it
-// rested.
-func (v *modelView) gateTick(a *App, msg gateTickMsg) tea.Cmd {
-	if msg.seq != v.gateSeq || !v.gateAsked {
-		return nil
-	}
-	return loadGate(a.ctx, a.eng, v.id, v.gateSeq, v.data.def, v.gateWant, v.data.status.Timeless())
-}
-
-// applyGate takes the engine's gate of the window asked for.
-func (v *modelView) applyGate(msg gateMsg) {
-	if msg.seq != v.gateSeq {
-		return
-	}
-	v.gateAsked = false
-	if msg.err != nil {
-		return // the timeline derives what it can from the coverage
-	}
-	g := msg.gate
-	v.gate, v.gateFor, v.hasGate = &g, msg.window, true
-}
-
-// timelineInput is the timeline's data for the frame.
-func (v *modelView) timelineInput(a *App) timelineInput {
-	in := timelineInput{Model: v.data.status, Def: v.data.def, Cursor: v.selected(), Zoom: v.zoom, Span: v.data.span,
-		Now: a.now(), Theme: a.theme, State: &v.tl}
-	gated := v.hasGate && in.Cursor != nil && in.Cursor.Window.Equal(v.gateFor)
-	for _, u := range v.data.upstreams {
-		tu := timelineUpstream{Source: u.src, Status: u.status, Def: u.def, Span: u.span}
-		if gated {
-			for i := range v.gate.Verdicts {
-				if vd := &v.gate.Verdicts[i]; vd.Upstream == u.src.Name {
-					tu.Verdict = vd
-				}
-			}
-		}
-		in.Upstreams = append(in.Upstreams, tu)
-	}
-	return in
-}
-
-func (v *modelView) affected(a *App, changes []state.Change) (bool, []string) {
+func (v *modelView) affected(changes []state.Change) (bool, []string) {
 	mine := map[string]bool{v.name: true}
 	for _, u := range v.data.upstreams {
 		mine[u.src.Name] = true
 	}
-	for _, m := range changedModels(a.eng.Env.Suffix, changes) {
+	for _, m := range changedModels(v.c.eng.Env.Suffix, changes) {
 		if mine[m] {
 			return true, nil
 		}
@@ -258,54 +199,61 @@ func (v *modelView) selected() *state.Unit {
 	return nil
 }
 
-func (v *modelView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	if v.cur.handleKey(a.keys, msg) {
-		return tea.Batch(v.more(a), v.settle(a))
+func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(v.c.keys, msg) {
+		return tea.Batch(v.more(), v.settle())
 	}
 	u := v.selected()
 	switch {
-	case key.Matches(msg, a.keys.ZoomOut):
+	case key.Matches(msg, v.c.keys.ZoomOut):
 		if v.tl.Levels == 0 || v.zoom < v.tl.Levels-1 {
 			v.zoom++
 		}
-		return v.settle(a)
-	case key.Matches(msg, a.keys.ZoomIn):
+		return v.settle()
+	case key.Matches(msg, v.c.keys.ZoomIn):
 		if v.tl.Levels > 0 {
 			v.zoom = min(v.zoom, v.tl.Levels-1)
 		}
 		v.zoom = max(0, v.zoom-1)
-		return v.settle(a)
-	case key.Matches(msg, a.keys.Upstream):
+		return v.settle()
+	case key.Matches(msg, v.c.keys.Upstream):
 		model, at, ok, why := v.upstreamTarget()
 		if !ok {
-			return a.setFlash(why, false)
+			v.c.flash(why, false)
+			return nil
 		}
-		up := a.newModel(model)
+		up := newModel(v.c, model)
 		if !at.IsZero() {
 			up.startAt = &at
 		}
-		return a.push(up)
-	case key.Matches(msg, a.keys.Enter):
+		v.c.send(pushMsg{up})
+		return nil
+	case key.Matches(msg, v.c.keys.Enter):
 		if u != nil {
-			return a.openWhy(v.name, u.Window.Since)
+			v.c.openWhy(v.name, u.Window.Since)
+			return nil
 		}
 		if v.data.status.Timeless() {
-			return a.openWhy(v.name, time.Time{})
+			v.c.openWhy(v.name, time.Time{})
+			return nil
 		}
-	case key.Matches(msg, a.keys.RunWindow):
+	case key.Matches(msg, v.c.keys.RunWindow):
 		if u != nil {
 			w := u.Window
-			return a.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: spec.Bulldozer})
+			v.c.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: spec.Bulldozer})
+			return nil
 		}
-	case key.Matches(msg, a.keys.RunModel):
-		return a.openAction(action{kind: actionRun, model: v.name, mode: spec.Discover})
-	case key.Matches(msg, a.keys.MarkApplied), key.Matches(msg, a.keys.MarkPending):
+	case key.Matches(msg, v.c.keys.RunModel):
+		v.c.openAction(action{kind: actionRun, model: v.name, mode: spec.Discover})
+		return nil
+	case key.Matches(msg, v.c.keys.MarkApplied), key.Matches(msg, v.c.keys.MarkPending):
 		if u != nil {
 			st := state.Applied
-			if key.Matches(msg, a.keys.MarkPending) {
+			if key.Matches(msg, v.c.keys.MarkPending) {
 				st = state.Pending
 			}
-			return a.openAction(action{kind: actionMark, model: v.name, window: windowPtr(u.Window), status: st})
+			v.c.openAction(action{kind: actionMark, model: v.name, window: windowPtr(u.Window), status: st})
+			return nil
 		}
 	}
 	return nil
@@ -321,31 +269,32 @@ func windowPtr(w state.Window) *state.Window {
 
 // more asks for the next page of units when the cursor nears the end of
 // those loaded.
-func (v *modelView) more(a *App) tea.Cmd {
+func (v *modelView) more() tea.Cmd {
 	if v.data.more && v.query == "" && v.cur.pos >= len(v.idx)-v.cur.height && v.limit <= len(v.data.units) {
 		v.limit += unitsPage
-		return a.reload(v, nil)
+		v.c.send(reloadMsg{v.id})
+		return nil
 	}
 	return nil
 }
 
 func (v *modelView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
-func (v *modelView) bindings(a *App) []key.Binding {
-	enter := a.keys.Enter
+func (v *modelView) bindings() []key.Binding {
+	enter := v.c.keys.Enter
 	enter.SetHelp("enter", "why")
-	up := a.keys.Upstream
+	up := v.c.keys.Upstream
 	if v.loaded && len(v.data.upstreams) == 0 {
 		up.SetEnabled(false)
 	}
-	return []key.Binding{enter, up, a.keys.RunWindow, a.keys.RunModel, a.keys.MarkApplied, a.keys.MarkPending, a.keys.ZoomIn, a.keys.ZoomOut}
+	return []key.Binding{enter, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut}
 }
 
-func (v *modelView) render(a *App, w, h int) []string {
+func (v *modelView) render(w, h int) []string {
 	if !v.loaded {
-		return loadingLines(a, &v.viewBase, w, h)
+		return loadingLines(&v.viewBase, w, h)
 	}
-	t := a.theme
+	t := v.c.theme
 	st := v.data.status
 	var lines []string
 
@@ -379,7 +328,7 @@ func (v *modelView) render(a *App, w, h int) []string {
 	lines = append(lines, "   "+t.Muted.Render("last applied "+timeText(st.LastAppliedAt)+" · coverage "+coverageText(st)))
 
 	// The timeline.
-	tl, allLanes := v.timeline(a, w, h)
+	tl, allLanes := v.timeline(w, h)
 	lines = append(lines, tl...)
 
 	// Contracts: on a small terminal, only when the timeline could not
@@ -460,56 +409,6 @@ func (v *modelView) render(a *App, w, h int) []string {
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	return pad(lines, w, h)
-}
-
-// timeline is the coverage timeline: ui/timeline's when it is wired in,
-// else one line of the loaded units' glyphs, the cursor's unit bracketed.
-func (v *modelView) timeline(a *App, w, h int) (lines []string, allLanes bool) {
-	t := a.theme
-	if coverageTimelineRenderer != nil {
-		// A heading, the ruler, the strip and the cursor, then three lines
-		// per upstream, in what leaves room for a few units (ten lines of
-		// 24), or half a large terminal; lanes that do not fit are counted.
-		want := 4 + 3*len(v.data.upstreams)
-		if v.data.status.Timeless() {
-			want = 2 + 3*len(v.data.upstreams) // no strip or cursor of its own
-		}
-		room := max(7, h-12)
-		if h >= 30 {
-			room = max(10, h/2)
-		}
-		lines := coverageTimelineRenderer(v.timelineInput(a), w, min(want, room))
-		return lines, len(lines) == want // fewer: lanes left out, or no axis to draw them on
-	}
-	label := " " + t.Title.Render("Timeline") + " "
-	room := w - width(label) - 1
-	if len(v.data.units) == 0 || room < 4 {
-		return []string{label + t.Muted.Render("no units")}, false
-	}
-	// Show the stretch of units around the cursor that fits.
-	at := 0
-	if v.cur.pos < len(v.idx) {
-		at = v.idx[v.cur.pos]
-	}
-	from := max(0, min(at-room/2, len(v.data.units)-room))
-	to := min(len(v.data.units), from+room)
-	var b strings.Builder
-	for i := from; i < to; i++ {
-		s := unitStatus(v.data.units[i].Status)
-		g := t.Glyph(s)
-		if i == at {
-			g = t.Selected.Render(themes.Glyph(s))
-		}
-		b.WriteString(g)
-	}
-	strip := b.String()
-	if from > 0 {
-		strip = t.Muted.Render("…") + ansiCut(strip, 1)
-	}
-	if to < len(v.data.units) || v.data.more {
-		strip = ansiTrimLast(strip) + t.Muted.Render("…")
-	}
-	return []string{label + strip}, false
 }
 
 func errText(err error) string {

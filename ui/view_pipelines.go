@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -16,7 +18,7 @@ import (
 // pipelinesView lists every model grouped by pipeline, with its units
 // counted by status: the overview the UI opens on. Its graph form (the
 // pipelines' task graphs drawn by waves) plugs in from ui/graphview through
-// newPipelineGraph; v switches forms.
+// the graph renderer of its common; v switches forms.
 type pipelinesView struct {
 	viewBase
 	models   []engine.ModelStatus
@@ -56,19 +58,29 @@ type plRow struct {
 	n        int // a heading's model count
 }
 
-func (a *App) newPipelines() *pipelinesView {
-	return &pipelinesView{viewBase: viewBase{id: a.id()}, collapsed: map[string]bool{}}
+func newPipelines(c *common) *pipelinesView {
+	return &pipelinesView{viewBase: newBase(c), collapsed: map[string]bool{}}
 }
+
+// viewPipelines is the overview the UI opens on.
+const viewPipelines viewKind = "pipelines"
 
 func (v *pipelinesView) kind() viewKind { return viewPipelines }
 func (v *pipelinesView) title() string  { return "Pipelines" }
 
-func (v *pipelinesView) load(a *App, gen uint64, only []string) tea.Cmd {
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadPipelines(a.eng, only))
+func (v *pipelinesView) load(gen uint64, only []string) tea.Cmd {
+	return loadCmd(v.c, v.id, gen, loadPipelines(v.c.eng, only))
 }
 
-func (v *pipelinesView) apply(a *App, data any) {
-	d := data.(pipelinesData)
+func (v *pipelinesView) update(msg viewMsg) tea.Cmd {
+	if m, ok := msg.(loaded[pipelinesData]); ok {
+		v.apply(m.data)
+	}
+	return nil
+}
+
+// apply takes loaded data: every model, or (d.only) just those named.
+func (v *pipelinesView) apply(d pipelinesData) {
 	selected := v.selectedName()
 	if d.only != nil {
 		byName := make(map[string]int, len(v.models))
@@ -84,12 +96,12 @@ func (v *pipelinesView) apply(a *App, data any) {
 		v.models, v.graphs, v.graphErr = d.models, d.graphs, d.graphErr
 	}
 	v.stale = nil
-	if a.eng.Spec != nil {
+	if v.c.eng.Spec != nil {
 		st := make(map[string]engine.ModelStatus, len(v.models))
 		for _, m := range v.models {
 			st[m.Name] = m
 		}
-		v.stale = staleModels(a.eng.Spec.Models, st, a.now())
+		v.stale = staleModels(v.c.eng.Spec.Models, st, v.c.now())
 	}
 	v.sumUp()
 	v.rebuild(selected)
@@ -121,8 +133,8 @@ func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
 
 // affected: a change reloads only the models it names, when they are all
 // listed already; a new model means a full reload.
-func (v *pipelinesView) affected(a *App, changes []state.Change) (bool, []string) {
-	names := changedModels(a.eng.Env.Suffix, changes)
+func (v *pipelinesView) affected(changes []state.Change) (bool, []string) {
+	names := changedModels(v.c.eng.Env.Suffix, changes)
 	if len(names) == 0 {
 		return false, nil
 	}
@@ -136,6 +148,15 @@ func (v *pipelinesView) affected(a *App, changes []state.Change) (bool, []string
 		}
 	}
 	return true, names
+}
+
+// modelNames are the models listed, for the palette to complete.
+func (v *pipelinesView) modelNames() []string {
+	out := make([]string, len(v.models))
+	for i, m := range v.models {
+		out[i] = m.Name
+	}
+	return out
 }
 
 func (v *pipelinesView) filter() string { return v.query }
@@ -235,8 +256,8 @@ func (v *pipelinesView) pipelineStarts() []int {
 	return starts
 }
 
-func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	if key.Matches(msg, a.keys.ToggleGraph) {
+func (v *pipelinesView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, v.c.keys.ToggleGraph) {
 		v.graphForm = !v.graphForm
 		if v.graphForm {
 			// The graph opens on the list's pipeline, with its model
@@ -256,10 +277,10 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if v.graphForm && newPipelineGraph != nil {
-		return v.graphKey(a, msg)
+	if v.graphForm && v.c.render.graph != nil {
+		return v.graphKey(msg)
 	}
-	if v.cur.handleKey(a.keys, msg) {
+	if v.cur.handleKey(v.c.keys, msg) {
 		return nil
 	}
 	var row *plRow
@@ -267,7 +288,7 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		row = &v.rows[v.cur.pos]
 	}
 	switch {
-	case key.Matches(msg, a.keys.Enter):
+	case key.Matches(msg, v.c.keys.Enter):
 		if row == nil {
 			return nil
 		}
@@ -277,29 +298,31 @@ func (v *pipelinesView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			v.rebuild(sel)
 			return nil
 		}
-		return a.openModel(v.models[row.model].Name)
-	case key.Matches(msg, a.keys.RunModel):
+		v.c.openModel(v.models[row.model].Name)
+		return nil
+	case key.Matches(msg, v.c.keys.RunModel):
 		if row != nil && row.model >= 0 {
-			return a.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: spec.Discover})
+			v.c.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: spec.Discover})
+			return nil
 		}
 	}
 	return nil
 }
 
 func (v *pipelinesView) wheel(msg tea.MouseWheelMsg) {
-	if v.graphForm && newPipelineGraph != nil {
+	if v.graphForm && v.c.render.graph != nil {
 		return // the graph scrolls with its selection
 	}
 	v.cur.handleWheel(msg)
 }
 
-func (v *pipelinesView) bindings(a *App) []key.Binding {
-	enter := a.keys.Enter
+func (v *pipelinesView) bindings() []key.Binding {
+	enter := v.c.keys.Enter
 	enter.SetHelp("enter", "open model")
-	if v.graphForm && newPipelineGraph != nil {
-		return []key.Binding{enter, a.keys.ToggleGraph, a.keys.NextGraph, a.keys.Left, a.keys.Right, a.keys.RunModel}
+	if v.graphForm && v.c.render.graph != nil {
+		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.NextGraph, v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
 	}
-	return []key.Binding{enter, a.keys.ToggleGraph, a.keys.RunModel}
+	return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.RunModel}
 }
 
 // pipelines columns: health glyph, name, shape, one count per status, then,
@@ -330,13 +353,13 @@ func (v *pipelinesView) columns(w int) (cols []column, wide, wider bool) {
 	return cols, wide, wider
 }
 
-func (v *pipelinesView) render(a *App, w, h int) []string {
+func (v *pipelinesView) render(w, h int) []string {
 	if !v.loaded {
-		return loadingLines(a, &v.viewBase, w, h)
+		return loadingLines(&v.viewBase, w, h)
 	}
-	t := a.theme
-	if v.graphForm && newPipelineGraph != nil {
-		return v.renderGraph(a, w, h)
+	t := v.c.theme
+	if v.graphForm && v.c.render.graph != nil {
+		return v.renderGraph(w, h)
 	}
 	cols, wide, wider := v.columns(w - 1)
 	head := []string{"", "MODEL", "SHAPE"}
@@ -355,7 +378,7 @@ func (v *pipelinesView) render(a *App, w, h int) []string {
 	}
 	listH := max(1, h-len(lines)-1)
 	v.cur.setHeight(listH)
-	summary := v.summary(a)
+	summary := v.summary()
 	if len(v.rows) == 0 {
 		msg := " no models: apply or run a spec to register some"
 		if v.query != "" {
@@ -364,7 +387,7 @@ func (v *pipelinesView) render(a *App, w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := a.now()
+	now := v.c.now()
 	for i := from; i < to; i++ {
 		r := v.rows[i]
 		var line string
@@ -399,8 +422,8 @@ func (v *pipelinesView) render(a *App, w, h int) []string {
 }
 
 // summary is the last line: totals, the filter and the scroll position.
-func (v *pipelinesView) summary(a *App) string {
-	t := a.theme
+func (v *pipelinesView) summary() string {
+	t := v.c.theme
 	parts := []string{plural(len(v.models), "model", "models"), plural(v.pipes, "pipeline", "pipelines")}
 	for _, s := range []state.UnitStatus{state.Failed, state.Blocked, state.Running} {
 		if n := v.totals[s]; n > 0 {
@@ -412,151 +435,6 @@ func (v *pipelinesView) summary(a *App) string {
 		right = "filter: " + v.query + "  " + right
 	}
 	return t.Muted.Render(" ") + strings.Join(parts, t.Muted.Render(" · ")) + "  " + t.Muted.Render(right)
-}
-
-// currentGraph is the graph form of the pipeline shown, built on demand.
-func (v *pipelinesView) currentGraph(a *App) (*engine.PipelineGraph, pipelineGraph) {
-	if len(v.graphs) == 0 {
-		return nil, nil
-	}
-	var p *engine.PipelineGraph
-	for _, g := range v.graphs {
-		if g.Name == v.graphOf {
-			p = g
-		}
-	}
-	if p == nil {
-		p = v.graphs[0]
-		v.graphOf, v.graph = p.Name, nil
-	}
-	if v.graph == nil {
-		st := make(map[string]engine.ModelStatus, len(v.models))
-		for _, m := range v.models {
-			st[m.Name] = m
-		}
-		v.graph = newPipelineGraph(graphInput{Pipeline: p, Status: st, Stale: v.stale, Theme: a.theme})
-		if v.graphSel == "" || p.ModelName(taskIDOf(p, v.graphSel)) == "" {
-			v.graphSel = v.graph.First()
-		}
-	}
-	return p, v.graph
-}
-
-// taskIDOf is the task id of model in p, or -1.
-func taskIDOf(p *engine.PipelineGraph, model string) int {
-	for _, t := range p.Tasks {
-		if t.Model == model {
-			return t.ID
-		}
-	}
-	return -1
-}
-
-func (v *pipelinesView) graphKey(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	_, g := v.currentGraph(a)
-	if g == nil {
-		return nil
-	}
-	dirs := []key.Binding{a.keys.Up, a.keys.Down, a.keys.Left, a.keys.Right}
-	for dir, b := range dirs {
-		if key.Matches(msg, b) {
-			v.graphSel = g.Neighbour(v.graphSel, dir)
-			return nil
-		}
-	}
-	switch {
-	case key.Matches(msg, a.keys.NextGraph):
-		for i, p := range v.graphs {
-			if p.Name == v.graphOf {
-				v.graphOf, v.graph, v.graphSel = v.graphs[(i+1)%len(v.graphs)].Name, nil, ""
-				v.graphX, v.graphY = 0, 0
-				break
-			}
-		}
-	case key.Matches(msg, a.keys.Enter):
-		if v.graphSel != "" {
-			return a.openModel(v.graphSel)
-		}
-	case key.Matches(msg, a.keys.RunModel):
-		if v.graphSel != "" {
-			return a.openAction(action{kind: actionRun, model: v.graphSel, mode: spec.Discover})
-		}
-	}
-	return nil
-}
-
-func (v *pipelinesView) renderGraph(a *App, w, h int) []string {
-	t := a.theme
-	p, g := v.currentGraph(a)
-	if g == nil {
-		msg := "no pipeline graph: the engine has no spec (opened from the store alone)"
-		if v.graphErr != nil {
-			msg = oneLine(v.graphErr.Error())
-		}
-		return pad([]string{t.Muted.Render(" " + msg)}, w, h)
-	}
-	// The pipelines as tabs, the one shown in brackets (and the Selected
-	// style), scrolled so that it shows.
-	var names []string
-	at := 0
-	for i, q := range v.graphs {
-		if q == p {
-			names, at = append(names, t.Selected.Render("["+q.Name+"]")), i
-		} else {
-			names = append(names, t.Muted.Render(" "+q.Name+" "))
-		}
-	}
-	head := " " + t.Title.Render("Pipeline") + " "
-	tabs := strings.Join(names, " ")
-	gh := max(1, h-3)
-	v.graphX, v.graphY = g.Scroll(v.graphSel, w, gh, v.graphX, v.graphY)
-	// Which ways the picture goes on past the window.
-	pw, ph := g.Size()
-	more := ""
-	for _, m := range []struct {
-		ok bool
-		s  string
-	}{{v.graphX > 0, "◂"}, {v.graphX+w < pw, "▸"}, {v.graphY > 0, "▴"}, {v.graphY+gh < ph, "▾"}} {
-		if m.ok {
-			more += m.s
-		}
-	}
-	if more != "" {
-		more = t.Muted.Render("more " + more + " ")
-	}
-	for from := 0; from < at && width(head+tabs+" "+more) > w; {
-		from++
-		tabs = t.Muted.Render("…") + strings.Join(names[from:], " ")
-	}
-	lines := []string{spread(head+tabs, more, w)}
-	lines = append(lines, g.Render(w, gh, v.graphSel, v.graphX, v.graphY)...)
-	lines = pad(lines, w, h-2)
-	return append(lines, v.graphSummary(a, w), t.Muted.Render(fit(" "+g.Legend(), w)))
-}
-
-// graphSummary is the line under the graph: the selected model's health,
-// counts and newest applied_at.
-func (v *pipelinesView) graphSummary(a *App, w int) string {
-	t := a.theme
-	for _, m := range v.models {
-		if m.Name != v.graphSel {
-			continue
-		}
-		parts := []string{" " + t.Glyph(v.health(m)) + " " + t.Accent.Render(m.Name)}
-		for _, s := range countColumns {
-			if n := m.Counts[s]; n > 0 {
-				parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(n)+" "+string(s)))
-			}
-		}
-		if v.stale[m.Name] {
-			parts = append(parts, t.Status(themes.Stale).Render(themes.Glyph(themes.Stale)+" stale"))
-		}
-		if m.LastAppliedAt != nil {
-			parts = append(parts, t.Muted.Render("applied "+ageText(a.now(), m.LastAppliedAt)))
-		}
-		return fit(strings.Join(parts, "  "), w)
-	}
-	return fit(t.Muted.Render(" nothing selected"), w)
 }
 
 // shortStatus is a status's column heading.
@@ -592,4 +470,52 @@ func coverageText(m engine.ModelStatus) string {
 		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
 	}
 	return s
+}
+
+// pipelinesData is the pipelines view's data: every model's status, and the
+// pipelines' task graphs when the engine has a spec. only, when set, marks a
+// partial reload of just those models' statuses.
+type pipelinesData struct {
+	models   []engine.ModelStatus
+	graphs   []*engine.PipelineGraph
+	graphErr error
+	only     []string
+}
+
+// loadPipelines reads every model's status and the pipelines' graphs, or
+// (only) just the statuses of the models named.
+func loadPipelines(e *engine.Engine, only []string) func(ctx context.Context) (pipelinesData, error) {
+	return func(ctx context.Context) (pipelinesData, error) {
+		if len(only) > 0 {
+			d := pipelinesData{only: only}
+			for _, name := range only {
+				st, err := e.ModelStatus(ctx, name)
+				if errors.Is(err, engine.ErrUnknownModel) {
+					continue // gone from the store and the spec: the full reload drops it
+				}
+				if err != nil {
+					return pipelinesData{}, err
+				}
+				d.models = append(d.models, st)
+			}
+			return d, nil
+		}
+		models, err := e.Status(ctx)
+		if err != nil {
+			return pipelinesData{}, err
+		}
+		d := pipelinesData{models: models}
+		if e.Spec != nil {
+			recs, err := e.Store.Models(ctx, e.Env.Suffix)
+			if err != nil {
+				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+			}
+			known := make(map[string]int, len(recs))
+			for _, r := range recs {
+				known[r.Name] = r.TaskID
+			}
+			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec, engine.AssignTaskIDs(e.Spec, known))
+		}
+		return d, nil
+	}
 }

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -66,9 +68,12 @@ type frontierGroup struct {
 	n      int
 }
 
-func (a *App) newWhy(model string, at time.Time) *whyView {
-	return &whyView{viewBase: viewBase{id: a.id()}, model: model, at: at}
+func newWhy(c *common, model string, at time.Time) *whyView {
+	return &whyView{viewBase: newBase(c), model: model, at: at}
 }
+
+// viewWhy explains one unit.
+const viewWhy viewKind = "why"
 
 func (v *whyView) kind() viewKind { return viewWhy }
 
@@ -85,24 +90,44 @@ func (v *whyView) title() string {
 	return "why " + v.model + " @" + v.at.UTC().Format("2006-01-02 15:04")
 }
 
-func (v *whyView) load(a *App, gen uint64, _ []string) tea.Cmd {
-	return loadCmd(a.ctx, a.eng, v.id, gen, loadWhy(a.eng, v.model, v.at))
+// crumb is the title under the view below: "why 2026-01-01" under its
+// own model, not the model again.
+func (v *whyView) crumb(below view) string {
+	title := v.title()
+	if mv, ok := below.(*modelView); ok && mv.name == v.model {
+		title = strings.Replace(title, "why "+v.model+" ", "why ", 1)
+	}
+	return title
+}
+
+func (v *whyView) load(gen uint64, _ []string) tea.Cmd {
+	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.WhyReport, error) {
+		return v.c.eng.Why(ctx, v.model, v.at)
+	})
 }
 
 // affected: a unit's explanation can change with any model upstream of it,
 // so any change in the environment reloads it (Why reads only what the
 // lineage needs).
-func (v *whyView) affected(a *App, changes []state.Change) (bool, []string) {
-	return len(changedModels(a.eng.Env.Suffix, changes)) > 0, nil
+func (v *whyView) affected(changes []state.Change) (bool, []string) {
+	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
 }
 
-func (v *whyView) apply(a *App, data any) {
+func (v *whyView) update(msg viewMsg) tea.Cmd {
+	if m, ok := msg.(loaded[*gate.WhyReport]); ok {
+		v.apply(m.data)
+	}
+	return nil
+}
+
+// apply takes the report, keeping the cursor on the unit it was on.
+func (v *whyView) apply(r *gate.WhyReport) {
 	var keep *whyTarget
 	if v.placed && v.cur.pos < len(v.sel) {
 		keep = v.items[v.sel[v.cur.pos]].target
 	}
-	v.r = data.(*gate.WhyReport)
-	v.build(a)
+	v.r = r
+	v.build()
 	v.cur.setLen(len(v.sel))
 	switch {
 	case keep != nil:
@@ -124,7 +149,7 @@ func (v *whyView) apply(a *App, data any) {
 	v.placed = true
 }
 
-func (v *whyView) build(a *App) {
+func (v *whyView) build() {
 	r := v.r
 	v.items, v.sel = nil, nil
 	add := func(it whyItem) {
@@ -134,7 +159,7 @@ func (v *whyView) build(a *App) {
 		v.items = append(v.items, it)
 	}
 	text := func(s string) { add(whyItem{kind: whyText, text: s}) }
-	t := a.theme
+	t := v.c.theme
 
 	shape := "timeless"
 	switch {
@@ -239,38 +264,45 @@ func (v *whyView) selectedTarget() *whyTarget {
 // for a timeless model, which Why ignores).
 func (t *whyTarget) at() time.Time { return t.window.Since }
 
-func (v *whyView) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
-	if v.cur.handleKey(a.keys, msg) {
+func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(v.c.keys, msg) {
 		return nil
 	}
 	tgt := v.selectedTarget()
 	switch {
-	case key.Matches(msg, a.keys.Enter):
+	case key.Matches(msg, v.c.keys.Enter):
 		if tgt != nil {
-			return a.openWhy(tgt.model, tgt.at())
+			v.c.openWhy(tgt.model, tgt.at())
+			return nil
 		}
-	case key.Matches(msg, a.keys.Blocking):
+	case key.Matches(msg, v.c.keys.Blocking):
 		if v.r != nil && len(v.r.RootCause) > 1 {
 			l := v.r.RootCause[1]
-			return a.openWhy(l.Model, l.Window.Since)
+			v.c.openWhy(l.Model, l.Window.Since)
+			return nil
 		}
-		return a.setFlash("nothing upstream holds this unit back", false)
-	case key.Matches(msg, a.keys.Model):
+		v.c.flash("nothing upstream holds this unit back", false)
+		return nil
+	case key.Matches(msg, v.c.keys.Model):
 		if tgt != nil {
-			return a.openModel(tgt.model)
+			v.c.openModel(tgt.model)
+			return nil
 		}
-		return a.openModel(v.model)
-	case key.Matches(msg, a.keys.RunWindow):
+		v.c.openModel(v.model)
+		return nil
+	case key.Matches(msg, v.c.keys.RunWindow):
 		if t := v.actionTarget(); t != nil {
-			return a.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
+			v.c.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
+			return nil
 		}
-	case key.Matches(msg, a.keys.MarkApplied), key.Matches(msg, a.keys.MarkPending):
+	case key.Matches(msg, v.c.keys.MarkApplied), key.Matches(msg, v.c.keys.MarkPending):
 		if t := v.actionTarget(); t != nil {
 			st := state.Applied
-			if key.Matches(msg, a.keys.MarkPending) {
+			if key.Matches(msg, v.c.keys.MarkPending) {
 				st = state.Pending
 			}
-			return a.openAction(action{kind: actionMark, model: t.model, window: windowPtr(t.window), status: st})
+			v.c.openAction(action{kind: actionMark, model: t.model, window: windowPtr(t.window), status: st})
+			return nil
 		}
 	}
 	return nil
@@ -297,21 +329,21 @@ func (v *whyView) wheel(msg tea.MouseWheelMsg) {
 	}
 }
 
-func (v *whyView) bindings(a *App) []key.Binding {
-	enter := a.keys.Enter
+func (v *whyView) bindings() []key.Binding {
+	enter := v.c.keys.Enter
 	enter.SetHelp("enter", "why of selected")
-	run := a.keys.RunWindow
+	run := v.c.keys.RunWindow
 	if run.Enabled() {
 		run.SetHelp("r", "run selected window")
 	}
-	return []key.Binding{enter, a.keys.Blocking, a.keys.Model, run, a.keys.MarkApplied, a.keys.MarkPending}
+	return []key.Binding{enter, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending}
 }
 
-func (v *whyView) render(a *App, w, h int) []string {
+func (v *whyView) render(w, h int) []string {
 	if !v.loaded || v.r == nil {
-		return loadingLines(a, &v.viewBase, w, h)
+		return loadingLines(&v.viewBase, w, h)
 	}
-	t := a.theme
+	t := v.c.theme
 	upCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 10}, {w: 9}, {w: 9}, {w: 0}}
 	frCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 26}, {w: 20}, {w: 0}}
 	narrow := w < 100

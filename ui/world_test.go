@@ -162,7 +162,7 @@ func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
 		opts.Theme = "none"
 	}
 	opts.FeedPoll = 100 * time.Millisecond
-	app, err := newApp(t.Context(), e, withDefaults(opts))
+	app, err := newApp(t.Context(), e, withDefaults(opts), standardRenderers())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func (g *Globals) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&g.Output, "output", "o", "text", "output format: text or json")
 	fs.StringVar(&g.AsOf, "as-of", "", "evaluate as of this time (RFC 3339) instead of now")
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "refuse every action that changes state")
-	fs.StringVar(&g.Theme, "theme", "", "UI theme")
+	fs.StringVar(&g.Theme, "theme", "", "theme of the UI and of the status colours of text output: dark, light, high-contrast or none")
 }
 
 // command is one subcommand: its help and its body.

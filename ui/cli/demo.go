@@ -198,12 +198,13 @@ func printDemoSummary(ctx gocontext.Context, c *cmdContext, e *engine.Engine, di
 	}
 	fmt.Fprintln(c.Out)
 	var rows [][]string
+	pal := c.palette()
 	for _, m := range models {
 		row := []string{m.Pipeline, m.Name}
 		for _, st := range []state.UnitStatus{state.Applied, state.Blocked, state.Failed, state.Pending} {
 			cell := fmt.Sprint(m.Counts[st])
 			if m.Counts[st] > 0 {
-				cell = styleStatus(string(st)) + " " + cell
+				cell = pal.status(string(st)) + " " + cell
 			}
 			row = append(row, cell)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/danger"
 	"github.com/spf13/pflag"
 )
 
@@ -195,7 +196,9 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	for _, w := range plan.Warnings() {
 		fmt.Fprintf(c.Err, "bollhav run: warning: %s\n", w)
 	}
-	if req.Mode == spec.Torch {
+	// The danger level is the UI's too (ui/danger): what its dialog
+	// confirms by typing, the command line confirms by typing.
+	if danger.Run(req.Mode).Typed() {
 		if code, ok := c.confirmTorch(ctx, plan, f.yes); !ok {
 			return code
 		}
@@ -377,7 +380,7 @@ func (c *cmdContext) finishRun(ctx gocontext.Context, cmd string, res *engine.Ru
 		}
 		writeJSON(c.Out, runResultJSON(res))
 	} else {
-		printRunSummary(c.Out, res, err, ctx.Err() != nil, c.Env)
+		printRunSummary(c.Out, res, err, ctx.Err() != nil, c.Env, c.palette())
 	}
 	if err != nil || res.Failed() || ctx.Err() != nil {
 		return ExitFailure
@@ -415,7 +418,7 @@ func runResultJSON(res *engine.RunResult) runJSON {
 
 // printRunSummary writes the unit errors, the task table and one closing
 // line with the run id and, when it did not succeed, how to resume it.
-func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupted bool, env string) {
+func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupted bool, env string, pal palette) {
 	var errLines []string
 	for _, t := range res.Tasks {
 		for i, msg := range t.Errors {
@@ -445,7 +448,7 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		if t.RowsWritten != nil {
 			rw = strconv.FormatInt(*t.RowsWritten, 10)
 		}
-		rows = append(rows, []string{t.Model, styleStatus(t.Outcome()), strconv.Itoa(t.Applied), strconv.Itoa(t.Blocked),
+		rows = append(rows, []string{t.Model, pal.status(t.Outcome()), strconv.Itoa(t.Applied), strconv.Itoa(t.Blocked),
 			strconv.Itoa(t.Failed), rw})
 		applied, blocked, failed = applied+t.Applied, blocked+t.Blocked, failed+t.Failed
 	}
@@ -458,15 +461,15 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 	out := colorWriter(w)
 	switch {
 	case interrupted:
-		fmt.Fprintf(out, "run %d (%s) %s: %s; resume it with: %s\n", res.RunID, res.Mode, styleStatus("cancelled"), counts, retry)
+		fmt.Fprintf(out, "run %d (%s) %s: %s; resume it with: %s\n", res.RunID, res.Mode, pal.status("cancelled"), counts, retry)
 	case runErr != nil || res.Failed():
-		fmt.Fprintf(out, "run %d (%s) %s: %s; retry it with: %s\n", res.RunID, res.Mode, styleStatus("failed"), counts, retry)
+		fmt.Fprintf(out, "run %d (%s) %s: %s; retry it with: %s\n", res.RunID, res.Mode, pal.status("failed"), counts, retry)
 	default:
 		note := ""
 		if blocked > 0 {
 			note = " (bollhav blocked shows why units are blocked)"
 		}
-		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, styleStatus("succeeded"), counts, note)
+		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, pal.status("succeeded"), counts, note)
 	}
 }
 

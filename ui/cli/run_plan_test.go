@@ -617,7 +617,7 @@ func TestRunViewLiveIsSafeFromManyGoroutines(t *testing.T) {
 	})
 	models := []string{"a.one", "b.two", "c.three", "d.four"}
 	totals := map[string]int{"a.one": 50, "b.two": 50, "c.three": 50, "d.four": 50}
-	v := newRunView(w, models, totals, false, true, time.Now)
+	v := newRunView(w, palette{}, models, totals, false, true, time.Now)
 	exec := v.executor(runViewExec(func() {}))
 	var wg sync.WaitGroup
 	for _, m := range models {
@@ -654,7 +654,7 @@ func TestRunViewLiveIsSafeFromManyGoroutines(t *testing.T) {
 
 	// Not live: exactly one line per finished task, in finishing order.
 	buf.Reset()
-	v = newRunView(w, models, totals, false, false, time.Now)
+	v = newRunView(w, palette{}, models, totals, false, false, time.Now)
 	v.update(engine.Progress{Model: "b.two", Applied: 1})
 	v.update(engine.Progress{Model: "b.two", Applied: 2, Failed: 1, Done: true, Status: graph.StatusFailed})
 	v.update(engine.Progress{Model: "a.one", Blocked: 3, Done: true, Status: graph.StatusSuccess})

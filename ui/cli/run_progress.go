@@ -45,6 +45,7 @@ type runTaskProgress struct {
 type runView struct {
 	mu     sync.Mutex
 	out    io.Writer
+	pal    palette
 	live   bool
 	quiet  bool
 	now    func() time.Time
@@ -61,11 +62,11 @@ type runView struct {
 // on a terminal that takes cursor movement, finish lines otherwise.
 func (c *cmdContext) newRunView(order []string, totals map[string]int) *runView {
 	live := runIsTerminal(c.Out) && colorprofile.Detect(c.Out, os.Environ()) > colorprofile.NoTTY
-	return newRunView(colorWriter(c.Out), order, totals, c.Output == "json", live, time.Now)
+	return newRunView(colorWriter(c.Out), c.palette(), order, totals, c.Output == "json", live, time.Now)
 }
 
-func newRunView(out io.Writer, order []string, totals map[string]int, quiet, live bool, now func() time.Time) *runView {
-	v := &runView{out: out, quiet: quiet, live: live && !quiet, now: now, tasks: map[string]*runTaskProgress{}, width: 12}
+func newRunView(out io.Writer, pal palette, order []string, totals map[string]int, quiet, live bool, now func() time.Time) *runView {
+	v := &runView{out: out, pal: pal, quiet: quiet, live: live && !quiet, now: now, tasks: map[string]*runTaskProgress{}, width: 12}
 	for _, name := range order {
 		v.task(name)
 	}
@@ -172,7 +173,7 @@ func (v *runView) line(t *runTaskProgress) string {
 		name = string([]rune(name)[:v.width-1]) + "…"
 	}
 	pad := strings.Repeat(" ", max(0, v.width-lipgloss.Width(name)))
-	return fmt.Sprintf("%s%s  %s%s  %d/%s units  blocked %d  failed %d  %s", name, pad, styleStatus(status),
+	return fmt.Sprintf("%s%s  %s%s  %d/%s units  blocked %d  failed %d  %s", name, pad, v.pal.status(status),
 		strings.Repeat(" ", max(0, len("SUCCESS")-len(status))), done, total, t.blocked, t.failed, elapsed.Round(100*time.Millisecond))
 }
 

@@ -95,10 +95,11 @@ func runStatus(c *cmdContext, args []string) int {
 	}
 	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "LAST APPLIED", "COVERAGE"}
 	rows := make([][]string, 0, len(models))
+	pal := c.palette()
 	for _, m := range models {
 		row := []string{m.Name, m.Pipeline, statusShape(m)}
 		for _, s := range state.Statuses {
-			row = append(row, statusCount(s, m.Counts[s]))
+			row = append(row, pal.count(s, m.Counts[s]))
 		}
 		row = append(row, rfcOrDash(m.LastAppliedAt), statusCoverage(m))
 		rows = append(rows, row)
@@ -134,10 +135,10 @@ func statusShape(m engine.ModelStatus) string {
 	return m.Flexibility + " " + m.Interval
 }
 
-// statusCount colours a non-zero count like its status word.
-func statusCount(s state.UnitStatus, n int) string {
+// count colours a non-zero count like its status word.
+func (p palette) count(s state.UnitStatus, n int) string {
 	text := strconv.Itoa(n)
-	if st, ok := statusStyle[string(s)]; ok && n > 0 && s != state.Pending {
+	if st, ok := p.statusStyle(string(s)); ok && n > 0 && s != state.Pending {
 		return st.Render(text)
 	}
 	return text

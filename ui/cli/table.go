@@ -7,26 +7,55 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/themes"
 	"github.com/charmbracelet/colorprofile"
 )
 
 // Styles of the text output. They are always applied; colorWriter strips
 // them when the output is not a terminal or NO_COLOR is set, so piped output
 // and golden files stay plain text.
-var (
-	headerStyle = lipgloss.NewStyle().Bold(true)
-	statusStyle = map[string]lipgloss.Style{
-		"applied":   lipgloss.NewStyle().Foreground(lipgloss.Green),
-		"succeeded": lipgloss.NewStyle().Foreground(lipgloss.Green),
-		"success":   lipgloss.NewStyle().Foreground(lipgloss.Green),
-		"failed":    lipgloss.NewStyle().Foreground(lipgloss.Red),
-		"blocked":   lipgloss.NewStyle().Foreground(lipgloss.Yellow),
-		"running":   lipgloss.NewStyle().Foreground(lipgloss.Blue),
-		"pending":   lipgloss.NewStyle().Faint(true),
-		"skipped":   lipgloss.NewStyle().Faint(true),
-		"waiting":   lipgloss.NewStyle().Faint(true),
+var headerStyle = lipgloss.NewStyle().Bold(true)
+
+// statusRoles are the status words the command line prints, each with the
+// theme status it is drawn as: a task's SUCCESS and a run's succeeded read
+// as applied, a task skipped or waiting as pending.
+var statusRoles = map[string]themes.Status{
+	"applied":   themes.Applied,
+	"succeeded": themes.Applied,
+	"success":   themes.Applied,
+	"failed":    themes.Failed,
+	"blocked":   themes.Blocked,
+	"running":   themes.Running,
+	"pending":   themes.Pending,
+	"skipped":   themes.Pending,
+	"waiting":   themes.Pending,
+}
+
+// palette colours status words with a theme's status styles, the UI's
+// palette, so a status reads in the same colour in the terminal UI and at
+// the command line. The zero palette draws nothing.
+type palette struct{ theme themes.Theme }
+
+// palette is the theme --theme names (NO_COLOR without it: none; neither:
+// the default). A name the themes do not know falls back to the default:
+// only bollhav ui refuses it, as it always has.
+func (c *cmdContext) palette() palette {
+	th, err := themes.Select(c.Theme, os.Getenv)
+	if err != nil {
+		th, _ = themes.Get(themes.Default)
 	}
-)
+	return palette{th}
+}
+
+// statusStyle is the style of a status word, case-insensitive; false for
+// any other text.
+func (p palette) statusStyle(s string) (lipgloss.Style, bool) {
+	role, ok := statusRoles[strings.ToLower(s)]
+	if !ok || p.theme.Name == "" {
+		return lipgloss.Style{}, false
+	}
+	return p.theme.Status(role), true
+}
 
 // colorWriter wraps w so that ANSI styles reach a colour terminal and are
 // removed (or downsampled) everywhere else: a pipe, a file, NO_COLOR.
@@ -34,10 +63,10 @@ func colorWriter(w io.Writer) io.Writer {
 	return colorprofile.NewWriter(w, os.Environ())
 }
 
-// styleStatus colours a unit, task or run status word; other text is
+// status colours a unit, task or run status word; other text is
 // returned unchanged.
-func styleStatus(s string) string {
-	if st, ok := statusStyle[strings.ToLower(s)]; ok {
+func (p palette) status(s string) string {
+	if st, ok := p.statusStyle(s); ok {
 		return st.Render(s)
 	}
 	return s

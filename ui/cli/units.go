@@ -144,12 +144,13 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		cw.Forward = bw
 		out := io.Writer(cw)
 		rows := 0
+		pal := c.palette()
 		emit = func(u state.Unit) error {
 			if rows == 0 {
-				writeUnitLine(out, unitsHeader, true)
+				writeUnitLine(out, pal, unitsHeader, true)
 			}
 			rows++
-			return writeUnitLine(out, unitCells(u), false)
+			return writeUnitLine(out, pal, unitCells(u), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -226,7 +227,7 @@ func unitCells(u state.Unit) []string {
 
 // writeUnitLine writes cells padded to unitsWidths, two spaces apart; the
 // status cell is coloured, the header bold.
-func writeUnitLine(w io.Writer, cells []string, header bool) error {
+func writeUnitLine(w io.Writer, pal palette, cells []string, header bool) error {
 	var b strings.Builder
 	for i, cell := range cells {
 		if i > 0 {
@@ -237,7 +238,7 @@ func writeUnitLine(w io.Writer, cells []string, header bool) error {
 		case header:
 			styled = headerStyle.Render(cell)
 		case i == 2:
-			styled = styleStatus(cell)
+			styled = pal.status(cell)
 		}
 		b.WriteString(styled)
 		if i < len(unitsWidths) {

@@ -120,6 +120,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 	}()
 
 	out := colorWriter(c.Out)
+	pal := c.palette()
 	printed := 0
 	for ch := range changes {
 		if ch.Env != e.Env.Suffix || (len(only) > 0 && !only[ch.Model]) {
@@ -130,7 +131,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 			b, _ := json.Marshal(changeToJSON(ch))
 			_, err = c.Out.Write(append(b, '\n'))
 		} else {
-			_, err = fmt.Fprintln(out, changeText(ch))
+			_, err = fmt.Fprintln(out, changeText(ch, pal))
 		}
 		if err != nil { // stdout closed (| head): stop quietly
 			return ExitOK
@@ -164,17 +165,17 @@ func changeToJSON(ch state.Change) watchJSON {
 }
 
 // changeText reads "AT  MODEL  WINDOW  FROM → TO  N units[  run R]".
-func changeText(ch state.Change) string {
+func changeText(ch state.Change, pal palette) string {
 	window := "existence row"
 	if !ch.Window.Since.IsZero() || !ch.Window.Until.IsZero() {
 		window = ch.Window.String()
 	}
 	from, to := "new", "deleted"
 	if ch.From != "" {
-		from = styleStatus(string(ch.From))
+		from = pal.status(string(ch.From))
 	}
 	if ch.To != "" {
-		to = styleStatus(string(ch.To))
+		to = pal.status(string(ch.To))
 	}
 	s := fmt.Sprintf("%s  %s  %s  %s → %s  %d unit%s", state.FormatTime(ch.At), ch.Model, window, from, to, ch.Count, plural(ch.Count))
 	if ch.RunID != 0 {

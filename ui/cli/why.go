@@ -166,7 +166,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 		writeJSON(c.Out, whyToJSON(r))
 		return ExitOK
 	}
-	printWhy(c.Out, r)
+	printWhy(c.Out, r, c.palette())
 	return ExitOK
 }
 
@@ -238,7 +238,7 @@ func whyVerdictText(v gate.UpstreamReport) string {
 	return "blocked"
 }
 
-func printWhy(w io.Writer, r *gate.WhyReport) {
+func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	out := colorWriter(w)
 	shape := "timeless"
 	switch {
@@ -247,7 +247,7 @@ func printWhy(w io.Writer, r *gate.WhyReport) {
 	case r.Temporality == spec.Temporal:
 		shape = "fixed " + r.Interval.String() + " grid"
 	}
-	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), styleStatus(string(r.Status)))
+	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), pal.status(string(r.Status)))
 	fmt.Fprintf(out, "  pipeline %s, %s, evaluated at %s\n", r.Pipeline, shape, state.FormatTime(r.Now))
 	if !r.Registered {
 		fmt.Fprintln(out, "  not registered yet (bollhav apply)")
@@ -286,7 +286,7 @@ func printWhy(w io.Writer, r *gate.WhyReport) {
 			if u.Skipped {
 				detail = "deactivate_for_dev: trusted, not gated"
 			}
-			rows = append(rows, []string{u.Upstream, u.Level.String(), styleStatus(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), detail})
+			rows = append(rows, []string{u.Upstream, u.Level.String(), pal.status(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), detail})
 		}
 		printTable(w, []string{"UPSTREAM", "CONTRACT", "VERDICT", "NEWEST", "OLDEST", "DETAIL"}, rows)
 	}
@@ -298,7 +298,7 @@ func printWhy(w io.Writer, r *gate.WhyReport) {
 		if i > 0 {
 			arrow = "→ "
 		}
-		status := styleStatus(string(l.Status))
+		status := pal.status(string(l.Status))
 		if l.Stale {
 			status += " (stale)"
 		}
@@ -343,7 +343,7 @@ func printWhy(w io.Writer, r *gate.WhyReport) {
 		if s, u := whyWindowJSON(g.w); s != nil {
 			since, until = *s, *u
 		}
-		status := styleStatus(string(g.f.Status))
+		status := pal.status(string(g.f.Status))
 		if g.f.Stale {
 			status += " (stale: re-apply)"
 		}
