@@ -62,6 +62,8 @@ type Server struct {
 	live        map[ssh.Session]struct{}
 	wg          sync.WaitGroup
 	limit       *rateLog
+	closed      bool           // Shutdown has begun; guarded by mu
+	listeners   []net.Listener // closed by Shutdown; guarded by mu
 	HostKeyPath string
 }
 
@@ -154,8 +156,19 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Serve accepts connections on l until Shutdown.
+// Serve accepts connections on l until Shutdown. l is closed by Shutdown
+// even when Shutdown comes first: the ssh server tracks a listener only
+// once its accept loop runs, and a Shutdown in between would otherwise
+// leave that loop accepting forever.
 func (s *Server) Serve(l net.Listener) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		_ = l.Close()
+		return nil
+	}
+	s.listeners = append(s.listeners, l)
+	s.mu.Unlock()
 	err := s.srv.Serve(l)
 	if errors.Is(err, ssh.ErrServerClosed) {
 		return nil
@@ -172,24 +185,58 @@ func (s *Server) ListenAndServe() error {
 	return s.Serve(l)
 }
 
-// Shutdown says goodbye to every session, stops their UIs (their engine
-// work finishes or releases its claims as its context ends) and closes the
-// server, waiting at most until ctx ends.
+// goodbye is what every session reads when the server stops.
+const goodbye = "\r\nbollhav is shutting down; goodbye.\r\n"
+
+// uiExitGrace is how long Shutdown waits for the sessions' UIs to give
+// their terminals back before it writes the goodbye over them.
+const uiExitGrace = 2 * time.Second
+
+// clientHangUpGrace is how long Shutdown lets clients close their
+// connections after their sessions ended.
+const clientHangUpGrace = time.Second
+
+// Shutdown stops every session's UI (their engine work finishes or releases
+// its claims as its context ends), tells each session goodbye once its UI
+// has left the screen, and closes the server, waiting at most until ctx
+// ends.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	for sess := range s.live {
-		_, _ = fmt.Fprint(sess, "\r\nbollhav is shutting down; goodbye.\r\n")
+	s.closed = true
+	for _, l := range s.listeners {
+		_ = l.Close()
 	}
 	s.mu.Unlock()
 	s.stop()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
+	grace := time.NewTimer(uiExitGrace)
+	defer grace.Stop()
 	select {
 	case <-done:
+	case <-grace.C:
+		// A UI that has not let go of its terminal by now still gets its
+		// goodbye, written over it, so nobody is left staring at a screen
+		// that no longer answers.
+		s.mu.Lock()
+		for sess := range s.live {
+			_, _ = fmt.Fprint(sess, goodbye)
+		}
+		s.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+		}
 	case <-ctx.Done():
 	}
-	// The sessions have ended (or ctx gave up on them); a client may keep
-	// its connection open regardless, so close them rather than wait.
+	// The sessions have ended (or ctx gave up on them). Let the clients
+	// hang up first, for a moment: closing a connection whose last packets
+	// the server has not read resets it, and a reset can discard the
+	// goodbye the client has not read yet. A client that keeps its
+	// connection open is then closed anyway.
+	lctx, cancel := context.WithTimeout(ctx, clientHangUpGrace)
+	defer cancel()
+	_ = s.srv.Shutdown(lctx)
 	return s.srv.Close()
 }
 
@@ -221,7 +268,13 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			}
 			s.mu.Lock()
 			delete(s.live, sess)
+			closing := s.closed
 			s.mu.Unlock()
+			if closing {
+				// Written after the UI restored the terminal: written
+				// before, the restore of the alternate screen wipes it.
+				_, _ = fmt.Fprint(sess, goodbye)
+			}
 			s.wg.Done()
 		}()
 		next(sess)
@@ -258,7 +311,11 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	s.log.Info("session", "user", cleanUser(sess.User()), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
-	opts := append(wishtea.MakeOptions(sess), tea.WithContext(ctx))
+	// The server owns the process's signals: a session's program must not
+	// take the server's SIGTERM for its own and quit before Shutdown has
+	// marked the server closing (its session would then end without the
+	// goodbye); Shutdown stops every program through ctx instead.
+	opts := append(wishtea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	return tea.NewProgram(m, opts...)
 }
 
