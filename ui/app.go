@@ -591,12 +591,7 @@ func (a *App) knownModels() []string {
 }
 
 // now is the engine's clock, for ages.
-func (a *App) now() time.Time {
-	if a.eng.Now != nil {
-		return a.eng.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+func (a *App) now() time.Time { return a.eng.Clock() }
 
 // envChanges keeps the changes of the app's environment.
 func (a *App) envChanges(changes []state.Change) []state.Change {
