@@ -301,7 +301,7 @@ func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
 		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
 			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: outside})
 	}
-	return graph.BuildGraph(nodes, edges)
+	return graph.Build(nodes, edges)
 }
 
 type taskDone struct {

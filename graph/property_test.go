@@ -243,9 +243,9 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 719158))
 	for iter := range 600 {
 		c := randomDAG(r)
-		g, err := BuildGraph(c.tasks, c.edges)
+		g, err := Build(c.tasks, c.edges)
 		if err != nil {
-			t.Fatalf("case %d: BuildGraph on a DAG: %v", iter, err)
+			t.Fatalf("case %d: Build on a DAG: %v", iter, err)
 		}
 		fail := func(format string, args ...any) {
 			t.Helper()
@@ -407,7 +407,7 @@ func TestRunsAlwaysFinish(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 2))
 	for iter := range 400 {
 		c := randomDAG(r)
-		g, err := BuildGraph(c.tasks, c.edges)
+		g, err := Build(c.tasks, c.edges)
 		if err != nil {
 			t.Fatalf("case %d: %v", iter, err)
 		}
@@ -476,7 +476,7 @@ func TestCycleErrorsOnRandomGraphs(t *testing.T) {
 		}
 		e := c.edges[r.IntN(len(c.edges))]
 		back := TaskEdge{TaskID: e.DependsOnTaskID, DependsOnTaskID: e.TaskID, Type: Always}
-		_, err := BuildGraph(c.tasks, append(slices.Clone(c.edges), back))
+		_, err := Build(c.tasks, append(slices.Clone(c.edges), back))
 		var ce *CycleError
 		if !errors.As(err, &ce) {
 			t.Fatalf("case %d: error %v, want a CycleError", iter, err)

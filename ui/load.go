@@ -488,7 +488,7 @@ func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
 			link(e.Task, e.DependsOn, e.Type)
 		}
 	}
-	g, err := graph.BuildGraph(nodes, edges)
+	g, err := graph.Build(nodes, edges)
 	if err != nil {
 		return nil
 	}
