@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,10 +119,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if err != nil {
 		return nil, err
 	}
-	mode := req.Mode
-	if mode == "" {
-		mode = spec.Bulldozer
-	}
+	mode := cmp.Or(req.Mode, spec.Bulldozer)
 	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window)
 	if err != nil {
 		return nil, err

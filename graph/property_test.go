@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -222,12 +223,7 @@ func bruteDoomed(c randomCase, failuresFinal bool) []int {
 			}
 		}
 	}
-	var out []int
-	for id := range doomed {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(doomed))
 }
 
 func isSubset(a, b []int) bool {
@@ -308,11 +304,7 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 					}
 				}
 			}
-			var want []int
-			for x := range reach {
-				want = append(want, x)
-			}
-			slices.Sort(want)
+			want := slices.Sorted(maps.Keys(reach))
 			if got := g.DownstreamOf(id); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 				fail("DownstreamOf(%d) = %v, want %v", id, got, want)
 			}
