@@ -2,6 +2,7 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -162,12 +163,7 @@ func (g *DependencyGraph) DownstreamOf(id int) []int {
 		seen[t] = true
 		queue = append(queue, g.dependents[t]...)
 	}
-	out := make([]int, 0, len(seen))
-	for t := range seen {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // TotalEdgeCount returns how many dependencies task id has, cross-pipeline
