@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,11 +175,7 @@ func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
 // 05:00–06:00"), and any other value with a space or nothing in it is
 // quoted.
 func auditArgs(args map[string]string) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(args))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		val := args[k]

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -363,12 +364,7 @@ func (v *runView) render(a *App, w, h int) []string {
 	for _, lr := range a.runs {
 		if lr.runID == r.ID && lr.progress != nil {
 			lines = append(lines, " "+t.Title.Render("Progress"))
-			names := make([]string, 0, len(lr.progress))
-			for n := range lr.progress {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(lr.progress)) {
 				p := lr.progress[n]
 				lines = append(lines, fit("   "+n+"  "+progressText(t, map[string]engine.Progress{n: p}), w))
 			}

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"sort"
 	"time"
 
@@ -55,10 +56,7 @@ var weekAnchor = [3]int{2001, 1, 1}
 
 // buckets is the grid whose windows are the columns at zoom z.
 func buckets(model state.Grid, z Zoom) state.Grid {
-	loc := model.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := cmp.Or(model.Location, time.UTC)
 	if z == ZoomGrain && model.Interval.N > 0 {
 		return model
 	}
