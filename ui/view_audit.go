@@ -12,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -182,7 +183,7 @@ func auditArgs(args map[string]string) string {
 		w, isWindow := parseWindowArg(val)
 		switch {
 		case k == "env":
-			val = envName(val)
+			val = spec.Env{Suffix: val}.String()
 		case isWindow:
 			val = windowText(w)
 		case val == "" || strings.ContainsAny(val, " \t\""):

@@ -10,6 +10,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -355,7 +356,7 @@ func (v *runView) render(a *App, w, h int) []string {
 	lines := []string{
 		" " + t.Status(st).Render(themes.Glyph(st)+" "+string(r.Status)) + "  " + t.Accent.Render(fmt.Sprintf("run %d", r.ID)) +
 			"  " + r.StateMode + "  " + runScope(r) + "  " + runWindow(r.Window),
-		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", envName(r.Env), r.Actor, timeText(&r.StartedAt), took(r, a.now()))),
+		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, r.Actor, timeText(&r.StartedAt), took(r, a.now()))),
 	}
 	if len(r.Models) > 1 {
 		lines = append(lines, "   "+t.Muted.Render("models "+strings.Join(r.Models, ", ")))
@@ -457,11 +458,4 @@ func (v *runView) waveHeading(t themes.Theme, wave int) string {
 		}
 	}
 	return t.Accent.Render(title) + "  " + strings.Join(parts, t.Muted.Render(" · "))
-}
-
-func envName(suffix string) string {
-	if suffix == "" {
-		return "prod"
-	}
-	return suffix
 }

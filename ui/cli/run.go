@@ -270,7 +270,7 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)
 	view.stop()
 	if res == nil && errors.Is(err, state.ErrNotFound) {
-		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, runEnvName(e.Env.Suffix))
+		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env)
 	}
 	return c.finishRun(ctx, cmd, res, err)
 }
@@ -322,7 +322,7 @@ func (c *cmdContext) confirmTorch(ctx gocontext.Context, plan *engine.Plan, yes 
 		deleted += planDeleted(mp)
 	}
 	fmt.Fprintf(c.Err, "Torch %d model(s) in %s: %d unit(s) deleted or uncovered and rebuilt. Type yes to go on: ",
-		len(plan.Models), runEnvName(plan.Env), deleted)
+		len(plan.Models), spec.Env{Suffix: plan.Env}, deleted)
 	answer, err := readAnswer(ctx, c.In)
 	if err != nil {
 		fmt.Fprintln(c.Err, "\nbollhav run: interrupted: nothing was changed")
@@ -364,13 +364,6 @@ func readAnswer(ctx gocontext.Context, in io.Reader) (string, error) {
 		}
 		return "", ctx.Err()
 	}
-}
-
-func runEnvName(suffix string) string {
-	if suffix == "" {
-		return "prod"
-	}
-	return suffix
 }
 
 // runStdinIsTerminal reports whether the confirmation can be asked; a variable

@@ -117,10 +117,7 @@ func (a Axis) Grid() state.Grid { return a.grid }
 
 // Location is the time zone the buckets and the ruler follow.
 func (a Axis) Location() *time.Location {
-	if a.grid.Location == nil {
-		return time.UTC
-	}
-	return a.grid.Location
+	return cmp.Or(a.grid.Location, time.UTC)
 }
 
 // Visible is the time the columns show, from column 0's since to the last
