@@ -42,11 +42,13 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	return t.finish()
 }
 
-// taskRun is one attempt of a task in flight. Three kinds of goroutine share
-// it: the claim loop (claimLoop, on runTask's goroutine), the queue's
-// workers (runHeld), and the completer (record, once an outcome is in the
-// store). What they share is guarded by mu; finish runs after the workers
-// and the completer have ended, and owns it alone.
+// taskRun is one attempt of a task in flight; it lives for one call of
+// runTask, whose context it keeps. Three kinds of goroutine share it: the
+// claim loop (claimLoop, on runTask's goroutine), the queue's workers
+// (runHeld), and the completer, which calls record once an outcome is in
+// the store (a worker calls it for a unit its executor recorded itself).
+// What they share is guarded by mu; finish runs after the workers and the
+// completer have ended, and owns it alone.
 type taskRun struct {
 	e        *Engine
 	ctx      context.Context
@@ -161,7 +163,8 @@ func (t *taskRun) runHeld(h *heldUnit) {
 }
 
 // record adds a unit's outcome to the task's result once it is in the store
-// (err nil), or fails the task with err, and reports progress.
+// (err nil) and reports the progress, or fails the task with err. Either
+// way the unit is no longer held.
 func (t *taskRun) record(h *heldUnit, v unitVerdict, err error) {
 	defer t.held.release()
 	h.stop()
