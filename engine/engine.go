@@ -39,12 +39,18 @@ type Engine struct {
 // ErrReadOnly is an action refused because the engine is read-only.
 var ErrReadOnly = errors.New("refused: bollhav is read-only (--read-only)")
 
-func (e *Engine) now() time.Time {
+// Clock is the time by the engine's clock, in UTC: Now when it is set (tests,
+// --as-of), the wall clock otherwise. Front ends read ages and gates by it,
+// so they agree with the engine on what "now" is.
+func (e *Engine) Clock() time.Time {
 	if e.Now != nil {
 		return e.Now().UTC()
 	}
 	return time.Now().UTC()
 }
+
+// now is Clock, as the engine's own code spells it.
+func (e *Engine) now() time.Time { return e.Clock() }
 
 func (e *Engine) logger() *slog.Logger {
 	if e.Log != nil {

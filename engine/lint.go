@@ -3,7 +3,9 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -192,11 +194,7 @@ func lintRunCondition(spec *spec.Spec, m *spec.Model) []Finding {
 			}
 		}
 	}
-	names := make([]string, 0, len(failures))
-	for n := range failures {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(failures))
 	out = append(out, Finding{Model: m.Name, Severity: SeverityWarning, Rule: "failure-only-all", Pos: m.Pos,
 		Message: fmt.Sprintf("has only FAILURE edges under ALL: it runs only when %s all fail, and is skipped on every other run", strings.Join(names, ", "))})
 	return out

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -199,7 +200,7 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("model lineage: %w", err)
 		}
-		for _, n := range lin.DownstreamClosure(sortedKeys(chosen)...) {
+		for _, n := range lin.DownstreamClosure(slices.Sorted(maps.Keys(chosen))...) {
 			chosen[n] = true
 		}
 	}

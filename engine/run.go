@@ -1,14 +1,13 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/executor"
@@ -122,10 +121,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if err != nil {
 		return nil, err
 	}
-	mode := req.Mode
-	if mode == "" {
-		mode = spec.Bulldozer
-	}
+	mode := cmp.Or(req.Mode, spec.Bulldozer)
 	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window)
 	if err != nil {
 		return nil, err
@@ -305,7 +301,7 @@ func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
 		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
 			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: outside})
 	}
-	return graph.BuildGraph(nodes, edges)
+	return graph.Build(nodes, edges)
 }
 
 type taskDone struct {
@@ -410,190 +406,6 @@ func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) err
 	}
 	return e.Store.FinishTask(ctx, state.TaskRunEntry{RunID: runID, TaskID: taskID, Attempt: attempt,
 		Status: graph.StatusSkipped.String(), StartedAt: now, FinishedAt: &now})
-}
-
-// runTask runs one attempt of a task: it claims the task's pending units in
-// the run window — for its idle workers, and ahead of them while units are
-// short (holdings) — runs them on workers goroutines, and records their
-// outcomes in batches (completer), until none is left.
-func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, progress func(Progress)) (TaskResult, error) {
-	res := TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}
-	started := e.now()
-	var attempt int
-	err := e.retryStore(ctx, "start task", func() (err error) {
-		attempt, err = e.Store.StartTask(ctx, runID, sc.taskID, started)
-		return err
-	})
-	if err != nil {
-		res.Status = graph.StatusFailed
-		return res, err
-	}
-	workers = max(workers, 1)
-	worker := workerName(runID)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		errSeen  = map[string]bool{}
-		rows     int64
-		haveRows bool
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-		}
-		mu.Unlock()
-	}
-	stopped := func() bool {
-		mu.Lock()
-		defer mu.Unlock()
-		return firstErr != nil || ctx.Err() != nil
-	}
-	// snapshot is taken under mu; progress is called outside it, once the
-	// unit's outcome is in the store, on a worker's or the completer's
-	// goroutine. Both have ended before the final report, so no report
-	// arrives after it.
-	snapshot := func(final bool) Progress {
-		return Progress{RunID: runID, Model: sc.model.Name, Applied: res.Applied, Blocked: res.Blocked, Failed: res.Failed,
-			Total: res.Applied + res.Blocked + res.Failed, Done: final, Status: res.Status}
-	}
-	cache := &gate.RegistrationCache{}
-	others := e.newOtherWorkers(ctx)
-	defer others.stop()
-	held := newHoldings(workers, !appliesItself(exec, sc.model))
-	comp := e.startCompleter(ctx)
-	// count adds a unit's outcome to the task's result once it is recorded.
-	count := func(h *heldUnit, v unitVerdict, err error) {
-		defer held.release()
-		h.stop()
-		others.ran(h.claim.Unit.ID)
-		mu.Lock()
-		if err != nil {
-			if firstErr == nil {
-				firstErr = err
-			}
-			mu.Unlock()
-			return
-		}
-		switch v.out.Status {
-		case state.Applied:
-			res.Applied++
-		case state.Blocked:
-			res.Blocked++
-		case state.Failed:
-			res.Failed++
-			msg := v.out.Error
-			if v.hard {
-				res.HardErrors++
-				msg = hardErrorPrefix + msg
-			}
-			if !errSeen[msg] {
-				errSeen[msg] = true
-				res.Errors = append(res.Errors, msg)
-			}
-		}
-		if v.out.RowsWritten != nil {
-			rows += *v.out.RowsWritten
-			haveRows = true
-		}
-		p := snapshot(false)
-		mu.Unlock()
-		if progress != nil {
-			progress(p)
-		}
-	}
-	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
-		if stopped() {
-			// Claimed ahead and never started: the run is cancelled or
-			// failing, so the unit goes back to pending, not counting
-			// an attempt, for a retry or another worker.
-			comp.record(finished{claim: h.claim, out: state.Outcome{Status: state.Pending, At: e.now()},
-				then: func(error) { h.stop(); held.release() }})
-			return
-		}
-		begun := time.Now()
-		v := e.runUnit(ctx, h.ctx, cache, runID, mode, sc.model, h.claim, exec)
-		held.observe(time.Since(begun))
-		e.settle(comp, h, v, count)
-	})
-	for !stopped() {
-		room := held.room()
-		if room == 0 {
-			<-held.freed
-			continue
-		}
-		var claims []state.Claim
-		err := e.retryStore(ctx, "claim", func() (err error) {
-			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: []string{sc.model.Name}, Window: sc.window,
-				Worker: worker, Lease: e.lease(), Limit: room, RunID: runID, Now: leaseClock()})
-			return err
-		})
-		if err != nil {
-			fail(fmt.Errorf("claiming units of %s: %w", sc.model.Name, err))
-			break
-		}
-		if len(claims) == 0 {
-			if held.count() > 0 {
-				// A running unit may free overlapping ones of a flexible
-				// model: wait for one to be recorded, then claim again.
-				<-held.freed
-				continue
-			}
-			// Nothing claimable is not the same as nothing left: a unit
-			// held by another worker (a `bollhav worker`, another run) is
-			// still outstanding. Wait for it to finish, or for its lease
-			// to expire and return it to pending, then claim again.
-			left, err := e.outstanding(ctx, sc)
-			if err != nil {
-				fail(err)
-				break
-			}
-			if left == 0 || !others.wait(ctx) {
-				break
-			}
-			continue
-		}
-		held.took(len(claims))
-		for _, c := range claims {
-			e.hold(ctx, q, c, sc.model)
-		}
-	}
-	q.close()
-	comp.close()
-	if haveRows {
-		res.RowsWritten = &rows
-	}
-	if firstErr == nil && ctx.Err() == nil {
-		// Units other workers ran while this task waited count toward its
-		// outcome: one of them failing fails the task.
-		if err := e.countOthers(ctx, sc, others, &res); err != nil {
-			firstErr = err
-		}
-	}
-	res.Status = graph.StatusSuccess
-	if res.Failed > 0 || firstErr != nil || ctx.Err() != nil {
-		res.Status = graph.StatusFailed
-	}
-	sort.SliceStable(res.Errors, func(i, j int) bool {
-		return strings.HasPrefix(res.Errors[i], hardErrorPrefix) && !strings.HasPrefix(res.Errors[j], hardErrorPrefix)
-	})
-	finished := e.now()
-	entry := state.TaskRunEntry{RunID: runID, TaskID: sc.taskID, Attempt: attempt, Status: res.Status.String(),
-		StartedAt: started, FinishedAt: &finished, RowsWritten: res.RowsWritten}
-	if firstErr != nil {
-		entry.Error = firstErr.Error()
-	} else if len(res.Errors) > 0 {
-		entry.Error = fmt.Sprintf("%d unit(s) failed: %s", res.Failed, res.Errors[0])
-	}
-	if err := e.retryStore(context.WithoutCancel(ctx), "finish task", func() error {
-		return e.Store.FinishTask(context.WithoutCancel(ctx), entry)
-	}); err != nil && firstErr == nil {
-		firstErr = err
-	}
-	if progress != nil {
-		progress(snapshot(true))
-	}
-	return res, firstErr
 }
 
 // outstanding counts the scope's units that are still pending or running.

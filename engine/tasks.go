@@ -141,7 +141,7 @@ func PipelineGraphs(spec *spec.Spec, ids map[string]int) ([]*PipelineGraph, erro
 		for _, e := range p.Edges {
 			edges = append(edges, graph.TaskEdge{TaskID: ids[e.Task], DependsOnTaskID: ids[e.DependsOn], Type: e.Type})
 		}
-		g, err := graph.BuildGraph(nodes, edges)
+		g, err := graph.Build(nodes, edges)
 		if err != nil {
 			errs = append(errs, &PipelineError{Pipeline: name, Err: err, names: p.byID})
 			continue

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -48,10 +49,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 	if poll <= 0 {
 		poll = time.Second
 	}
-	name := opts.Name
-	if name == "" {
-		name = workerName(0)
-	}
+	name := cmp.Or(opts.Name, workerName(0))
 	names := make([]string, len(e.Spec.Models))
 	ahead := true
 	for i, m := range e.Spec.Models {

@@ -2,11 +2,12 @@ package graph
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
 // DependencyGraph is a validated, immutable same-pipeline task graph; build it
-// with BuildGraph. Its methods never change it and return copies, so one graph
+// with Build. Its methods never change it and return copies, so one graph
 // can serve concurrent readers (the scheduler, the UI, `bollhav graph`).
 type DependencyGraph struct {
 	ids   []int
@@ -18,7 +19,7 @@ type DependencyGraph struct {
 	waves      [][]int
 }
 
-// BuildGraph validates CFG_ rows and builds their DependencyGraph.
+// Build validates CFG_ rows and builds their DependencyGraph.
 //
 // It returns an UnknownTaskError or a SelfDependencyError for a bad edge; a
 // GraphError for a duplicate task, a negative CrossPipelineEdgeCount, an
@@ -28,7 +29,7 @@ type DependencyGraph struct {
 // make it), an unknown dependency type, or the same edge given twice; and a
 // CycleError when the edges loop. Checks run tasks first, then edges in
 // order, then N counts, then cycles, and the first failure is returned.
-func BuildGraph(tasks []TaskNode, edges []TaskEdge) (*DependencyGraph, error) {
+func Build(tasks []TaskNode, edges []TaskEdge) (*DependencyGraph, error) {
 	g := &DependencyGraph{
 		ids:        make([]int, 0, len(tasks)),
 		nodes:      make(map[int]TaskNode, len(tasks)),
@@ -162,12 +163,7 @@ func (g *DependencyGraph) DownstreamOf(id int) []int {
 		seen[t] = true
 		queue = append(queue, g.dependents[t]...)
 	}
-	out := make([]int, 0, len(seen))
-	for t := range seen {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // TotalEdgeCount returns how many dependencies task id has, cross-pipeline

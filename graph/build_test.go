@@ -15,7 +15,7 @@ func wantGraphError(t *testing.T, err error) *GraphError {
 	return ge
 }
 
-func TestBuildGraphRejectsInvalidRows(t *testing.T) {
+func TestBuildRejectsInvalidRows(t *testing.T) {
 	// "GraphError for a duplicate task, an unknown dependency type or an
 	// invalid run condition", and the decisions taken where the design is silent.
 	cases := []struct {
@@ -43,9 +43,9 @@ func TestBuildGraphRejectsInvalidRows(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			g, err := BuildGraph(c.tasks, c.edges)
+			g, err := Build(c.tasks, c.edges)
 			if err == nil {
-				t.Fatalf("BuildGraph accepted it: %v", g.TaskIDs())
+				t.Fatalf("Build accepted it: %v", g.TaskIDs())
 			}
 			wantGraphError(t, err)
 			var ce *CycleError
@@ -58,7 +58,7 @@ func TestBuildGraphRejectsInvalidRows(t *testing.T) {
 	}
 }
 
-func TestBuildGraphAcceptsValidRunConditions(t *testing.T) {
+func TestBuildAcceptsValidRunConditions(t *testing.T) {
 	t.Run("N equal to the dependency count", func(t *testing.T) {
 		mustBuild(t, []TaskNode{{ID: 1}, {ID: 2, RunCondition: N, RunConditionCount: 1}},
 			[]TaskEdge{{TaskID: 2, DependsOnTaskID: 1}})
@@ -105,7 +105,7 @@ func TestBuildGraphAcceptsValidRunConditions(t *testing.T) {
 	})
 }
 
-func TestBuildGraphUnknownTask(t *testing.T) {
+func TestBuildUnknownTask(t *testing.T) {
 	// "An edge names a task id that is not among the graph's tasks."
 	cases := []struct {
 		name string
@@ -118,7 +118,7 @@ func TestBuildGraphUnknownTask(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := BuildGraph(plain(1, 2), []TaskEdge{c.edge})
+			_, err := Build(plain(1, 2), []TaskEdge{c.edge})
 			var ue *UnknownTaskError
 			if !errors.As(err, &ue) {
 				t.Fatalf("error %v is not an *UnknownTaskError", err)
@@ -131,9 +131,9 @@ func TestBuildGraphUnknownTask(t *testing.T) {
 	}
 }
 
-func TestBuildGraphSelfDependency(t *testing.T) {
+func TestBuildSelfDependency(t *testing.T) {
 	// "A task depends on itself."
-	_, err := BuildGraph(plain(1, 2), []TaskEdge{{TaskID: 2, DependsOnTaskID: 1}, {TaskID: 2, DependsOnTaskID: 2, Type: Always}})
+	_, err := Build(plain(1, 2), []TaskEdge{{TaskID: 2, DependsOnTaskID: 1}, {TaskID: 2, DependsOnTaskID: 2, Type: Always}})
 	var se *SelfDependencyError
 	if !errors.As(err, &se) {
 		t.Fatalf("error %v is not a *SelfDependencyError", err)
@@ -146,7 +146,7 @@ func TestBuildGraphSelfDependency(t *testing.T) {
 	}
 }
 
-func TestBuildGraphCycle(t *testing.T) {
+func TestBuildCycle(t *testing.T) {
 	// "The dependency edges form a cycle, so no order can run them." and "Keep
 	// the cycle's task ids in the order they were followed."
 	cases := []struct {
@@ -198,7 +198,7 @@ func TestBuildGraphCycle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := BuildGraph(c.tasks, c.edges)
+			_, err := Build(c.tasks, c.edges)
 			var ce *CycleError
 			if !errors.As(err, &ce) {
 				t.Fatalf("error %v is not a *CycleError", err)

@@ -7,7 +7,7 @@ import (
 )
 
 // GraphError reports input that does not form a valid graph: CFG_ rows that
-// BuildGraph rejects, or a model list that NewLineage rejects. The Engine DB's
+// Build rejects, or a model list that NewLineage rejects. The Engine DB's
 // CHECK constraints reject most of these on insert; the graph checks them
 // again so it is safe to use without one.
 //
@@ -59,7 +59,7 @@ func (e *UnknownTaskError) Unwrap() error { return &GraphError{Msg: e.msg()} }
 //
 // Cycle keeps the cycle's task ids in the order they were followed: each id
 // waits on the next, and the last waits on the first (which is not repeated).
-// BuildGraph follows tasks in the order supplied and each task's dependencies
+// Build follows tasks in the order supplied and each task's dependencies
 // in edge order, so the same rows always report the same cycle.
 type CycleError struct {
 	Cycle []int

@@ -18,9 +18,9 @@ func ptr[T any](v T) *T { return &v }
 
 func mustBuild(t *testing.T, tasks []TaskNode, edges []TaskEdge) *DependencyGraph {
 	t.Helper()
-	g, err := BuildGraph(tasks, edges)
+	g, err := Build(tasks, edges)
 	if err != nil {
-		t.Fatalf("BuildGraph: %v", err)
+		t.Fatalf("Build: %v", err)
 	}
 	return g
 }

@@ -3,6 +3,7 @@ package graph
 import (
 	"container/heap"
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -81,10 +82,7 @@ func NewLineage(models []string, upstream map[string][]string) (*Lineage, error)
 	for _, d := range l.downstream {
 		slices.Sort(d)
 	}
-	for e := range externals {
-		l.externals = append(l.externals, e)
-	}
-	slices.Sort(l.externals)
+	l.externals = slices.Sorted(maps.Keys(externals))
 
 	if cycle := l.findCycle(); cycle != nil {
 		return nil, &LineageCycleError{Cycle: cycle}

@@ -3,6 +3,7 @@ package graph
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -226,11 +227,7 @@ func TestLineagePropertiesOnRandomGraphs(t *testing.T) {
 					}
 				}
 			}
-			var want []string
-			for d := range down {
-				want = append(want, d)
-			}
-			slices.Sort(want)
+			want := slices.Sorted(maps.Keys(down))
 			equalStrings(t, "DownstreamClosure("+m+")", l.DownstreamClosure(m), want)
 			for _, d := range want {
 				if !slices.Contains(l.UpstreamClosure(d), m) {

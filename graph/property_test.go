@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -222,12 +223,7 @@ func bruteDoomed(c randomCase, failuresFinal bool) []int {
 			}
 		}
 	}
-	var out []int
-	for id := range doomed {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(doomed))
 }
 
 func isSubset(a, b []int) bool {
@@ -243,9 +239,9 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 719158))
 	for iter := range 600 {
 		c := randomDAG(r)
-		g, err := BuildGraph(c.tasks, c.edges)
+		g, err := Build(c.tasks, c.edges)
 		if err != nil {
-			t.Fatalf("case %d: BuildGraph on a DAG: %v", iter, err)
+			t.Fatalf("case %d: Build on a DAG: %v", iter, err)
 		}
 		fail := func(format string, args ...any) {
 			t.Helper()
@@ -308,11 +304,7 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 					}
 				}
 			}
-			var want []int
-			for x := range reach {
-				want = append(want, x)
-			}
-			slices.Sort(want)
+			want := slices.Sorted(maps.Keys(reach))
 			if got := g.DownstreamOf(id); !slices.Equal(got, want) && len(got)+len(want) > 0 {
 				fail("DownstreamOf(%d) = %v, want %v", id, got, want)
 			}
@@ -407,7 +399,7 @@ func TestRunsAlwaysFinish(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 2))
 	for iter := range 400 {
 		c := randomDAG(r)
-		g, err := BuildGraph(c.tasks, c.edges)
+		g, err := Build(c.tasks, c.edges)
 		if err != nil {
 			t.Fatalf("case %d: %v", iter, err)
 		}
@@ -476,7 +468,7 @@ func TestCycleErrorsOnRandomGraphs(t *testing.T) {
 		}
 		e := c.edges[r.IntN(len(c.edges))]
 		back := TaskEdge{TaskID: e.DependsOnTaskID, DependsOnTaskID: e.TaskID, Type: Always}
-		_, err := BuildGraph(c.tasks, append(slices.Clone(c.edges), back))
+		_, err := Build(c.tasks, append(slices.Clone(c.edges), back))
 		var ce *CycleError
 		if !errors.As(err, &ce) {
 			t.Fatalf("case %d: error %v, want a CycleError", iter, err)

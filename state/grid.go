@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -64,10 +65,7 @@ func (g Grid) String() string {
 }
 
 func (g Grid) location() *time.Location {
-	if g.Location == nil {
-		return time.UTC
-	}
-	return g.Location
+	return cmp.Or(g.Location, time.UTC)
 }
 
 func (g Grid) valid() bool { return g.Interval.check() == nil }

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -137,17 +138,7 @@ func TestGridLastCompleteUntilAndContractRange(t *testing.T) {
 	}
 }
 
-func windowsEqual(a, b []Window) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !a[i].Equal(b[i]) {
-			return false
-		}
-	}
-	return true
-}
+func windowsEqual(a, b []Window) bool { return slices.EqualFunc(a, b, Window.Equal) }
 
 func BenchmarkGridIndex15mThirtyYears(b *testing.B) {
 	g := mustGrid(b, "2000-01-01T00:00:00Z", "15m", "Europe/Stockholm")

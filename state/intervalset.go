@@ -2,6 +2,7 @@ package state
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,15 +182,7 @@ func (s IntervalSet) Duration() time.Duration {
 
 // Equal reports whether s and o hold the same instants.
 func (s IntervalSet) Equal(o IntervalSet) bool {
-	if len(s.ws) != len(o.ws) {
-		return false
-	}
-	for i := range s.ws {
-		if !s.ws[i].Equal(o.ws[i]) {
-			return false
-		}
-	}
-	return true
+	return slices.EqualFunc(s.ws, o.ws, Window.Equal)
 }
 
 // String prints the set as "{[a, b), [c, d)}", "{}" when empty.

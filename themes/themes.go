@@ -3,6 +3,7 @@ package themes
 import (
 	"fmt"
 	"image/color"
+	"maps"
 	"slices"
 	"strings"
 
@@ -228,12 +229,7 @@ var constructors = map[string]func() Theme{
 
 // Names lists the theme names Get accepts, sorted.
 func Names() []string {
-	out := make([]string, 0, len(constructors))
-	for n := range constructors {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(constructors))
 }
 
 // Get returns the theme called name (case-insensitive; "" is the default),

@@ -58,12 +58,7 @@ func (c *common) send(msg tea.Msg) { c.outbox = append(c.outbox, msg) }
 func (c *common) onTop(id int) bool { return c.topID != nil && c.topID() == id }
 
 // now is the engine's clock, for ages.
-func (c *common) now() time.Time {
-	if c.eng.Now != nil {
-		return c.eng.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+func (c *common) now() time.Time { return c.eng.Clock() }
 
 // envChanges keeps the changes of the app's environment.
 func (c *common) envChanges(changes []state.Change) []state.Change {

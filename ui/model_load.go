@@ -143,15 +143,11 @@ func loadGate(c *common, view int, seq uint64, def *spec.Model, w state.Window, 
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(ctx, loadTimeout)
 		defer cancel()
-		now := time.Now().UTC()
-		if e.Now != nil {
-			now = e.Now().UTC()
-		}
 		var wp *state.Window
 		if !timeless {
 			wp = &w
 		}
-		g, err := e.GateUnitFromStore(ctx, def, wp, now)
+		g, err := e.GateUnitFromStore(ctx, def, wp, e.Clock())
 		return gateMsg{view: view, seq: seq, window: w, gate: g, err: err}
 	}
 }
@@ -173,10 +169,7 @@ func firstNotApplied(units []state.Unit) int {
 // each gated upstream's coverage, and the engine's gate of the cursor's
 // unit.
 func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timelineLoad) error {
-	now := time.Now().UTC()
-	if e.Now != nil {
-		now = e.Now().UTC()
-	}
+	now := e.Clock()
 	// The cursor's unit, as the view will have it.
 	cursor := -1
 	if tl.at != nil {

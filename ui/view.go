@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"maps"
+	"slices"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/state"
@@ -94,9 +97,7 @@ func (b *viewBase) take() (only []string, ok bool) {
 	if len(b.want) == 0 {
 		return nil, false
 	}
-	for m := range b.want {
-		only = append(only, m)
-	}
+	only = slices.Collect(maps.Keys(b.want))
 	b.want = nil
 	return only, true
 }

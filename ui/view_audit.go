@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -192,18 +194,14 @@ func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
 // 05:00–06:00"), and any other value with a space or nothing in it is
 // quoted.
 func auditArgs(args map[string]string) string {
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(args))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		val := args[k]
 		w, isWindow := parseWindowArg(val)
 		switch {
 		case k == "env":
-			val = envName(val)
+			val = spec.Env{Suffix: val}.String()
 		case isWindow:
 			val = windowText(w)
 		case val == "" || strings.ContainsAny(val, " \t\""):

@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -184,7 +185,7 @@ func (v *runView) render(w, h int) []string {
 	lines := []string{
 		" " + t.Status(st).Render(themes.Glyph(st)+" "+string(r.Status)) + "  " + t.Accent.Render(fmt.Sprintf("run %d", r.ID)) +
 			"  " + r.StateMode + "  " + runScope(r) + "  " + runWindow(r.Window),
-		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", envName(r.Env), r.Actor, timeText(&r.StartedAt), took(r, v.c.now()))),
+		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, r.Actor, timeText(&r.StartedAt), took(r, v.c.now()))),
 	}
 	if len(r.Models) > 1 {
 		lines = append(lines, "   "+t.Muted.Render("models "+strings.Join(r.Models, ", ")))
@@ -193,12 +194,7 @@ func (v *runView) render(w, h int) []string {
 	for _, lr := range v.c.runs {
 		if lr.runID == r.ID && lr.progress != nil {
 			lines = append(lines, " "+t.Title.Render("Progress"))
-			names := make([]string, 0, len(lr.progress))
-			for n := range lr.progress {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			for _, n := range names {
+			for _, n := range slices.Sorted(maps.Keys(lr.progress)) {
 				p := lr.progress[n]
 				lines = append(lines, fit("   "+n+"  "+progressText(t, map[string]engine.Progress{n: p}), w))
 			}
@@ -293,13 +289,6 @@ func (v *runView) waveHeading(t themes.Theme, wave int) string {
 	return t.Accent.Render(title) + "  " + strings.Join(parts, t.Muted.Render(" · "))
 }
 
-func envName(suffix string) string {
-	if suffix == "" {
-		return "prod"
-	}
-	return suffix
-}
-
 // runData is one run with its task run log, each task named, and its
 // tasks by wave.
 type runData struct {
@@ -372,7 +361,7 @@ func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
 			link(e.Task, e.DependsOn, e.Type)
 		}
 	}
-	g, err := graph.BuildGraph(nodes, edges)
+	g, err := graph.Build(nodes, edges)
 	if err != nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -33,10 +34,7 @@ func commandEnv(parent []string, u UnitRun) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	mode := u.StateMode
-	if mode == "" {
-		mode = spec.Bulldozer
-	}
+	mode := cmp.Or(u.StateMode, spec.Bulldozer)
 	if _, err := spec.ParseStateMode(string(mode)); err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}

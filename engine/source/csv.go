@@ -1,6 +1,7 @@
 package source
 
 import (
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -63,10 +64,7 @@ func newCSVSource(text io.Reader, path string, offset int, sep byte, strict bool
 		if err := s.checkUTF8(h, line+offset, ""); err != nil {
 			return nil, err
 		}
-		name := strings.TrimSpace(h)
-		if name == "" {
-			name = "column_" + strconv.Itoa(i+1)
-		}
+		name := cmp.Or(strings.TrimSpace(h), "column_"+strconv.Itoa(i+1))
 		if j, dup := seen[name]; dup {
 			return nil, &FileError{Path: path, Line: line + offset, Err: fmt.Errorf("header names column %q twice (columns %d and %d)", name, j+1, i+1)}
 		}

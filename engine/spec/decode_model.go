@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 
@@ -260,8 +261,6 @@ func (d *decoder) ident(f *field) (string, bool) {
 func (d *decoder) setModel(name string, mark int) {
 	d.model = name
 	for _, e := range d.errs[mark:] {
-		if e.Model == "" {
-			e.Model = name
-		}
+		e.Model = cmp.Or(e.Model, name)
 	}
 }

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"net/url"
 	"strings"
 
@@ -341,8 +342,6 @@ func (d *decoder) extra(fs *fields) map[string]any {
 func (d *decoder) setSource(name string, mark int) {
 	d.source = name
 	for _, e := range d.errs[mark:] {
-		if e.Source == "" {
-			e.Source = name
-		}
+		e.Source = cmp.Or(e.Source, name)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -292,13 +293,11 @@ func (sd SourceDef) source() (Source, error) {
 	return s, nil
 }
 
+// lookupName is s's index in names (0 when it is not there), and whether it
+// is there.
 func lookupName(s string, names []string) (int, bool) {
-	for i, n := range names {
-		if n == s {
-			return i, true
-		}
-	}
-	return 0, false
+	i := slices.Index(names, s)
+	return max(i, 0), i >= 0
 }
 
 func parseDependencyType(s string) (graph.DependencyType, error) {

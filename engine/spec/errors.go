@@ -38,10 +38,7 @@ func (e *Error) Error() string {
 // String prints the position as "file:line:col", or less when the line or
 // column is unknown (a problem with the file as a whole).
 func (p Position) String() string {
-	file := p.File
-	if file == "" {
-		file = "<spec>"
-	}
+	file := cmp.Or(p.File, "<spec>")
 	switch {
 	case p.Line <= 0:
 		return file

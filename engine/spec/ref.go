@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -69,13 +70,7 @@ func (m *Model) modelSourceParts(src Source, env Env) []string {
 // nonEmpty drops empty parts, so a source built in code with a bare table
 // name never resolves to an empty quoted schema.
 func nonEmpty(parts ...string) []string {
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
+	return slices.DeleteFunc(parts, func(p string) bool { return p == "" })
 }
 
 // GateSkipped reports whether src's gate is assumed satisfied in env: a gated

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"strings"
@@ -48,12 +49,7 @@ func EnvFromOS() (Env, error) { return ParseEnv(os.Getenv(SchemaSuffixEnvVar)) }
 func (e Env) Suffixed() bool { return e.Suffix != "" }
 
 // String names the environment for messages: "prod" or the suffix.
-func (e Env) String() string {
-	if e.Suffix == "" {
-		return "prod"
-	}
-	return e.Suffix
-}
+func (e Env) String() string { return cmp.Or(e.Suffix, "prod") }
 
 // Schema moves a managed schema into this environment: "warehouse" becomes
 // "warehouse_pr123" under suffix pr123, and stays itself in prod.

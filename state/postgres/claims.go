@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -89,7 +90,7 @@ func (s *Store) claimOnce(ctx context.Context, req state.ClaimRequest) ([]state.
 			}
 			var ids []int64
 			for _, c := range cands {
-				if c.flexible && overlapsAny(c.window, r.taken[c.model]) {
+				if c.flexible && slices.ContainsFunc(r.taken[c.model], c.window.Overlaps) {
 					continue // left pending; the next round's NOT EXISTS skips it
 				}
 				ids = append(ids, c.id)
@@ -237,7 +238,7 @@ func (s *Store) lockFlexible(ctx context.Context, tx pgx.Tx, env string, cands [
 	var names []string
 	var keys []int64
 	for _, c := range cands {
-		if c.flexible && !r.held[c.model] && !contains(names, c.model) {
+		if c.flexible && !r.held[c.model] && !slices.Contains(names, c.model) {
 			names = append(names, c.model)
 			keys = append(keys, lockKey("bollhav.claim:"+s.schema+"\x00"+env+"\x00"+c.model))
 		}
@@ -254,7 +255,7 @@ func (s *Store) lockFlexible(ctx context.Context, tx pgx.Tx, env string, cands [
 		return nil, err
 	}
 	for _, m := range names {
-		if contains(locked, m) {
+		if slices.Contains(locked, m) {
 			r.held[m] = true
 		} else {
 			r.busy = append(r.busy, m)
@@ -310,15 +311,6 @@ func (s *Store) markRunning(ctx context.Context, tx pgx.Tx, req state.ClaimReque
 	})
 }
 
-func overlapsAny(w state.Window, ws []state.Window) bool {
-	for _, o := range ws {
-		if w.Overlaps(o) {
-			return true
-		}
-	}
-	return false
-}
-
 // unitBefore orders units the way claims are handed out: oldest window
 // first.
 func unitBefore(a, b state.Unit) bool {
@@ -332,13 +324,4 @@ func unitBefore(a, b state.Unit) bool {
 		return a.Model < b.Model
 	}
 	return a.ID < b.ID
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -229,7 +230,7 @@ func (s *Store) ensureKeyIndex(ctx context.Context, tx pgx.Tx, job state.DataJob
 func upsertAction(cols, keys []string) string {
 	var sets []string
 	for _, c := range cols {
-		if !contains(keys, c) {
+		if !slices.Contains(keys, c) {
 			sets = append(sets, quoteIdent(c)+" = EXCLUDED."+quoteIdent(c))
 		}
 	}

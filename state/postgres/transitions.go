@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,7 +19,7 @@ import (
 // SetStatus moves the model's units inside w whose status is one of From to
 // To, clearing lease, error and blocked reason.
 func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, error) {
-	if !knownStatus(req.To) {
+	if !slices.Contains(state.Statuses, req.To) {
 		return 0, fmt.Errorf("set status: unknown status %q", req.To)
 	}
 	if req.To == state.Running {
@@ -28,7 +29,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		return 0, fmt.Errorf("set status of %s: no statuses to move from", req.Model)
 	}
 	for _, st := range req.From {
-		if !knownStatus(st) {
+		if !slices.Contains(state.Statuses, st) {
 			return 0, fmt.Errorf("set status of %s: unknown status %q", req.Model, st)
 		}
 	}
@@ -252,13 +253,4 @@ func hull(a, b state.Window) state.Window {
 		h.Until = b.Until
 	}
 	return h
-}
-
-func knownStatus(st state.UnitStatus) bool {
-	for _, s := range state.Statuses {
-		if s == st {
-			return true
-		}
-	}
-	return false
 }

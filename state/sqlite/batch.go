@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/bollhav/bollhav/state"
@@ -37,12 +38,7 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 				applied[m.id] = append(applied[m.id], w)
 			}
 		}
-		ids := make([]int64, 0, len(applied))
-		for id := range applied {
-			ids = append(ids, id)
-		}
-		slices.Sort(ids)
-		for _, id := range ids {
+		for _, id := range slices.Sorted(maps.Keys(applied)) {
 			for _, w := range state.NewIntervalSet(applied[id]...).Windows() {
 				if err := refreshCoverage(ctx, tx, models[id], w); err != nil {
 					return err

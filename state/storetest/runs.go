@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/bollhav/bollhav/state"
@@ -155,7 +156,7 @@ func testAuditLog(t *testing.T, s state.Store, _ *config) {
 		eq(t, want.Action+" Actor", g.Actor, want.Actor)
 		eq(t, want.Action+" Action", g.Action, want.Action)
 		eq(t, want.Action+" Outcome", g.Outcome, want.Outcome)
-		if len(g.Args) != len(want.Args) || (len(want.Args) > 0 && !mapsEqual(g.Args, want.Args)) {
+		if !maps.Equal(g.Args, want.Args) {
 			t.Errorf("%s Args = %v, want %v", want.Action, g.Args, want.Args)
 		}
 	}
@@ -164,16 +165,4 @@ func testAuditLog(t *testing.T, s state.Store, _ *config) {
 	if len(log) != 1 || log[0].Action != "torch" {
 		t.Errorf("AuditLog(1) = %+v, want the torch entry only", log)
 	}
-}
-
-func mapsEqual(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }

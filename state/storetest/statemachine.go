@@ -454,7 +454,7 @@ func (m *smMachine) checkClaimChoice(rt *rapid.T, req state.ClaimRequest, got []
 				if !isZeroWindow(req.Window) && !u.Window.Overlaps(req.Window) {
 					continue
 				}
-				if md.flexible && overlapsAnyWindow(u.Window, busy[md.name]) {
+				if md.flexible && slices.ContainsFunc(busy[md.name], u.Window.Overlaps) {
 					continue
 				}
 				if len(tie) > 0 && u.Window.Since.After(tie[0].Window.Since) {
@@ -492,15 +492,6 @@ func (m *smMachine) checkClaimChoice(rt *rapid.T, req state.ClaimRequest, got []
 	for _, c := range left {
 		rt.Fatalf("Claim (limit %d) took %s, which was not claimable then (or not among the oldest); it took %v", req.Limit, claimLabel(c), claimBriefs(got))
 	}
-}
-
-func overlapsAnyWindow(w state.Window, ws []state.Window) bool {
-	for _, o := range ws {
-		if w.Overlaps(o) {
-			return true
-		}
-	}
-	return false
 }
 
 func isZeroWindow(w state.Window) bool { return w.Since.IsZero() && w.Until.IsZero() }

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"runtime/debug"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/bollhav/bollhav/engine/spec"
@@ -213,12 +214,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "bollhav %s — a pipeline explorer with an embedded engine\n\n", Version())
 	fmt.Fprintln(w, "Usage: bollhav [global flags] <command> [args]")
 	fmt.Fprintln(w, "\nCommands:")
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(commands)) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nGlobal flags:")

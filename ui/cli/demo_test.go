@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -191,13 +193,7 @@ func TestDemoEveryCommandsJSONParses(t *testing.T) {
 	}
 }
 
-func keysOf(m map[string]json.RawMessage) []string {
-	var ks []string
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
-}
+func keysOf(m map[string]json.RawMessage) []string { return slices.Sorted(maps.Keys(m)) }
 
 // TestDemoRefusesAnotherStore: the demo is embedded; --dsn, --spec and
 // --read-only are one-line usage errors that write nothing.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	gocontext "context"
 	"fmt"
 	"os"
@@ -48,10 +49,5 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 
 // actor names the operator for the audit log: the login user.
 func actor() string {
-	for _, k := range []string{"BOLLHAV_ACTOR", "USER", "LOGNAME"} {
-		if v := os.Getenv(k); v != "" {
-			return v
-		}
-	}
-	return "unknown"
+	return cmp.Or(os.Getenv("BOLLHAV_ACTOR"), os.Getenv("USER"), os.Getenv("LOGNAME"), "unknown")
 }

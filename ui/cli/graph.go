@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"sort"
@@ -39,9 +40,7 @@ func runGraph(c *cmdContext, args []string, format string) int {
 	if len(args) > 0 {
 		return c.fail("graph", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	if format == "" {
-		format = c.Output
-	}
+	format = cmp.Or(format, c.Output)
 	render, ok := map[string]func(io.Writer, []*engine.PipelineGraph){
 		"text": graphText, "dot": graphDot, "mermaid": graphMermaid, "json": graphJSON,
 	}[format]

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -90,10 +91,7 @@ func runLint(c *cmdContext, args []string) int {
 		if f.Pos.Line > 0 {
 			where = fmt.Sprintf("%s:%d:%d", c.Spec, f.Pos.Line, f.Pos.Column)
 		}
-		model := f.Model
-		if model == "" {
-			model = "-"
-		}
+		model := cmp.Or(f.Model, "-")
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", where, f.Severity, f.Rule, model, f.Message)
 		if f.Severity == engine.SeverityError {
 			errs++

@@ -264,7 +264,7 @@ func planSpanText(ws []state.Window, timeless bool) string {
 // printPlanText writes the plan as a heading, one table row per model,
 // totals and the warnings.
 func printPlanText(w io.Writer, p *engine.Plan) {
-	head := fmt.Sprintf("plan: %s in %s", p.Mode, runEnvName(p.Env))
+	head := fmt.Sprintf("plan: %s in %s", p.Mode, spec.Env{Suffix: p.Env})
 	if win := p.Request.Window; win != nil {
 		head += ", window " + win.String()
 	} else {

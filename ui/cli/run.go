@@ -17,6 +17,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/danger"
+	"github.com/muesli/cancelreader"
 	"github.com/spf13/pflag"
 )
 
@@ -272,7 +273,7 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)
 	view.stop()
 	if res == nil && errors.Is(err, state.ErrNotFound) {
-		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, runEnvName(e.Env.Suffix))
+		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env)
 	}
 	return c.finishRun(ctx, cmd, res, err)
 }
@@ -324,30 +325,48 @@ func (c *cmdContext) confirmTorch(ctx gocontext.Context, plan *engine.Plan, yes 
 		deleted += planDeleted(mp)
 	}
 	fmt.Fprintf(c.Err, "Torch %d model(s) in %s: %d unit(s) deleted or uncovered and rebuilt. Type yes to go on: ",
-		len(plan.Models), runEnvName(plan.Env), deleted)
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(c.In).ReadString('\n')
-		answer <- strings.TrimSpace(line)
-	}()
-	select {
-	case <-ctx.Done():
+		len(plan.Models), spec.Env{Suffix: plan.Env}, deleted)
+	answer, err := readAnswer(ctx, c.In)
+	if err != nil {
 		fmt.Fprintln(c.Err, "\nbollhav run: interrupted: nothing was changed")
 		return ExitFailure, false
-	case a := <-answer:
-		if a != "yes" {
-			fmt.Fprintln(c.Err, "bollhav run: torch not confirmed: nothing was changed")
-			return ExitFailure, false
-		}
+	}
+	if answer != "yes" {
+		fmt.Fprintln(c.Err, "bollhav run: torch not confirmed: nothing was changed")
+		return ExitFailure, false
 	}
 	return ExitOK, true
 }
 
-func runEnvName(suffix string) string {
-	if suffix == "" {
-		return "prod"
+// readAnswer reads a line from in, trimmed, or returns ctx's error when ctx
+// ends first. The read runs on a goroutine of its own so that an interrupt
+// is heard while it waits; when in is a file (a terminal) the interrupt
+// ends the read too, and the goroutine with it, before readAnswer returns.
+// A reader that is not a file cannot be interrupted: its goroutine ends
+// with its read.
+func readAnswer(ctx gocontext.Context, in io.Reader) (string, error) {
+	r, err := cancelreader.NewReader(in)
+	if err != nil {
+		// A file epoll cannot wait on (a regular file) never blocks:
+		// read it as any reader.
+		r, _ = cancelreader.NewReader(struct{ io.Reader }{in})
 	}
-	return suffix
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		answer <- strings.TrimSpace(line)
+	}()
+	select {
+	case a := <-answer:
+		r.Close()
+		return a, nil
+	case <-ctx.Done():
+		if r.Cancel() {
+			<-answer
+			r.Close()
+		}
+		return "", ctx.Err()
+	}
 }
 
 // runStdinIsTerminal reports whether the confirmation can be asked; a variable

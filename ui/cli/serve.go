@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	gocontext "context"
 	"fmt"
 	"log/slog"
@@ -92,10 +93,7 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 		fmt.Fprintf(c.Err, "bollhav serve: %v\n", err)
 		return ExitUsage
 	}
-	stateDir := f.stateDir
-	if stateDir == "" {
-		stateDir = filepath.Join(filepath.Dir(c.Spec), ".bollhav")
-	}
+	stateDir := cmp.Or(f.stateDir, filepath.Join(filepath.Dir(c.Spec), ".bollhav"))
 	srv, err := serve.New(serve.Config{
 		Addr: f.addr, StateDir: stateDir, Keys: serve.Keys{Operators: f.operators, Viewers: f.viewers},
 		Engine: e, IdleTimeout: f.idle, MaxSessions: f.maxSessions, Log: logger,

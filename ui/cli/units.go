@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"cmp"
 	gocontext "context"
 	"encoding/json"
 	"errors"
@@ -218,10 +219,7 @@ func unitCells(u state.Unit) []string {
 			detail = append(detail, s)
 		}
 	}
-	d := strings.Join(detail, "; ")
-	if d == "" {
-		d = "-"
-	}
+	d := cmp.Or(strings.Join(detail, "; "), "-")
 	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
 }
 

@@ -54,7 +54,7 @@ func bigGraph(tb testing.TB, n, e int) ([]Node, []Edge, [][]int) {
 		edges = append(edges, Edge{From: u, To: v, Type: typ})
 		taskEdges = append(taskEdges, graph.TaskEdge{TaskID: v, DependsOnTaskID: u, Type: typ})
 	}
-	g, err := graph.BuildGraph(tasks, taskEdges)
+	g, err := graph.Build(tasks, taskEdges)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -158,7 +158,7 @@ func TestInputsTolerated(t *testing.T) {
 	// same as graph.Waves.
 	edges = []Edge{{1, 2, S}, {2, 3, S}, {1, 3, S}}
 	tasks := []graph.TaskNode{{ID: 1}, {ID: 2}, {ID: 3}}
-	g, err := graph.BuildGraph(tasks, []graph.TaskEdge{{TaskID: 2, DependsOnTaskID: 1}, {TaskID: 3, DependsOnTaskID: 2}, {TaskID: 3, DependsOnTaskID: 1}})
+	g, err := graph.Build(tasks, []graph.TaskEdge{{TaskID: 2, DependsOnTaskID: 1}, {TaskID: 3, DependsOnTaskID: 2}, {TaskID: 3, DependsOnTaskID: 1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestInputsTolerated(t *testing.T) {
 }
 
 func TestEdgesOf(t *testing.T) {
-	g, err := graph.BuildGraph([]graph.TaskNode{{ID: 1}, {ID: 2}, {ID: 3}}, []graph.TaskEdge{
+	g, err := graph.Build([]graph.TaskNode{{ID: 1}, {ID: 2}, {ID: 3}}, []graph.TaskEdge{
 		{TaskID: 2, DependsOnTaskID: 1, Type: graph.Success},
 		{TaskID: 3, DependsOnTaskID: 1, Type: graph.Failure},
 		{TaskID: 3, DependsOnTaskID: 2, Type: graph.HasData},

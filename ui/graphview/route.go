@@ -1,6 +1,7 @@
 package graphview
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -223,11 +224,7 @@ func assignTracks(nets []net) int {
 	for _, ni := range order {
 		used[nets[ni].track] = true
 	}
-	rows := make([]int, 0, len(used))
-	for t := range used {
-		rows = append(rows, t)
-	}
-	slices.Sort(rows)
+	rows := slices.Sorted(maps.Keys(used))
 	for _, ni := range order {
 		nets[ni].track, _ = slices.BinarySearch(rows, nets[ni].track)
 	}

@@ -94,10 +94,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = 32
 	}
-	log := cfg.Log
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
+	log := cmp.Or(cfg.Log, slog.New(slog.DiscardHandler))
 	signer, keyPath, err := LoadOrCreateHostKey(cfg.StateDir)
 	if err != nil {
 		return nil, err

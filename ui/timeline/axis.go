@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"sort"
 	"time"
 
@@ -55,10 +56,7 @@ var weekAnchor = [3]int{2001, 1, 1}
 
 // buckets is the grid whose windows are the columns at zoom z.
 func buckets(model state.Grid, z Zoom) state.Grid {
-	loc := model.Location
-	if loc == nil {
-		loc = time.UTC
-	}
+	loc := cmp.Or(model.Location, time.UTC)
 	if z == ZoomGrain && model.Interval.N > 0 {
 		return model
 	}
@@ -119,10 +117,7 @@ func (a Axis) Grid() state.Grid { return a.grid }
 
 // Location is the time zone the buckets and the ruler follow.
 func (a Axis) Location() *time.Location {
-	if a.grid.Location == nil {
-		return time.UTC
-	}
-	return a.grid.Location
+	return cmp.Or(a.grid.Location, time.UTC)
 }
 
 // Visible is the time the columns show, from column 0's since to the last
