@@ -81,7 +81,8 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 
 // Delete removes the model's units inside w (all when w is zero): torch on a
 // fixed grid.
-func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
 	var deleted int
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
 		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
@@ -139,7 +140,8 @@ func refuseRunning(model string, chs []change) error {
 // status, applied_at and attempts. The multirange difference span - w gives
 // each crossing unit's remaining parts. The change feed records the part
 // removed: deleted units whole, crossing units clipped to w.
-func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
 	var touched int
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
 		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {

@@ -16,7 +16,8 @@ import (
 // Prefill inserts a pending unit for every window the model has no unit of
 // yet, in one statement: the windows travel as two timestamptz arrays that
 // unnest pairs up again, so 100,000 windows are one round trip, not 100,000.
-func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.Window, now time.Time) (int, error) {
+func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, error) {
+	env, model, windows, now := req.Env, req.Model, req.Windows, req.Now
 	since, until := make([]pgtype.Timestamptz, len(windows)), make([]pgtype.Timestamptz, len(windows))
 	var longest int64 // microseconds, rounded up
 	for i, w := range windows {

@@ -112,7 +112,8 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 }
 
 // Delete implements state.Store.
-func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
 	deleted := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		m, err := lookup(ctx, tx, env, model)
@@ -181,9 +182,10 @@ func forgetShape(ctx context.Context, tx *sql.Tx, m modelRef) error {
 }
 
 // Uncover implements state.Store.
-func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
 	if isZeroWindow(w) {
-		return s.Delete(ctx, env, model, w, runID, now)
+		return s.Delete(ctx, req)
 	}
 	if w.Empty() {
 		return 0, checkWindow(w)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -64,7 +63,8 @@ func checkWindow(w state.Window) error {
 // one prepared statement: with an embedded database a round trip is a
 // function call, and the transaction is what makes 100,000 inserts cheap
 // (one commit, one fsync).
-func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.Window, now time.Time) (int, error) {
+func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, error) {
+	env, model, windows, now := req.Env, req.Model, req.Windows, req.Now
 	for _, w := range windows {
 		if err := checkWindow(w); err != nil {
 			return 0, fmt.Errorf("prefill %s: %w", model, err)
