@@ -40,6 +40,9 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 	if req.Limit <= 0 {
 		return nil, nil
 	}
+	if err := state.CheckWindow("claim", req.Window); err != nil {
+		return nil, err
+	}
 	var err error
 	for range claimAttempts {
 		var claims []state.Claim
