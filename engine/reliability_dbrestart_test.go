@@ -131,7 +131,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 
 	// Command models run in the fake executor, the sql model in the
 	// store's database.
-	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond})
+	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond}, e.Now)
 	w := days(0, 3)
 	res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, progress)
 	close(kill)
