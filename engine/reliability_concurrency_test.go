@@ -57,7 +57,7 @@ func TestReliabilityFourWorkersTenThousandUnits(t *testing.T) {
 		flexWindows = append(flexWindows, hours(h, h+2))
 	}
 	for model, ws := range map[string][]state.Window{"raw.fast": fastWindows, "raw.flex": flexWindows} {
-		n, err := s.Prefill(t.Context(), state.PrefillRequest{Env: "", Model: model, Windows: ws, Now: time.Now()})
+		n, err := s.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: time.Now()})
 		must(t, err)
 		eq(t, model+" prefilled", n, len(ws))
 	}
@@ -369,7 +369,7 @@ func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
 			op := runEngine(t, racing, sp)
 			_, err := op.Apply(t.Context())
 			must(t, err)
-			_, err = rs.Prefill(t.Context(), state.PrefillRequest{Env: "", Model: "raw.torched", Windows: []state.Window{hours(0, 1), hours(1, 2)}, Now: op.now()})
+			_, err = rs.Prefill(t.Context(), state.PrefillRequest{Model: "raw.torched", Windows: []state.Window{hours(0, 1), hours(1, 2)}, Now: op.now()})
 			must(t, err)
 			seq, err := op.LatestChangeSeq(t.Context())
 			must(t, err)

@@ -77,7 +77,7 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	for h := range 6 {
 		windows = append(windows, hours(h, h+1))
 	}
-	_, err = s.Prefill(t.Context(), state.PrefillRequest{Env: "", Model: model, Windows: windows, Now: e.now()})
+	_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: windows, Now: e.now()})
 	must(t, err)
 
 	// The test holds the lock hour 3's transaction will wait for.

@@ -83,7 +83,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	hour := hours(0, 1)
-	_, err = s.Prefill(t.Context(), state.PrefillRequest{Env: "", Model: "raw.zombie", Windows: []state.Window{hour}, Now: e.now()})
+	_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.zombie", Windows: []state.Window{hour}, Now: e.now()})
 	must(t, err)
 
 	workerApp := app + "_a"

@@ -82,7 +82,7 @@ func TestWindowedCallsStayLocal(t *testing.T) {
 	for i := range ws {
 		ws[i] = state.MustWindow(at(i), at(i+1))
 	}
-	if _, err := s.Prefill(ctx, state.PrefillRequest{Env: "", Model: "a", Windows: ws, Now: at(0)}); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: ws, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
 	// The newest 1,000 hours are applied; the rest waits.
@@ -113,7 +113,7 @@ func TestWindowedCallsStayLocal(t *testing.T) {
 			return err
 		}},
 		{"Uncover", func() error {
-			_, err := s.Uncover(ctx, state.RemoveRequest{Env: "", Model: "a", Window: applied, RunID: 0, Now: at(n)})
+			_, err := s.Uncover(ctx, state.RemoveRequest{Model: "a", Window: applied, Now: at(n)})
 			return err
 		}},
 	}
