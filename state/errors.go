@@ -95,6 +95,19 @@ func (r StatusChange) Check() error {
 	return CheckWindow(what, r.Window)
 }
 
+// Check refuses a ClaimRequest no store can grant: a limit below one (a
+// claimer with no room should not call), a lease that is not positive (the
+// unit would be expired the moment it is claimed) or an empty window.
+func (r ClaimRequest) Check() error {
+	if r.Limit < 1 {
+		return fmt.Errorf("claim: limit %d; ask for at least one unit", r.Limit)
+	}
+	if r.Lease <= 0 {
+		return fmt.Errorf("claim: the lease must be positive, not %s", r.Lease)
+	}
+	return CheckWindow("claim", r.Window)
+}
+
 // inEnv is " in environment <env>", or nothing for the default environment.
 func inEnv(env string) string {
 	if env == "" {

@@ -87,6 +87,8 @@ type Store interface {
 	// now+lease, each with a new fencing token. Two running units of one
 	// flexible model never overlap: a unit whose window overlaps a running
 	// one is left pending. Concurrent claimers never receive the same unit.
+	// A limit below one, a lease that is not positive or an empty window is
+	// refused (ClaimRequest.Check).
 	Claim(ctx context.Context, req ClaimRequest) ([]Claim, error)
 	// Heartbeat extends a claim's lease; ErrLeaseLost when the unit is no
 	// longer running under this claim's fence.

@@ -19,10 +19,7 @@ const claimBatch = 256
 // chosen ones to running — is one BEGIN IMMEDIATE transaction that no other
 // claimer, in this process or another, can interleave with.
 func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
-	if req.Limit < 1 {
-		return nil, fmt.Errorf("claim: limit %d, want at least 1", req.Limit)
-	}
-	if err := state.CheckWindow("claim", req.Window); err != nil {
+	if err := req.Check(); err != nil {
 		return nil, err
 	}
 	var out []state.Claim

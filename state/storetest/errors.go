@@ -20,6 +20,7 @@ var errorTests = []test{
 	{"LeaseLost", testErrLeaseLost},
 	{"NotAnOutcome", testErrNotAnOutcome},
 	{"StatusChangeRefused", testErrStatusChange},
+	{"ClaimRefused", testErrClaim},
 }
 
 // wantError checks that err is sentinel (when not nil) and reads exactly text.
@@ -197,6 +198,29 @@ func testErrStatusChange(t *testing.T, s state.Store, _ *config) {
 		tc.req.Now = clock(1)
 		_, err := s.SetStatus(ctx, tc.req)
 		wantError(t, "SetStatus "+string(tc.req.To), err, nil, tc.want)
+	}
+	eq(t, "units", briefs(scan(t, s, "", "a")), []string{"a [0h,1h) pending"})
+}
+
+// testErrClaim: a claim with no room or no lease is refused, in the same
+// words on every backend, and claims nothing.
+func testErrClaim(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	register(t, s, "", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, 1), clock(0))
+	for _, tc := range []struct {
+		limit int
+		lease time.Duration
+		want  string
+	}{
+		{0, time.Minute, "claim: limit 0; ask for at least one unit"},
+		{-1, time.Minute, "claim: limit -1; ask for at least one unit"},
+		{1, 0, "claim: the lease must be positive, not 0s"},
+		{1, -time.Second, "claim: the lease must be positive, not -1s"},
+	} {
+		cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"a"}, Worker: "w1", Lease: tc.lease, Limit: tc.limit, Now: clock(1)})
+		wantError(t, fmt.Sprintf("Claim limit %d lease %s", tc.limit, tc.lease), err, nil, tc.want)
+		eq(t, "claims", len(cs), 0)
 	}
 	eq(t, "units", briefs(scan(t, s, "", "a")), []string{"a [0h,1h) pending"})
 }

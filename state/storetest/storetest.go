@@ -77,7 +77,8 @@
 //   - Refusals read the same on both backends, word for word: not-found
 //     (model, run, attempt), an empty or reversed window (Prefill, SetStatus,
 //     Delete, Uncover, Claim), running units in a Delete or Uncover, a lost
-//     lease, an outcome that is not one, and a refused SetStatus are built by
+//     lease, an outcome that is not one, a refused SetStatus and a Claim
+//     with a limit below one or a lease that is not positive are built by
 //     state's error builders (state/errors.go) and returned unwrapped.
 package storetest
 
