@@ -18,7 +18,7 @@ func ModelNotFound(env, model string) error {
 
 // RunNotFound is a call naming a run the store does not hold.
 func RunNotFound(id int64) error {
-	return fmt.Errorf("run %d: %w: this store holds no run with that id", id, ErrNotFound)
+	return fmt.Errorf("run %d: %w: this store holds no run with that id; the runs view of bollhav ui lists those it holds", id, ErrNotFound)
 }
 
 // AttemptNotFound is a FinishTask of an attempt StartTask never opened.

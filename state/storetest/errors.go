@@ -71,7 +71,7 @@ func testErrModelNotFound(t *testing.T, s state.Store, _ *config) {
 // with its ids.
 func testErrRunNotFound(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	const want = "run 999: not found: this store holds no run with that id"
+	const want = "run 999: not found: this store holds no run with that id; the runs view of bollhav ui lists those it holds"
 	_, err := s.GetRun(ctx, 999)
 	wantError(t, "GetRun", err, state.ErrNotFound, want)
 	wantError(t, "FinishRun", s.FinishRun(ctx, 999, state.RunSucceeded, clock(1)), state.ErrNotFound, want)
