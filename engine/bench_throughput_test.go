@@ -109,7 +109,7 @@ func drainUnits(b *testing.B, backend string) float64 {
 	}
 	counts := map[string]int{}
 	for model, ws := range throughputWindows(total) {
-		if _, err := stores[0].Prefill(ctx, "", model, ws, time.Now()); err != nil {
+		if _, err := stores[0].Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
 		counts[model] = len(ws)

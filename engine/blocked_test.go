@@ -139,7 +139,7 @@ func TestBlockedScales(t *testing.T) {
 			hs[i] = hours(i, i+1)
 		}
 		for model, ws := range map[string][]state.Window{"big.q": qs, "big.h": hs} {
-			if _, err := s.Prefill(ctx, "", model, ws, t0); err != nil {
+			if _, err := s.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: t0}); err != nil {
 				t.Fatal(err)
 			}
 		}

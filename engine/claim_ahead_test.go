@@ -126,7 +126,7 @@ func TestWorkStopFinishesUnitsClaimedAhead(t *testing.T) {
 		must(t, err)
 		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
 		must(t, err)
-		_, err = s.Prefill(t.Context(), "", "raw.ticks", g.Windows(days(0, 2)), e.now())
+		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
 		must(t, err)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()

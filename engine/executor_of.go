@@ -6,5 +6,5 @@ import "github.com/bollhav/bollhav/engine/executor"
 // by the model's run block, so one run can mix command, sql, query and view
 // models. sql, query and view models run in the state store's database.
 func (e *Engine) Executor() executor.Executor {
-	return executor.New(e.Store, &executor.CommandExecutor{Logger: e.Log})
+	return executor.New(e.Store, &executor.CommandExecutor{Logger: e.Log}, e.now)
 }

@@ -674,7 +674,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 	}
 	for _, mp := range p.Models {
 		if mp.Delete != nil {
-			n, err := e.Store.Delete(ctx, env, mp.Model, state.Window{}, runID, now)
+			n, err := e.Store.Delete(ctx, state.RemoveRequest{Env: env, Model: mp.Model, RunID: runID, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: deleting its units: %w", mp.Model, err)
 			}
@@ -684,7 +684,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			done = append(done, fmt.Sprintf("%s: deleted %d", mp.Model, n))
 		}
 		for _, w := range mp.Uncover {
-			n, err := e.Store.Uncover(ctx, env, mp.Model, w, runID, now)
+			n, err := e.Store.Uncover(ctx, state.RemoveRequest{Env: env, Model: mp.Model, Window: w, RunID: runID, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: uncovering %s: %w", mp.Model, w, err)
 			}
@@ -724,7 +724,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			done = append(done, fmt.Sprintf("%s: reset %d", mp.Model, n))
 		}
 		if len(mp.Create) > 0 {
-			n, err := e.Store.Prefill(ctx, env, mp.Model, mp.Create, now)
+			n, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: mp.Create, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: prefilling: %w", mp.Model, err)
 			}

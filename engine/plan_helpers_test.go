@@ -82,7 +82,7 @@ func seed(t *testing.T, e *Engine, model string, units map[string]state.UnitStat
 			ws = append(ws, win(k))
 		}
 	}
-	if _, err := e.Store.Prefill(ctx, "", model, ws, p0); err != nil {
+	if _, err := e.Store.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: p0}); err != nil {
 		t.Fatalf("Prefill: %v", err)
 	}
 	for k, st := range units {

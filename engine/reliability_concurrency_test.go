@@ -57,7 +57,7 @@ func TestReliabilityFourWorkersTenThousandUnits(t *testing.T) {
 		flexWindows = append(flexWindows, hours(h, h+2))
 	}
 	for model, ws := range map[string][]state.Window{"raw.fast": fastWindows, "raw.flex": flexWindows} {
-		n, err := s.Prefill(t.Context(), "", model, ws, time.Now())
+		n, err := s.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: time.Now()})
 		must(t, err)
 		eq(t, model+" prefilled", n, len(ws))
 	}
@@ -369,7 +369,7 @@ func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
 			op := runEngine(t, racing, sp)
 			_, err := op.Apply(t.Context())
 			must(t, err)
-			_, err = rs.Prefill(t.Context(), "", "raw.torched", []state.Window{hours(0, 1), hours(1, 2)}, op.now())
+			_, err = rs.Prefill(t.Context(), state.PrefillRequest{Model: "raw.torched", Windows: []state.Window{hours(0, 1), hours(1, 2)}, Now: op.now()})
 			must(t, err)
 			seq, err := op.LatestChangeSeq(t.Context())
 			must(t, err)
@@ -396,10 +396,10 @@ type claimBeforeDelete struct {
 	claimed []state.Claim
 }
 
-func (c *claimBeforeDelete) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (c *claimBeforeDelete) Delete(ctx context.Context, req state.RemoveRequest) (int, error) {
 	c.once.Do(func() {
-		c.claimed, _ = c.Store.Claim(ctx, state.ClaimRequest{Env: env, Models: []string{model}, Worker: "other-worker",
+		c.claimed, _ = c.Store.Claim(ctx, state.ClaimRequest{Env: req.Env, Models: []string{req.Model}, Worker: "other-worker",
 			Lease: time.Minute, Limit: 1, Now: time.Now()})
 	})
-	return c.Store.Delete(ctx, env, model, w, runID, now)
+	return c.Store.Delete(ctx, req)
 }

@@ -49,9 +49,8 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	app := relName("bollhav_reliability_crash_")
 	rs := openRelStore(t, "postgres", app)
 	s, ds := rs.Store, rs.Store.(state.DataStore)
-	admin := pgAdmin(t, rs.base)
-	var lockKey int64
-	must(t, admin.QueryRow(t.Context(), `SELECT (random() * 1e15)::bigint`).Scan(&lockKey))
+	admin := pgtest.NewAdmin(t, rs.base)
+	lockKey := pgtest.LockKey()
 
 	data := relName("rel_data_")
 	must(t, pgtest.Exec(rs.base, fmt.Sprintf(`CREATE SCHEMA %[1]q;
@@ -78,17 +77,16 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	for h := range 6 {
 		windows = append(windows, hours(h, h+1))
 	}
-	_, err = s.Prefill(t.Context(), "", model, windows, e.now())
+	_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: windows, Now: e.now()})
 	must(t, err)
 
 	// The test holds the lock hour 3's transaction will wait for.
-	_, err = admin.Exec(t.Context(), `SELECT pg_advisory_lock($1)`, lockKey)
-	must(t, err)
+	admin.Lock(lockKey)
 
 	workerApp := app + "_w"
 	w := startRelWorker(t, "A", append(rs.workerEnv(workerApp), relEnvSpec+"="+specPath, relEnvLease+"="+lease.String(), relEnvWorkers+"=1")...)
 	eventually(t, 60*time.Second, "worker A hanging inside hour 3's transaction", func() bool {
-		return backends(t, admin, workerApp, "advisory") == 1
+		return admin.Waiting(workerApp, "advisory") == 1
 	})
 	hang := hours(3, 4)
 	if u := unitAt(t, s, model, hang); u.Status != state.Running {
@@ -103,12 +101,11 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	must(t, w.cmd.Process.Signal(syscall.SIGKILL))
 	<-w.done
 	// The dead worker's backend is still inside hour 3's transaction.
-	if n := backends(t, admin, workerApp, "advisory"); n != 1 {
+	if n := admin.Waiting(workerApp, "advisory"); n != 1 {
 		t.Fatalf("%d backends of the killed worker still wait inside hour 3, want 1 (the orphaned transaction)", n)
 	}
 	// Later attempts do not hang.
-	_, err = admin.Exec(t.Context(), fmt.Sprintf(`DELETE FROM %q.ctl`, data))
-	must(t, err)
+	must(t, pgtest.Exec(rs.base, fmt.Sprintf(`DELETE FROM %q.ctl`, data)))
 
 	time.Sleep(lease + 500*time.Millisecond) // past the lease the dead worker can no longer extend
 	span := hours(0, 6)
@@ -123,9 +120,8 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 
 	// Let the orphaned transaction go: it inserts hour 3 again, then
 	// finds its client gone and rolls back.
-	_, err = admin.Exec(t.Context(), `SELECT pg_advisory_unlock($1)`, lockKey)
-	must(t, err)
-	eventually(t, 30*time.Second, "the orphaned transaction ending", func() bool { return backends(t, admin, workerApp, "") == 0 })
+	admin.Unlock(lockKey)
+	eventually(t, 30*time.Second, "the orphaned transaction ending", func() bool { return admin.Backends(workerApp) == 0 })
 	eq(t, "rows after the orphan ended", rows(), want)
 
 	for _, win := range windows {

@@ -51,7 +51,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 	app := relName("bollhav_reliability_restart_")
 	rs := openRelStore(t, "postgres", app)
 	s := rs.Store
-	admin := pgAdmin(t, rs.base)
+	admin := pgtest.NewAdmin(t, rs.base)
 	data := relName("rel_data_")
 	must(t, pgtest.Exec(rs.base, fmt.Sprintf(`CREATE SCHEMA %[1]q; CREATE TABLE %[1]q.sql_ticks (since timestamptz PRIMARY KEY, until timestamptz)`, data)))
 	t.Cleanup(func() { _ = pgtest.Exec(rs.base, fmt.Sprintf(`DROP SCHEMA IF EXISTS %q CASCADE`, data)) })
@@ -102,9 +102,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 	go func() {
 		defer close(killerDone)
 		for range kill {
-			var n int
-			err := admin.QueryRow(context.Background(), `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-				WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`, app).Scan(&n)
+			n, err := admin.Terminate(context.Background(), app)
 			kmu.Lock()
 			terminated = append(terminated, n)
 			if err != nil && killErr == nil {
@@ -131,7 +129,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 
 	// Command models run in the fake executor, the sql model in the
 	// store's database.
-	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond})
+	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond}, e.Now)
 	w := days(0, 3)
 	res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, progress)
 	close(kill)

@@ -13,7 +13,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -24,8 +23,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -214,7 +211,7 @@ func openRelStore(t *testing.T, backend, app string) *relStore {
 	case "postgres":
 		r.base = pgtest.DSN(t)
 		r.schema = pgtest.Schema(t, r.base) // registered first, so it drops after Close
-		r.Store, err = postgres.Open(t.Context(), withAppName(r.base, app), postgres.Options{Schema: r.schema})
+		r.Store, err = postgres.Open(t.Context(), pgtest.WithApplicationName(r.base, app), postgres.Options{Schema: r.schema})
 	default:
 		t.Fatalf("unknown backend %q", backend)
 	}
@@ -234,7 +231,7 @@ func (r *relStore) open(t *testing.T, app string) state.Store {
 		err error
 	)
 	if r.backend == "postgres" {
-		s, err = postgres.Open(t.Context(), withAppName(r.base, app), postgres.Options{Schema: r.schema})
+		s, err = postgres.Open(t.Context(), pgtest.WithApplicationName(r.base, app), postgres.Options{Schema: r.schema})
 	} else {
 		s, err = sqlite.Open(t.Context(), r.base)
 	}
@@ -250,23 +247,9 @@ func (r *relStore) open(t *testing.T, app string) state.Store {
 func (r *relStore) workerEnv(app string) []string {
 	env := []string{relEnvWorker + "=" + r.backend, relEnvSchema + "=" + r.schema}
 	if r.backend == "postgres" {
-		return append(env, relEnvDSN+"="+withAppName(r.base, app))
+		return append(env, relEnvDSN+"="+pgtest.WithApplicationName(r.base, app))
 	}
 	return append(env, relEnvDSN+"="+r.base)
-}
-
-// withAppName sets application_name in a URL or keyword/value DSN.
-func withAppName(dsn, app string) string {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err == nil {
-			q := u.Query()
-			q.Set("application_name", app)
-			u.RawQuery = q.Encode()
-			return u.String()
-		}
-	}
-	return dsn + " application_name=" + app
 }
 
 // relName is a name no other test uses.
@@ -274,29 +257,6 @@ func relName(prefix string) string {
 	b := make([]byte, 5)
 	_, _ = rand.Read(b)
 	return prefix + hex.EncodeToString(b)
-}
-
-// pgAdmin is a connection of the test's own, outside every store, for
-// looking at pg_stat_activity and terminating backends.
-func pgAdmin(t *testing.T, dsn string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(t.Context(), withAppName(dsn, relName("bollhav_reliability_admin_")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close(context.Background()) })
-	return conn
-}
-
-// backends counts the connections named app, and those of them waiting on
-// the wait event (any when empty).
-func backends(t *testing.T, admin *pgx.Conn, app, waitEvent string) int {
-	t.Helper()
-	var n int
-	err := admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-		WHERE datname = current_database() AND application_name = $1 AND ($2 = '' OR wait_event = $2)`, app, waitEvent).Scan(&n)
-	must(t, err)
-	return n
 }
 
 // relWorker is a worker process: this test binary, re-executed.

@@ -135,7 +135,7 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 	if withWorker {
 		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
 		must(t, err)
-		_, err = s.Prefill(t.Context(), "", "raw.other", g.Windows(days(0, nDays)), now())
+		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.other", Windows: g.Windows(days(0, nDays)), Now: now()})
 		must(t, err)
 		w = startRelWorker(t, "w", append(rs.workerEnv(""), relEnvSpec+"="+filepath.Join(dir, "worker.yaml"), relEnvLease+"=30s",
 			relEnvWorkers+"=2", relEnvExec+"=log", relEnvLog+"="+log)...)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/sqlite/sqlitetest"
 )
 
 // zombieScript is a unit's command: the first attempt (worker A's) marks
@@ -84,7 +83,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	hour := hours(0, 1)
-	_, err = s.Prefill(t.Context(), "", "raw.zombie", []state.Window{hour}, e.now())
+	_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.zombie", Windows: []state.Window{hour}, Now: e.now()})
 	must(t, err)
 
 	workerApp := app + "_a"
@@ -157,9 +156,9 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 // of another thing.
 func pauseIdle(t *testing.T, rs *relStore, w *relWorker, app string) {
 	t.Helper()
-	var admin *pgx.Conn
+	var admin *pgtest.Admin
 	if rs.backend == "postgres" {
-		admin = pgAdmin(t, rs.base)
+		admin = pgtest.NewAdmin(t, rs.base)
 	}
 	for range 100 {
 		must(t, w.cmd.Process.Signal(syscall.SIGSTOP))
@@ -173,26 +172,10 @@ func pauseIdle(t *testing.T, rs *relStore, w *relWorker, app string) {
 	t.Fatal("the worker never paused outside a transaction")
 }
 
-func idle(t *testing.T, rs *relStore, admin *pgx.Conn, app string) bool {
+func idle(t *testing.T, rs *relStore, admin *pgtest.Admin, app string) bool {
 	t.Helper()
 	if rs.backend == "postgres" {
-		var busy int
-		must(t, admin.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity
-			WHERE datname = current_database() AND application_name = $1 AND state <> 'idle'`, app).Scan(&busy))
-		return busy == 0
+		return admin.Busy(app) == 0
 	}
-	// SQLite: the write lock is free when a BEGIN IMMEDIATE that does not
-	// wait gets it.
-	db, err := sql.Open("sqlite", rs.base+"?_pragma=busy_timeout(0)")
-	must(t, err)
-	defer db.Close()
-	conn, err := db.Conn(t.Context())
-	must(t, err)
-	defer conn.Close()
-	if _, err := conn.ExecContext(t.Context(), "BEGIN IMMEDIATE"); err != nil {
-		return false
-	}
-	_, err = conn.ExecContext(t.Context(), "ROLLBACK")
-	must(t, err)
-	return true
+	return sqlitetest.WriterIdle(t, rs.base)
 }

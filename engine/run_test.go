@@ -447,7 +447,7 @@ func TestRunTakesOverExpiredLeases(t *testing.T) {
 			t.Fatal(err)
 		}
 		hour := hours(0, 1)
-		if _, err := s.Prefill(t.Context(), "", "raw.orders", []state.Window{hour}, e.now()); err != nil {
+		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.orders", Windows: []state.Window{hour}, Now: e.now()}); err != nil {
 			t.Fatal(err)
 		}
 		claims, err := s.Claim(t.Context(), state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "dead-worker",

@@ -26,7 +26,7 @@ func statusWorld(t *testing.T, s state.Store) *Engine {
 `)
 	ctx := t.Context()
 	prefill := func(model string, ws ...state.Window) {
-		if _, err := s.Prefill(ctx, "", model, ws, p0); err != nil {
+		if _, err := s.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
 	}

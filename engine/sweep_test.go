@@ -205,7 +205,7 @@ func sweepHardErrors(t *testing.T, suffix string) {
 			if from < 0 {
 				ws = []state.Window{{}}
 			}
-			if _, err := s.Prefill(ctx, env, model, ws, now); err != nil {
+			if _, err := s.Prefill(ctx, state.PrefillRequest{Env: env, Model: model, Windows: ws, Now: now}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -225,8 +225,8 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		apply("raw.fix", 5, 6, hour(1))
 		apply("raw.fix", 6, 10, hour(9).Add(30*time.Minute))
 		// raw.flex: two-hour units over hours 0-8, loaded at 08:00.
-		if _, err := s.Prefill(ctx, env, "raw.flex", []state.Window{{Since: hour(0), Until: hour(2)}, {Since: hour(2), Until: hour(4)},
-			{Since: hour(4), Until: hour(6)}, {Since: hour(6), Until: hour(8)}}, now); err != nil {
+		if _, err := s.Prefill(ctx, state.PrefillRequest{Env: env, Model: "raw.flex", Windows: []state.Window{{Since: hour(0), Until: hour(2)}, {Since: hour(2), Until: hour(4)},
+			{Since: hour(4), Until: hour(6)}, {Since: hour(6), Until: hour(8)}}, Now: now}); err != nil {
 			t.Fatal(err)
 		}
 		apply("raw.flex", 0, 8, hour(8))

@@ -120,7 +120,7 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 				t.Fatal(err)
 			}
 			hour := hours(0, 1)
-			if _, err := s.Prefill(t.Context(), "", "raw.slow", []state.Window{hour}, e.now()); err != nil {
+			if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.slow", Windows: []state.Window{hour}, Now: e.now()}); err != nil {
 				t.Fatal(err)
 			}
 
@@ -191,7 +191,7 @@ func TestTwoWorkersShareTheWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	g, _ := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
-	if _, err := s.Prefill(t.Context(), "", "raw.ticks", g.Windows(hours(0, 50)), e.now()); err != nil {
+	if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(hours(0, 50)), Now: e.now()}); err != nil {
 		t.Fatal(err)
 	}
 	exec := &fakeExec{delay: time.Millisecond}

@@ -3,6 +3,9 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -90,6 +93,83 @@ type DataResult struct {
 	Rows int64
 	// Skipped is a conditional table load whose Version was already loaded.
 	Skipped bool
+	// LoadedAt is, for a table load, when the target's content was loaded:
+	// the caller's at of this load, or of the earlier one a Skipped load
+	// left in place.
+	LoadedAt time.Time
+}
+
+var dataKinds = map[DataJobKind]string{DataStatements: "sql", DataQuery: "query", DataView: "view", DataTable: "table load"}
+
+// Check refuses, before anything is written, a job no backend can run:
+// an unknown kind or write mode, a missing target, query or column, upsert
+// keys or the partition column a write mode needs. at is the caller's clock
+// of RunData: a table load records it as the time it was loaded, so it must
+// be set. The errors wrap ErrDataJob.
+func (j DataJob) Check(at time.Time) error {
+	kind, ok := dataKinds[j.Kind]
+	if !ok {
+		return fmt.Errorf("%w: unknown kind %d", ErrDataJob, j.Kind)
+	}
+	if j.Kind != DataStatements && len(j.Target) == 0 {
+		return fmt.Errorf("%w: a %s job needs a target table", ErrDataJob, kind)
+	}
+	switch j.Kind {
+	case DataQuery, DataView:
+		if strings.TrimSpace(j.Query) == "" {
+			return fmt.Errorf("%w: a %s job needs a query", ErrDataJob, kind)
+		}
+	case DataTable:
+		if len(j.Columns) == 0 {
+			return fmt.Errorf("%w: a table load needs at least one column", ErrDataJob)
+		}
+		if at.IsZero() {
+			return fmt.Errorf("%w: a table load records when it was loaded; pass the caller's clock, not the zero time", ErrDataJob)
+		}
+	}
+	if j.Kind != DataQuery {
+		return nil
+	}
+	switch j.Write {
+	case WriteAppend:
+	case WriteUpsert:
+		if len(j.Keys) == 0 {
+			return fmt.Errorf("%w: write mode upsert needs keys", ErrDataJob)
+		}
+	case WriteRecreatePartition:
+		if j.Column == "" && !zeroWindow(j.Window) {
+			return fmt.Errorf("%w: write mode recreate_partition needs the column its window partitions", ErrDataJob)
+		}
+	default:
+		return fmt.Errorf("%w: unknown write mode %q; use append, upsert or recreate_partition", ErrDataJob, j.Write)
+	}
+	return nil
+}
+
+// UpsertUpdates lists the columns an upsert overwrites on a key conflict:
+// every column of the query that is not a key, in the query's order. None
+// means the conflict is left alone (DO NOTHING).
+func UpsertUpdates(cols, keys []string) []string {
+	var out []string
+	for _, c := range cols {
+		if !slices.Contains(keys, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// StatementFailed wraps the error of the i-th (from 0) statement of a sql
+// job with its position, which is what lets an author find it in the model.
+func StatementFailed(i int, err error) error { return fmt.Errorf("statement %d: %w", i+1, err) }
+
+// RowWidth refuses the n-th row (from 1) of a table load when it does not
+// have one value per column.
+func RowWidth(n int64, row []any, columns int) error {
+	if len(row) == columns {
+		return nil
+	}
+	return fmt.Errorf("row %d has %d values for %d columns", n, len(row), columns)
 }
 
 // DataStore is a Store whose database also holds model data. Running a
@@ -101,10 +181,12 @@ type DataStore interface {
 	// identifier: "warehouse"."orders" in PostgreSQL; in SQLite, which has
 	// no schemas, the one identifier "warehouse.orders".
 	QuoteTable(parts ...string) (string, error)
-	// RunData runs job in one transaction. When claim is not nil the unit
-	// is recorded applied at the given time, with the rows written, in that
-	// same transaction and under the claim's fence: ErrLeaseLost (and
-	// nothing written) when another worker owns the unit now.
+	// RunData runs job in one transaction. at is the caller's clock: when
+	// claim is not nil the unit is recorded applied at at, with the rows
+	// written, in that same transaction and under the claim's fence
+	// (ErrLeaseLost, and nothing written, when another worker owns the unit
+	// now); a table load is recorded as loaded at at. A job job.Check
+	// refuses is refused before anything runs.
 	RunData(ctx context.Context, job DataJob, claim *Claim, at time.Time) (DataResult, error)
 	// ReadData runs a SELECT with :since and :until bound to w and calls fn
 	// with each row, so a user (or a test) can look at a model's data

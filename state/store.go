@@ -46,7 +46,7 @@ type Store interface {
 	// the model yet, in one round trip however many windows there are
 	// (100,000 is the design point), and returns how many it created. A
 	// timeless model's existence row is the zero Window.
-	Prefill(ctx context.Context, env, model string, windows []Window, now time.Time) (int, error)
+	Prefill(ctx context.Context, req PrefillRequest) (int, error)
 	// ScanUnits streams the units matching q in window order; it never
 	// loads a model's whole history into memory. fn returning an error
 	// stops the scan with that error.
@@ -72,13 +72,13 @@ type Store interface {
 	// zero) and returns how many: torch on a fixed grid. It refuses with
 	// ErrUnitsRunning, changing nothing, when one of them is running — also
 	// one claimed by a concurrent worker after the caller planned.
-	Delete(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
+	Delete(ctx context.Context, req RemoveRequest) (int, error)
 	// Uncover subtracts w from a flexible model's coverage: units inside w
 	// are deleted and units crossing its edges are trimmed to the part
 	// outside it, so a re-chunk re-covers cleanly instead of layering a
 	// second grain. Zero w uncovers everything. Like Delete, it refuses
 	// with ErrUnitsRunning when a unit it would remove or cut is running.
-	Uncover(ctx context.Context, env, model string, w Window, runID int64, now time.Time) (int, error)
+	Uncover(ctx context.Context, req RemoveRequest) (int, error)
 
 	// Claims.
 
@@ -87,6 +87,8 @@ type Store interface {
 	// now+lease, each with a new fencing token. Two running units of one
 	// flexible model never overlap: a unit whose window overlaps a running
 	// one is left pending. Concurrent claimers never receive the same unit.
+	// A limit below one, a lease that is not positive or an empty window is
+	// refused (ClaimRequest.Check).
 	Claim(ctx context.Context, req ClaimRequest) ([]Claim, error)
 	// Heartbeat extends a claim's lease; ErrLeaseLost when the unit is no
 	// longer running under this claim's fence.
@@ -268,6 +270,23 @@ type StatusChange struct {
 	AppliedAt time.Time
 	RunID     int64
 	Now       time.Time
+}
+
+// PrefillRequest asks for a pending unit in each of Windows that has no
+// unit of the model yet.
+type PrefillRequest struct {
+	Env, Model string
+	Windows    []Window
+	Now        time.Time
+}
+
+// RemoveRequest is a Delete or an Uncover of one model's units inside
+// Window (all of them when it is zero), on behalf of run RunID.
+type RemoveRequest struct {
+	Env, Model string
+	Window     Window
+	RunID      int64
+	Now        time.Time
 }
 
 // ClaimRequest asks for pending units to run.

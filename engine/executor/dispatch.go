@@ -9,14 +9,18 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// New returns the executor that picks by each model's run block,
-// so one run can mix command, sql, query and view models: command models go
-// to command, and sql, query and view models run in store's database when it
-// holds data.
-func New(store state.Store, command Executor) Executor {
+// New returns the executor that picks by each model's run block, so one run
+// can mix command, sql, query and view models: command models go to
+// command, and sql, query and view models run in store's database when it
+// holds data. now is the engine's clock (the wall clock when nil), which the
+// store is given for the loads of hardcoded and file sources.
+func New(store state.Store, command Executor, now func() time.Time) Executor {
 	d := &dispatcher{command: command}
+	if now == nil {
+		now = time.Now
+	}
 	if ds, ok := store.(state.DataStore); ok {
-		d.data = &dataExecutor{store: ds}
+		d.data = &dataExecutor{store: ds, now: now}
 	}
 	return d
 }
@@ -27,7 +31,7 @@ type dispatcher struct {
 	data    *dataExecutor
 }
 
-// Applier is an executor that records a unit applied itself, in the
+// unitApplier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
 type Applier interface {
 	AppliesItself(m *spec.Model) bool

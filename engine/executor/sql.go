@@ -18,12 +18,14 @@ import (
 type dataExecutor struct {
 	store state.DataStore
 	loads sourceLoads
+	// now is the engine's clock, for runs outside a claim.
+	now func() time.Time
 }
 
 // Execute runs the unit's job outside any claim; the caller records the
 // outcome. Runs use ExecuteAndApply instead.
 func (d *dataExecutor) Execute(ctx context.Context, u UnitRun) (Result, error) {
-	return d.run(ctx, u, nil, time.Time{})
+	return d.run(ctx, u, nil, d.now())
 }
 
 // ExecuteAndApply runs the unit's job and records it applied under c, in
@@ -38,7 +40,7 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 	if m.Connection != nil {
 		return Result{}, fmt.Errorf("model %s: connection.dsn_env_var is not supported by the %s executor yet: its data must live in the state store's database", m.Name, m.Run.Kind)
 	}
-	if err := d.loadSources(ctx, u); err != nil {
+	if err := d.loadSources(ctx, u, at); err != nil {
 		return Result{}, err
 	}
 	job, err := dataJob(u, d.store.QuoteTable)

@@ -29,8 +29,9 @@ type sourceLoads struct {
 // the constant itself and re-applies it when its content_hash changes). A
 // file is loaded when it is there and has changed; with archive_folder it is
 // moved away after the load commits, and a missing file then means "already
-// loaded": the table keeps the last load.
-func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun) error {
+// loaded": the table keeps the last load. at is the engine's clock, which
+// the store records as the time of each load.
+func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun, at time.Time) error {
 	d.loads.mu.Lock()
 	defer d.loads.mu.Unlock()
 	if d.loads.loaded == nil {
@@ -40,9 +41,9 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun) error {
 		var err error
 		switch src.Kind {
 		case spec.KindHardcoded:
-			err = d.loadHardcoded(ctx, src)
+			err = d.loadHardcoded(ctx, src, at)
 		case spec.KindFile:
-			err = d.loadFile(ctx, src, u.SpecDir)
+			err = d.loadFile(ctx, src, u.SpecDir, at)
 		}
 		if err != nil {
 			return err
@@ -51,7 +52,7 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun) error {
 	return nil
 }
 
-func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source) error {
+func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source, at time.Time) error {
 	h := src.Hardcoded
 	version := h.ContentHash()
 	if d.loads.loaded[src.Name] == version {
@@ -65,14 +66,14 @@ func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source) error
 		// A sql constant is a view: always current, nothing to copy.
 		job.Kind, job.Query = state.DataView, h.SQL
 	}
-	if _, err := d.store.RunData(ctx, job, nil, time.Time{}); err != nil {
+	if _, err := d.store.RunData(ctx, job, nil, at); err != nil {
 		return fmt.Errorf("hardcoded source %s: materialising: %w", src.Name, err)
 	}
 	d.loads.loaded[src.Name] = version
 	return nil
 }
 
-func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir string) error {
+func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir string, at time.Time) error {
 	f := src.File
 	path := source.ResolvePath(f.Path, specDir)
 	info, err := os.Stat(path)
@@ -96,7 +97,7 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 		cols[i] = state.DataColumn{Name: c.Name, Type: source.FileColumnTypes[c.Type]}
 	}
 	job := state.DataJob{Kind: state.DataTable, Target: spec.LoadedTable(src), Columns: cols, Rows: r, Version: version}
-	res, err := d.store.RunData(ctx, job, nil, time.Time{})
+	res, err := d.store.RunData(ctx, job, nil, at)
 	if err != nil {
 		return fmt.Errorf("file source %s: loading %s: %w", src.Name, f.Path, err)
 	}

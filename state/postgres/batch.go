@@ -28,7 +28,7 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 	vals := make([]outcomeColumns, len(items))
 	var valid []int
 	for i, it := range items {
-		v, err := columnsOf(it.Outcome)
+		v, err := columnsOf(it.Claim, it.Outcome)
 		if err != nil {
 			errs[i] = err
 			continue
@@ -185,7 +185,7 @@ func (s *Store) repeatedOutcomes(ctx context.Context, tx pgx.Tx, items []state.C
 			errs[round[k]] = nil
 			continue
 		}
-		errs[round[k]] = leaseLost(it.Claim)
+		errs[round[k]] = state.LeaseLost(it.Claim)
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func BenchmarkCoverage(b *testing.B) {
 		since := start.Add(time.Duration(h) * time.Hour)
 		ws = append(ws, state.Window{Since: since, Until: since.Add(time.Hour)})
 	}
-	if _, err := s.Prefill(ctx, "", rec.Name, ws, now); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: rec.Name, Windows: ws, Now: now}); err != nil {
 		b.Fatal(err)
 	}
 	n, err := s.SetStatus(ctx, state.StatusChange{Model: rec.Name, From: []state.UnitStatus{state.Pending}, To: state.Applied, AppliedAt: now, Now: now})

@@ -35,11 +35,8 @@ const (
 // for the other, deadlock both for a second. The exclusion constraint stays
 // the guarantee; should a claim still run into it, Claim starts over.
 func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
-	if req.Lease <= 0 {
-		return nil, fmt.Errorf("claim: the lease must be positive, not %s", req.Lease)
-	}
-	if req.Limit <= 0 {
-		return nil, nil
+	if err := req.Check(); err != nil {
+		return nil, err
 	}
 	var err error
 	for range claimAttempts {

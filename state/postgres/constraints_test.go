@@ -46,7 +46,7 @@ func TestExclusionRefusesOverlappingRunning(t *testing.T) {
 	s, _ := openTest(t, Options{})
 	registerFlex(t, s, "f", "g")
 	for _, m := range []string{"f", "g"} {
-		if _, err := s.Prefill(t.Context(), "", m, []state.Window{state.MustWindow(at(0), at(2)), state.MustWindow(at(1), at(3)), state.MustWindow(at(2), at(4))}, at(0)); err != nil {
+		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: m, Windows: []state.Window{state.MustWindow(at(0), at(2)), state.MustWindow(at(1), at(3)), state.MustWindow(at(2), at(4))}, Now: at(0)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -105,7 +105,7 @@ func TestEmptyWindowRefused(t *testing.T) {
 func TestLeaseAndAppliedAtFollowStatus(t *testing.T) {
 	s, _ := openTest(t, Options{})
 	registerFlex(t, s, "f")
-	if _, err := s.Prefill(t.Context(), "", "f", []state.Window{state.MustWindow(at(0), at(1))}, at(0)); err != nil {
+	if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "f", Windows: []state.Window{state.MustWindow(at(0), at(1))}, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
 	if c := constraintOf(t, s, `UPDATE {schema}.units SET status = 'running'`); c != "units_lease" {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -34,6 +33,9 @@ func (s *Store) QuoteTable(parts ...string) (string, error) {
 // share one transaction, whose time zone is UTC so that :since and :until
 // compare with date and timestamp columns the same on every server.
 func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Claim, at time.Time) (state.DataResult, error) {
+	if err := job.Check(at); err != nil {
+		return state.DataResult{}, err
+	}
 	target, err := s.dataTarget(job)
 	if err != nil {
 		return state.DataResult{}, err
@@ -44,7 +46,7 @@ func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Cla
 			return nil, err
 		}
 		var err error
-		res, err = s.runJob(ctx, tx, job, target)
+		res, err = s.runJob(ctx, tx, job, target, at)
 		if err != nil || claim == nil {
 			return nil, err
 		}
@@ -68,7 +70,7 @@ func (s *Store) dataTarget(job state.DataJob) (string, error) {
 	return s.QuoteTable(job.Target...)
 }
 
-func (s *Store) runJob(ctx context.Context, tx pgx.Tx, job state.DataJob, target string) (state.DataResult, error) {
+func (s *Store) runJob(ctx context.Context, tx pgx.Tx, job state.DataJob, target string, at time.Time) (state.DataResult, error) {
 	switch job.Kind {
 	case state.DataStatements:
 		return s.runStatements(ctx, tx, job)
@@ -81,7 +83,7 @@ func (s *Store) runJob(ctx context.Context, tx pgx.Tx, job state.DataJob, target
 		_, err := tx.Exec(ctx, "CREATE OR REPLACE VIEW "+target+" AS "+job.Query)
 		return state.DataResult{}, err
 	case state.DataTable:
-		return s.loadTable(ctx, tx, job, target)
+		return s.loadTable(ctx, tx, job, target, at)
 	}
 	return state.DataResult{}, fmt.Errorf("%w: unknown kind %d", state.ErrDataJob, job.Kind)
 }
@@ -121,7 +123,7 @@ func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob)
 		q, args := bind(stmt, job.Window)
 		tag, err := tx.Exec(ctx, q, args...)
 		if err != nil {
-			return res, fmt.Errorf("statement %d: %w", i+1, err)
+			return res, state.StatementFailed(i, err)
 		}
 		res.Rows = tag.RowsAffected()
 	}
@@ -229,10 +231,8 @@ func (s *Store) ensureKeyIndex(ctx context.Context, tx pgx.Tx, job state.DataJob
 
 func upsertAction(cols, keys []string) string {
 	var sets []string
-	for _, c := range cols {
-		if !slices.Contains(keys, c) {
-			sets = append(sets, quoteIdent(c)+" = EXCLUDED."+quoteIdent(c))
-		}
+	for _, c := range state.UpsertUpdates(cols, keys) {
+		sets = append(sets, quoteIdent(c)+" = EXCLUDED."+quoteIdent(c))
 	}
 	if len(sets) == 0 {
 		return "NOTHING"
@@ -258,19 +258,18 @@ var pgColumnTypes = map[state.ColumnType]string{
 const loadBatch = 500
 
 // loadTable replaces the target with the job's rows, unless a conditional
-// load finds its version already loaded.
-func (s *Store) loadTable(ctx context.Context, tx pgx.Tx, job state.DataJob, target string) (state.DataResult, error) {
-	if len(job.Columns) == 0 {
-		return state.DataResult{}, fmt.Errorf("%w: a table load needs at least one column", state.ErrDataJob)
-	}
+// load finds its version already loaded; the load is recorded at the
+// caller's at, not the server's now().
+func (s *Store) loadTable(ctx context.Context, tx pgx.Tx, job state.DataJob, target string, at time.Time) (state.DataResult, error) {
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.data:"+target)); err != nil {
 		return state.DataResult{}, err
 	}
 	if job.Version != "" {
 		var loaded string
-		err := tx.QueryRow(ctx, s.sql(`SELECT version FROM {schema}.data_loads WHERE target = $1`), target).Scan(&loaded)
+		var loadedAt time.Time
+		err := tx.QueryRow(ctx, s.sql(`SELECT version, loaded_at FROM {schema}.data_loads WHERE target = $1`), target).Scan(&loaded, &loadedAt)
 		if err == nil && loaded == job.Version {
-			return state.DataResult{Skipped: true}, nil
+			return state.DataResult{Skipped: true, LoadedAt: loadedAt.UTC()}, nil
 		}
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return state.DataResult{}, err
@@ -296,10 +295,10 @@ func (s *Store) loadTable(ctx context.Context, tx pgx.Tx, job state.DataJob, tar
 		return state.DataResult{}, err
 	}
 	_, err = tx.Exec(ctx, s.sql(`
-		INSERT INTO {schema}.data_loads (target, version, rows, loaded_at) VALUES ($1, $2, $3, now())
+		INSERT INTO {schema}.data_loads (target, version, rows, loaded_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (target) DO UPDATE SET version = EXCLUDED.version, rows = EXCLUDED.rows, loaded_at = EXCLUDED.loaded_at`),
-		target, job.Version, n)
-	return state.DataResult{Rows: n}, err
+		target, job.Version, n, at)
+	return state.DataResult{Rows: n, LoadedAt: at.UTC().Truncate(time.Microsecond)}, err
 }
 
 // insertRows inserts src's rows in batches. Values go as text, which
@@ -326,8 +325,8 @@ func insertRows(ctx context.Context, tx pgx.Tx, target, cols string, width int, 
 		if err != nil {
 			return n, err
 		}
-		if len(row) != width {
-			return n, fmt.Errorf("row %d has %d values for %d columns", n+1, len(row), width)
+		if err := state.RowWidth(n+1, row, width); err != nil {
+			return n, err
 		}
 		ph := make([]string, width)
 		for i, v := range row {

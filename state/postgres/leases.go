@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,7 +25,7 @@ func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) e
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return leaseLost(c)
+		return state.LeaseLost(c)
 	}
 	return nil
 }
@@ -36,7 +35,7 @@ func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) e
 // already recorded — a retry after a lost commit acknowledgement — changes
 // nothing and succeeds.
 func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
-	v, err := columnsOf(o)
+	v, err := columnsOf(c, o)
 	if err != nil {
 		return err
 	}
@@ -47,8 +46,11 @@ func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) er
 
 // columnsOf checks that o is an outcome a claim can end in and returns its
 // values as the units table stores them.
-func columnsOf(o state.Outcome) (outcomeColumns, error) {
+func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 	v := outcomeColumns{attempt: 1}
+	if err := state.CheckOutcome(c, o); err != nil {
+		return v, err
+	}
 	switch o.Status {
 	case state.Applied:
 		v.applied = nullTime(o.At)
@@ -58,8 +60,6 @@ func columnsOf(o state.Outcome) (outcomeColumns, error) {
 		v.reason = o.BlockedReason
 	case state.Pending:
 		v.attempt = 0 // released unrun: not an attempt
-	default:
-		return v, fmt.Errorf("complete: %q is not an outcome; use applied, failed, blocked or pending", o.Status)
 	}
 	return v, nil
 }
@@ -111,11 +111,7 @@ func (s *Store) repeatedOutcome(ctx context.Context, tx pgx.Tx, c state.Claim, o
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}
-	return leaseLost(c)
-}
-
-func leaseLost(c state.Claim) error {
-	return fmt.Errorf("unit %s %s (fence %d): %w", c.Unit.Model, c.Unit.Window, c.Fence, state.ErrLeaseLost)
+	return state.LeaseLost(c)
 }
 
 // ReleaseExpired returns every running unit whose lease ended before now to

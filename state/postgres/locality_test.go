@@ -82,7 +82,7 @@ func TestWindowedCallsStayLocal(t *testing.T) {
 	for i := range ws {
 		ws[i] = state.MustWindow(at(i), at(i+1))
 	}
-	if _, err := s.Prefill(ctx, "", "a", ws, at(0)); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: ws, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
 	// The newest 1,000 hours are applied; the rest waits.
@@ -112,7 +112,10 @@ func TestWindowedCallsStayLocal(t *testing.T) {
 			_, err := s.SetStatus(ctx, state.StatusChange{Model: "a", Window: applied, From: []state.UnitStatus{state.Applied}, To: state.Pending, Now: at(n)})
 			return err
 		}},
-		{"Uncover", func() error { _, err := s.Uncover(ctx, "", "a", applied, 0, at(n)); return err }},
+		{"Uncover", func() error {
+			_, err := s.Uncover(ctx, state.RemoveRequest{Model: "a", Window: applied, Now: at(n)})
+			return err
+		}},
 	}
 	for _, c := range calls {
 		rec.take()

@@ -79,7 +79,7 @@ func TestUpgradeKeepsData(t *testing.T) {
 	if _, err := s.Register(ctx, "", []state.ModelRecord{{Name: "a", Temporality: "timeless"}}, nil, at(0)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prefill(ctx, "", "a", []state.Window{{}}, at(0)); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: []state.Window{{}}, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -190,7 +190,7 @@ func (s *Store) Model(ctx context.Context, env, name string) (state.ModelRecord,
 	}
 	m, err := pgx.CollectExactlyOneRow(rows, scanModel)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return m, modelNotFound(env, name)
+		return m, state.ModelNotFound(env, name)
 	}
 	return m, err
 }
@@ -216,14 +216,7 @@ func (s *Store) modelFlexible(ctx context.Context, q querier, env, model string)
 	var flex string
 	err := q.QueryRow(ctx, s.sql(`SELECT flexibility FROM {schema}.models WHERE env = $1 AND name = $2`), env, model).Scan(&flex)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return false, modelNotFound(env, model)
+		return false, state.ModelNotFound(env, model)
 	}
 	return flex == "flex", err
-}
-
-func modelNotFound(env, model string) error {
-	if env == "" {
-		return fmt.Errorf("model %s: %w", model, state.ErrNotFound)
-	}
-	return fmt.Errorf("model %s in environment %s: %w", model, env, state.ErrNotFound)
 }

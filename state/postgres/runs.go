@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -40,7 +39,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus,
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return runNotFound(id)
+		return state.RunNotFound(id)
 	}
 	return nil
 }
@@ -72,7 +71,7 @@ func (s *Store) GetRun(ctx context.Context, id int64) (state.Run, error) {
 	}
 	r, err := pgx.CollectExactlyOneRow(rows, scanRun)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, runNotFound(id)
+		return r, state.RunNotFound(id)
 	}
 	return r, err
 }
@@ -107,7 +106,7 @@ func (s *Store) StartTask(ctx context.Context, runID int64, taskID int, at time.
 		}
 	}
 	if pgCode(err) == codeForeignKeyViolation {
-		return 0, runNotFound(runID)
+		return 0, state.RunNotFound(runID)
 	}
 	return attempt, err
 }
@@ -123,7 +122,7 @@ func (s *Store) FinishTask(ctx context.Context, e state.TaskRunEntry) error {
 		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("run %d, task %d, attempt %d: %w", e.RunID, e.TaskID, e.Attempt, state.ErrNotFound)
+		return state.AttemptNotFound(e.RunID, e.TaskID, e.Attempt)
 	}
 	return nil
 }
@@ -147,8 +146,6 @@ func (s *Store) TaskLog(ctx context.Context, runID int64) ([]state.TaskRunEntry,
 		return e, err
 	})
 }
-
-func runNotFound(id int64) error { return fmt.Errorf("run %d: %w", id, state.ErrNotFound) }
 
 // limitParam is a LIMIT parameter: NULL, no limit, when limit <= 0.
 func limitParam(limit int) *int {

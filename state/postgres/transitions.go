@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,19 +17,8 @@ import (
 // SetStatus moves the model's units inside w whose status is one of From to
 // To, clearing lease, error and blocked reason.
 func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, error) {
-	if !slices.Contains(state.Statuses, req.To) {
-		return 0, fmt.Errorf("set status: unknown status %q", req.To)
-	}
-	if req.To == state.Running {
-		return 0, fmt.Errorf("set status: units become running only by Claim, which gives them a lease")
-	}
-	if len(req.From) == 0 {
-		return 0, fmt.Errorf("set status of %s: no statuses to move from", req.Model)
-	}
-	for _, st := range req.From {
-		if !slices.Contains(state.Statuses, st) {
-			return 0, fmt.Errorf("set status of %s: unknown status %q", req.Model, st)
-		}
+	if err := req.Check(); err != nil {
+		return 0, err
 	}
 	var applied pgtype.Timestamptz
 	if req.To == state.Applied {
@@ -82,7 +69,11 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 
 // Delete removes the model's units inside w (all when w is zero): torch on a
 // fixed grid.
-func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
+	if err := state.CheckWindow("delete units of "+model, w); err != nil {
+		return 0, err
+	}
 	var deleted int
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
 		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
@@ -128,7 +119,7 @@ func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, 
 func refuseRunning(model string, chs []change) error {
 	for _, c := range chs {
 		if c.from == state.Running {
-			return fmt.Errorf("%d unit(s) of %s in %s are running: %w", c.count, model, c.window, state.ErrUnitsRunning)
+			return state.UnitsRunning(model, c.count, c.window)
 		}
 	}
 	return nil
@@ -140,25 +131,34 @@ func refuseRunning(model string, chs []change) error {
 // status, applied_at and attempts. The multirange difference span - w gives
 // each crossing unit's remaining parts. The change feed records the part
 // removed: deleted units whole, crossing units clipped to w.
-func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
+	if err := state.CheckWindow("uncover "+model, w); err != nil {
+		return 0, err
+	}
 	var touched int
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
 		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
 			return nil, err
 		}
+		if !isZero(w) {
+			// Running units inside w or crossing its edges: Uncover
+			// would remove or cut every one of them.
+			var running int
+			var since, until pgtype.Timestamptz
+			if err := tx.QueryRow(ctx, s.sql(`SELECT count(*), min(since), max(until) FROM {schema}.units
+				WHERE env = $1 AND model = $2 AND since < $4 AND until > $3 AND status = 'running'`),
+				env, model, w.Since, w.Until).Scan(&running, &since, &until); err != nil {
+				return nil, err
+			}
+			if running > 0 {
+				return nil, state.UnitsRunning(model, running, state.Window{Since: since.Time.UTC(), Until: until.Time.UTC()})
+			}
+		}
 		deleted, n, err := s.deleteInside(ctx, tx, env, model, w, runID, now)
 		if err != nil || isZero(w) {
 			touched = n
 			return deleted, err
-		}
-		var running int
-		if err := tx.QueryRow(ctx, s.sql(`SELECT count(*) FROM {schema}.units
-			WHERE env = $1 AND model = $2 AND since < $4 AND until > $3 AND status = 'running'`),
-			env, model, w.Since, w.Until).Scan(&running); err != nil {
-			return nil, err
-		}
-		if running > 0 {
-			return nil, fmt.Errorf("%d unit(s) of %s crossing %s are running: %w", running, model, w, state.ErrUnitsRunning)
 		}
 		rows, err := tx.Query(ctx, s.sql(`
 			WITH crossing AS (

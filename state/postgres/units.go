@@ -16,12 +16,13 @@ import (
 // Prefill inserts a pending unit for every window the model has no unit of
 // yet, in one statement: the windows travel as two timestamptz arrays that
 // unnest pairs up again, so 100,000 windows are one round trip, not 100,000.
-func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.Window, now time.Time) (int, error) {
+func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, error) {
+	env, model, windows, now := req.Env, req.Model, req.Windows, req.Now
 	since, until := make([]pgtype.Timestamptz, len(windows)), make([]pgtype.Timestamptz, len(windows))
 	var longest int64 // microseconds, rounded up
 	for i, w := range windows {
-		if !isZero(w) && w.Empty() {
-			return 0, fmt.Errorf("prefill %s: window %s is empty or reversed", model, w)
+		if err := state.CheckWindow("prefill "+model, w); err != nil {
+			return 0, err
 		}
 		since[i], until[i] = windowBounds(w)
 		if !isZero(w) {
@@ -37,7 +38,7 @@ func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.
 			UPDATE {schema}.models SET longest_unit = greatest(longest_unit, $3)
 			WHERE env = $1 AND name = $2 RETURNING flexibility`), env, model, longest).Scan(&flex)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil, modelNotFound(env, model)
+			return nil, state.ModelNotFound(env, model)
 		}
 		if err != nil {
 			return nil, err

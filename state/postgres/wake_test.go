@@ -78,7 +78,7 @@ func TestWakeSurvivesLostConnection(t *testing.T) {
 		t.Fatal("woken again without a change")
 	}
 
-	if _, err := s.Prefill(t.Context(), "", "f", []state.Window{state.MustWindow(at(1), at(2))}, at(0)); err != nil {
+	if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "f", Windows: []state.Window{state.MustWindow(at(1), at(2))}, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
 	waitWake(t, ch, "after a change on the new connection")

@@ -23,7 +23,7 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 		models := map[int64]modelRef{}
 		applied := map[int64][]state.Window{}
 		for i, it := range items {
-			if errs[i] = checkOutcome(it.Claim, it.Outcome); errs[i] != nil {
+			if errs[i] = state.CheckOutcome(it.Claim, it.Outcome); errs[i] != nil {
 				continue
 			}
 			m, w, err := completeRow(ctx, tx, it.Claim, it.Outcome, models)

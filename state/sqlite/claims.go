@@ -19,11 +19,8 @@ const claimBatch = 256
 // chosen ones to running — is one BEGIN IMMEDIATE transaction that no other
 // claimer, in this process or another, can interleave with.
 func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Claim, error) {
-	if req.Limit < 1 {
-		return nil, fmt.Errorf("claim: limit %d, want at least 1", req.Limit)
-	}
-	if err := checkWindow(req.Window); err != nil {
-		return nil, fmt.Errorf("claim: %w", err)
+	if err := req.Check(); err != nil {
+		return nil, err
 	}
 	var out []state.Claim
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -192,30 +189,18 @@ func (s *Store) Heartbeat(ctx context.Context, c state.Claim, until time.Time) e
 			return fmt.Errorf("sqlite: heartbeat: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("heartbeat %s %s: %w", c.Unit.Model, c.Unit.Window, state.ErrLeaseLost)
+			return state.LeaseLost(c)
 		}
 		return nil
 	})
 }
 
-// errInvalidOutcome is an Outcome whose status no claim can end in.
-var errInvalidOutcome = errors.New("not an outcome: want applied, failed, blocked or pending")
-
 // Complete implements state.Store.
 func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) error {
-	if err := checkOutcome(c, o); err != nil {
+	if err := state.CheckOutcome(c, o); err != nil {
 		return err
 	}
 	return s.write(ctx, func(tx *sql.Tx) error { return completeTx(ctx, tx, c, o) })
-}
-
-// checkOutcome refuses an outcome no claim can end in.
-func checkOutcome(c state.Claim, o state.Outcome) error {
-	switch o.Status {
-	case state.Applied, state.Failed, state.Blocked, state.Pending:
-		return nil
-	}
-	return fmt.Errorf("complete %s %s: status %q: %w", c.Unit.Model, c.Unit.Window, o.Status, errInvalidOutcome)
 }
 
 // completeTx moves the claimed unit to its outcome inside tx, so a data job
@@ -234,7 +219,7 @@ func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome)
 // recorded, which changes nothing). models, when not nil, caches models by
 // id across the calls of one transaction.
 func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome, models map[int64]modelRef) (modelRef, state.Window, error) {
-	lost := fmt.Errorf("complete %s %s as %s: %w", c.Unit.Model, c.Unit.Window, o.Status, state.ErrLeaseLost)
+	lost := state.LeaseLost(c)
 	var status string
 	var fence, modelID, since, until, runID int64
 	err := tx.QueryRowContext(ctx, `SELECT "status", "fence", "model_id", "since", "until", "run_id" FROM "units" WHERE "id" = ?`, c.Unit.ID).

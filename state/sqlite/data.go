@@ -43,6 +43,9 @@ const timeText = "2006-01-02 15:04:05"
 // unit's transition. SQLite has one writer, so a long job holds back other
 // writers of this file until it commits.
 func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Claim, at time.Time) (state.DataResult, error) {
+	if err := job.Check(at); err != nil {
+		return state.DataResult{}, err
+	}
 	var target string
 	if job.Kind != state.DataStatements || len(job.Target) > 0 {
 		var err error
@@ -53,7 +56,7 @@ func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Cla
 	var res state.DataResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		res, err = runJob(ctx, tx, job, target)
+		res, err = runJob(ctx, tx, job, target, at)
 		if err != nil || claim == nil {
 			return err
 		}
@@ -63,7 +66,7 @@ func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Cla
 	return res, err
 }
 
-func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string) (state.DataResult, error) {
+func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string, at time.Time) (state.DataResult, error) {
 	switch job.Kind {
 	case state.DataStatements:
 		var res state.DataResult
@@ -71,7 +74,7 @@ func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string) (
 			q, args := bind(stmt, job.Window)
 			r, err := tx.ExecContext(ctx, q, args...)
 			if err != nil {
-				return res, fmt.Errorf("statement %d: %w", i+1, err)
+				return res, state.StatementFailed(i, err)
 			}
 			res.Rows, _ = r.RowsAffected()
 		}
@@ -85,7 +88,7 @@ func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string) (
 		_, err := tx.ExecContext(ctx, "CREATE VIEW "+target+" AS "+job.Query)
 		return state.DataResult{}, err
 	case state.DataTable:
-		return loadTable(ctx, tx, job, target)
+		return loadTable(ctx, tx, job, target, at)
 	}
 	return state.DataResult{}, fmt.Errorf("%w: unknown kind %d", state.ErrDataJob, job.Kind)
 }
@@ -166,10 +169,8 @@ func queryColumns(ctx context.Context, tx *sql.Tx, job state.DataJob) ([]string,
 
 func upsertAction(cols, keys []string) string {
 	var sets []string
-	for _, c := range cols {
-		if !slices.Contains(keys, c) {
-			sets = append(sets, quoteIdent(c)+" = excluded."+quoteIdent(c))
-		}
+	for _, c := range state.UpsertUpdates(cols, keys) {
+		sets = append(sets, quoteIdent(c)+" = excluded."+quoteIdent(c))
 	}
 	if len(sets) == 0 {
 		return "NOTHING"
@@ -191,16 +192,15 @@ var sqliteColumnTypes = map[state.ColumnType]string{
 }
 
 // loadTable replaces the target with the job's rows, unless a conditional
-// load finds its version already loaded.
-func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string) (state.DataResult, error) {
-	if len(job.Columns) == 0 {
-		return state.DataResult{}, fmt.Errorf("%w: a table load needs at least one column", state.ErrDataJob)
-	}
+// load finds its version already loaded; the load is recorded at the
+// caller's at.
+func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string, at time.Time) (state.DataResult, error) {
 	if job.Version != "" {
 		var loaded string
-		err := tx.QueryRowContext(ctx, `SELECT "version" FROM "data_loads" WHERE "target" = ?`, target).Scan(&loaded)
+		var loadedAt int64
+		err := tx.QueryRowContext(ctx, `SELECT "version", "loaded_at" FROM "data_loads" WHERE "target" = ?`, target).Scan(&loaded, &loadedAt)
 		if err == nil && loaded == job.Version {
-			return state.DataResult{Skipped: true}, nil
+			return state.DataResult{Skipped: true, LoadedAt: fromMicros(loadedAt)}, nil
 		}
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return state.DataResult{}, err
@@ -233,8 +233,8 @@ func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string
 		if err != nil {
 			return state.DataResult{}, err
 		}
-		if len(row) != len(names) {
-			return state.DataResult{}, fmt.Errorf("row %d has %d values for %d columns", n+1, len(row), len(names))
+		if err := state.RowWidth(n+1, row, len(names)); err != nil {
+			return state.DataResult{}, err
 		}
 		for i, c := range job.Columns {
 			if t, ok := row[i].(string); ok && c.Type == state.ColumnDatetime && len(t) > 10 && t[10] == 'T' {
@@ -250,8 +250,8 @@ func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO "data_loads" ("target", "version", "rows", "loaded_at") VALUES (?, ?, ?, ?)
 		ON CONFLICT ("target") DO UPDATE SET "version" = excluded."version", "rows" = excluded."rows", "loaded_at" = excluded."loaded_at"`,
-		target, job.Version, n, time.Now().UnixMicro())
-	return state.DataResult{Rows: n}, err
+		target, job.Version, n, micros(at))
+	return state.DataResult{Rows: n, LoadedAt: fromMicros(micros(at))}, err
 }
 
 // ReadData implements state.DataStore, on the read-only pool.

@@ -23,7 +23,7 @@ func TestFollowAcrossProcesses(t *testing.T) {
 	if _, err := worker.Register(ctx, "", []state.ModelRecord{model("a", "fix")}, nil, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := worker.Prefill(ctx, "", "a", hours(0, 3), t0); err != nil {
+	if _, err := worker.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: hours(0, 3), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -34,21 +34,13 @@ func lookup(ctx context.Context, q querier, env, name string) (modelRef, error) 
 	err := q.QueryRowContext(ctx, `SELECT "id", "flexibility", "max_unit" FROM "models" WHERE "env" = ? AND "name" = ?`, env, name).
 		Scan(&m.id, &flex, &m.maxUnit)
 	if errors.Is(err, sql.ErrNoRows) {
-		return m, fmt.Errorf("model %s%s: %w", envLabel(env), name, state.ErrNotFound)
+		return m, state.ModelNotFound(env, name)
 	}
 	if err != nil {
 		return m, fmt.Errorf("sqlite: look up model %s: %w", name, err)
 	}
 	m.flexible = flex == "flex"
 	return m, nil
-}
-
-// envLabel prefixes a dev environment's name to a model in messages.
-func envLabel(env string) string {
-	if env == "" {
-		return ""
-	}
-	return env + ":"
 }
 
 // Register implements state.Store.
@@ -160,7 +152,7 @@ func (s *Store) Models(ctx context.Context, env string) ([]state.ModelRecord, er
 func (s *Store) Model(ctx context.Context, env, name string) (state.ModelRecord, error) {
 	m, err := scanModel(s.r.QueryRowContext(ctx, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? AND "name" = ?`, env, name))
 	if errors.Is(err, sql.ErrNoRows) {
-		return m, fmt.Errorf("model %s%s: %w", envLabel(env), name, state.ErrNotFound)
+		return m, state.ModelNotFound(env, name)
 	}
 	if err != nil {
 		return m, fmt.Errorf("sqlite: model %s: %w", name, err)

@@ -51,7 +51,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus,
 			return fmt.Errorf("sqlite: finish run %d: %w", id, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("run %d: %w", id, state.ErrNotFound)
+			return state.RunNotFound(id)
 		}
 		return nil
 	})
@@ -86,7 +86,7 @@ func scanRun(sc interface{ Scan(...any) error }) (state.Run, error) {
 func (s *Store) GetRun(ctx context.Context, id int64) (state.Run, error) {
 	r, err := scanRun(s.r.QueryRowContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "id" = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("run %d: %w", id, state.ErrNotFound)
+		return r, state.RunNotFound(id)
 	}
 	if err != nil {
 		return r, fmt.Errorf("sqlite: run %d: %w", id, err)
@@ -127,7 +127,7 @@ func (s *Store) StartTask(ctx context.Context, runID int64, taskID int, at time.
 		var one int
 		err := tx.QueryRowContext(ctx, `SELECT 1 FROM "runs" WHERE "id" = ?`, runID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("run %d: %w", runID, state.ErrNotFound)
+			return state.RunNotFound(runID)
 		}
 		if err != nil {
 			return err
@@ -136,6 +136,9 @@ func (s *Store) StartTask(ctx context.Context, runID int64, taskID int, at time.
 			SELECT ?, ?, coalesce(max("attempt"), 0) + 1, 'IN_PROGRESS', ? FROM "task_runs" WHERE "run_id" = ? AND "task_id" = ?
 			RETURNING "attempt"`, runID, taskID, micros(at), runID, taskID).Scan(&attempt)
 	})
+	if errors.Is(err, state.ErrNotFound) {
+		return 0, err
+	}
 	if err != nil {
 		return 0, fmt.Errorf("start task %d of run %d: %w", taskID, runID, err)
 	}
@@ -152,7 +155,7 @@ func (s *Store) FinishTask(ctx context.Context, e state.TaskRunEntry) error {
 			return fmt.Errorf("sqlite: finish task: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("attempt %d of task %d in run %d: %w", e.Attempt, e.TaskID, e.RunID, state.ErrNotFound)
+			return state.AttemptNotFound(e.RunID, e.TaskID, e.Attempt)
 		}
 		return nil
 	})

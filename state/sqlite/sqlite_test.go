@@ -59,7 +59,7 @@ func TestReopenKeepsData(t *testing.T) {
 	if _, err := s.Register(ctx, "", []state.ModelRecord{model("a", "fix")}, nil, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prefill(ctx, "", "a", hours(0, 3), t0); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: hours(0, 3), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
@@ -137,7 +137,7 @@ func TestReadersDuringWrites(t *testing.T) {
 	if _, err := s.Register(ctx, "", []state.ModelRecord{model("a", "fix"), model("b", "flex")}, nil, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prefill(ctx, "", "a", hours(0, 2000), t0); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: hours(0, 2000), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -155,7 +155,7 @@ func TestReadersDuringWrites(t *testing.T) {
 	for i, st := range []*Store{s, other} {
 		wg.Go(func() { // writers: prefill, claim and complete in small transactions
 			for h := 0; time.Now().Before(deadline); h++ {
-				_, err := st.Prefill(ctx, "", "b", hours(10000*i+h, 10000*i+h+1), t0)
+				_, err := st.Prefill(ctx, state.PrefillRequest{Model: "b", Windows: hours(10000*i+h, 10000*i+h+1), Now: t0})
 				report("prefill", err)
 				cs, err := st.Claim(ctx, state.ClaimRequest{Models: []string{"a", "b"}, Worker: "w", Lease: time.Hour, Limit: 2, Now: t0})
 				report("claim", err)
@@ -230,7 +230,7 @@ func TestQueryPlansAreIndexed(t *testing.T) {
 	if _, err := s.Register(ctx, "", []state.ModelRecord{model("a", "fix")}, nil, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Prefill(ctx, "", "a", hours(0, 5000), t0); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: hours(0, 5000), Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.w.ExecContext(ctx, `ANALYZE`); err != nil {
@@ -295,7 +295,7 @@ func TestCoverageIslandsStayMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := hours(0, 40)
-	if _, err := s.Prefill(ctx, "", "a", ws, t0); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "a", Windows: ws, Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	mark := func(w state.Window, to state.UnitStatus, from state.UnitStatus) {
@@ -326,7 +326,7 @@ func TestCoverageIslandsStayMerged(t *testing.T) {
 	if got, want := islands(), "[0,3) [4,6) [20,21) [38,40)"; got != want {
 		t.Errorf("islands after re-pending [3h,4h) = %s, want %s", got, want)
 	}
-	if _, err := s.Delete(ctx, "", "a", state.Window{}, 0, t0); err != nil {
+	if _, err := s.Delete(ctx, state.RemoveRequest{Model: "a", Now: t0}); err != nil {
 		t.Fatal(err)
 	}
 	if got := islands(); got != "" {

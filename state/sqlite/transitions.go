@@ -39,22 +39,13 @@ func groupsWhere(ctx context.Context, tx *sql.Tx, where string, args []any) ([]s
 	return out, rows.Err()
 }
 
-// validStatus reports whether st is one of the five unit statuses.
-func validStatus(st state.UnitStatus) bool { return slices.Contains(state.Statuses, st) }
-
 // SetStatus implements state.Store.
 func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, error) {
-	if !validStatus(req.To) || req.To == state.Running {
-		return 0, fmt.Errorf("set status of %s: %q is not a status to set (running is only reached by a claim)", req.Model, req.To)
-	}
-	if len(req.From) == 0 {
-		return 0, fmt.Errorf("set status of %s: no statuses to move from", req.Model)
+	if err := req.Check(); err != nil {
+		return 0, err
 	}
 	var from []any
 	for _, st := range req.From {
-		if !validStatus(st) {
-			return 0, fmt.Errorf("set status of %s: unknown status %q", req.Model, st)
-		}
 		if st != req.To && !slices.Contains(from, any(string(st))) {
 			from = append(from, string(st))
 		}
@@ -112,7 +103,11 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 }
 
 // Delete implements state.Store.
-func (s *Store) Delete(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
+	if err := state.CheckWindow("delete units of "+model, w); err != nil {
+		return 0, err
+	}
 	deleted := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		m, err := lookup(ctx, tx, env, model)
@@ -181,12 +176,13 @@ func forgetShape(ctx context.Context, tx *sql.Tx, m modelRef) error {
 }
 
 // Uncover implements state.Store.
-func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, runID int64, now time.Time) (int, error) {
+func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, error) {
+	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
 	if isZeroWindow(w) {
-		return s.Delete(ctx, env, model, w, runID, now)
+		return s.Delete(ctx, req)
 	}
-	if w.Empty() {
-		return 0, checkWindow(w)
+	if err := state.CheckWindow("uncover "+model, w); err != nil {
+		return 0, err
 	}
 	changed := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -221,10 +217,19 @@ func (s *Store) Uncover(ctx context.Context, env, model string, w state.Window, 
 		if err := rows.Err(); err != nil {
 			return err
 		}
+		running := statusGroup{status: state.Running}
 		for _, c := range cuts {
-			if c.status == state.Running {
-				return fmt.Errorf("sqlite: uncover %s %s: unit %s is running: %w", model, w, state.Window{Since: c.since, Until: c.until}, state.ErrUnitsRunning)
+			if c.status != state.Running {
+				continue
 			}
+			if running.count == 0 {
+				running.hull = state.Window{Since: c.since, Until: c.until}
+			}
+			running.count++
+			running.hull = state.Window{Since: state.Earlier(running.hull.Since, c.since), Until: state.Later(running.hull.Until, c.until)}
+		}
+		if err := refuseRunning(model, []statusGroup{running}); err != nil {
+			return err
 		}
 		groups := map[state.UnitStatus]*statusGroup{}
 		var order []state.UnitStatus
@@ -294,8 +299,8 @@ func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, n
 // refuseRunning fails a removal whose units include running ones.
 func refuseRunning(model string, groups []statusGroup) error {
 	for _, g := range groups {
-		if g.status == state.Running {
-			return fmt.Errorf("sqlite: %d unit(s) of %s in %s are running: %w", g.count, model, g.hull, state.ErrUnitsRunning)
+		if g.status == state.Running && g.count > 0 {
+			return state.UnitsRunning(model, g.count, g.hull)
 		}
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -53,21 +52,15 @@ func inside(w state.Window) (string, []any) {
 	return `"since" >= ? AND "until" <= ?`, []any{micros(w.Since), micros(w.Until)}
 }
 
-func checkWindow(w state.Window) error {
-	if isZeroWindow(w) || !w.Empty() {
-		return nil
-	}
-	return fmt.Errorf("window [%s, %s) is empty: until must be after since", state.FormatTime(w.Since), state.FormatTime(w.Until))
-}
-
 // Prefill implements state.Store. The windows go in one transaction through
 // one prepared statement: with an embedded database a round trip is a
 // function call, and the transaction is what makes 100,000 inserts cheap
 // (one commit, one fsync).
-func (s *Store) Prefill(ctx context.Context, env, model string, windows []state.Window, now time.Time) (int, error) {
+func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, error) {
+	env, model, windows, now := req.Env, req.Model, req.Windows, req.Now
 	for _, w := range windows {
-		if err := checkWindow(w); err != nil {
-			return 0, fmt.Errorf("prefill %s: %w", model, err)
+		if err := state.CheckWindow("prefill "+model, w); err != nil {
+			return 0, err
 		}
 	}
 	created := 0

@@ -178,7 +178,7 @@ func testBatchStaleClaimRefusedAlone(t *testing.T, s state.Store, _ *config) {
 	must(t, "Complete by w2", s.Complete(ctx, cur[0], state.Outcome{Status: state.Applied, At: clock(14)}))
 
 	// A batch of nothing but a claim on a deleted unit: refused, nothing else.
-	_, err = s.Delete(ctx, "", "a", win(0, 3), 0, clock(15))
+	_, err = s.Delete(ctx, state.RemoveRequest{Model: "a", Window: win(0, 3), Now: clock(15)})
 	must(t, "Delete", err)
 	seq = lastSeq(t, s)
 	errs = completeBatch(t, s, []state.Completion{{Claim: cur[0], Outcome: state.Outcome{Status: state.Failed, At: clock(16), Error: "late"}}})

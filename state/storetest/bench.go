@@ -39,7 +39,7 @@ func benchPrefill(b *testing.B, open func(tb testing.TB) state.Store, n int) {
 		s := open(b)
 		register(b, s, "", fixModel("a"))
 		b.StartTimer()
-		got, err := s.Prefill(b.Context(), "", "a", ws, clock(1))
+		got, err := s.Prefill(b.Context(), state.PrefillRequest{Model: "a", Windows: ws, Now: clock(1)})
 		b.StopTimer()
 		if err != nil || got != n {
 			b.Fatalf("Prefill = %d, %v; want %d", got, err, n)

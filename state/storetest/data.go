@@ -3,11 +3,11 @@ package storetest
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -22,6 +22,7 @@ var dataTests = []test{
 	{"View", testDataView},
 	{"TableLoadReappliedOnlyWhenTheVersionChanges", testDataTableLoad},
 	{"UnknownWriteModeRefused", testDataUnknownWrite},
+	{"InvalidJobsRefusedInOneWording", testDataJobRefusals},
 	{"LoadedDatetimesCompareWithTheWindow", testDataLoadedDatetimes},
 	{"OnlyOneWindowBound", testDataOneBound},
 }
@@ -152,7 +153,7 @@ func testDataFailedJob(t *testing.T, s state.Store, _ *config) {
 	job := state.DataJob{Kind: state.DataStatements, Window: c.Unit.Window, Statements: tables(t, ds, schema,
 		`DELETE FROM {t:src}`, `INSERT INTO {t:no_such_table} VALUES (1)`)}
 	_, err := ds.RunData(t.Context(), job, &c, clock(2))
-	if err == nil || !strings.Contains(err.Error(), "statement 2") {
+	if err == nil || !strings.HasPrefix(err.Error(), "statement 2: ") {
 		t.Fatalf("RunData = %v, want an error naming statement 2", err)
 	}
 	eq(t, "src rows after rollback", len(rows(t, ds, schema, `SELECT n FROM {t:src}`)), 6)
@@ -252,25 +253,34 @@ func (r *sliceRows) Next() ([]any, error) {
 
 // testDataTableLoad: a table load replaces the target; a load with the
 // version already loaded is skipped and changes nothing; a new version
-// replaces the content.
+// replaces the content. Each load is recorded at the caller's clock, not the
+// machine's: a skipped load reports the time of the load it left in place.
 func testDataTableLoad(t *testing.T, s state.Store, _ *config) {
 	ds, schema := dataStore(t, s)
 	cols := []state.DataColumn{{Name: "code", Type: state.ColumnText}, {Name: "rate", Type: state.ColumnInt}}
-	load := func(version string, rs ...[]any) state.DataResult {
+	load := func(version string, at time.Time, rs ...[]any) state.DataResult {
 		t.Helper()
 		res, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
-			Columns: cols, Rows: &sliceRows{rows: rs}, Version: version}, nil, clock(0))
+			Columns: cols, Rows: &sliceRows{rows: rs}, Version: version}, nil, at)
 		must(t, "load "+version, err)
 		return res
 	}
-	res := load("v1", []any{"SE", int64(25)}, []any{"NO", nil})
+	// Years away from the machine's clock, so a backend stamping its own
+	// time.Now() or now() cannot pass by accident.
+	v1At := time.Date(2031, 5, 6, 7, 8, 9, 123456000, time.UTC)
+	res := load("v1", v1At, []any{"SE", int64(25)}, []any{"NO", nil})
 	eq(t, "rows", res.Rows, int64(2))
+	eqTime(t, "v1 LoadedAt", res.LoadedAt, v1At)
 	eq(t, "consts", rows(t, ds, schema, `SELECT code, rate FROM {t:consts} ORDER BY code`), []string{"NO|<nil>", "SE|25"})
-	res = load("v1", []any{"DK", int64(25)})
+	res = load("v1", clock(5), []any{"DK", int64(25)})
 	eq(t, "skipped", res.Skipped, true)
+	eqTime(t, "skipped load's LoadedAt (v1's)", res.LoadedAt, v1At)
 	eq(t, "consts unchanged", rows(t, ds, schema, `SELECT code FROM {t:consts} ORDER BY code`), []string{"NO", "SE"})
-	load("v2", []any{"DK", int64(25)})
+	res = load("v2", clock(9), []any{"DK", int64(25)})
+	eqTime(t, "v2 LoadedAt", res.LoadedAt, clock(9))
 	eq(t, "consts replaced", rows(t, ds, schema, `SELECT code, rate FROM {t:consts}`), []string{"DK|25"})
+	res = load("v2", clock(12), []any{"FI", int64(24)})
+	eqTime(t, "v2 again: LoadedAt stays v2's", res.LoadedAt, clock(9))
 	// A row with the wrong width fails the load and keeps v2.
 	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
 		Columns: cols, Rows: &sliceRows{rows: [][]any{{"FI"}}}, Version: "v3"}, nil, clock(0))
@@ -285,8 +295,50 @@ func testDataUnknownWrite(t *testing.T, s state.Store, _ *config) {
 	ds, schema := dataStore(t, s)
 	setupSource(t, ds, schema, s)
 	_, err := ds.RunData(t.Context(), queryJob(t, ds, schema, win(0, 2), "merge", `SELECT n FROM {t:src}`), nil, clock(0))
-	if !errors.Is(err, state.ErrDataJob) {
-		t.Fatalf("RunData with write mode merge = %v, want ErrDataJob", err)
+	wantError(t, "RunData with write mode merge", err, state.ErrDataJob,
+		`invalid data job: unknown write mode "merge"; use append, upsert or recreate_partition`)
+	eq(t, "tables of the schema", rows(t, ds, schema, `SELECT count(*) FROM {t:src}`), []string{"6"})
+	err = ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT 1 FROM {t:out}`)[0], state.Window{}, func([]any) error { return nil })
+	if err == nil {
+		t.Error("the refused query write created its target")
+	}
+}
+
+// testDataJobRefusals: a job no backend can run is refused in the same
+// words on every backend, before anything is written.
+func testDataJobRefusals(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	cols := []state.DataColumn{{Name: "code", Type: state.ColumnText}, {Name: "rate", Type: state.ColumnInt}}
+	target := []string{schema, "t"}
+	for _, tc := range []struct {
+		what string
+		job  state.DataJob
+		at   time.Time
+		want string
+	}{
+		{"unknown kind", state.DataJob{Kind: 9, Target: target}, clock(0), "invalid data job: unknown kind 9"},
+		{"query without target", state.DataJob{Kind: state.DataQuery, Query: "SELECT 1", Write: state.WriteAppend}, clock(0),
+			"invalid data job: a query job needs a target table"},
+		{"upsert without keys", state.DataJob{Kind: state.DataQuery, Target: target, Query: "SELECT 1 AS n", Write: state.WriteUpsert}, clock(0),
+			"invalid data job: write mode upsert needs keys"},
+		{"recreate_partition without a column", state.DataJob{Kind: state.DataQuery, Target: target, Query: "SELECT 1 AS n",
+			Write: state.WriteRecreatePartition, Window: win(0, 1)}, clock(0),
+			"invalid data job: write mode recreate_partition needs the column its window partitions"},
+		{"table load without columns", state.DataJob{Kind: state.DataTable, Target: target}, clock(0),
+			"invalid data job: a table load needs at least one column"},
+		{"table load without the caller's clock", state.DataJob{Kind: state.DataTable, Target: target, Columns: cols,
+			Rows: &sliceRows{rows: [][]any{{"SE", int64(25)}}}}, time.Time{},
+			"invalid data job: a table load records when it was loaded; pass the caller's clock, not the zero time"},
+	} {
+		_, err := ds.RunData(t.Context(), tc.job, nil, tc.at)
+		wantError(t, tc.what, err, state.ErrDataJob, tc.want)
+	}
+	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: target, Columns: cols,
+		Rows: &sliceRows{rows: [][]any{{"SE", int64(25)}, {"FI"}}}}, nil, clock(0))
+	wantError(t, "a row with one value for two columns", err, nil, "row 2 has 1 values for 2 columns")
+	err = ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT 1 FROM {t:t}`)[0], state.Window{}, func([]any) error { return nil })
+	if err == nil {
+		t.Error("a refused job created its target")
 	}
 }
 

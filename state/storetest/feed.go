@@ -32,7 +32,7 @@ func testChangesInOrder(t *testing.T, s state.Store, _ *config) {
 	complete(t, s, cs[0], state.Applied, clock(3))
 	_, err = s.SetStatus(ctx, state.StatusChange{Model: "a", Window: win(1, 3), From: []state.UnitStatus{state.Pending}, To: state.Blocked, RunID: 8, Now: clock(4)})
 	must(t, "SetStatus", err)
-	_, err = s.Delete(ctx, "", "a", win(2, 3), 9, clock(5))
+	_, err = s.Delete(ctx, state.RemoveRequest{Model: "a", Window: win(2, 3), RunID: 9, Now: clock(5)})
 	must(t, "Delete", err)
 
 	all := changes(t, s, 0)
@@ -77,7 +77,7 @@ func testChangesOfBulkOperations(t *testing.T, s state.Store, _ *config) {
 	}
 	must(t, "Complete", s.Complete(ctx, cs[0], state.Outcome{Status: state.Failed, At: clock(5), Error: "x"}))
 	seq = lastSeq(t, s)
-	n, err := s.Delete(ctx, "", "a", state.Window{}, 3, clock(6))
+	n, err := s.Delete(ctx, state.RemoveRequest{Model: "a", RunID: 3, Now: clock(6)})
 	must(t, "Delete", err)
 	eq(t, "deleted", n, 6)
 	eq(t, "delete: one row per previous status", sortedChangeBriefs(changes(t, s, seq)), []string{
@@ -102,14 +102,14 @@ func testChangesOfBulkOperations(t *testing.T, s state.Store, _ *config) {
 	n, err = s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: clock(21)})
 	must(t, "SetStatus", err)
 	eq(t, "nothing to move", n, 0)
-	n, err = s.Uncover(ctx, "", "b", win(5, 6), 0, clock(22))
+	n, err = s.Uncover(ctx, state.RemoveRequest{Model: "b", Window: win(5, 6), Now: clock(22)})
 	must(t, "Uncover", err)
 	eq(t, "nothing to uncover", n, 0)
 	eq(t, "no-ops record nothing", changeBriefs(changes(t, s, seq)), []string{})
 
-	n, err = s.Uncover(ctx, "pr0", "b", win(1, 2), 4, clock(23))
+	n, err = s.Uncover(ctx, state.RemoveRequest{Env: "pr0", Model: "b", Window: win(1, 2), RunID: 4, Now: clock(23)})
 	wantNotFound(t, "Uncover in an environment without b", err)
-	n, err = s.Uncover(ctx, "", "b", winD(30*time.Minute, 3*time.Hour), 4, clock(23))
+	n, err = s.Uncover(ctx, state.RemoveRequest{Model: "b", Window: winD(30*time.Minute, 3*time.Hour), RunID: 4, Now: clock(23)})
 	must(t, "Uncover", err)
 	eq(t, "uncovered", n, 2)
 	eq(t, "uncover: the removed part", changeBriefs(changes(t, s, seq)), []string{"b [30m,2h) pending-> x2 run=4"})

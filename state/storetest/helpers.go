@@ -123,7 +123,7 @@ func register(t testing.TB, s state.Store, env string, models ...state.ModelReco
 
 func prefill(t testing.TB, s state.Store, env, model string, ws []state.Window, now time.Time) int {
 	t.Helper()
-	n, err := s.Prefill(t.Context(), env, model, ws, now)
+	n, err := s.Prefill(t.Context(), state.PrefillRequest{Env: env, Model: model, Windows: ws, Now: now})
 	if err != nil {
 		t.Fatalf("Prefill(%s, %d windows): %v", model, len(ws), err)
 	}

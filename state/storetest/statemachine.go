@@ -309,7 +309,7 @@ func (m *smMachine) PrefillFlexible(rt *rapid.T) {
 }
 
 func (m *smMachine) prefill(rt *rapid.T, md *smModel, ws []state.Window) {
-	n, err := m.s.Prefill(m.ctx, "", md.name, ws, m.now)
+	n, err := m.s.Prefill(m.ctx, state.PrefillRequest{Model: md.name, Windows: ws, Now: m.now})
 	rt.Logf("%s Prefill %s %s -> %d, %v", m.at(), md.name, hws(ws), n, err)
 	if err != nil {
 		rt.Fatalf("Prefill: %v", err)
@@ -862,7 +862,7 @@ func (m *smMachine) Torch(rt *rapid.T) {
 		m.uncover(rt, md, w, runID)
 		return
 	}
-	n, err := m.s.Delete(m.ctx, "", md.name, w, runID, m.now)
+	n, err := m.s.Delete(m.ctx, state.RemoveRequest{Model: md.name, Window: w, RunID: runID, Now: m.now})
 	rt.Logf("%s Torch (Delete) %s %s run=%d -> %d, %v", m.at(), md.name, ow(w), runID, n, err)
 	if err != nil {
 		rt.Fatalf("Delete: %v", err)
@@ -947,7 +947,7 @@ func (m *smMachine) uncover(rt *rapid.T, md *smModel, w state.Window, runID int6
 		}
 	}
 
-	n, err := m.s.Uncover(m.ctx, "", md.name, w, runID, m.now)
+	n, err := m.s.Uncover(m.ctx, state.RemoveRequest{Model: md.name, Window: w, RunID: runID, Now: m.now})
 	rt.Logf("%s Torch (Uncover) %s %s run=%d -> %d, %v", m.at(), md.name, ow(w), runID, n, err)
 	if collision != "" {
 		rt.Logf("  (a part left by the uncover lands on %s, where another unit is: undocumented)", collision)

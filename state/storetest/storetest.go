@@ -74,6 +74,12 @@
 //     Complete, the largest run of the released units for ReleaseExpired).
 //   - Wake signals every commit made after it returned, by this Store or by
 //     another one on the same database, within a few seconds.
+//   - Refusals read the same on both backends, word for word: not-found
+//     (model, run, attempt), an empty or reversed window (Prefill, SetStatus,
+//     Delete, Uncover, Claim), running units in a Delete or Uncover, a lost
+//     lease, an outcome that is not one, a refused SetStatus and a Claim
+//     with a limit below one or a lease that is not positive are built by
+//     state's error builders (state/errors.go) and returned unwrapped.
 package storetest
 
 import (
@@ -151,5 +157,6 @@ func groups() []group {
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},
 		{"Data", dataTests},
+		{"Errors", errorTests},
 	}
 }

@@ -209,12 +209,12 @@ func testDelete(t *testing.T, s state.Store, _ *config) {
 	markApplied(t, s, "", "a", win(0, 1), clock(2))
 	cs := claim(t, s, "", "a", 1, clock(3)) // [1h,2h) running
 	before := briefs(scan(t, s, "", "a"))
-	if _, err := s.Delete(ctx, "", "a", winD(30*time.Minute, 3*time.Hour), 0, clock(4)); !errors.Is(err, state.ErrUnitsRunning) {
+	if _, err := s.Delete(ctx, state.RemoveRequest{Model: "a", Window: winD(30*time.Minute, 3*time.Hour), Now: clock(4)}); !errors.Is(err, state.ErrUnitsRunning) {
 		t.Fatalf("Delete over a running unit = %v, want ErrUnitsRunning", err)
 	}
 	eq(t, "units after the refused delete", briefs(scan(t, s, "", "a")), before)
 	complete(t, s, cs[0], state.Pending, clock(4)) // the worker lets go
-	n, err := s.Delete(ctx, "", "a", winD(30*time.Minute, 3*time.Hour), 0, clock(4))
+	n, err := s.Delete(ctx, state.RemoveRequest{Model: "a", Window: winD(30*time.Minute, 3*time.Hour), Now: clock(4)})
 	must(t, "Delete", err)
 	eq(t, "deleted inside [30m,3h)", n, 2)
 	eq(t, "units", briefs(scan(t, s, "", "a")), []string{"a [0h,1h) applied", "a [3h,4h) pending"})
@@ -222,7 +222,7 @@ func testDelete(t *testing.T, s state.Store, _ *config) {
 	eq(t, "coverage after delete", coverage(t, s, "", "a", state.Window{}), "[0h,1h)")
 	eq(t, "re-prefill", prefill(t, s, "", "a", hourly(0, 4), clock(6)), 2)
 
-	n, err = s.Delete(ctx, "", "a", state.Window{}, 0, clock(7))
+	n, err = s.Delete(ctx, state.RemoveRequest{Model: "a", Now: clock(7)})
 	must(t, "Delete all", err)
 	eq(t, "deleted all", n, 4)
 	eq(t, "units", briefs(scan(t, s, "", "a")), []string{})
@@ -239,7 +239,7 @@ func testUncoverTrims(t *testing.T, s state.Store, _ *config) {
 	markApplied(t, s, "", "f", state.Window{}, clock(2))
 	eq(t, "coverage before", coverage(t, s, "", "f", state.Window{}), "[0h,6h)")
 
-	n, err := s.Uncover(ctx, "", "f", win(1, 5), 0, clock(3))
+	n, err := s.Uncover(ctx, state.RemoveRequest{Model: "f", Window: win(1, 5), Now: clock(3)})
 	must(t, "Uncover", err)
 	eq(t, "uncovered units", n, 3)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{"f [0h,1h) applied", "f [5h,6h) applied"})
@@ -274,7 +274,7 @@ func testUncoverSplits(t *testing.T, s state.Store, _ *config) {
 	prefill(t, s, "", "f", []state.Window{win(0, 10)}, clock(1))
 	markApplied(t, s, "", "f", state.Window{}, clock(2))
 
-	n, err := s.Uncover(ctx, "", "f", win(3, 4), 0, clock(3))
+	n, err := s.Uncover(ctx, state.RemoveRequest{Model: "f", Window: win(3, 4), Now: clock(3)})
 	must(t, "Uncover", err)
 	eq(t, "uncovered units", n, 1)
 	us := scan(t, s, "", "f")
@@ -303,14 +303,14 @@ func testUncoverEverything(t *testing.T, s state.Store, _ *config) {
 	prefill(t, s, "", "f", []state.Window{win(0, 2), win(2, 4), win(4, 6)}, clock(1))
 	markApplied(t, s, "", "f", win(0, 4), clock(2))
 
-	n, err := s.Uncover(ctx, "", "f", win(6, 8), 0, clock(3))
+	n, err := s.Uncover(ctx, state.RemoveRequest{Model: "f", Window: win(6, 8), Now: clock(3)})
 	must(t, "Uncover touching", err)
 	eq(t, "uncovered by a touching window", n, 0)
-	n, err = s.Uncover(ctx, "", "f", win(3, 5), 0, clock(4))
+	n, err = s.Uncover(ctx, state.RemoveRequest{Model: "f", Window: win(3, 5), Now: clock(4)})
 	must(t, "Uncover [3h,5h)", err)
 	eq(t, "uncovered", n, 2)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{"f [0h,2h) applied", "f [2h,3h) applied", "f [5h,6h) pending"})
-	n, err = s.Uncover(ctx, "", "f", state.Window{}, 0, clock(5))
+	n, err = s.Uncover(ctx, state.RemoveRequest{Model: "f", Now: clock(5)})
 	must(t, "Uncover all", err)
 	eq(t, "uncovered all", n, 3)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{})
@@ -327,7 +327,7 @@ func testUncoverOntoAnotherUnit(t *testing.T, s state.Store, _ *config) {
 	markApplied(t, s, "", "f", win(1, 2), clock(1))
 	before := briefs(scan(t, s, "", "f"))
 	seq := lastSeq(t, s)
-	if _, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(2)); err == nil {
+	if _, err := s.Uncover(t.Context(), state.RemoveRequest{Model: "f", Window: win(2, 3), Now: clock(2)}); err == nil {
 		t.Fatal("Uncover trimmed a unit onto another unit's window")
 	}
 	eq(t, "units", briefs(scan(t, s, "", "f")), before)
@@ -342,12 +342,12 @@ func testUncoverRunning(t *testing.T, s state.Store, _ *config) {
 	prefill(t, s, "", "f", []state.Window{win(0, 4)}, clock(0))
 	cs := claim(t, s, "", "f", 1, clock(1))
 	before := briefs(scan(t, s, "", "f"))
-	if _, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(2)); !errors.Is(err, state.ErrUnitsRunning) {
+	if _, err := s.Uncover(t.Context(), state.RemoveRequest{Model: "f", Window: win(2, 3), Now: clock(2)}); !errors.Is(err, state.ErrUnitsRunning) {
 		t.Fatalf("Uncover over a running unit = %v, want ErrUnitsRunning", err)
 	}
 	eq(t, "units", briefs(scan(t, s, "", "f")), before)
 	complete(t, s, cs[0], state.Pending, clock(3))
-	n, err := s.Uncover(t.Context(), "", "f", win(2, 3), 0, clock(4))
+	n, err := s.Uncover(t.Context(), state.RemoveRequest{Model: "f", Window: win(2, 3), Now: clock(4)})
 	must(t, "Uncover once released", err)
 	eq(t, "split", n, 1)
 	eq(t, "units", briefs(scan(t, s, "", "f")), []string{"f [0h,2h) pending", "f [3h,4h) pending"})

@@ -68,7 +68,7 @@ func testPrefillRejectsEmptyWindow(t *testing.T, s state.Store, _ *config) {
 	empty := state.Window{Since: at(1), Until: at(1)}
 	reversed := state.Window{Since: at(2), Until: at(1)}
 	for _, w := range []state.Window{empty, reversed} {
-		if _, err := s.Prefill(t.Context(), "", "a", []state.Window{win(0, 1), w}, clock(1)); err == nil {
+		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "a", Windows: []state.Window{win(0, 1), w}, Now: clock(1)}); err == nil {
 			t.Errorf("Prefill with [%s, %s) succeeded, want an error", w.Since, w.Until)
 		}
 	}

@@ -110,14 +110,14 @@ func newBTWorld(t *testing.T, backend string) *btWorld {
 		since := time.Date(2026, 1, 1, h, 0, 0, 0, time.UTC)
 		ws = append(ws, state.MustWindow(since, since.Add(time.Hour)))
 	}
-	if _, err := s.Prefill(ctx, "", "raw.a", ws, at); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "raw.a", Windows: ws, Now: at}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.SetStatus(ctx, state.StatusChange{Model: "raw.a", Window: ws[1], From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: at}); err != nil {
 		t.Fatal(err)
 	}
 	day := state.MustWindow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
-	if _, err := s.Prefill(ctx, "", "core.b", []state.Window{day}, at); err != nil {
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "core.b", Windows: []state.Window{day}, Now: at}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()

@@ -97,7 +97,7 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 		since := time.Date(2026, 1, 1, h, 0, 0, 0, time.UTC)
 		windows = append(windows, state.MustWindow(since, since.Add(time.Hour)))
 	}
-	if _, err := s.Prefill(context.Background(), "", "raw.ticks", windows, time.Now()); err != nil {
+	if _, err := s.Prefill(context.Background(), state.PrefillRequest{Model: "raw.ticks", Windows: windows, Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -119,7 +119,7 @@ func (w *suWorld) seedUnits(t *testing.T) {
 		ws = append(ws, suHW(i, i+1))
 	}
 	prefill := func(model string, ws ...state.Window) {
-		if _, err := s.Prefill(ctx, "", model, ws, suH(0)); err != nil {
+		if _, err := s.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: suH(0)}); err != nil {
 			t.Fatal(err)
 		}
 	}

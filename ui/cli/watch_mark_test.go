@@ -42,7 +42,7 @@ func (w *suWorld) wmPrefill(t *testing.T, env string, from, to int) {
 	for i := from; i < to; i++ {
 		ws = append(ws, suHW(i, i+1))
 	}
-	if _, err := w.store.Prefill(context.Background(), env, "raw.a", ws, suH(0)); err != nil {
+	if _, err := w.store.Prefill(context.Background(), state.PrefillRequest{Env: env, Model: "raw.a", Windows: ws, Now: suH(0)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -149,7 +149,7 @@ func TestWatchTextFiltersModelsAndIsPlainWhenPiped(t *testing.T) {
 	w := newSUWorld(t, "sqlite")
 	w.wmPrefill(t, "", 0, 6)
 	out, done := wmStartWatch(t, w.args("watch", "raw.a", "--count", "1", "--poll", "50ms"))
-	if _, err := w.store.Prefill(context.Background(), "", "ref.c", []state.Window{{}}, time.Now()); err != nil {
+	if _, err := w.store.Prefill(context.Background(), state.PrefillRequest{Model: "ref.c", Windows: []state.Window{{}}, Now: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if code, _, errOut := run(t, w.args("mark", "raw.a", "--since", "2026-01-01T03:00:00Z", "--until", "2026-01-01T04:00:00Z", "--status", "applied")...); code != 0 {
@@ -165,7 +165,7 @@ func TestWatchTextFiltersModelsAndIsPlainWhenPiped(t *testing.T) {
 func TestWatchFromStart(t *testing.T) {
 	w := newSUWorld(t, "sqlite")
 	w.wmPrefill(t, "", 0, 6)
-	if _, err := w.store.Prefill(context.Background(), "", "ref.c", []state.Window{{}}, suH(1)); err != nil {
+	if _, err := w.store.Prefill(context.Background(), state.PrefillRequest{Model: "ref.c", Windows: []state.Window{{}}, Now: suH(1)}); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := run(t, w.args("watch", "--from-start", "--count", "2", "-o", "json")...)
@@ -289,7 +289,7 @@ func TestMarkChangesExactlyTheWindowAndIsAudited(t *testing.T) {
 		}
 
 		// A timeless model's existence row is marked without a window.
-		if _, err := w.store.Prefill(ctx, "", "ref.c", []state.Window{{}}, suH(0)); err != nil {
+		if _, err := w.store.Prefill(ctx, state.PrefillRequest{Model: "ref.c", Windows: []state.Window{{}}, Now: suH(0)}); err != nil {
 			t.Fatal(err)
 		}
 		code, out, errOut = run(t, w.args("mark", "ref.c", "--status", "applied", "-o", "json")...)
@@ -304,7 +304,7 @@ func TestMarkRefusesBadInputAndChangesNothing(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		ctx := context.Background()
 		w.wmPrefill(t, "", 0, 6)
-		if _, err := w.store.Prefill(ctx, "", "ref.c", []state.Window{{}}, suH(0)); err != nil {
+		if _, err := w.store.Prefill(ctx, state.PrefillRequest{Model: "ref.c", Windows: []state.Window{{}}, Now: suH(0)}); err != nil {
 			t.Fatal(err)
 		}
 		w.addExtraModel(t)

@@ -62,7 +62,7 @@ func writeModel(ctx context.Context, s state.Store, env string, m *modelDef, us 
 	for i, u := range us {
 		ws[i] = u.window()
 	}
-	n, err := s.Prefill(ctx, env, m.name, ws, AsOf)
+	n, err := s.Prefill(ctx, state.PrefillRequest{Env: env, Model: m.name, Windows: ws, Now: AsOf})
 	if err != nil {
 		return fmt.Errorf("prefill %s: %w", m.name, err)
 	}
