@@ -12,6 +12,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/colorprofile"
 )
 
@@ -94,8 +96,30 @@ func (v *runView) task(model string) *runTaskProgress {
 }
 
 // executor wraps exec so the view learns when a task's first unit starts.
+// An exec that records units applied itself (the data executor: a unit's
+// rows and its applied state in one transaction) stays one: a wrapper that
+// hid it would make the run record sql and query units in a second
+// transaction, after their data had committed.
 func (v *runView) executor(exec executor.Executor) executor.Executor {
-	return &runObservedExecutor{Executor: exec, started: v.started}
+	o := &runObservedExecutor{Executor: exec, started: v.started}
+	if a, ok := exec.(executor.Applier); ok {
+		return &runObservedApplier{runObservedExecutor: o, applier: a}
+	}
+	return o
+}
+
+type runObservedApplier struct {
+	*runObservedExecutor
+	applier executor.Applier
+}
+
+func (o *runObservedApplier) AppliesItself(m *spec.Model) bool { return o.applier.AppliesItself(m) }
+
+func (o *runObservedApplier) ExecuteAndApply(ctx context.Context, u executor.UnitRun, c state.Claim, at time.Time) (executor.Result, error) {
+	if u.Model != nil {
+		o.started(u.Model.Name)
+	}
+	return o.applier.ExecuteAndApply(ctx, u, c, at)
 }
 
 type runObservedExecutor struct {
