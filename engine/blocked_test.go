@@ -14,7 +14,7 @@ func blockedString(us []gate.BlockedUnit) []string {
 	out := []string{}
 	for _, u := range us {
 		w := "existence"
-		if !u.Window.Since.IsZero() {
+		if !u.Window.IsZero() {
 			w = u.Window.String()
 		}
 		out = append(out, fmt.Sprintf("%s %s impact=%d", u.Model, w, u.Impact))

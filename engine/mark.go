@@ -22,7 +22,7 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 	}
 	now := e.now()
 	args := map[string]string{"env": e.Env.Suffix, "model": model, "status": string(status)}
-	if !w.Since.IsZero() || !w.Until.IsZero() {
+	if !w.IsZero() {
 		args["window"] = w.String()
 	}
 	defer func() {
@@ -48,7 +48,7 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 		return 0, err
 	}
 	if m.Temporality == spec.Timeless {
-		if !w.Since.IsZero() || !w.Until.IsZero() {
+		if !w.IsZero() {
 			return 0, fmt.Errorf("model %s is timeless: it has one existence row and no windows; mark it without a window", model)
 		}
 	} else {

@@ -112,7 +112,7 @@ type unitRow struct {
 }
 
 func (u unitRow) String() string {
-	if u.W.Since.IsZero() {
+	if u.W.IsZero() {
 		return "existence:" + string(u.Status)
 	}
 	return fmt.Sprintf("%s-%s:%s", u.W.Since.Format("15:04"), u.W.Until.Format("15:04"), u.Status)
@@ -151,7 +151,7 @@ func simulate(before []unitRow, mp ModelPlan) []unitRow {
 	for _, w := range mp.Uncover {
 		var next []unitRow
 		for _, u := range cur {
-			if w.Since.IsZero() || w.Covers(u.W) {
+			if w.IsZero() || w.Covers(u.W) {
 				continue
 			}
 			if !u.W.Overlaps(w) {
@@ -220,7 +220,7 @@ func windowsEqual(a, b []state.Window) bool {
 func fmtWindows(ws []state.Window) string {
 	var s []string
 	for _, w := range ws {
-		if w.Since.IsZero() {
+		if w.IsZero() {
 			s = append(s, "existence")
 			continue
 		}

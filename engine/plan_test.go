@@ -209,7 +209,7 @@ func TestPlanFlexibleTorch(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Torch, Window: wp("1:30-3:00")})
-		if len(mp.Uncover) != 1 || !mp.Uncover[0].Since.IsZero() || mp.Uncovered.Count != 3 {
+		if len(mp.Uncover) != 1 || !mp.Uncover[0].IsZero() || mp.Uncovered.Count != 3 {
 			t.Errorf("Uncover %v (%+v), want everything (3 units)", mp.Uncover, mp.Uncovered)
 		}
 		// Re-covered from zero, cut at the window's edges so no unit
@@ -240,7 +240,7 @@ func TestPlanTimeless(t *testing.T) {
 		if !hasWarning(mp, "ignored") || mp.Window != nil {
 			t.Errorf("a window on a timeless model: warnings %v, window %v", mp.Warnings, mp.Window)
 		}
-		if len(mp.Create) != 1 || !mp.Create[0].Since.IsZero() || len(mp.Run) != 1 {
+		if len(mp.Create) != 1 || !mp.Create[0].IsZero() || len(mp.Run) != 1 {
 			t.Fatalf("discover of a missing row: create %v run %v", mp.Create, mp.Run)
 		}
 		applyAndCheck(t, e, p)

@@ -127,7 +127,7 @@ func (e *Engine) ScanUnits(ctx context.Context, model string, w state.Window, st
 	if err != nil {
 		return err
 	}
-	if st.Timeless() && (!w.Since.IsZero() || !w.Until.IsZero()) {
+	if st.Timeless() && (!w.IsZero()) {
 		return fmt.Errorf("model %s is timeless: it has one existence row and no windows; list it without a window", model)
 	}
 	if !st.Registered {

@@ -215,7 +215,7 @@ func TestWhyFollowsBlockedUnitsUpstream(t *testing.T) {
 		// report.snapshot (WHOLE mart.daily over [day 0, day 2)) → the
 		// blocked mart.daily day 0 (ranked above the missing day 1) → raw 05.
 		r := mustWhy(t, e, "report.snapshot", time.Time{})
-		if r.Temporality != spec.Timeless || !r.Window.Since.IsZero() || r.Status != state.Blocked {
+		if r.Temporality != spec.Timeless || !r.Window.IsZero() || r.Status != state.Blocked {
 			t.Fatalf("unit %s %s", r.Window, r.Status)
 		}
 		if u := r.Upstreams[0]; u.Level != spec.Whole || !windowsEqual(u.Missing, []state.Window{days(0, 2)}) {

@@ -137,7 +137,7 @@ func (j DataJob) Check(at time.Time) error {
 			return fmt.Errorf("%w: write mode upsert needs keys", ErrDataJob)
 		}
 	case WriteRecreatePartition:
-		if j.Column == "" && !zeroWindow(j.Window) {
+		if j.Column == "" && !j.Window.IsZero() {
 			return fmt.Errorf("%w: write mode recreate_partition needs the column its window partitions", ErrDataJob)
 		}
 	default:

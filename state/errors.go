@@ -36,7 +36,7 @@ func EmptyWindow(what string, w Window) error {
 // CheckWindow returns EmptyWindow for an empty or reversed w; the zero Window
 // (a timeless unit, or "every window") passes.
 func CheckWindow(what string, w Window) error {
-	if zeroWindow(w) || !w.Empty() {
+	if w.IsZero() || !w.Empty() {
 		return nil
 	}
 	return EmptyWindow(what, w)
@@ -46,7 +46,7 @@ func CheckWindow(what string, w Window) error {
 // running units of model, whose windows span hull.
 func UnitsRunning(model string, count int, hull Window) error {
 	where := ""
-	if !zeroWindow(hull) {
+	if !hull.IsZero() {
 		where = " in " + hull.String()
 	}
 	return fmt.Errorf("%d unit(s) of %s%s: %w; wait for their workers to finish (or their leases to expire), then try again",
@@ -118,11 +118,8 @@ func inEnv(env string) string {
 
 // windowText prints w, or "timeless" for the zero Window of an existence row.
 func windowText(w Window) string {
-	if zeroWindow(w) {
+	if w.IsZero() {
 		return "timeless"
 	}
 	return w.String()
 }
-
-// zeroWindow reports whether w is the zero Window.
-func zeroWindow(w Window) bool { return w.Since.IsZero() && w.Until.IsZero() }

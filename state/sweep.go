@@ -66,7 +66,7 @@ func CodeOf[T ~string | ~[]byte](s T) StatusCode {
 // SweepUnitOf converts a Unit to its sweep form.
 func SweepUnitOf(u Unit) SweepUnit {
 	su := SweepUnit{Status: CodeOf(u.Status)}
-	if !u.Window.Since.IsZero() || !u.Window.Until.IsZero() {
+	if !u.Window.IsZero() {
 		su.Since, su.Until = u.Window.Since.UnixMicro(), u.Window.Until.UnixMicro()
 	}
 	if u.AppliedAt != nil && u.Status == Applied {

@@ -39,6 +39,11 @@ func MustWindow(since, until time.Time) Window {
 // Empty reports whether the window holds no instant.
 func (w Window) Empty() bool { return !w.Until.After(w.Since) }
 
+// IsZero reports whether w is the zero Window: no window at all, which is
+// how a timeless model's one existence row and "no window given" are
+// spelled — not an empty range, which has bounds.
+func (w Window) IsZero() bool { return w.Since.IsZero() && w.Until.IsZero() }
+
 // Duration is the window's length in absolute time.
 func (w Window) Duration() time.Duration { return w.Until.Sub(w.Since) }
 

@@ -127,3 +127,23 @@ func TestFormatTime(t *testing.T) {
 		t.Errorf("FormatTime = %q, want %q", got, want)
 	}
 }
+
+// TestWindowIsZero: only the zero Window is zero; an empty range has
+// bounds and is not "no window".
+func TestWindowIsZero(t *testing.T) {
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		w    Window
+		want bool
+	}{
+		{Window{}, true},
+		{Window{Since: at, Until: at}, false},
+		{Window{Since: at}, false},
+		{Window{Until: at}, false},
+		{MustWindow(at, at.Add(time.Hour)), false},
+	} {
+		if got := tc.w.IsZero(); got != tc.want {
+			t.Errorf("%v.IsZero() = %v, want %v", tc.w, got, tc.want)
+		}
+	}
+}

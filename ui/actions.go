@@ -56,7 +56,7 @@ func (a action) request() engine.RunRequest {
 
 // target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
 func (a action) target() string {
-	if a.window == nil || a.window.Since.IsZero() && a.window.Until.IsZero() {
+	if a.window == nil || a.window.IsZero() {
 		return a.model
 	}
 	return a.model + " [" + windowText(*a.window) + "]"

@@ -324,7 +324,7 @@ func spanText(ws []state.Window) string {
 }
 
 func hullText(w state.Window) string {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return ""
 	}
 	return windowText(w)

@@ -142,7 +142,7 @@ func row(w int, cols []column, cells ...string) string {
 // both ends share a day, dates alone for whole days, and "(existence row)"
 // for a timeless model's zero window. Times are UTC, like the CLI's.
 func windowText(w state.Window) string {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return "(existence row)"
 	}
 	s, u := w.Since.UTC(), w.Until.UTC()

@@ -261,7 +261,7 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 
 // windowPtr is w as a run window: nil for a timeless model's zero window.
 func windowPtr(w state.Window) *state.Window {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return nil
 	}
 	return &w

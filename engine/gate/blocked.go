@@ -301,7 +301,7 @@ func newImpactCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus)
 // w (a timeless existence row) reaches every unit of every downstream model.
 func (c *impactCounter) count(ctx context.Context, model string, w state.Window) (int, error) {
 	start := reachSame
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		start = reachAll
 	}
 	key := fmt.Sprintf("%d %s", start, model)
@@ -327,7 +327,7 @@ func (c *impactCounter) index(ctx context.Context, model string) (*windowIndex, 
 	}
 	ix := &windowIndex{}
 	err := c.g.Store.ScanUnits(ctx, state.UnitQuery{Env: c.g.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
-		if u.Window.Since.IsZero() && u.Window.Until.IsZero() {
+		if u.Window.IsZero() {
 			ix.zero++
 			return nil
 		}

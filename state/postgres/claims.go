@@ -128,7 +128,7 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req state.ClaimR
 	if len(req.Models) > 0 {
 		longest += fmt.Sprintf(" AND name = ANY($%d)", where.add("u.model = ANY($%d)", req.Models))
 	}
-	if !isZero(req.Window) {
+	if !req.Window.IsZero() {
 		where.addOverlap("u", req.Window, longest)
 	}
 	if len(busy) > 0 {
@@ -192,7 +192,7 @@ func (s *Store) claimCandidatesPerModel(ctx context.Context, tx pgx.Tx, req stat
 		where.add("m.name <> ALL($%d)", busy)
 	}
 	pending, order := "u.status >= 'pending' AND u.status <= 'pending'", "u.status, u.since"
-	if !isZero(req.Window) {
+	if !req.Window.IsZero() {
 		where.args = append(where.args, req.Window.Since, req.Window.Until)
 		since, until := len(where.args)-1, len(where.args)
 		pending = fmt.Sprintf("u.status = 'pending' AND u.since < $%[2]d AND u.until > $%[1]d"+

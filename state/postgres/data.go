@@ -196,7 +196,7 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 	case state.WriteRecreatePartition:
 		del := "DELETE FROM " + target
 		var args []any
-		if !isZero(job.Window) {
+		if !job.Window.IsZero() {
 			del += " WHERE " + quoteIdent(job.Column) + " >= $1 AND " + quoteIdent(job.Column) + " < $2"
 			args = []any{nullTime(job.Window.Since), nullTime(job.Window.Until)}
 		}

@@ -105,7 +105,7 @@ type sqlVerdict struct {
 // unitKey names a unit for comparing the two sweeps: model and window in
 // Unix microseconds (a timeless existence row has none).
 func unitKey(model string, w state.Window) string {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return model + " existence"
 	}
 	return fmt.Sprintf("%s %d %d", model, w.Since.UnixMicro(), w.Until.UnixMicro())

@@ -33,7 +33,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 	where.add("model = $%d", req.Model)
 	where.add("status <> $%d", string(req.To))
 	where.add("status = ANY($%d)", statusStrings(req.From))
-	if !isZero(req.Window) {
+	if !req.Window.IsZero() {
 		where.addInside("units", req.Window)
 	}
 
@@ -93,7 +93,7 @@ func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, 
 	var where filter
 	where.add("env = $%d", env)
 	where.add("model = $%d", model)
-	if !isZero(w) {
+	if !w.IsZero() {
 		where.addInside("units", w)
 	}
 	rows, err := tx.Query(ctx, s.sql(`
@@ -141,7 +141,7 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		if _, err := s.modelFlexible(ctx, tx, env, model); err != nil {
 			return nil, err
 		}
-		if !isZero(w) {
+		if !w.IsZero() {
 			// Running units inside w or crossing its edges: Uncover
 			// would remove or cut every one of them.
 			var running int
@@ -156,7 +156,7 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			}
 		}
 		deleted, n, err := s.deleteInside(ctx, tx, env, model, w, runID, now)
-		if err != nil || isZero(w) {
+		if err != nil || w.IsZero() {
 			touched = n
 			return deleted, err
 		}
@@ -239,10 +239,10 @@ func mergeChanges(a, b []change) []change {
 }
 
 func hull(a, b state.Window) state.Window {
-	if isZero(a) {
+	if a.IsZero() {
 		return b
 	}
-	if isZero(b) {
+	if b.IsZero() {
 		return a
 	}
 	h := a

@@ -25,7 +25,7 @@ func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, err
 			return 0, err
 		}
 		since[i], until[i] = windowBounds(w)
-		if !isZero(w) {
+		if !w.IsZero() {
 			longest = max(longest, (w.Duration() + time.Microsecond - 1).Microseconds())
 		}
 	}
@@ -78,10 +78,10 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 			return err
 		}
 		model := where.add("u.model = $%d", q.Model)
-		if !isZero(q.Window) {
+		if !q.Window.IsZero() {
 			where.addOverlap("u", q.Window, fmt.Sprintf(`SELECT longest_unit FROM {schema}.models WHERE env = $1 AND name = $%d`, model))
 		}
-	case !isZero(q.Window):
+	case !q.Window.IsZero():
 		// One window across every model: a bounded range per model, each
 		// with its own longest unit, instead of one scan of the whole
 		// environment.
@@ -158,7 +158,7 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		SELECT since, until, applied_at FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied'
 		ORDER BY since, until`, []any{env, model}
-	if !isZero(w) {
+	if !w.IsZero() {
 		query = `
 		SELECT since, until, applied_at FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
@@ -209,7 +209,7 @@ func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window)
 		    SELECT range_agg(span) FROM {schema}.units
 		    WHERE env = $1 AND model = $2 AND status = 'applied' AND span IS NOT NULL
 		)) AS r`, []any{env, model}
-	if !isZero(w) {
+	if !w.IsZero() {
 		query = `
 		SELECT lower(r), upper(r) FROM unnest((
 		    SELECT range_agg(span) FROM {schema}.units

@@ -55,7 +55,7 @@ func timePtrOf(ts pgtype.Timestamptz) *time.Time {
 // windowBounds are w's bounds as parameters: NULL for the zero Window, the
 // existence row's.
 func windowBounds(w state.Window) (since, until pgtype.Timestamptz) {
-	if isZero(w) {
+	if w.IsZero() {
 		return pgtype.Timestamptz{}, pgtype.Timestamptz{}
 	}
 	return nullTime(w.Since), nullTime(w.Until)
@@ -64,10 +64,6 @@ func windowBounds(w state.Window) (since, until pgtype.Timestamptz) {
 func windowOf(since, until pgtype.Timestamptz) state.Window {
 	return state.Window{Since: timeOf(since), Until: timeOf(until)}
 }
-
-// isZero reports the zero Window: "no window" in a query, the existence row
-// in a unit.
-func isZero(w state.Window) bool { return w.Since.IsZero() && w.Until.IsZero() }
 
 // unitColumns are a unit's columns in scanUnit's order, from alias u.
 const unitColumns = `u.id, u.env, u.model, u.since, u.until, u.status, u.applied_at, u.blocked_reason,

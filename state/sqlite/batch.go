@@ -34,7 +34,7 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 			if err != nil {
 				return err
 			}
-			if m.id != 0 && it.Outcome.Status == state.Applied && !isZeroWindow(w) {
+			if m.id != 0 && it.Outcome.Status == state.Applied && !w.IsZero() {
 				applied[m.id] = append(applied[m.id], w)
 			}
 		}

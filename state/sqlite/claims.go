@@ -38,7 +38,7 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 			maxUnit = max(maxUnit, m.maxUnit)
 		}
 		where, args := `"status" = 'pending' AND "model_id" IN (`+placeholders(len(ids))+`)`, ids
-		if !isZeroWindow(req.Window) {
+		if !req.Window.IsZero() {
 			cond, a := overlap(req.Window, maxUnit)
 			where, args = where+" AND "+cond, append(args, a...)
 		}
@@ -149,7 +149,7 @@ func candidatesQuery(where string, args []any, afterSince, afterID int64) (strin
 // a flexible model forbids running w now. Units claimed earlier in the same
 // transaction are running already, so one query covers both.
 func overlapsRunning(ctx context.Context, tx *sql.Tx, m modelRef, w state.Window) (bool, error) {
-	if isZeroWindow(w) {
+	if w.IsZero() {
 		return false, nil
 	}
 	cond, args := overlap(w, m.maxUnit)

@@ -71,11 +71,9 @@ func window(since, until int64) state.Window {
 	return state.Window{Since: fromMicros(since), Until: fromMicros(until)}
 }
 
-func isZeroWindow(w state.Window) bool { return w.Since.IsZero() && w.Until.IsZero() }
-
 // hull is the smallest window holding a and b; a zero a is "nothing yet".
 func hull(a, b state.Window) state.Window {
-	if isZeroWindow(a) {
+	if a.IsZero() {
 		return b
 	}
 	if b.Since.Before(a.Since) {

@@ -28,7 +28,7 @@ func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window)
 	if err != nil {
 		return state.IntervalSet{}, err
 	}
-	if isZeroWindow(w) {
+	if w.IsZero() {
 		islands, err := islandsWhere(ctx, tx, `"model_id" = ? ORDER BY "since"`, m.id)
 		return state.NewIntervalSet(islands...), err
 	}
@@ -100,7 +100,7 @@ func islandsWhere(ctx context.Context, q querier, where string, args ...any) ([]
 // overlapping it. The work is proportional to the units in h, not to the
 // model's history.
 func refreshCoverage(ctx context.Context, q querier, m modelRef, h state.Window) error {
-	if isZeroWindow(h) || h.Empty() {
+	if h.IsZero() || h.Empty() {
 		return nil
 	}
 	old, err := islandsNear(ctx, q, m.id, h, true)

@@ -107,7 +107,7 @@ func bind(q string, w state.Window) (string, []any) {
 		return out, nil
 	}
 	args := []any{nil, nil}
-	if !isZeroWindow(w) {
+	if !w.IsZero() {
 		args = []any{w.Since.UTC().Format(timeText), w.Until.UTC().Format(timeText)}
 	}
 	if !slices.Contains(names, "until") {
@@ -131,7 +131,7 @@ func queryWrite(ctx context.Context, tx *sql.Tx, job state.DataJob, target strin
 	case state.WriteAppend:
 	case state.WriteRecreatePartition:
 		del, dargs := "DELETE FROM "+target, []any(nil)
-		if !isZeroWindow(job.Window) {
+		if !job.Window.IsZero() {
 			col := quoteIdent(job.Column)
 			del += " WHERE datetime(" + col + ") >= datetime(?1) AND datetime(" + col + ") < datetime(?2)"
 			dargs = []any{job.Window.Since.UTC().Format(timeText), job.Window.Until.UTC().Format(timeText)}

@@ -21,7 +21,7 @@ func (s *Store) CreateRun(ctx context.Context, r state.Run) (int64, error) {
 		r.Status = state.RunRunning
 	}
 	var since, until sql.NullInt64
-	if !isZeroWindow(r.Window) {
+	if !r.Window.IsZero() {
 		since, until = nullMicrosOf(r.Window.Since), nullMicrosOf(r.Window.Until)
 	}
 	var id int64

@@ -58,7 +58,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			return err
 		}
 		where, args := `"model_id" = ? AND "status" IN (`+placeholders(len(from))+`)`, append([]any{m.id}, from...)
-		if !isZeroWindow(req.Window) {
+		if !req.Window.IsZero() {
 			cond, a := inside(req.Window)
 			where, args = where+" AND "+cond, append(args, a...)
 		}
@@ -115,7 +115,7 @@ func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error
 			return err
 		}
 		where, args := `"model_id" = ?`, []any{m.id}
-		if !isZeroWindow(w) {
+		if !w.IsZero() {
 			cond, a := inside(w)
 			where, args = where+" AND "+cond, append(args, a...)
 		}
@@ -123,7 +123,7 @@ func (s *Store) Delete(ctx context.Context, req state.RemoveRequest) (int, error
 		if err != nil {
 			return err
 		}
-		if isZeroWindow(w) {
+		if w.IsZero() {
 			return forgetShape(ctx, tx, m)
 		}
 		return nil
@@ -178,7 +178,7 @@ func forgetShape(ctx context.Context, tx *sql.Tx, m modelRef) error {
 // Uncover implements state.Store.
 func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, error) {
 	env, model, w, runID, now := req.Env, req.Model, req.Window, req.RunID, req.Now
-	if isZeroWindow(w) {
+	if w.IsZero() {
 		return s.Delete(ctx, req)
 	}
 	if err := state.CheckWindow("uncover "+model, w); err != nil {

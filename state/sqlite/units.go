@@ -163,7 +163,7 @@ func (s *Store) scanModel(ctx context.Context, m modelRef, q state.UnitQuery, fn
 func unitsQuery(m modelRef, q state.UnitQuery) (string, []any) {
 	where := []string{`"model_id" = ?`}
 	args := []any{m.id}
-	if !isZeroWindow(q.Window) {
+	if !q.Window.IsZero() {
 		cond, a := overlapOf(q.Window, m.id)
 		where, args = append(where, cond), append(args, a...)
 	}
@@ -252,7 +252,7 @@ func appliedRows(ctx context.Context, q querier, m modelRef, w state.Window, fn 
 // w.until — what the gate asks per downstream unit.
 func appliedQuery(m modelRef, w state.Window) (string, []any) {
 	where, args := `"model_id" = ? AND "status" = 'applied'`, []any{m.id}
-	if !isZeroWindow(w) {
+	if !w.IsZero() {
 		cond, a := overlapOf(w, m.id)
 		where, args = where+" AND "+cond, append(args, a...)
 	}

@@ -44,7 +44,7 @@ func hourly(from, to int) []state.Window {
 // hw prints a window relative to t0 ("[1h,2h)", "[90m,3h)", "timeless"), the
 // form every expectation in the suite is written in.
 func hw(w state.Window) string {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return "timeless"
 	}
 	return "[" + offset(w.Since) + "," + offset(w.Until) + ")"

@@ -451,7 +451,7 @@ func (m *smMachine) checkClaimChoice(rt *rapid.T, req state.ClaimRequest, got []
 				if u.Status != state.Pending || taken[u.ID] {
 					continue
 				}
-				if !isZeroWindow(req.Window) && !u.Window.Overlaps(req.Window) {
+				if !req.Window.IsZero() && !u.Window.Overlaps(req.Window) {
 					continue
 				}
 				if md.flexible && slices.ContainsFunc(busy[md.name], u.Window.Overlaps) {
@@ -494,11 +494,9 @@ func (m *smMachine) checkClaimChoice(rt *rapid.T, req state.ClaimRequest, got []
 	}
 }
 
-func isZeroWindow(w state.Window) bool { return w.Since.IsZero() && w.Until.IsZero() }
-
 // ow prints an operation's window: the zero one is "all".
 func ow(w state.Window) string {
-	if isZeroWindow(w) {
+	if w.IsZero() {
 		return "all"
 	}
 	return hw(w)
@@ -828,7 +826,7 @@ func (m *smMachine) setStatus(rt *rapid.T, what string, req state.StatusChange) 
 // zero), or nil.
 func runningIn(md *smModel, w state.Window) *state.Unit {
 	for _, u := range md.running() {
-		if isZeroWindow(w) || u.Window.Overlaps(w) {
+		if w.IsZero() || u.Window.Overlaps(w) {
 			return u
 		}
 	}
@@ -836,7 +834,7 @@ func runningIn(md *smModel, w state.Window) *state.Unit {
 }
 
 // inside reports whether u lies inside w (the zero w is everything).
-func inside(w, u state.Window) bool { return isZeroWindow(w) || w.Covers(u) }
+func inside(w, u state.Window) bool { return w.IsZero() || w.Covers(u) }
 
 func groupChanges(groups map[state.UnitStatus]*state.Change) []state.Change {
 	var out []state.Change
@@ -917,13 +915,13 @@ func (m *smMachine) uncover(rt *rapid.T, md *smModel, w state.Window, runID int6
 		gone    = map[smKey]bool{}
 	)
 	for _, u := range md.sorted() {
-		if !isZeroWindow(w) && !u.Window.Overlaps(w) {
+		if !w.IsZero() && !u.Window.Overlaps(w) {
 			continue
 		}
 		touched++
 		gone[keyOf(u.Window)] = true
 		removed := u.Window
-		if !isZeroWindow(w) {
+		if !w.IsZero() {
 			removed = state.Window{Since: state.Later(u.Window.Since, w.Since), Until: state.Earlier(u.Window.Until, w.Until)}
 			if u.Window.Since.Before(w.Since) {
 				parts = append(parts, part{state.Window{Since: u.Window.Since, Until: w.Since}, u})
@@ -1165,7 +1163,7 @@ func (m *smMachine) checkCoverage(rt *rapid.T, md *smModel, w state.Window, unio
 		rt.Fatalf("Coverage(%s, %s): %v", md.name, ow(w), err)
 	}
 	want := union
-	if !isZeroWindow(w) {
+	if !w.IsZero() {
 		want = union.Intersect(w)
 	}
 	if !cov.Equal(want) {
@@ -1329,7 +1327,7 @@ func (m *smMachine) expectChanges(rt *rapid.T, what string, want []state.Change,
 }
 
 func hull(a, b state.Window) state.Window {
-	if isZeroWindow(a) {
+	if a.IsZero() {
 		return b
 	}
 	return state.Window{Since: state.Earlier(a.Since, b.Since), Until: state.Later(a.Until, b.Until)}

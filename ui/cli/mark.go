@@ -87,7 +87,7 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 		return code
 	}
 	defer closeStore()
-	if w.Since.IsZero() && !e.ReadOnly {
+	if w.IsZero() && !e.ReadOnly {
 		// No window: only a timeless model's existence row is marked so.
 		ms, err := e.ModelStatus(ctx, model)
 		if err != nil {
@@ -106,14 +106,14 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	}
 	if c.Output == "json" {
 		out := markJSON{Model: model, Status: string(status), Changed: n}
-		if !w.Since.IsZero() {
+		if !w.IsZero() {
 			out.Since, out.Until = rfcOrNull(&w.Since), rfcOrNull(&w.Until)
 		}
 		writeJSON(c.Out, out)
 		return ExitOK
 	}
 	where := ""
-	if !w.Since.IsZero() {
+	if !w.IsZero() {
 		where = " in " + w.String()
 	}
 	fmt.Fprintf(c.Out, "marked %d unit%s of %s%s %s (%s)\n", n, plural(n), model, where, status, e.Env)

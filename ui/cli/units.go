@@ -104,7 +104,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
 		return ExitUsage
 	}
-	if ms.Timeless() && !w.Since.IsZero() {
+	if ms.Timeless() && !w.IsZero() {
 		fmt.Fprintf(c.Err, "bollhav units: model %s is timeless: it has one existence row and no windows; list it without --since/--until\n", model)
 		return ExitUsage
 	}
@@ -161,7 +161,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			switch {
 			case !ms.Registered:
 				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env)
-			case !w.Since.IsZero() || len(statuses) > 0:
+			case !w.IsZero() || len(statuses) > 0:
 				what += " match"
 			default:
 				what += " yet: a run creates them"
@@ -189,7 +189,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 
 func unitToJSON(u state.Unit) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
-	if !u.Window.Since.IsZero() || !u.Window.Until.IsZero() {
+	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
 	}
 	if u.BlockedReason != "" {
@@ -210,7 +210,7 @@ var (
 
 func unitCells(u state.Unit) []string {
 	since, until := "-", "-"
-	if !u.Window.Since.IsZero() || !u.Window.Until.IsZero() {
+	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
 	}
 	var detail []string

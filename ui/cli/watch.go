@@ -146,7 +146,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 
 func changeToJSON(ch state.Change) watchJSON {
 	j := watchJSON{Model: ch.Model, At: state.FormatTime(ch.At), Count: ch.Count}
-	if !ch.Window.Since.IsZero() || !ch.Window.Until.IsZero() {
+	if !ch.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&ch.Window.Since), rfcOrNull(&ch.Window.Until)
 	}
 	if ch.From != "" {
@@ -167,7 +167,7 @@ func changeToJSON(ch state.Change) watchJSON {
 // changeText reads "AT  MODEL  WINDOW  FROM → TO  N units[  run R]".
 func changeText(ch state.Change, pal palette) string {
 	window := "existence row"
-	if !ch.Window.Since.IsZero() || !ch.Window.Until.IsZero() {
+	if !ch.Window.IsZero() {
 		window = ch.Window.String()
 	}
 	from, to := "new", "deleted"

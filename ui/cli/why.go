@@ -111,7 +111,7 @@ type whyFrontierJSON struct {
 // whyWindowJSON is a window's bounds as JSON: RFC 3339 UTC, or null for a
 // timeless model's existence row.
 func whyWindowJSON(w state.Window) (since, until *string) {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return nil, nil
 	}
 	s, u := state.FormatTime(w.Since), state.FormatTime(w.Until)
@@ -207,7 +207,7 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 
 // whyWindowText prints a unit's window, or "(existence row)" for a timeless one.
 func whyWindowText(w state.Window) string {
-	if w.Since.IsZero() && w.Until.IsZero() {
+	if w.IsZero() {
 		return "(existence row)"
 	}
 	return w.String()

@@ -63,7 +63,7 @@ func NewTrack(segs []Segment, extent state.Window) Track {
 		t.appliedSecs[i+1] = t.appliedSecs[i] + w.Until.Sub(w.Since).Seconds()
 	}
 	switch {
-	case !extent.Since.IsZero() || !extent.Until.IsZero():
+	case !extent.IsZero():
 		t.extent = state.Window{Since: extent.Since.UTC(), Until: extent.Until.UTC()}
 	case n > 0:
 		t.extent = state.Window{Since: t.held[0].Since, Until: t.held[len(t.held)-1].Until}
