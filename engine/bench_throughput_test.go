@@ -97,13 +97,13 @@ func drainUnits(b *testing.B, backend string) float64 {
 	if err := os.WriteFile(specPath, []byte(throughputSpec), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	if err != nil {
 		b.Fatal(err)
 	}
 	stores := openThroughputStores(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
-	setup := &engine.Engine{Store: stores[0], Spec: spec, SpecDir: dir, Actor: "bench"}
+	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench"}
 	if _, err := setup.Apply(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func drainUnits(b *testing.B, backend string) float64 {
 	b.StartTimer()
 	started := time.Now()
 	for i, s := range stores {
-		e := &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "bench"}
+		e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "bench"}
 		wg.Go(func() {
 			errs <- e.Work(workCtx, x, engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
 		})

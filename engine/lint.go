@@ -39,19 +39,19 @@ type Finding struct {
 // that can never be satisfied by construction, task graphs that cannot be
 // scheduled, and the design's silent combinations that corrupt data with no
 // error. Findings are sorted by position in the spec.
-func Lint(spec *spec.Spec) []Finding {
+func Lint(sp *spec.Spec) []Finding {
 	var out []Finding
-	for _, m := range spec.Models {
+	for _, m := range sp.Models {
 		out = append(out, lintFlexible(m)...)
 		for _, src := range m.Upstream {
 			if src.Gated() {
-				out = append(out, lintContract(spec, m, src)...)
+				out = append(out, lintContract(sp, m, src)...)
 			}
 		}
-		out = append(out, lintRunCondition(spec, m)...)
-		out = append(out, lintHasData(spec, m)...)
+		out = append(out, lintRunCondition(sp, m)...)
+		out = append(out, lintHasData(sp, m)...)
 	}
-	out = append(out, lintGraphs(spec)...)
+	out = append(out, lintGraphs(sp)...)
 	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i].Pos, out[j].Pos
 		if a.Line != b.Line {
@@ -164,8 +164,8 @@ func exactMatches(down, up *spec.Model) (matched, checked int, ok bool) {
 	return matched, checked, checked > 0
 }
 
-func lintRunCondition(spec *spec.Spec, m *spec.Model) []Finding {
-	same, cross := modelEdges(spec, m)
+func lintRunCondition(sp *spec.Spec, m *spec.Model) []Finding {
+	same, cross := modelEdges(sp, m)
 	total := len(same) + len(cross)
 	var out []Finding
 	if m.RunCondition == graph.N && m.RunConditionCount > total {
@@ -187,7 +187,7 @@ func lintRunCondition(spec *spec.Spec, m *spec.Model) []Finding {
 	// is skipped, not failed, when that other fails: then it can never be.
 	for a := range failures {
 		for b := range failures {
-			if a != b && needsSuccessOf(spec, a, b, map[string]bool{}) {
+			if a != b && needsSuccessOf(sp, a, b, map[string]bool{}) {
 				out = append(out, Finding{Model: m.Name, Severity: SeverityError, Rule: "failure-only-all", Pos: m.Pos,
 					Message: fmt.Sprintf("runs only when all of its FAILURE upstreams fail, but %s needs %s to succeed before it can run, so both can never fail in one run", a, b)})
 				return out
@@ -234,44 +234,44 @@ func lintHasData(sp *spec.Spec, m *spec.Model) []Finding {
 
 // needsSuccessOf reports whether task a can only start after b succeeded: a
 // path of SUCCESS or HAS_DATA edges from a to b through tasks under ALL.
-func needsSuccessOf(spec *spec.Spec, a, b string, seen map[string]bool) bool {
+func needsSuccessOf(sp *spec.Spec, a, b string, seen map[string]bool) bool {
 	if seen[a] {
 		return false
 	}
 	seen[a] = true
-	m := spec.Model(a)
+	m := sp.Model(a)
 	if m == nil || m.RunCondition != graph.All {
 		return false
 	}
-	same, _ := modelEdges(spec, m)
+	same, _ := modelEdges(sp, m)
 	for _, e := range same {
 		if e.Type != graph.Success && e.Type != graph.HasData {
 			continue
 		}
-		if e.DependsOn == b || needsSuccessOf(spec, e.DependsOn, b, seen) {
+		if e.DependsOn == b || needsSuccessOf(sp, e.DependsOn, b, seen) {
 			return true
 		}
 	}
 	return false
 }
 
-func lintGraphs(spec *spec.Spec) []Finding {
+func lintGraphs(sp *spec.Spec) []Finding {
 	var out []Finding
-	if _, err := specLineage(spec); err != nil {
+	if _, err := specLineage(sp); err != nil {
 		var ce *graph.LineageCycleError
 		model := ""
 		if errors.As(err, &ce) && len(ce.Cycle) > 0 {
 			model = ce.Cycle[0]
 		}
-		out = append(out, Finding{Model: model, Severity: SeverityError, Rule: "lineage-cycle", Message: err.Error(), Pos: posOf(spec, model)})
+		out = append(out, Finding{Model: model, Severity: SeverityError, Rule: "lineage-cycle", Message: err.Error(), Pos: posOf(sp, model)})
 	}
-	if _, err := PipelineGraphs(spec, AssignTaskIDs(spec, nil)); err != nil {
+	if _, err := PipelineGraphs(sp, AssignTaskIDs(sp, nil)); err != nil {
 		var pe *PipelineError
 		for _, e := range unjoin(err) {
 			if errors.As(e, &pe) {
 				if cycle := pe.CycleModels(); len(cycle) > 0 {
 					out = append(out, Finding{Model: cycle[0], Severity: SeverityError, Rule: "task-cycle",
-						Message: e.Error(), Pos: posOf(spec, cycle[0])})
+						Message: e.Error(), Pos: posOf(sp, cycle[0])})
 				}
 			}
 		}

@@ -9,17 +9,17 @@ import (
 
 func mustParse(t *testing.T, yaml string) *spec.Spec {
 	t.Helper()
-	spec, err := spec.Parse("bollhav.yaml", []byte(yaml))
+	sp, err := spec.Parse("bollhav.yaml", []byte(yaml))
 	if err != nil {
 		t.Fatalf("spec does not load: %v", err)
 	}
-	return spec
+	return sp
 }
 
 // findings returns the lint findings of rule, as "severity model" strings.
-func findings(spec *spec.Spec, rule string) []Finding {
+func findings(sp *spec.Spec, rule string) []Finding {
 	var out []Finding
-	for _, f := range Lint(spec) {
+	for _, f := range Lint(sp) {
 		if f.Rule == rule {
 			out = append(out, f)
 		}
@@ -27,11 +27,11 @@ func findings(spec *spec.Spec, rule string) []Finding {
 	return out
 }
 
-func expectOne(t *testing.T, spec *spec.Spec, rule string, sev Severity, model, contains string) Finding {
+func expectOne(t *testing.T, sp *spec.Spec, rule string, sev Severity, model, contains string) Finding {
 	t.Helper()
-	fs := findings(spec, rule)
+	fs := findings(sp, rule)
 	if len(fs) != 1 {
-		t.Fatalf("want one %s finding, got %d: %+v (all: %+v)", rule, len(fs), fs, Lint(spec))
+		t.Fatalf("want one %s finding, got %d: %+v (all: %+v)", rule, len(fs), fs, Lint(sp))
 	}
 	f := fs[0]
 	if f.Severity != sev || f.Model != model || !strings.Contains(f.Message, contains) {
@@ -40,9 +40,9 @@ func expectOne(t *testing.T, spec *spec.Spec, rule string, sev Severity, model, 
 	return f
 }
 
-func expectNone(t *testing.T, spec *spec.Spec, rule string) {
+func expectNone(t *testing.T, sp *spec.Spec, rule string) {
 	t.Helper()
-	if fs := findings(spec, rule); len(fs) != 0 {
+	if fs := findings(sp, rule); len(fs) != 0 {
 		t.Fatalf("want no %s finding, got %+v", rule, fs)
 	}
 }
@@ -62,44 +62,44 @@ func flexModel(run string) string {
 
 func TestLintSilentFlexibleRows(t *testing.T) {
 	t.Run("flexible + APPEND duplicates on re-cover", func(t *testing.T) {
-		spec := mustParse(t, flexModel(`{query: "SELECT * FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: append}}`))
-		expectOne(t, spec, "flex-append", SeverityWarning, "stage.events", "duplicat")
+		sp := mustParse(t, flexModel(`{query: "SELECT * FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: append}}`))
+		expectOne(t, sp, "flex-append", SeverityWarning, "stage.events", "duplicat")
 	})
 	t.Run("flexible + UPSERT is order-dependent", func(t *testing.T) {
-		spec := mustParse(t, flexModel(`{query: "SELECT * FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: upsert, keys: [id]}}`))
-		expectOne(t, spec, "flex-upsert", SeverityWarning, "stage.events", "partition")
+		sp := mustParse(t, flexModel(`{query: "SELECT * FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: upsert, keys: [id]}}`))
+		expectOne(t, sp, "flex-upsert", SeverityWarning, "stage.events", "partition")
 	})
 	t.Run("flexible + GROUP BY is non-decomposable", func(t *testing.T) {
-		spec := mustParse(t, flexModel(`{query: "SELECT day, count(*) FROM raw.e WHERE ts >= :since AND ts < :until GROUP BY day", write: {mode: recreate_partition, column: day}}`))
-		expectOne(t, spec, "flex-aggregate", SeverityWarning, "stage.events", "aggregat")
+		sp := mustParse(t, flexModel(`{query: "SELECT day, count(*) FROM raw.e WHERE ts >= :since AND ts < :until GROUP BY day", write: {mode: recreate_partition, column: day}}`))
+		expectOne(t, sp, "flex-aggregate", SeverityWarning, "stage.events", "aggregat")
 	})
 	t.Run("flexible + ROW_NUMBER latest-in-window is non-decomposable", func(t *testing.T) {
-		spec := mustParse(t, flexModel(`{query: "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY id) rn FROM raw.e) x WHERE rn = 1", write: {mode: recreate_partition, column: day}}`))
-		expectOne(t, spec, "flex-aggregate", SeverityWarning, "stage.events", "row_number")
+		sp := mustParse(t, flexModel(`{query: "SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY id) rn FROM raw.e) x WHERE rn = 1", write: {mode: recreate_partition, column: day}}`))
+		expectOne(t, sp, "flex-aggregate", SeverityWarning, "stage.events", "row_number")
 	})
 	t.Run("flexible + cumulative THROUGH upstream is non-decomposable", func(t *testing.T) {
-		spec := mustParse(t, "models:"+hourlyRaw+`
+		sp := mustParse(t, "models:"+hourlyRaw+`
   - name: stage.running_total
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
     upstream: [{name: raw.orders, contract: through}]
     run: {command: ["true"]}
 `)
-		expectOne(t, spec, "flex-through", SeverityWarning, "stage.running_total", "cumulative")
+		expectOne(t, sp, "flex-through", SeverityWarning, "stage.running_total", "cumulative")
 	})
 	t.Run("flexible row-preserving filter with recreate_partition is clean", func(t *testing.T) {
-		spec := mustParse(t, flexModel(`{query: "SELECT id, ts FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: recreate_partition, column: ts}}`))
-		for _, f := range Lint(spec) {
+		sp := mustParse(t, flexModel(`{query: "SELECT id, ts FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: recreate_partition, column: ts}}`))
+		for _, f := range Lint(sp) {
 			t.Errorf("unexpected finding %+v", f)
 		}
 	})
 	t.Run("fixed model + APPEND is not flagged", func(t *testing.T) {
-		spec := mustParse(t, `models:
+		sp := mustParse(t, `models:
   - name: stage.events
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {query: "SELECT count(*) FROM raw.e GROUP BY 1", write: {mode: append}}
 `)
-		expectNone(t, spec, "flex-append")
-		expectNone(t, spec, "flex-aggregate")
+		expectNone(t, sp, "flex-append")
+		expectNone(t, sp, "flex-aggregate")
 	})
 }
 
@@ -116,52 +116,52 @@ func downstream(interval, level, extra string) string {
 
 func TestLintExactGrainMismatch(t *testing.T) {
 	t.Run("EXACT daily on an hourly upstream never matches", func(t *testing.T) {
-		spec := mustParse(t, "models:"+hourlyRaw+downstream("1d", "exact", ""))
-		f := expectOne(t, spec, "exact-grain-mismatch", SeverityError, "mart.daily", "can never match")
+		sp := mustParse(t, "models:"+hourlyRaw+downstream("1d", "exact", ""))
+		f := expectOne(t, sp, "exact-grain-mismatch", SeverityError, "mart.daily", "can never match")
 		// The finding points at the source entry, "- name: raw.orders" on line 9.
 		if f.Pos.Line != 9 {
 			t.Errorf("finding at line %d, want 9 (the source)", f.Pos.Line)
 		}
 	})
 	t.Run("EXACT at the same grain is fine", func(t *testing.T) {
-		spec := mustParse(t, "models:"+hourlyRaw+downstream("1h", "exact", ""))
-		expectNone(t, spec, "exact-grain-mismatch")
+		sp := mustParse(t, "models:"+hourlyRaw+downstream("1h", "exact", ""))
+		expectNone(t, sp, "exact-grain-mismatch")
 	})
 	t.Run("EXACT 1d on a 24h UTC grid matches: the windows coincide", func(t *testing.T) {
-		spec := mustParse(t, `models:
+		sp := mustParse(t, `models:
   - name: raw.orders
     chunking: {interval: 24h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
 `+downstream("1d", "exact", ""))
-		expectNone(t, spec, "exact-grain-mismatch")
+		expectNone(t, sp, "exact-grain-mismatch")
 	})
 	t.Run("EXACT on a flexible upstream is Guard A", func(t *testing.T) {
-		spec := mustParse(t, `models:
+		sp := mustParse(t, `models:
   - name: raw.orders
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
     run: {command: ["true"]}
 `+downstream("1h", "exact", ""))
-		expectOne(t, spec, "exact-on-flexible", SeverityError, "mart.daily", "ENCAPSULATE")
+		expectOne(t, sp, "exact-on-flexible", SeverityError, "mart.daily", "ENCAPSULATE")
 	})
 }
 
 func TestLintWindowLevelOnTimelessUpstream(t *testing.T) {
 	for _, level := range []string{"exact", "encapsulate", "through"} {
 		t.Run(level, func(t *testing.T) {
-			spec := mustParse(t, `models:
+			sp := mustParse(t, `models:
   - name: raw.orders
     temporality: timeless
     run: {command: ["true"]}
 `+downstream("1d", level, ""))
-			expectOne(t, spec, "window-level-on-timeless", SeverityError, "mart.daily", "WHOLE or EXISTS")
+			expectOne(t, sp, "window-level-on-timeless", SeverityError, "mart.daily", "WHOLE or EXISTS")
 		})
 	}
-	spec := mustParse(t, `models:
+	sp := mustParse(t, `models:
   - name: raw.orders
     temporality: timeless
     run: {command: ["true"]}
 `+downstream("1d", "whole", ""))
-	expectNone(t, spec, "window-level-on-timeless")
+	expectNone(t, sp, "window-level-on-timeless")
 }
 
 func TestLintUpstreamStartsLater(t *testing.T) {
@@ -172,29 +172,29 @@ func TestLintUpstreamStartsLater(t *testing.T) {
 `
 	for _, level := range []string{"encapsulate", "through", "exact"} {
 		t.Run(level+" blocks its first windows forever", func(t *testing.T) {
-			spec := mustParse(t, later+downstream("1d", level, ""))
-			expectOne(t, spec, "upstream-starts-later", SeverityError, "mart.daily", "2026-02-01T00:00:00Z")
+			sp := mustParse(t, later+downstream("1d", level, ""))
+			expectOne(t, sp, "upstream-starts-later", SeverityError, "mart.daily", "2026-02-01T00:00:00Z")
 		})
 	}
 	t.Run("whole is a warning", func(t *testing.T) {
-		spec := mustParse(t, later+downstream("1d", "whole", ""))
-		expectOne(t, spec, "upstream-starts-later", SeverityWarning, "mart.daily", "WHOLE")
+		sp := mustParse(t, later+downstream("1d", "whole", ""))
+		expectOne(t, sp, "upstream-starts-later", SeverityWarning, "mart.daily", "WHOLE")
 	})
 	t.Run("exists never waits", func(t *testing.T) {
-		spec := mustParse(t, later+downstream("1d", "exists", ""))
-		expectNone(t, spec, "upstream-starts-later")
+		sp := mustParse(t, later+downstream("1d", "exists", ""))
+		expectNone(t, sp, "upstream-starts-later")
 	})
 }
 
 func TestLintFreshnessShorterThanGrain(t *testing.T) {
-	spec := mustParse(t, "models:"+hourlyRaw+downstream("1d", "encapsulate", "\n        freshness: {within: 30m, scope: latest}"))
-	expectOne(t, spec, "freshness-shorter-than-grain", SeverityWarning, "mart.daily", "30m")
-	spec = mustParse(t, "models:"+hourlyRaw+downstream("1d", "encapsulate", "\n        freshness: {within: 2h, scope: latest}"))
-	expectNone(t, spec, "freshness-shorter-than-grain")
+	sp := mustParse(t, "models:"+hourlyRaw+downstream("1d", "encapsulate", "\n        freshness: {within: 30m, scope: latest}"))
+	expectOne(t, sp, "freshness-shorter-than-grain", SeverityWarning, "mart.daily", "30m")
+	sp = mustParse(t, "models:"+hourlyRaw+downstream("1d", "encapsulate", "\n        freshness: {within: 2h, scope: latest}"))
+	expectNone(t, sp, "freshness-shorter-than-grain")
 }
 
 func TestLintRunConditionLargerThanEdges(t *testing.T) {
-	spec := mustParse(t, "models:"+hourlyRaw+`
+	sp := mustParse(t, "models:"+hourlyRaw+`
   - name: mart.x
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
@@ -202,7 +202,7 @@ func TestLintRunConditionLargerThanEdges(t *testing.T) {
     run_condition: 2
     run: {command: ["true"]}
 `)
-	expectOne(t, spec, "n-exceeds-edges", SeverityError, "mart.x", "(1)")
+	expectOne(t, sp, "n-exceeds-edges", SeverityError, "mart.x", "(1)")
 }
 
 func TestLintFailureOnlyEdgesUnderAll(t *testing.T) {
@@ -220,22 +220,22 @@ func TestLintFailureOnlyEdgesUnderAll(t *testing.T) {
     run: {command: ["true"]}
 `
 	t.Run("independent upstreams can both fail: a warning", func(t *testing.T) {
-		spec := mustParse(t, base+alert)
-		expectOne(t, spec, "failure-only-all", SeverityWarning, "ops.alert", "a.load, b.load")
+		sp := mustParse(t, base+alert)
+		expectOne(t, sp, "failure-only-all", SeverityWarning, "ops.alert", "a.load, b.load")
 	})
 	t.Run("b needs a's success: both can never fail", func(t *testing.T) {
-		spec := mustParse(t, strings.Replace(base, "  - name: b.load\n", "  - name: b.load\n    after: [{task: a.load, on: success}]\n", 1)+alert)
-		expectOne(t, spec, "failure-only-all", SeverityError, "ops.alert", "b.load needs a.load to succeed")
+		sp := mustParse(t, strings.Replace(base, "  - name: b.load\n", "  - name: b.load\n    after: [{task: a.load, on: success}]\n", 1)+alert)
+		expectOne(t, sp, "failure-only-all", SeverityError, "ops.alert", "b.load needs a.load to succeed")
 	})
 	t.Run("ANY with FAILURE edges is fine", func(t *testing.T) {
-		spec := mustParse(t, base+strings.Replace(alert, "    run: {", "    run_condition: any\n    run: {", 1))
-		expectNone(t, spec, "failure-only-all")
+		sp := mustParse(t, base+strings.Replace(alert, "    run: {", "    run_condition: any\n    run: {", 1))
+		expectNone(t, sp, "failure-only-all")
 	})
 }
 
 func TestLintCycles(t *testing.T) {
 	t.Run("task cycle through after edges", func(t *testing.T) {
-		spec := mustParse(t, `models:
+		sp := mustParse(t, `models:
   - name: a.x
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     after: [{task: b.y}]
@@ -245,13 +245,13 @@ func TestLintCycles(t *testing.T) {
     after: [{task: a.x}]
     run: {command: ["true"]}
 `)
-		f := expectOne(t, spec, "task-cycle", SeverityError, "a.x", "a.x → b.y → a.x")
+		f := expectOne(t, sp, "task-cycle", SeverityError, "a.x", "a.x → b.y → a.x")
 		if f.Pos.Line != 2 {
 			t.Errorf("the cycle points at line %d, want 2 (model a.x)", f.Pos.Line)
 		}
 	})
 	t.Run("models reading each other", func(t *testing.T) {
-		spec := mustParse(t, `models:
+		sp := mustParse(t, `models:
   - name: a.x
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: b.y}]
@@ -261,7 +261,7 @@ func TestLintCycles(t *testing.T) {
     upstream: [{name: a.x}]
     run: {command: ["true"]}
 `)
-		fs := findings(spec, "lineage-cycle")
+		fs := findings(sp, "lineage-cycle")
 		if len(fs) != 1 || fs[0].Severity != SeverityError {
 			t.Fatalf("want one lineage-cycle error, got %+v", fs)
 		}
@@ -269,8 +269,8 @@ func TestLintCycles(t *testing.T) {
 }
 
 func TestLintUpstreamNotInSpec(t *testing.T) {
-	spec := mustParse(t, "models:"+downstream("1d", "encapsulate", ""))
-	expectOne(t, spec, "upstream-not-in-spec", SeverityWarning, "mart.daily", "registered")
+	sp := mustParse(t, "models:"+downstream("1d", "encapsulate", ""))
+	expectOne(t, sp, "upstream-not-in-spec", SeverityWarning, "mart.daily", "registered")
 }
 
 // TestLintHasDataOntoModelsThatReportNoRows: a HAS_DATA edge holds only when

@@ -61,9 +61,9 @@ const planSpec = `models:
 `
 
 // world is an engine on a fresh store with planSpec applied.
-func world(t *testing.T, s state.Store, spec string) *Engine {
+func world(t *testing.T, s state.Store, sp string) *Engine {
 	t.Helper()
-	e := &Engine{Store: s, Spec: mustParse(t, spec), Actor: "tester", Now: func() time.Time { return hm("6:30") }}
+	e := &Engine{Store: s, Spec: mustParse(t, sp), Actor: "tester", Now: func() time.Time { return hm("6:30") }}
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}

@@ -39,8 +39,8 @@ func modelRecord(env string, m *spec.Model, interval state.Interval) state.Model
 }
 
 // edgeRecords are m's task edges in env, as modelEdges derives them.
-func edgeRecords(env string, spec *spec.Spec, m *spec.Model) []state.EdgeRecord {
-	same, cross := modelEdges(spec, m)
+func edgeRecords(env string, sp *spec.Spec, m *spec.Model) []state.EdgeRecord {
+	same, cross := modelEdges(sp, m)
 	out := make([]state.EdgeRecord, 0, len(same)+len(cross))
 	for _, e := range same {
 		out = append(out, state.EdgeRecord{Env: env, Task: e.Task, DependsOn: e.DependsOn, Type: e.Type.String(), Implicit: e.Implicit})

@@ -43,9 +43,9 @@ func TestReliabilityFourWorkersTenThousandUnits(t *testing.T) {
 	s := rs.Store
 	dir := t.TempDir()
 	specPath := writeSpec(t, dir, map[string]string{"bollhav.yaml": concurrencySpec})
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	must(t, err)
-	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test"}
+	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test"}
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
@@ -169,17 +169,17 @@ func TestReliabilityConcurrentApply(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_apply_"))
 			specs := map[int]*spec.Spec{1: mustParse(t, concurrentApplySpec(1)), 2: mustParse(t, concurrentApplySpec(2))}
 			engines := map[int]*Engine{}
-			for v, spec := range specs {
-				engines[v] = &Engine{Store: rs.open(t, fmt.Sprintf("%s_v%d", rs.app, v)), Spec: spec, Actor: fmt.Sprintf("v%d", v)}
+			for v, sp := range specs {
+				engines[v] = &Engine{Store: rs.open(t, fmt.Sprintf("%s_v%d", rs.app, v)), Spec: sp, Actor: fmt.Sprintf("v%d", v)}
 			}
 			// What each version registers.
 			hashes := map[int]map[string]string{}
 			edges := map[int]map[string]string{}
-			for v, spec := range specs {
+			for v, sp := range specs {
 				hashes[v], edges[v] = map[string]string{}, map[string]string{}
-				for _, m := range spec.Models {
+				for _, m := range sp.Models {
 					hashes[v][m.Name] = modelRecord("", m, state.Interval{}).ContentHash
-					edges[v][m.Name] = edgeString(edgeRecords("", spec, m))
+					edges[v][m.Name] = edgeString(edgeRecords("", sp, m))
 				}
 			}
 			ids := map[string]int{}

@@ -79,7 +79,7 @@ func relWorkerMain() int {
 	}
 	defer s.Close()
 	specPath := os.Getenv(relEnvSpec)
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	if err != nil {
 		return fail(err)
 	}
@@ -89,7 +89,7 @@ func relWorkerMain() int {
 	}
 	workers, _ := strconv.Atoi(os.Getenv(relEnvWorkers))
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	e := &Engine{Store: s, Spec: spec, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log}
+	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log}
 	var x executor.Executor = e.Executor()
 	if os.Getenv(relEnvExec) == "log" {
 		delay := map[string]time.Duration{}

@@ -76,14 +76,14 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 		// would make the run's plan stale before it is applied (see the
 		// test's comment).
 		"worker.yaml": "models:\n" + contentionSpec[strings.Index(contentionSpec, "  - name: raw.other"):]})
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	must(t, err)
 	now := func() time.Time { return t0.Add(30 * 24 * time.Hour) }
-	e := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Now: now}
+	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: now}
 	_, err = e.Apply(t.Context())
 	must(t, err)
-	ui := &Engine{Store: rs.open(t, ""), Spec: spec, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
-	shared := &Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
+	ui := &Engine{Store: rs.open(t, ""), Spec: sp, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
+	shared := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
 
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()

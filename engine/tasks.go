@@ -52,13 +52,13 @@ func (p *PipelineGraph) ModelName(id int) string { return p.byID[id] }
 // AssignTaskIDs gives every model of the spec a task id: the id the store
 // already knows for it when there is one, otherwise the next free integer,
 // in spec order. Ids are stable, so a run log keeps meaning the same task.
-func AssignTaskIDs(spec *spec.Spec, known map[string]int) map[string]int {
-	ids := make(map[string]int, len(spec.Models))
+func AssignTaskIDs(sp *spec.Spec, known map[string]int) map[string]int {
+	ids := make(map[string]int, len(sp.Models))
 	next := 0
 	for _, id := range known {
 		next = max(next, id)
 	}
-	for _, m := range spec.Models {
+	for _, m := range sp.Models {
 		if id, ok := known[m.Name]; ok {
 			ids[m.Name] = id
 			continue
@@ -74,10 +74,10 @@ func AssignTaskIDs(spec *spec.Spec, known map[string]int) map[string]int {
 // implicit SUCCESS edge for each gated upstream unless an explicit edge to it
 // exists. Edges onto models of other pipelines, or onto models this spec does
 // not define, are cross edges.
-func modelEdges(spec *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossEdge) {
+func modelEdges(sp *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossEdge) {
 	explicit := map[string]bool{}
 	add := func(dep string, typ graph.DependencyType, implicit bool) {
-		up := spec.Model(dep)
+		up := sp.Model(dep)
 		if up != nil && up.Pipeline == m.Pipeline {
 			same = append(same, TaskEdge{Task: m.Name, DependsOn: dep, Type: typ, Implicit: implicit})
 			return
@@ -104,10 +104,10 @@ func modelEdges(spec *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossE
 // PipelineGraphs builds the dependency graph of every pipeline of the spec,
 // upstream pipelines first (then by name), with task ids from ids (see
 // AssignTaskIDs).
-func PipelineGraphs(spec *spec.Spec, ids map[string]int) ([]*PipelineGraph, error) {
+func PipelineGraphs(sp *spec.Spec, ids map[string]int) ([]*PipelineGraph, error) {
 	byName := map[string]*PipelineGraph{}
 	var order []string
-	for _, m := range spec.Models {
+	for _, m := range sp.Models {
 		p := byName[m.Pipeline]
 		if p == nil {
 			p = &PipelineGraph{Name: m.Pipeline, byID: map[int]string{}}
@@ -116,7 +116,7 @@ func PipelineGraphs(spec *spec.Spec, ids map[string]int) ([]*PipelineGraph, erro
 		}
 		p.Tasks = append(p.Tasks, Task{ID: ids[m.Name], Model: m.Name})
 		p.byID[ids[m.Name]] = m.Name
-		same, cross := modelEdges(spec, m)
+		same, cross := modelEdges(sp, m)
 		p.Edges = append(p.Edges, same...)
 		p.Cross = append(p.Cross, cross...)
 	}
@@ -127,7 +127,7 @@ func PipelineGraphs(spec *spec.Spec, ids map[string]int) ([]*PipelineGraph, erro
 		p := byName[name]
 		nodes := make([]graph.TaskNode, 0, len(p.Tasks))
 		for _, t := range p.Tasks {
-			m := spec.Model(t.Model)
+			m := sp.Model(t.Model)
 			crossCount := 0
 			for _, c := range p.Cross {
 				if c.Task == t.Model {

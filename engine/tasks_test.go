@@ -29,21 +29,21 @@ const taskSpec = `models:
 `
 
 func TestTaskIDsAreStable(t *testing.T) {
-	spec := mustParse(t, taskSpec)
-	if got := AssignTaskIDs(spec, nil); !reflect.DeepEqual(got, map[string]int{"z.first": 1, "a.second": 2, "a.helper": 3}) {
+	sp := mustParse(t, taskSpec)
+	if got := AssignTaskIDs(sp, nil); !reflect.DeepEqual(got, map[string]int{"z.first": 1, "a.second": 2, "a.helper": 3}) {
 		t.Fatalf("fresh ids in spec order: %v", got)
 	}
 	// The store knows a.helper as 7 and a retired model as 9: known ids are
 	// kept, new models get the next free id after the highest known one.
-	got := AssignTaskIDs(spec, map[string]int{"a.helper": 7, "old.retired": 9})
+	got := AssignTaskIDs(sp, map[string]int{"a.helper": 7, "old.retired": 9})
 	if !reflect.DeepEqual(got, map[string]int{"z.first": 10, "a.second": 11, "a.helper": 7}) {
 		t.Fatalf("ids with known ones: %v", got)
 	}
 }
 
 func TestTaskEdgesFromSpec(t *testing.T) {
-	spec := mustParse(t, taskSpec)
-	same, cross := modelEdges(spec, spec.Model("a.second"))
+	sp := mustParse(t, taskSpec)
+	same, cross := modelEdges(sp, sp.Model("a.second"))
 	// The explicit ALWAYS edge to a.helper replaces its implicit SUCCESS edge.
 	wantSame := []TaskEdge{{Task: "a.second", DependsOn: "a.helper", Type: graph.Always}}
 	if !reflect.DeepEqual(same, wantSame) {
@@ -60,8 +60,8 @@ func TestTaskEdgesFromSpec(t *testing.T) {
 }
 
 func TestPipelineGraphs(t *testing.T) {
-	spec := mustParse(t, taskSpec)
-	ps, err := PipelineGraphs(spec, AssignTaskIDs(spec, nil))
+	sp := mustParse(t, taskSpec)
+	ps, err := PipelineGraphs(sp, AssignTaskIDs(sp, nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestPipelineGraphs(t *testing.T) {
 }
 
 func TestPipelineCycleNamesModels(t *testing.T) {
-	spec := mustParse(t, `models:
+	sp := mustParse(t, `models:
   - name: a.x
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     after: [{task: b.y}]
@@ -93,7 +93,7 @@ func TestPipelineCycleNamesModels(t *testing.T) {
     after: [{task: a.x, on: failure}]
     run: {command: ["true"]}
 `)
-	_, err := PipelineGraphs(spec, AssignTaskIDs(spec, nil))
+	_, err := PipelineGraphs(sp, AssignTaskIDs(sp, nil))
 	var ce *graph.CycleError
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a CycleError, got %v", err)

@@ -46,12 +46,12 @@ func runTestWorker() int {
 	}
 	defer s.Close()
 	specPath := os.Getenv("BOLLHAV_TEST_WORKER_SPEC")
-	spec, err := spec.Load(specPath)
+	sp, err := spec.Load(specPath)
 	if err != nil {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 2
 	}
-	e := &Engine{Store: s, Spec: spec, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: time.Second}
+	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: time.Second}
 	if err := e.Work(ctx, &executor.CommandExecutor{}, WorkOptions{Poll: 50 * time.Millisecond}); err != nil {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 1

@@ -9,12 +9,12 @@ import (
 )
 
 func TestParseDSNKinds(t *testing.T) {
-	spec := filepath.Join("/srv", "project")
+	sp := filepath.Join("/srv", "project")
 	for _, tc := range []struct {
 		dsn, kind, path, redacted string
 	}{
-		{"", KindSQLite, filepath.Join(spec, ".bollhav", "state.db"), "sqlite:" + filepath.Join(spec, ".bollhav", "state.db")},
-		{"   ", KindSQLite, filepath.Join(spec, ".bollhav", "state.db"), ""},
+		{"", KindSQLite, filepath.Join(sp, ".bollhav", "state.db"), "sqlite:" + filepath.Join(sp, ".bollhav", "state.db")},
+		{"   ", KindSQLite, filepath.Join(sp, ".bollhav", "state.db"), ""},
 		{"sqlite:/var/lib/bollhav/state.db", KindSQLite, "/var/lib/bollhav/state.db", "sqlite:/var/lib/bollhav/state.db"},
 		{"sqlite:///var/lib/state.db", KindSQLite, "/var/lib/state.db", ""},
 		{"sqlite:rel/state.db", KindSQLite, "rel/state.db", ""},
@@ -31,7 +31,7 @@ func TestParseDSNKinds(t *testing.T) {
 		{"dbname = bollhav  user=ops", KindPostgres, "", "dbname=bollhav user=ops"},
 		{"host=/var/run/postgresql application_name='bollhav ui'", KindPostgres, "", "host=/var/run/postgresql application_name='bollhav ui'"},
 	} {
-		d, err := ParseDSN(tc.dsn, spec)
+		d, err := ParseDSN(tc.dsn, sp)
 		if err != nil {
 			t.Errorf("ParseDSN(%q): %v", tc.dsn, err)
 			continue

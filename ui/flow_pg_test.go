@@ -102,13 +102,13 @@ func openPG(t *testing.T, dsn, schema string) *postgres.Store {
 // other models stay unregistered.
 func newPGWorld(t *testing.T, s state.Store) *engine.Engine {
 	t.Helper()
-	spec, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
+	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	clock := rawClock
-	e := &engine.Engine{Store: s, Spec: spec, SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {
+	e := &engine.Engine{Store: s, Spec: sp, SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock

@@ -44,11 +44,11 @@ const graphSpec = `models:
 // waves, the conditional one lettered; the cross-pipeline stub; the
 // selected box heavy and marked; every line exactly the width.
 func TestGraphFormAdapter(t *testing.T) {
-	spec, err := spec.Parse("bollhav.yaml", []byte(graphSpec))
+	sp, err := spec.Parse("bollhav.yaml", []byte(graphSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	graphs, err := engine.PipelineGraphs(spec, engine.AssignTaskIDs(spec, nil))
+	graphs, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -332,21 +332,21 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (runData, err
 // as the engine builds a run's graph, a dependency onto a model of the run
 // is an edge whatever the pipelines, one onto a model outside it is not.
 // nil when the spec is missing or lacks a model.
-func runWaves(spec *spec.Spec, models []string, ids map[string]int) [][]int {
-	if spec == nil || len(models) == 0 {
+func runWaves(sp *spec.Spec, models []string, ids map[string]int) [][]int {
+	if sp == nil || len(models) == 0 {
 		return nil
 	}
 	in := make(map[string]bool, len(models))
 	nodes := make([]graph.TaskNode, 0, len(models))
 	for _, m := range models {
 		id, ok := ids[m]
-		if !ok || spec.Model(m) == nil || in[m] {
+		if !ok || sp.Model(m) == nil || in[m] {
 			return nil
 		}
 		in[m] = true
 		nodes = append(nodes, graph.TaskNode{ID: id, RunCondition: graph.All})
 	}
-	pgs, _ := engine.PipelineGraphs(spec, engine.AssignTaskIDs(spec, ids))
+	pgs, _ := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, ids))
 	var edges []graph.TaskEdge
 	link := func(task, dep string, typ graph.DependencyType) {
 		if in[task] && in[dep] {

@@ -95,13 +95,13 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	spec, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
+	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := rawClock
 	var mu sync.Mutex
-	e := &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "test", Now: func() time.Time {
+	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock

@@ -20,9 +20,9 @@ func FuzzParseSpec(f *testing.F) {
 	f.Add([]byte(designSpec))
 	f.Add([]byte("models:\n  - name: a.b\n    <<: {temporality: timeless}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := Parse("f.yaml", data)
-		if (spec == nil) == (err == nil) {
-			t.Fatalf("spec %v and error %v", spec, err)
+		sp, err := Parse("f.yaml", data)
+		if (sp == nil) == (err == nil) {
+			t.Fatalf("spec %v and error %v", sp, err)
 		}
 		if err != nil {
 			var errs Errors
@@ -50,8 +50,8 @@ func FuzzParseSpec(f *testing.F) {
 			return
 		}
 		env := Env{Suffix: "pr1"}
-		for _, m := range spec.Models {
-			if len(m.Upstream) == 0 || spec.Model(m.Name) == nil {
+		for _, m := range sp.Models {
+			if len(m.Upstream) == 0 || sp.Model(m.Name) == nil {
 				t.Fatalf("model %s: no upstream or not found", m.Name)
 			}
 			_ = m.Target(env)

@@ -47,13 +47,13 @@ func TestContentHashIgnoresMapOrder(t *testing.T) {
 func TestContentHashFromSpecIgnoresKeyOrder(t *testing.T) {
 	load := func(row string) string {
 		t.Helper()
-		spec, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless", lUp,
+		sp, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless", lUp,
 			"      - name: ref.countries",
 			"        hardcoded: {rows: ["+row+"]}"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return spec.Models[0].Upstream[0].Hardcoded.ContentHash()
+		return sp.Models[0].Upstream[0].Hardcoded.ContentHash()
 	}
 	a := load("{id: 1, code: SE, name: Sweden}")
 	if b := load("{name: Sweden, code: SE, id: 1}"); a != b {

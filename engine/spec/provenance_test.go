@@ -13,11 +13,11 @@ func TestUnknownProvenanceSentinel(t *testing.T) {
 		"  - name: raw.b",
 		"    temporality: timeless",
 		"    upstream: []")
-	spec, err := Parse("bollhav.yaml", src)
+	sp, err := Parse("bollhav.yaml", src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, b := spec.Model("raw.a"), spec.Model("raw.b")
+	a, b := sp.Model("raw.a"), sp.Model("raw.b")
 	for _, m := range []*Model{a, b} {
 		if len(m.Upstream) != 1 {
 			t.Fatalf("%s: upstream = %+v, want exactly the sentinel", m.Name, m.Upstream)

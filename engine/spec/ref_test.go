@@ -11,7 +11,7 @@ import (
 // of each type.
 func refModel(t *testing.T) *Model {
 	t.Helper()
-	spec, err := Parse("bollhav.yaml", yamlLines(lModels,
+	sp, err := Parse("bollhav.yaml", yamlLines(lModels,
 		"  - name: marts.customer_orders",
 		`    chunking: {interval: 1d, start: "2026-01-01"}`,
 		lUp,
@@ -27,7 +27,7 @@ func refModel(t *testing.T) *Model {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return spec.Models[0]
+	return sp.Models[0]
 }
 
 var (
@@ -112,12 +112,12 @@ func TestRefErrors(t *testing.T) {
 		}
 	}
 	// The sentinel on a model that has one is not addressable either.
-	spec, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless"))
+	sp, err := Parse("bollhav.yaml", yamlLines(lModels, lDaily, "    temporality: timeless"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sentinel := spec.Models[0].Upstream[0].Name
-	if _, err := spec.Models[0].Ref(sentinel, envProd); !errors.Is(err, ErrNotAddressable) {
+	sentinel := sp.Models[0].Upstream[0].Name
+	if _, err := sp.Models[0].Ref(sentinel, envProd); !errors.Is(err, ErrNotAddressable) {
 		t.Errorf("Ref(sentinel) = %v, want ErrNotAddressable", err)
 	}
 }

@@ -91,20 +91,20 @@ func Parse(file string, data []byte) (*Spec, error) {
 		body = doc.Body
 		d.collectAnchors(body, 0)
 	}
-	spec := &Spec{Path: file}
+	sp := &Spec{Path: file}
 	if body == nil {
 		d.errAt(Position{File: file, Line: 1, Column: 1}, "spec is empty: want a top-level models: list")
 	} else {
-		spec.Models, spec.Defaults = d.decodeSpec(body)
+		sp.Models, sp.Defaults = d.decodeSpec(body)
 	}
 	if len(d.errs) > 0 {
 		return nil, d.errs.finish()
 	}
-	spec.byName = make(map[string]*Model, len(spec.Models))
-	for _, m := range spec.Models {
-		spec.byName[m.Name] = m
+	sp.byName = make(map[string]*Model, len(sp.Models))
+	for _, m := range sp.Models {
+		sp.byName[m.Name] = m
 	}
-	return spec, nil
+	return sp, nil
 }
 
 // decodeSpec reads the top-level mapping and every model in it, then applies

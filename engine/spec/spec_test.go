@@ -46,19 +46,19 @@ const designSpec = `models:
 
 func parseOK(t *testing.T, src string) *Spec {
 	t.Helper()
-	spec, err := Parse("bollhav.yaml", []byte(src))
+	sp, err := Parse("bollhav.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("Parse:\n%v", err)
 	}
-	return spec
+	return sp
 }
 
 func TestParseDesignExample(t *testing.T) {
-	spec := parseOK(t, designSpec)
-	if spec.Path != "bollhav.yaml" || len(spec.Models) != 3 {
-		t.Fatalf("spec = %s with %d models", spec.Path, len(spec.Models))
+	sp := parseOK(t, designSpec)
+	if sp.Path != "bollhav.yaml" || len(sp.Models) != 3 {
+		t.Fatalf("spec = %s with %d models", sp.Path, len(sp.Models))
 	}
-	raw := spec.Model("raw.orders")
+	raw := sp.Model("raw.orders")
 	if raw.Schema != "raw" || raw.Table != "orders" || raw.Pipeline != "ingest" || raw.Temporality != Temporal || !raw.State {
 		t.Errorf("raw.orders = %+v", raw)
 	}
@@ -72,7 +72,7 @@ func TestParseDesignExample(t *testing.T) {
 		t.Errorf("raw.orders pos = %v", raw.Pos)
 	}
 
-	daily := spec.Model("warehouse.daily_orders")
+	daily := sp.Model("warehouse.daily_orders")
 	if len(daily.Upstream) != 3 {
 		t.Fatalf("upstream = %+v", daily.Upstream)
 	}
@@ -102,11 +102,11 @@ func TestParseDesignExample(t *testing.T) {
 	if daily.RunCondition != graph.All {
 		t.Errorf("run_condition = %v", daily.RunCondition)
 	}
-	cust := spec.Model("warehouse.customers")
+	cust := sp.Model("warehouse.customers")
 	if cust.Temporality != Timeless || cust.Chunking != nil || cust.Run.Kind != RunSQL || len(cust.Run.SQL) != 1 {
 		t.Errorf("warehouse.customers = %+v", cust)
 	}
-	if spec.Model("warehouse.nowhere") != nil {
+	if sp.Model("warehouse.nowhere") != nil {
 		t.Error("Model found a model that is not there")
 	}
 }
@@ -123,7 +123,7 @@ func TestParseDefaults(t *testing.T) {
 }
 
 func TestParseEverything(t *testing.T) {
-	spec := parseOK(t, `models:
+	sp := parseOK(t, `models:
   - name: warehouse.events
     pipeline: core
     chunking:
@@ -181,7 +181,7 @@ func TestParseEverything(t *testing.T) {
     run_condition: any
     run: {query: "SELECT 1 AS x"}
 `)
-	m := spec.Model("warehouse.events")
+	m := sp.Model("warehouse.events")
 	stockholm, _ := time.LoadLocation("Europe/Stockholm")
 	c := m.Chunking
 	// A date without a zone is local midnight in the model's zone.
@@ -222,11 +222,11 @@ func TestParseEverything(t *testing.T) {
 	if m.RunCondition != graph.N || m.RunConditionCount != 2 || m.Connection.DSNEnvVar != "WAREHOUSE_DSN" {
 		t.Errorf("run_condition = %v %d, connection = %+v", m.RunCondition, m.RunConditionCount, m.Connection)
 	}
-	other := spec.Model("warehouse.other")
+	other := sp.Model("warehouse.other")
 	if other.State || other.Run.Kind != RunSQL || len(other.Run.SQL) != 2 || other.Run.SQL[1] != "INSERT INTO {{ this }} SELECT 1\n" {
 		t.Errorf("other = %+v", other.Run)
 	}
-	third := spec.Model("warehouse.third")
+	third := sp.Model("warehouse.third")
 	if third.Run.Kind != RunView || third.Run.Query != "SELECT 1 AS x" || third.RunCondition != graph.Any {
 		t.Errorf("third = %+v", third)
 	}
@@ -240,7 +240,7 @@ func TestParseZonedStartKeepsItsInstant(t *testing.T) {
 }
 
 func TestParseAnchorsAndMergeKeys(t *testing.T) {
-	spec := parseOK(t, `models:
+	sp := parseOK(t, `models:
   - name: raw.a
     chunking: &hourly {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: &load {command: [./load.sh]}
@@ -250,13 +250,13 @@ func TestParseAnchorsAndMergeKeys(t *testing.T) {
       flexibility: flex
     run: *load
 `)
-	b := spec.Model("raw.b")
+	b := sp.Model("raw.b")
 	if b.Chunking.Interval != state.MustInterval("1h") || b.Chunking.Flexibility != Flex || b.Run.Kind != RunCommand {
 		t.Errorf("raw.b = %+v %+v", b.Chunking, b.Run)
 	}
 	// An explicit key wins over a merged one, without a duplicate-key error.
-	spec = parseOK(t, "models:\n  - name: a.b\n    <<: {temporality: timeless, pipeline: merged}\n    pipeline: own\n")
-	if m := spec.Models[0]; m.Pipeline != "own" || m.Temporality != Timeless {
+	sp = parseOK(t, "models:\n  - name: a.b\n    <<: {temporality: timeless, pipeline: merged}\n    pipeline: own\n")
+	if m := sp.Models[0]; m.Pipeline != "own" || m.Temporality != Timeless {
 		t.Errorf("merged model = %+v", m)
 	}
 }
@@ -295,9 +295,9 @@ func TestParseYAMLProblems(t *testing.T) {
 }
 
 func TestParseYAMLDirective(t *testing.T) {
-	spec := parseOK(t, "%YAML 1.2\n---\nmodels:\n  - name: a.b\n    temporality: timeless\n")
-	if len(spec.Models) != 1 {
-		t.Errorf("models = %d", len(spec.Models))
+	sp := parseOK(t, "%YAML 1.2\n---\nmodels:\n  - name: a.b\n    temporality: timeless\n")
+	if len(sp.Models) != 1 {
+		t.Errorf("models = %d", len(sp.Models))
 	}
 }
 
@@ -360,9 +360,9 @@ func TestLoadSpec(t *testing.T) {
 	if err := os.WriteFile(path, []byte(designSpec), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	spec, err := Load(path)
-	if err != nil || spec.Path != path || len(spec.Models) != 3 {
-		t.Fatalf("Load = %v, %v", spec, err)
+	sp, err := Load(path)
+	if err != nil || sp.Path != path || len(sp.Models) != 3 {
+		t.Fatalf("Load = %v, %v", sp, err)
 	}
 
 	bad := filepath.Join(dir, "bad.yaml")

@@ -55,18 +55,18 @@ func TestTransactionStatementsAreFound(t *testing.T) {
 // TestTransactionStatementIsASpecError: a COMMIT in sql: or query: is
 // refused at load, at the statement, naming it.
 func TestTransactionStatementIsASpecError(t *testing.T) {
-	spec := func(run ...string) []byte {
+	sp := func(run ...string) []byte {
 		return yamlLines(append([]string{
 			"models:",
 			"  - name: core.orders",
 			"    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}",
 		}, run...)...)
 	}
-	wantOneError(t, spec("    run:", "      sql:", "        - CREATE TABLE IF NOT EXISTS {{ this }} (id int)",
+	wantOneError(t, sp("    run:", "      sql:", "        - CREATE TABLE IF NOT EXISTS {{ this }} (id int)",
 		"        - INSERT INTO {{ this }} VALUES (1)", "        - COMMIT", "        - INSERT INTO nonexistent_table VALUES (2)"),
 		"8:11", "model core.orders: sql statement 3 contains COMMIT: bollhav runs a unit's SQL in one transaction")
-	wantOneError(t, spec("    run:", "      sql: \"INSERT INTO {{ this }} VALUES (1); END\""),
+	wantOneError(t, sp("    run:", "      sql: \"INSERT INTO {{ this }} VALUES (1); END\""),
 		"5:12", "model core.orders: sql contains END:")
-	wantOneError(t, spec("    run:", "      query: \"SELECT 1 AS id; ROLLBACK\"", "      write: {mode: append}"),
+	wantOneError(t, sp("    run:", "      query: \"SELECT 1 AS id; ROLLBACK\"", "      write: {mode: append}"),
 		"5:14", "model core.orders: query contains ROLLBACK:")
 }

@@ -13,9 +13,9 @@ func yamlLines(lines ...string) []byte { return []byte(strings.Join(lines, "\n")
 // specErrs parses src and returns its Errors, failing when it loads.
 func specErrs(t *testing.T, src []byte) Errors {
 	t.Helper()
-	spec, err := Parse("bollhav.yaml", src)
+	sp, err := Parse("bollhav.yaml", src)
 	if err == nil {
-		t.Fatalf("spec loaded (%d models), want an error", len(spec.Models))
+		t.Fatalf("spec loaded (%d models), want an error", len(sp.Models))
 	}
 	var errs Errors
 	if !errors.As(err, &errs) {
@@ -367,15 +367,15 @@ func TestGateTimeRulesLoad(t *testing.T) {
 		"      - {name: raw.events, contract: exact}",
 		"      - {name: elsewhere.unregistered, contract: encapsulate}",
 		"    run: {command: [./daily.sh]}")
-	spec, err := Parse("bollhav.yaml", src)
+	sp, err := Parse("bollhav.yaml", src)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}
-	m := spec.Model("warehouse.daily")
+	m := sp.Model("warehouse.daily")
 	if got := m.UpstreamNames(); strings.Join(got, ",") != "raw.events,elsewhere.unregistered" {
 		t.Errorf("UpstreamNames = %v", got)
 	}
-	if !spec.Model("raw.events").Flexible() {
+	if !sp.Model("raw.events").Flexible() {
 		t.Error("raw.events should be flexible")
 	}
 }

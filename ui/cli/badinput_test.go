@@ -11,7 +11,7 @@ import (
 // usage error may add the help hint) and exit 2 from every command that
 // takes them, and the password is never printed.
 func TestBadInputEveryCommand(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
+	sp := writeSpec(t, smallSpec)
 	missing := filepath.Join(t.TempDir(), "nope.yaml")
 	const secret = "Sentinel-Pa55w0rd"
 	badDSN := "postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2"
@@ -27,19 +27,19 @@ func TestBadInputEveryCommand(t *testing.T) {
 		{"plan missing spec", []string{"plan", "--spec", missing}, "nope.yaml"},
 		{"run missing spec", []string{"run", "--spec", missing}, "nope.yaml"},
 		{"mark missing spec", []string{"mark", "raw.a", "--since", "2026-01-01", "--until", "2026-01-02", "--status", "pending", "--spec", missing}, "nope.yaml"},
-		{"status bad dsn", []string{"status", "--spec", spec, "--dsn", badDSN}, "127.0.0.1"},
-		{"blocked bad dsn", []string{"blocked", "--spec", spec, "--dsn", badDSN}, "127.0.0.1"},
-		{"run bad dsn", []string{"run", "--spec", spec, "--dsn", badDSN}, "127.0.0.1"},
-		{"watch bad dsn", []string{"watch", "--spec", spec, "--dsn", badDSN}, "127.0.0.1"},
-		{"units unknown model", []string{"units", "raw.x", "--spec", spec}, "raw.x"},
-		{"why unknown model", []string{"why", "raw.x", "--at", "2026-01-01", "--spec", spec}, "raw.x"},
-		{"run unknown model", []string{"run", "raw.x", "--spec", spec}, "raw.x"},
-		{"plan unknown model", []string{"plan", "raw.x", "--spec", spec}, "raw.x"},
-		{"mark unknown model", []string{"mark", "raw.x", "--since", "2026-01-01", "--until", "2026-01-02", "--status", "pending", "--spec", spec}, "raw.x"},
-		{"why bad time", []string{"why", "raw.a", "--at", "yesterday-ish", "--spec", spec}, "yesterday-ish"},
-		{"run bad time", []string{"run", "--since", "2026-13-01", "--until", "2026-01-02", "--spec", spec}, "2026-13-01"},
-		{"units bad time", []string{"units", "raw.a", "--since", "soon", "--spec", spec}, "soon"},
-		{"as-of bad time", []string{"status", "--as-of", "noonish", "--spec", spec}, "noonish"},
+		{"status bad dsn", []string{"status", "--spec", sp, "--dsn", badDSN}, "127.0.0.1"},
+		{"blocked bad dsn", []string{"blocked", "--spec", sp, "--dsn", badDSN}, "127.0.0.1"},
+		{"run bad dsn", []string{"run", "--spec", sp, "--dsn", badDSN}, "127.0.0.1"},
+		{"watch bad dsn", []string{"watch", "--spec", sp, "--dsn", badDSN}, "127.0.0.1"},
+		{"units unknown model", []string{"units", "raw.x", "--spec", sp}, "raw.x"},
+		{"why unknown model", []string{"why", "raw.x", "--at", "2026-01-01", "--spec", sp}, "raw.x"},
+		{"run unknown model", []string{"run", "raw.x", "--spec", sp}, "raw.x"},
+		{"plan unknown model", []string{"plan", "raw.x", "--spec", sp}, "raw.x"},
+		{"mark unknown model", []string{"mark", "raw.x", "--since", "2026-01-01", "--until", "2026-01-02", "--status", "pending", "--spec", sp}, "raw.x"},
+		{"why bad time", []string{"why", "raw.a", "--at", "yesterday-ish", "--spec", sp}, "yesterday-ish"},
+		{"run bad time", []string{"run", "--since", "2026-13-01", "--until", "2026-01-02", "--spec", sp}, "2026-13-01"},
+		{"units bad time", []string{"units", "raw.a", "--since", "soon", "--spec", sp}, "soon"},
+		{"as-of bad time", []string{"status", "--as-of", "noonish", "--spec", sp}, "noonish"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

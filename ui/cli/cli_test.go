@@ -105,7 +105,7 @@ func TestMissingSpecIsAClearError(t *testing.T) {
 }
 
 func TestLintReportsDefinitionErrorsWithPosition(t *testing.T) {
-	spec := writeSpec(t, `models:
+	sp := writeSpec(t, `models:
   - name: raw.a
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
@@ -114,23 +114,23 @@ func TestLintReportsDefinitionErrorsWithPosition(t *testing.T) {
         contract: encapsulate
     run: {command: ["true"]}
 `)
-	code, out, errOut := run(t, "lint", "--spec", spec)
+	code, out, errOut := run(t, "lint", "--spec", sp)
 	if code != 2 || out != "" {
 		t.Fatalf("code %d, stdout %q", code, out)
 	}
 	// The contract key sits on line 7, column 9.
-	if !strings.Contains(errOut, spec+":7:9") {
-		t.Fatalf("stderr lacks %s:7:9:\n%s", spec, errOut)
+	if !strings.Contains(errOut, sp+":7:9") {
+		t.Fatalf("stderr lacks %s:7:9:\n%s", sp, errOut)
 	}
 }
 
 func TestLintJSONShape(t *testing.T) {
-	spec := writeSpec(t, `models:
+	sp := writeSpec(t, `models:
   - name: stage.events
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
     run: {query: "SELECT * FROM raw.e WHERE ts >= :since AND ts < :until", write: {mode: append}}
 `)
-	code, out, errOut := run(t, "lint", "--spec", spec, "-o", "json")
+	code, out, errOut := run(t, "lint", "--spec", sp, "-o", "json")
 	if code != 0 {
 		t.Fatalf("a warning exits 0, got %d: %s", code, errOut)
 	}
@@ -157,7 +157,7 @@ func TestLintJSONShape(t *testing.T) {
 }
 
 func TestLintProvenErrorExits1(t *testing.T) {
-	spec := writeSpec(t, `models:
+	sp := writeSpec(t, `models:
   - name: raw.orders
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
@@ -166,16 +166,16 @@ func TestLintProvenErrorExits1(t *testing.T) {
     upstream: [{name: raw.orders, contract: exact}]
     run: {command: ["true"]}
 `)
-	code, out, _ := run(t, "lint", "--spec", spec)
+	code, out, _ := run(t, "lint", "--spec", sp)
 	if code != 1 || !strings.Contains(out, "exact-grain-mismatch") || !strings.Contains(out, "1 error, 0 warnings") {
 		t.Fatalf("code %d\n%s", code, out)
 	}
 }
 
 func TestGraphJSONWaves(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
+	sp := writeSpec(t, smallSpec)
 	// Global flags before the command name work too.
-	code, out, errOut := run(t, "--spec", spec, "graph", "-o", "json")
+	code, out, errOut := run(t, "--spec", sp, "graph", "-o", "json")
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errOut)
 	}
@@ -209,8 +209,8 @@ func TestGraphJSONWaves(t *testing.T) {
 }
 
 func TestGraphText(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
-	code, out, errOut := run(t, "graph", "--spec", spec)
+	sp := writeSpec(t, smallSpec)
+	code, out, errOut := run(t, "graph", "--spec", sp)
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errOut)
 	}
@@ -229,15 +229,15 @@ func TestGraphText(t *testing.T) {
 }
 
 func TestGraphDotAndMermaid(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
-	_, dot, _ := run(t, "graph", "--spec", spec, "--format", "dot")
+	sp := writeSpec(t, smallSpec)
+	_, dot, _ := run(t, "graph", "--spec", sp, "--format", "dot")
 	for _, want := range []string{`"raw.a" -> "core.c";`, `"core.c" -> "core.d" [label="failure"];`,
 		`"core.c" -> "marts.e" [style=dashed, label="cross-pipeline"];`} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("dot lacks %q:\n%s", want, dot)
 		}
 	}
-	_, mm, _ := run(t, "graph", "--spec", spec, "--format", "mermaid")
+	_, mm, _ := run(t, "graph", "--spec", sp, "--format", "mermaid")
 	for _, want := range []string{"flowchart LR", `n1["raw.a"]`, "n1 --> n3", "n3 -- failure --> n4", "n3 -. cross-pipeline .-> n5"} {
 		if !strings.Contains(mm, want) {
 			t.Errorf("mermaid lacks %q:\n%s", want, mm)
@@ -246,7 +246,7 @@ func TestGraphDotAndMermaid(t *testing.T) {
 }
 
 func TestGraphCycleIsAClearError(t *testing.T) {
-	spec := writeSpec(t, `models:
+	sp := writeSpec(t, `models:
   - name: a.x
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     after: [{task: b.y}]
@@ -256,7 +256,7 @@ func TestGraphCycleIsAClearError(t *testing.T) {
     after: [{task: a.x}]
     run: {command: ["true"]}
 `)
-	code, _, errOut := run(t, "graph", "--spec", spec)
+	code, _, errOut := run(t, "graph", "--spec", sp)
 	if code != 2 || !strings.Contains(errOut, "cycle") || !strings.Contains(errOut, "a.x → b.y → a.x") {
 		t.Fatalf("code %d, stderr %q", code, errOut)
 	}

@@ -215,18 +215,18 @@ func printDemoSummary(ctx gocontext.Context, c *cmdContext, e *engine.Engine, di
 	if exe, err := os.Executable(); err == nil && strings.Contains(exe, "go-build") {
 		bin = "go run ."
 	}
-	spec := filepath.Join(dir, "bollhav.yaml")
+	sp := filepath.Join(dir, "bollhav.yaml")
 	blockedDay := clock.Outage.Truncate(24 * time.Hour).Add(24 * time.Hour)
 	try := []string{
-		fmt.Sprintf("%s --spec %s status", bin, spec),
-		fmt.Sprintf("%s --spec %s blocked", bin, spec),
-		fmt.Sprintf("%s --spec %s why core.daily_revenue --at %s", bin, spec, blockedDay.Format(time.DateOnly)),
-		fmt.Sprintf("%s --spec %s units raw.payments --status failed", bin, spec),
-		fmt.Sprintf("%s --spec %s graph", bin, spec),
-		fmt.Sprintf("%s --spec %s plan core.daily_revenue --mode bulldozer --since %s --until %s", bin, spec,
+		fmt.Sprintf("%s --spec %s status", bin, sp),
+		fmt.Sprintf("%s --spec %s blocked", bin, sp),
+		fmt.Sprintf("%s --spec %s why core.daily_revenue --at %s", bin, sp, blockedDay.Format(time.DateOnly)),
+		fmt.Sprintf("%s --spec %s units raw.payments --status failed", bin, sp),
+		fmt.Sprintf("%s --spec %s graph", bin, sp),
+		fmt.Sprintf("%s --spec %s plan core.daily_revenue --mode bulldozer --since %s --until %s", bin, sp,
 			blockedDay.Format(time.DateOnly), blockedDay.Add(24*time.Hour).Format(time.DateOnly)),
-		fmt.Sprintf("%s --spec %s --env dev status", bin, spec),
-		fmt.Sprintf("%s --spec %s ui", bin, spec),
+		fmt.Sprintf("%s --spec %s --env dev status", bin, sp),
+		fmt.Sprintf("%s --spec %s ui", bin, sp),
 	}
 	fmt.Fprintln(c.Out, "\nTry next:")
 	for _, t := range try {

@@ -48,7 +48,7 @@ func writeDemoProject(dir string, clock demoClock) error {
 	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
 		return err
 	}
-	spec, err := demoFiles.ReadFile("demo/bollhav.yaml")
+	sp, err := demoFiles.ReadFile("demo/bollhav.yaml")
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func writeDemoProject(dir string, clock demoClock) error {
 		"@HOURLY_START@", rfc3339(clock.HourlyStart),
 		"@MONTHLY_START@", rfc3339(clock.MonthlyStart),
 		"@OUTAGE@", rfc3339(clock.Outage),
-	).Replace(string(spec))
+	).Replace(string(sp))
 	files := map[string]struct {
 		body []byte
 		mode fs.FileMode

@@ -13,7 +13,7 @@ import (
 
 // seedDemo runs `demo --no-ui` into a temporary folder once per test and
 // returns the folder and the spec path.
-func seedDemoDir(t *testing.T) (dir, spec string) {
+func seedDemoDir(t *testing.T) (dir, sp string) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "shop")
 	code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui")
@@ -57,9 +57,9 @@ func (s demoStatus) counts(model string) map[string]int {
 // stale), failed units; the FAILURE-edge alert ran; the dev environment has
 // its copy; models of every pipeline are there.
 func TestDemoSeedsTheStory(t *testing.T) {
-	_, spec := seedDemoDir(t)
+	_, sp := seedDemoDir(t)
 	var st demoStatus
-	jsonOf(t, &st, "status", "-o", "json", "--spec", spec)
+	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
 	if len(st.Models) < 8 {
 		t.Fatalf("%d models, want the demo's 10", len(st.Models))
 	}
@@ -81,7 +81,7 @@ func TestDemoSeedsTheStory(t *testing.T) {
 			Reason string `json:"reason"`
 		} `json:"units"`
 	}
-	jsonOf(t, &blocked, "blocked", "-o", "json", "--spec", spec)
+	jsonOf(t, &blocked, "blocked", "-o", "json", "--spec", sp)
 	stale := 0
 	for _, u := range blocked.Units {
 		if u.Model == "mart.kpi_daily" && strings.Contains(u.Reason, "stale") {
@@ -92,7 +92,7 @@ func TestDemoSeedsTheStory(t *testing.T) {
 		t.Errorf("no stale mart.kpi_daily unit among the blocked: %+v", blocked.Units)
 	}
 	var dev demoStatus
-	jsonOf(t, &dev, "status", "-o", "json", "--spec", spec, "--env", "dev")
+	jsonOf(t, &dev, "status", "-o", "json", "--spec", sp, "--env", "dev")
 	if c := dev.counts("core.order_facts"); c["applied"] != 24 {
 		t.Errorf("dev core.order_facts %v, want yesterday's 24 hours applied", c)
 	}
@@ -101,7 +101,7 @@ func TestDemoSeedsTheStory(t *testing.T) {
 // TestDemoWhyNamesTheFailedRoot: why on a day the outage blocks ends its
 // root-cause chain at the failed payments hour, which is also the frontier.
 func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
-	dir, spec := seedDemoDir(t)
+	dir, sp := seedDemoDir(t)
 	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
 			Releases     int
 		} `json:"frontier"`
 	}
-	jsonOf(t, &why, "why", "core.daily_revenue", "--at", day.Format(time.DateOnly), "-o", "json", "--spec", spec)
+	jsonOf(t, &why, "why", "core.daily_revenue", "--at", day.Format(time.DateOnly), "-o", "json", "--spec", sp)
 	if why.Status != "blocked" || len(why.RootCause) == 0 {
 		t.Fatalf("why = %+v, want a blocked unit with a chain", why)
 	}
@@ -137,20 +137,20 @@ func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
 // TestDemoRerunReusesTheFolder: a second demo keeps the spec and its
 // timeline, catches up and duplicates nothing.
 func TestDemoRerunReusesTheFolder(t *testing.T) {
-	dir, spec := seedDemoDir(t)
-	before, _ := os.ReadFile(spec)
+	dir, sp := seedDemoDir(t)
+	before, _ := os.ReadFile(sp)
 	var st1 demoStatus
-	jsonOf(t, &st1, "status", "-o", "json", "--spec", spec)
+	jsonOf(t, &st1, "status", "-o", "json", "--spec", sp)
 	code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui")
 	if code != ExitOK || !strings.Contains(out, "Catching the demo shop") {
 		t.Fatalf("rerun: exit %d\n%s\n%s", code, out, errOut)
 	}
-	after, _ := os.ReadFile(spec)
+	after, _ := os.ReadFile(sp)
 	if string(before) != string(after) {
 		t.Error("the rerun rewrote the spec")
 	}
 	var st2 demoStatus
-	jsonOf(t, &st2, "status", "-o", "json", "--spec", spec)
+	jsonOf(t, &st2, "status", "-o", "json", "--spec", sp)
 	for _, m := range st1.Models {
 		n1, n2 := 0, 0
 		for _, c := range m.Counts {
@@ -168,7 +168,7 @@ func TestDemoRerunReusesTheFolder(t *testing.T) {
 // TestDemoEveryCommandsJSONParses: each command's -o json on the demo is
 // one JSON document with the top-level keys docs/design.md lists.
 func TestDemoEveryCommandsJSONParses(t *testing.T) {
-	_, spec := seedDemoDir(t)
+	_, sp := seedDemoDir(t)
 	cases := []struct {
 		args []string
 		keys []string
@@ -184,7 +184,7 @@ func TestDemoEveryCommandsJSONParses(t *testing.T) {
 	}
 	for _, c := range cases {
 		var doc map[string]json.RawMessage
-		jsonOf(t, &doc, append(c.args, "-o", "json", "--spec", spec)...)
+		jsonOf(t, &doc, append(c.args, "-o", "json", "--spec", sp)...)
 		for _, k := range c.keys {
 			if _, ok := doc[k]; !ok {
 				t.Errorf("%v: no %q key in %v", c.args, k, keysOf(doc))

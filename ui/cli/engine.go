@@ -18,8 +18,8 @@ import (
 // over both for the environment of --env (else SCHEMA_SUFFIX). On failure it
 // prints one clear line — never a password — and returns the exit code.
 func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engine, func(), int) {
-	spec, code := c.loadSpec(cmd)
-	if spec == nil {
+	sp, code := c.loadSpec(cmd)
+	if sp == nil {
 		return nil, nil, code
 	}
 	_, _, env, err := engine.ResolveRunSettings(engine.RunFlags{Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
@@ -37,7 +37,7 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 		return nil, nil, ExitUsage
 	}
-	e := &engine.Engine{Store: store, Spec: spec, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	e := &engine.Engine{Store: store, Spec: sp, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
 	if c.AsOf != "" {
 		// checkGlobals has parsed it already. Leases keep the wall clock
 		// (engine.leaseClock); everything judged "now" uses this instant.

@@ -36,22 +36,22 @@ func TestMain(m *testing.M) {
 }
 
 func TestApplyRegistersInTheDefaultStore(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
-	code, out, errOut := run(t, "apply", "--spec", spec)
+	sp := writeSpec(t, smallSpec)
+	code, out, errOut := run(t, "apply", "--spec", sp)
 	if code != 0 || out != "registered in prod: 5 created, 0 changed, 0 unchanged\n" {
 		t.Fatalf("code %d out %q err %q", code, out, errOut)
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(spec), ".bollhav", "state.db")); err != nil {
+	if _, err := os.Stat(filepath.Join(filepath.Dir(sp), ".bollhav", "state.db")); err != nil {
 		t.Fatalf("the default store beside the spec: %v", err)
 	}
-	code, out, _ = run(t, "apply", "--spec", spec)
+	code, out, _ = run(t, "apply", "--spec", sp)
 	if code != 0 || out != "registered in prod: 0 created, 0 changed, 5 unchanged\n" {
 		t.Fatalf("second apply: code %d out %q", code, out)
 	}
 }
 
 func TestApplyRefusals(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
+	sp := writeSpec(t, smallSpec)
 	const secret = "Sentinel-Pa55w0rd"
 	cases := []struct {
 		args []string
@@ -63,7 +63,7 @@ func TestApplyRefusals(t *testing.T) {
 		{[]string{"--dsn", "postgres://u:" + secret + "@127.0.0.1:1/db?connect_timeout=2"}, "127.0.0.1"},
 	}
 	for _, c := range cases {
-		code, out, errOut := run(t, append([]string{"apply", "--spec", spec}, c.args...)...)
+		code, out, errOut := run(t, append([]string{"apply", "--spec", sp}, c.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: code %d out %q err %q; want exit 2 naming %q", c.args, code, out, errOut, c.want)
 		}
@@ -75,8 +75,8 @@ func TestApplyRefusals(t *testing.T) {
 
 func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
-	spec := filepath.Join(dir, "bollhav.yaml")
-	if err := os.WriteFile(spec, []byte(`models:
+	sp := filepath.Join(dir, "bollhav.yaml")
+	if err := os.WriteFile(sp, []byte(`models:
   - name: raw.ticks
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["sh", "-c", "echo rows_written=2"]}
@@ -84,7 +84,7 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "state.db")
-	if code, _, errOut := run(t, "apply", "--spec", spec, "--dsn", db); code != 0 {
+	if code, _, errOut := run(t, "apply", "--spec", sp, "--dsn", db); code != 0 {
 		t.Fatalf("apply: %s", errOut)
 	}
 	s, err := sqlite.Open(context.Background(), db)
@@ -101,7 +101,7 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "worker", "--spec", spec, "--dsn", db, "--workers", "2")
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "worker", "--spec", sp, "--dsn", db, "--workers", "2")
 	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -132,8 +132,8 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 }
 
 func TestApplyJSON(t *testing.T) {
-	spec := writeSpec(t, smallSpec)
-	code, out, errOut := run(t, "apply", "--spec", spec, "-o", "json")
+	sp := writeSpec(t, smallSpec)
+	code, out, errOut := run(t, "apply", "--spec", sp, "-o", "json")
 	if code != 0 {
 		t.Fatal(errOut)
 	}

@@ -47,11 +47,11 @@ func runGraph(c *cmdContext, args []string, format string) int {
 	if !ok {
 		return c.fail("graph", &usageError{fmt.Sprintf("invalid --format %q: use text, dot, mermaid or json", format)})
 	}
-	spec, code := c.loadSpec("graph")
-	if spec == nil {
+	sp, code := c.loadSpec("graph")
+	if sp == nil {
 		return code
 	}
-	pipelines, err := engine.PipelineGraphs(spec, engine.AssignTaskIDs(spec, nil))
+	pipelines, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
 	if err != nil {
 		for _, e := range unjoin(err) {
 			fmt.Fprintf(c.Err, "bollhav graph: %v\n", e)

@@ -36,11 +36,11 @@ const refusalSpec = `models:
 // refuses under --read-only with exactly these words, exit 2, nothing on
 // stdout.
 func TestReadOnlyRefusalsKeepTheirWords(t *testing.T) {
-	spec := writeSpec(t, refusalSpec)
-	db := filepath.Join(filepath.Dir(spec), "state.db")
+	sp := writeSpec(t, refusalSpec)
+	db := filepath.Join(filepath.Dir(sp), "state.db")
 	win := []string{"--since", "2026-01-01T00:00:00Z", "--until", "2026-01-01T02:00:00Z"}
 	for _, args := range [][]string{{"apply"}, append([]string{"run", "raw.a"}, win...)} {
-		if code, _, errOut := run(t, append(args, "--spec", spec, "--dsn", db)...); code != ExitOK {
+		if code, _, errOut := run(t, append(args, "--spec", sp, "--dsn", db)...); code != ExitOK {
 			t.Fatalf("seeding with %v: exit %d: %s", args, code, errOut)
 		}
 	}
@@ -64,7 +64,7 @@ func TestReadOnlyRefusalsKeepTheirWords(t *testing.T) {
 	for _, c := range cases {
 		args := append(c.args, "--read-only")
 		if c.args[0] != "demo" {
-			args = append(args, "--spec", spec, "--dsn", db)
+			args = append(args, "--spec", sp, "--dsn", db)
 		}
 		code, out, errOut := run(t, args...)
 		if code != ExitUsage || out != "" || errOut != c.want {
@@ -79,7 +79,7 @@ func TestReadOnlyRefusalsKeepTheirWords(t *testing.T) {
 // connections and never answers, {server} for the test PostgreSQL server,
 // {dir} for the spec's folder.
 func TestStoreConnectionErrorsKeepTheirWords(t *testing.T) {
-	spec := writeSpec(t, refusalSpec)
+	sp := writeSpec(t, refusalSpec)
 	silent := silentServer(t)
 	cases := []struct {
 		name, dsn, want string
@@ -124,9 +124,9 @@ func TestStoreConnectionErrorsKeepTheirWords(t *testing.T) {
 			if c.server {
 				server = pgServer(t)
 			}
-			fill := strings.NewReplacer("{addr}", silent, "{server}", server, "{dir}", filepath.Dir(spec)).Replace
+			fill := strings.NewReplacer("{addr}", silent, "{server}", server, "{dir}", filepath.Dir(sp)).Replace
 			dsn, want := fill(c.dsn), "bollhav status: "+fill(c.want)+"\n"
-			code, out, errOut := run(t, "status", "--spec", spec, "--dsn", dsn)
+			code, out, errOut := run(t, "status", "--spec", sp, "--dsn", dsn)
 			if code != ExitUsage || out != "" || errOut != want {
 				t.Errorf("bollhav status --dsn %s:\nexit %d, stdout %q\nstderr %q\nwant exit 2, no stdout and\nstderr %q", dsn, code, out, errOut, want)
 			}

@@ -537,8 +537,8 @@ func TestRunPlanBadInputExits2(t *testing.T) {
 
 func TestPlanAsOfAndText(t *testing.T) {
 	p := newRunProject(t, "sqlite")
-	spec := filepath.Join(p.dir, "open.yaml")
-	if err := os.WriteFile(spec, []byte(`models:
+	sp := filepath.Join(p.dir, "open.yaml")
+	if err := os.WriteFile(sp, []byte(`models:
   - name: raw.open
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
     run: {command: ["./ok.sh"]}
@@ -547,7 +547,7 @@ func TestPlanAsOfAndText(t *testing.T) {
 	}
 	// As of 01-03 12:00 the complete windows are 01-01 and 01-02; bulldozer
 	// without a window runs as discover, with a warning.
-	code, out, errOut := run(t, "plan", "--spec", spec, "--dsn", p.dsn, "--as-of", "2026-01-03T12:00:00Z", "-o", "json")
+	code, out, errOut := run(t, "plan", "--spec", sp, "--dsn", p.dsn, "--as-of", "2026-01-03T12:00:00Z", "-o", "json")
 	if code != 0 {
 		t.Fatalf("%d %s", code, errOut)
 	}
@@ -555,7 +555,7 @@ func TestPlanAsOfAndText(t *testing.T) {
 	if got := planCounts(pl); got != "raw.open:2/0/0/2" || pl.Models[0].Mode != "discover" || len(pl.Models[0].Warnings) != 1 {
 		t.Fatalf("plan as of: %s\n%s", got, out)
 	}
-	code, out, _ = run(t, "plan", "--spec", spec, "--dsn", p.dsn, "--as-of", "2026-01-03T12:00:00Z")
+	code, out, _ = run(t, "plan", "--spec", sp, "--dsn", p.dsn, "--as-of", "2026-01-03T12:00:00Z")
 	for _, want := range []string{"plan: bulldozer in prod, no window, as of 2026-01-03T12:00:00Z", "MODEL", "raw.open", "register, runs as discover",
 		"[2026-01-01T00:00:00Z, 2026-01-03T00:00:00Z)", "2 created", "warnings:\n  raw.open: bulldozer without a window"} {
 		if !strings.Contains(out, want) {

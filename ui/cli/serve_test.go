@@ -107,11 +107,11 @@ func startServe(t *testing.T) *served {
 	}
 	s.addr = l.Addr().String()
 	l.Close()
-	spec := filepath.Join(dir, "bollhav.yaml")
-	if code, _, errOut := run(t, "apply", "--spec", spec, "--dsn", s.db); code != 0 {
+	sp := filepath.Join(dir, "bollhav.yaml")
+	if code, _, errOut := run(t, "apply", "--spec", sp, "--dsn", s.db); code != 0 {
 		t.Fatalf("apply: %s", errOut)
 	}
-	s.cmd = exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--ssh", s.addr, "--spec", spec, "--dsn", s.db,
+	s.cmd = exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--ssh", s.addr, "--spec", sp, "--dsn", s.db,
 		"--operators", filepath.Join(dir, "operators"), "--viewers", filepath.Join(dir, "viewers"))
 	s.cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
 	s.cmd.Stderr = s.stderr
@@ -224,15 +224,15 @@ func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
 }
 
 func TestServeRefusesBadSetup(t *testing.T) {
-	spec := writeSpec(t, serveSpec)
+	sp := writeSpec(t, serveSpec)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"serve", "--spec", spec}, "--ssh"},
-		{[]string{"serve", "--spec", spec, "--ssh", "127.0.0.1:0"}, "--operators"},
-		{[]string{"serve", "--spec", spec, "--ssh", "nope", "--viewers", "x"}, "nope"},
-		{[]string{"serve", "--spec", spec, "--ssh", "127.0.0.1:0", "--viewers", filepath.Join(t.TempDir(), "missing")}, "missing"},
+		{[]string{"serve", "--spec", sp}, "--ssh"},
+		{[]string{"serve", "--spec", sp, "--ssh", "127.0.0.1:0"}, "--operators"},
+		{[]string{"serve", "--spec", sp, "--ssh", "nope", "--viewers", "x"}, "nope"},
+		{[]string{"serve", "--spec", sp, "--ssh", "127.0.0.1:0", "--viewers", filepath.Join(t.TempDir(), "missing")}, "missing"},
 	} {
 		code, out, errOut := run(t, c.args...)
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {

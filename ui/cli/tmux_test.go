@@ -73,8 +73,8 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 	if code, _, errOut := run(t, "demo", "--dir", dir, "--no-ui"); code != 0 {
 		t.Fatalf("demo: %s", errOut)
 	}
-	spec := filepath.Join(dir, "bollhav.yaml")
-	capture := tmuxUI(t, "80", "24", "--spec", spec, "ui")
+	sp := filepath.Join(dir, "bollhav.yaml")
+	capture := tmuxUI(t, "80", "24", "--spec", sp, "ui")
 	screen := waitScreen(t, capture, "the pipelines view with raw.payments failed", func(s string) bool {
 		return strings.Contains(s, "Pipelines") && strings.Contains(rowOf(s, "raw.payments"), "✗ 1")
 	})
@@ -92,7 +92,7 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 		t.Fatal(err)
 	}
 	since, _ := time.Parse(time.RFC3339, strings.TrimSpace(string(outage)))
-	mark := exec.Command(os.Args[0], "-test.run=^$", "--", "mark", "raw.payments", "--spec", spec,
+	mark := exec.Command(os.Args[0], "-test.run=^$", "--", "mark", "raw.payments", "--spec", sp,
 		"--since", since.Format(time.RFC3339), "--until", since.Add(time.Hour).Format(time.RFC3339), "--status", "pending")
 	mark.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
 	if out, err := mark.CombinedOutput(); err != nil {

@@ -118,9 +118,9 @@ func start(t *testing.T) *fixture {
 	must(t, os.WriteFile(f.operators, []byte("# on-call\n"+f.operator.line), 0o600))
 	must(t, os.WriteFile(f.viewers, []byte(f.viewer.line), 0o600))
 	s := enginetest.Open(t, enginetest.SQLite)
-	spec, err := spec.Parse("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
+	sp, err := spec.Parse("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
 	must(t, err)
-	f.e = &engine.Engine{Store: s, Spec: spec, SpecDir: dir, Actor: "server"}
+	f.e = &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "server"}
 	if _, err := f.e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -91,11 +91,11 @@ func Spec(cfg Config) []byte {
 func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error) {
 	started := time.Now()
 	p := layout(cfg)
-	spec, err := spec.Parse(SpecFile, renderSpec(p))
+	sp, err := spec.Parse(SpecFile, renderSpec(p))
 	if err != nil {
 		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
 	}
-	e.Spec = spec
+	e.Spec = sp
 	if e.Now == nil {
 		e.Now = func() time.Time { return AsOf }
 	}
