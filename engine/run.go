@@ -37,10 +37,14 @@ type TaskResult struct {
 	// Errors holds the distinct unit errors, hard gate errors first
 	// (prefixed "gate: ").
 	Errors []string
-	// Waiting marks a task that did not run in this call because an
-	// upstream failed; it has no status in the run log and runs when the
-	// run is retried (Status is meaningless then).
+	// Waiting marks a task that did not run in this call: a cross-pipeline
+	// upstream has no outcome for the window yet, or its outcome does not
+	// hold the edge. It has no status in the run log and is considered
+	// again when the run is retried (Status is meaningless then).
 	Waiting bool
+	// Reason says why a task waits, or was skipped because a cross-pipeline
+	// upstream's outcome can never satisfy its edge; empty otherwise.
+	Reason string
 }
 
 // Outcome is the task's status as the run log spells it (SUCCESS, FAILED,
@@ -56,8 +60,10 @@ func (t TaskResult) Outcome() string {
 type RunResult struct {
 	RunID int64
 	Mode  spec.StateMode
-	Plan  *Plan
-	Tasks []TaskResult
+	// Window is the run's window; zero when it has none.
+	Window state.Window
+	Plan   *Plan
+	Tasks  []TaskResult
 	// HardErrors counts units failed by a gate-time hard error.
 	HardErrors int
 }
@@ -141,7 +147,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	}
 	res, err := e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress)
 	if res != nil {
-		res.Plan = plan
+		res.Plan, res.Window = plan, run.Window
 	}
 	return res, err
 }
@@ -200,7 +206,11 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 			}
 		}
 	}
-	return e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress)
+	res, err := e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress)
+	if res != nil {
+		res.Window = run.Window
+	}
+	return res, err
 }
 
 // runStateFromLog is each task's latest attempt, as the task graph's RunState.
@@ -265,43 +275,45 @@ func (e *Engine) scopes(ctx context.Context, names []string, window *state.Windo
 // pipelines: an edge onto a task in this run is a real edge (so a gated
 // upstream in another pipeline still runs first), and an edge onto a task
 // outside the run counts like a cross-pipeline edge — the run condition counts
-// it and the contract gate settles it per unit.
-func (e *Engine) runGraph(scopes []runScope) (*graph.DependencyGraph, error) {
+// it, and outside returns it for the cross-pipeline gate (crossSatisfied).
+//
+// The edge of a gated upstream (no after: entry) only orders the tasks: the
+// downstream waits until its upstream's task is terminal, whatever the
+// outcome, and the contract gate then decides each of its windows — one
+// failed upstream hour blocks the windows that need it, never the whole
+// task. Explicit after: edges keep their type.
+func (e *Engine) runGraph(scopes []runScope) (g *graph.DependencyGraph, outside map[int][]outsideEdge, err error) {
 	in := map[string]runScope{}
 	for _, sc := range scopes {
 		in[sc.model.Name] = sc
 	}
+	outside = map[int][]outsideEdge{}
 	var nodes []graph.TaskNode
 	var edges []graph.TaskEdge
 	for _, sc := range scopes {
 		same, cross := modelEdges(e.Spec, sc.model)
-		outside := 0
-		link := func(dep string, typ graph.DependencyType) {
-			if up, ok := in[dep]; ok {
-				edges = append(edges, graph.TaskEdge{TaskID: sc.taskID, DependsOnTaskID: up.taskID, Type: typ})
-			} else {
-				outside++
-			}
-		}
-		for _, edge := range same {
-			link(edge.DependsOn, edge.Type)
-		}
-		for _, edge := range cross {
-			// A gated upstream of another pipeline that runs in this run
-			// too is waited for, whatever its task's outcome: its contract
-			// gate then settles each unit (docs/design.md), so a failed upstream
-			// leaves the units it holds back blocked with a reason rather
-			// than never evaluated. Explicit after: edges keep their type.
-			typ := edge.Type
-			if edge.Implicit {
+		link := func(oe outsideEdge) {
+			typ := oe.typ
+			if oe.implicit {
 				typ = graph.Always
 			}
-			link(edge.DependsOn, typ)
+			if up, ok := in[oe.dependsOn]; ok {
+				edges = append(edges, graph.TaskEdge{TaskID: sc.taskID, DependsOnTaskID: up.taskID, Type: typ})
+				return
+			}
+			outside[sc.taskID] = append(outside[sc.taskID], oe)
+		}
+		for _, edge := range same {
+			link(outsideEdge{dependsOn: edge.DependsOn, typ: edge.Type, implicit: edge.Implicit})
+		}
+		for _, edge := range cross {
+			link(outsideEdge{dependsOn: edge.DependsOn, typ: edge.Type, implicit: edge.Implicit, cross: true})
 		}
 		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
-			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: outside})
+			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: len(outside[sc.taskID])})
 	}
-	return graph.Build(nodes, edges)
+	g, err = graph.Build(nodes, edges)
+	return g, outside, err
 }
 
 type taskDone struct {
@@ -318,7 +330,7 @@ type taskDone struct {
 func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
 	exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}
-	g, err := e.runGraph(scopes)
+	g, outside, err := e.runGraph(scopes)
 	if err != nil {
 		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
 		return nil, err
@@ -327,22 +339,34 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	for _, sc := range scopes {
 		byID[sc.taskID] = sc
 	}
+	cross, err := e.crossSatisfied(ctx, runID, byID, outside)
+	if err != nil {
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+		return nil, err
+	}
 	results := map[int]TaskResult{}
 	started := map[int]bool{}
 	done := make(chan taskDone)
 	running := 0
 	for {
 		if runErr == nil && ctx.Err() == nil {
-			for _, id := range g.Unsatisfiable(rs, false) {
+			// No attempt of a failed unit comes later in this run (a
+			// failed task gets another only from run --retry), so its
+			// failure is final here: SUCCESS and HAS_DATA dependents are
+			// skipped, ALWAYS and FAILURE ones run, and the run ends.
+			for _, id := range append(g.Unsatisfiable(rs, true), cross.doomed(g, rs)...) {
+				if rs[id].Status != nil {
+					continue // in both lists
+				}
 				if err := e.retryStore(ctx, "record skipped task", func() error { return e.recordSkipped(ctx, runID, id) }); err != nil {
 					runErr = err
 				}
 				skipped := graph.StatusSkipped
 				rs[id] = graph.TaskRunState{Status: &skipped}
 				sc := byID[id]
-				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped}
+				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped, Reason: cross.reasons[id]}
 			}
-			for _, id := range g.Ready(rs, nil) {
+			for _, id := range g.Ready(rs, cross.satisfied) {
 				if started[id] {
 					continue
 				}
@@ -377,7 +401,8 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 			// Settled by an earlier attempt of this run (a retry).
 			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Status: *rs[sc.taskID].Status})
 		default:
-			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true})
+			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true,
+				Reason: cross.reasons[sc.taskID]})
 		}
 	}
 	status := state.RunSucceeded
@@ -600,4 +625,17 @@ func runArgs(req RunRequest) map[string]string {
 		args["window"] = req.Window.String()
 	}
 	return args
+}
+
+// SkippedPending names the tasks of the run that are SKIPPED: they never run
+// again in this run, so their pending units wait for a new run of those
+// models, which the CLI's summary spells out.
+func (r *RunResult) SkippedPending() []string {
+	var out []string
+	for _, t := range r.Tasks {
+		if !t.Waiting && t.Status == graph.StatusSkipped {
+			out = append(out, t.Model)
+		}
+	}
+	return out
 }

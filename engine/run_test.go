@@ -13,6 +13,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -138,9 +139,39 @@ func TestRunChainAppliesUpstreamFirst(t *testing.T) {
 	})
 }
 
+// skipSpec is a load with a SUCCESS dependent (an explicit after: edge, on
+// top of its gated upstream), an ALWAYS cleanup behind that dependent and a
+// FAILURE alert on the load.
+const skipSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: mart.daily
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    after: [{task: raw.orders, on: success}]
+    run: {command: ["true"]}
+  - name: ops.cleanup
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: mart.daily, on: always}]
+    run: {command: ["true"]}
+  - name: ops.alert
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: raw.orders, on: failure}]
+    run: {command: ["true"]}
+`
+
+// TestRunFailureSkipsSuccessDependents: a failed hour with no attempt left
+// in the run is final for it, so the SUCCESS dependent is SKIPPED (and never
+// runs), the ALWAYS cleanup behind it and the FAILURE alert run, and the run
+// ends, failed, instead of leaving tasks waiting.
 func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, chainSpec)
+		e := runEngine(t, s, skipSpec)
 		bad := hours(5, 6)
 		exec := &fakeExec{fail: func(model string, w *state.Window) error {
 			if model == "raw.orders" && w.Equal(bad) {
@@ -152,10 +183,14 @@ func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// raw may still succeed on a retry of this run (failures are not
-		// final), so mart waits, with no status, rather than being SKIPPED.
-		if !res.Failed() || taskStatus(res, "raw.orders") != "FAILED" || taskStatus(res, "mart.daily") != "WAITING" {
-			t.Fatalf("tasks %+v", res.Tasks)
+		want := map[string]string{"raw.orders": "FAILED", "mart.daily": "SKIPPED", "ops.cleanup": "SUCCESS", "ops.alert": "SUCCESS"}
+		for model, st := range want {
+			if got := taskStatus(res, model); got != st {
+				t.Errorf("%s: %s, want %s", model, got, st)
+			}
+		}
+		if !res.Failed() {
+			t.Error("a run with a failed task must report failure (exit 1)")
 		}
 		if c := statuses(t, s, "raw.orders"); c[state.Applied] != 23 || c[state.Failed] != 1 {
 			t.Errorf("raw units %v, want 23 applied and 1 failed", c)
@@ -163,41 +198,47 @@ func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 		if exec.count("mart.daily") != 0 {
 			t.Error("a SKIPPED task must not run")
 		}
+		if exec.count("ops.cleanup") != 1 || exec.count("ops.alert") != 1 {
+			t.Errorf("cleanup ran %d, alert %d: both must run once", exec.count("ops.cleanup"), exec.count("ops.alert"))
+		}
+		if c := statuses(t, s, "mart.daily"); c[state.Pending] != 1 {
+			t.Errorf("mart units %v: the skipped task's day stays pending", c)
+		}
 		log, _ := s.TaskLog(t.Context(), res.RunID)
-		if len(log) != 1 {
-			t.Fatalf("task log %+v: only raw ran", log)
-		}
-		if run, _ := s.GetRun(t.Context(), res.RunID); run.Status != state.RunFailed {
-			t.Errorf("run status %s, want failed", run.Status)
-		}
+		byStatus := map[string]int{}
 		for _, entry := range log {
+			byStatus[entry.Status]++
 			if entry.Status == "FAILED" && entry.Error == "" {
 				t.Error("the failed task's log row keeps the error")
 			}
 		}
+		if byStatus["FAILED"] != 1 || byStatus["SKIPPED"] != 1 || byStatus["SUCCESS"] != 2 {
+			t.Errorf("task log %+v: one FAILED, one SKIPPED, two SUCCESS", log)
+		}
+		if run, _ := s.GetRun(t.Context(), res.RunID); run.Status != state.RunFailed {
+			t.Errorf("run status %s, want failed", run.Status)
+		}
 
-		t.Run("a retry resumes where it stopped", func(t *testing.T) {
+		t.Run("a retry resumes the failed task and never reruns the skipped one", func(t *testing.T) {
 			fixed := &fakeExec{}
 			res2, err := e.Retry(t.Context(), res.RunID, fixed, 1, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res2.Failed() || taskStatus(res2, "raw.orders") != "SUCCESS" {
+			if res2.Failed() || taskStatus(res2, "raw.orders") != "SUCCESS" || taskStatus(res2, "mart.daily") != "SKIPPED" {
 				t.Fatalf("retry tasks %+v", res2.Tasks)
 			}
-			// Only the failed hour of raw runs again; then mart, which
-			// waited for raw's new outcome, runs its day.
 			if fixed.count("raw.orders") != 1 || fixed.calls["raw.orders "+bad.String()] != 1 {
 				t.Errorf("retry ran %v, want only %s of raw", fixed.calls, bad)
 			}
-			if taskStatus(res2, "mart.daily") != "SUCCESS" || fixed.count("mart.daily") != 1 {
-				t.Errorf("mart on retry: %s", taskStatus(res2, "mart.daily"))
+			if fixed.count("mart.daily") != 0 || fixed.count("ops.cleanup") != 0 || fixed.count("ops.alert") != 0 {
+				t.Errorf("retry ran %v: SKIPPED and SUCCESS tasks never run again", fixed.calls)
+			}
+			if got := res2.SkippedPending(); len(got) != 1 || got[0] != "mart.daily" {
+				t.Errorf("skipped tasks with pending units %v, want mart.daily", got)
 			}
 			if run, _ := s.GetRun(t.Context(), res.RunID); run.Status != state.RunSucceeded {
 				t.Errorf("run status after the retry %s, want succeeded", run.Status)
-			}
-			if _, err := e.Retry(t.Context(), res.RunID, fixed, 1, nil); err == nil {
-				t.Error("a succeeded run has nothing to retry")
 			}
 			log, _ := s.TaskLog(t.Context(), res.RunID)
 			attempts := map[int]int{}
@@ -209,6 +250,62 @@ func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 				t.Errorf("raw attempts %d, want 2", attempts[raw.TaskID])
 			}
 		})
+	})
+}
+
+// TestRunImplicitEdgeJudgesEachWindow is the failed hour that must not stall
+// every window downstream: a gated upstream in the same pipeline only orders
+// the tasks, and the gate decides each window — the first day applies, the
+// second is blocked naming the missing hour, in the same run, and blocked
+// lists it.
+func TestRunImplicitEdgeJudgesEachWindow(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: s.up
+    pipeline: s
+    chunking: {interval: 1h, start: "2026-11-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: s.down
+    pipeline: s
+    chunking: {interval: 1d, start: "2026-11-01T00:00:00Z"}
+    upstream: [{name: s.up, contract: encapsulate}]
+    run: {command: ["true"]}
+`)
+		nov := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
+		e.Now = func() time.Time { return nov(4, 0) }
+		exec := &fakeExec{fail: func(model string, w *state.Window) error {
+			if model == "s.up" && w.Since.Equal(nov(2, 5)) {
+				return errors.New("exit status 1")
+			}
+			return nil
+		}}
+		window := state.MustWindow(nov(1, 0), nov(3, 0))
+		res, err := e.Run(t.Context(), RunRequest{Window: &window}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taskStatus(res, "s.up") != "FAILED" || taskStatus(res, "s.down") != "SUCCESS" {
+			t.Fatalf("tasks %+v: the downstream task runs once its upstream's task is done, whatever its outcome", res.Tasks)
+		}
+		units := map[string]state.Unit{}
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "s.down"}, func(u state.Unit) error {
+			units[u.Window.Since.Format("Jan 2")] = u
+			return nil
+		})
+		if u := units["Nov 1"]; u.Status != state.Applied {
+			t.Errorf("Nov 1 is %s, want applied: every hour it needs is there", u.Status)
+		}
+		u := units["Nov 2"]
+		if u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "s.up") || !strings.Contains(u.BlockedReason, "05:00") {
+			t.Errorf("Nov 2 is %s (%q), want blocked naming s.up's missing hour", u.Status, u.BlockedReason)
+		}
+		blocked, err := e.Blocked(t.Context(), gate.BlockedFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(blocked) != 1 || blocked[0].Model != "s.down" || !blocked[0].Window.Equal(state.MustWindow(nov(2, 0), nov(3, 0))) {
+			t.Errorf("blocked %+v, want s.down's Nov 2", blocked)
+		}
 	})
 }
 
@@ -507,8 +604,15 @@ echo rows_written=7
 		if len(raw.Errors) != 1 || !strings.Contains(raw.Errors[0], "exit status 4") || !strings.Contains(raw.Errors[0], "503") {
 			t.Errorf("raw errors %q: want the exit status and stderr's tail", raw.Errors)
 		}
-		if taskStatus(res, "mart.daily") != "WAITING" {
-			t.Errorf("mart %s, want WAITING: its upstream failed and may succeed on a retry", taskStatus(res, "mart.daily"))
+		// mart's one day needs the failed hour: its task runs once raw's is
+		// done, and the gate blocks the day, naming raw.orders.
+		if taskStatus(res, "mart.daily") != "SUCCESS" {
+			t.Errorf("mart %s, want SUCCESS: a gated upstream's failure blocks windows, not the task", taskStatus(res, "mart.daily"))
+		}
+		var day state.Unit
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "mart.daily"}, func(u state.Unit) error { day = u; return nil })
+		if day.Status != state.Blocked || !strings.Contains(day.BlockedReason, "raw.orders") {
+			t.Errorf("mart's day %s (%q), want blocked naming raw.orders", day.Status, day.BlockedReason)
 		}
 		var failed state.Unit
 		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.orders", Statuses: []state.UnitStatus{state.Failed}},

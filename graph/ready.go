@@ -23,6 +23,13 @@ func satisfies(t DependencyType, status TaskStatus, wroteRows bool) bool {
 	return false
 }
 
+// Satisfies reports whether an upstream task in state up satisfies an edge
+// of type t: the rule Ready applies to same-pipeline edges, for a caller
+// that judges a cross-pipeline edge from the upstream's own run.
+func Satisfies(t DependencyType, up TaskRunState) bool {
+	return up.Status != nil && satisfies(t, *up.Status, up.WroteRows())
+}
+
 // edgeSatisfied reports whether e's upstream satisfies it now.
 func edgeSatisfied(e TaskEdge, rs RunState) bool {
 	up := rs[e.DependsOnTaskID]

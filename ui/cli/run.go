@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -89,9 +90,16 @@ JSON (-o json) prints no progress, only the result:
    "tasks": [{"task": "raw.orders", "status": "SUCCESS",
               "units": {"applied": 24, "blocked": 0, "failed": 0},
               "rows_written": 1200}]}
-status is SUCCESS, FAILED, SKIPPED or WAITING (not run because an upstream
-task failed; it runs on --retry); rows_written is null when no unit reported
-rows.`,
+status is SUCCESS, FAILED, SKIPPED or WAITING (not run: an after: edge onto
+another pipeline's task that has no outcome for the window yet; it is
+considered again on --retry); reason, when present, says why a task waits or
+was skipped by such an edge; rows_written is null when no unit reported rows.
+
+A failed task gets no other attempt in the same run, so its SUCCESS and
+HAS_DATA dependents are SKIPPED and its ALWAYS and FAILURE dependents run; a
+gated upstream only orders the tasks, and the contract gate blocks the
+windows that need a failed unit. The summary names the discover run that
+picks up skipped tasks' pending units.`,
 		examples: []string{
 			"bollhav run raw.orders --since 2026-01-01 --until 2026-01-02",
 			"bollhav run --pipeline core --since 2026-01-01 --until 2026-02-01 --workers 4",
@@ -418,6 +426,9 @@ type runTaskJSON struct {
 	Status      string       `json:"status"`
 	Units       runUnitsJSON `json:"units"`
 	RowsWritten *int64       `json:"rows_written"`
+	// Reason says why a task waits, or was skipped by the cross-pipeline
+	// gate; absent otherwise.
+	Reason string `json:"reason,omitempty"`
 }
 
 type runUnitsJSON struct {
@@ -430,7 +441,7 @@ func runResultJSON(res *engine.RunResult) runJSON {
 	out := runJSON{RunID: res.RunID, StateMode: res.Mode.String(), Tasks: []runTaskJSON{}}
 	for _, t := range res.Tasks {
 		out.Tasks = append(out.Tasks, runTaskJSON{Task: t.Model, Status: t.Outcome(),
-			Units: runUnitsJSON{Applied: t.Applied, Blocked: t.Blocked, Failed: t.Failed}, RowsWritten: t.RowsWritten})
+			Units: runUnitsJSON{Applied: t.Applied, Blocked: t.Blocked, Failed: t.Failed}, RowsWritten: t.RowsWritten, Reason: t.Reason})
 	}
 	return out
 }
@@ -472,6 +483,15 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		applied, blocked, failed = applied+t.Applied, blocked+t.Blocked, failed+t.Failed
 	}
 	printTable(w, []string{"TASK", "STATUS", "APPLIED", "BLOCKED", "FAILED", "ROWS_WRITTEN"}, rows)
+	for _, t := range res.Tasks {
+		if t.Reason != "" {
+			fmt.Fprintf(w, "  %s %s: %s\n", t.Model, strings.ToLower(t.Outcome()), t.Reason)
+		}
+	}
+	if skipped := res.SkippedPending(); len(skipped) > 0 {
+		fmt.Fprintf(w, "skipped tasks never run again in run %d; once their upstreams are fixed, run their pending units with:\n  %s\n",
+			res.RunID, skippedCommand(skipped, res.Window, env))
+	}
 	counts := fmt.Sprintf("%d task(s); units: %d applied, %d blocked, %d failed", len(res.Tasks), applied, blocked, failed)
 	retry := fmt.Sprintf("bollhav run --retry %d", res.RunID)
 	if env != "" {
@@ -490,6 +510,21 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		}
 		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, pal.status("succeeded"), counts, note)
 	}
+}
+
+// skippedCommand is the run that picks up skipped tasks' pending units: the
+// same models over the same window, in discover mode, which runs only what
+// is not applied and resets nothing.
+func skippedCommand(models []string, w state.Window, env string) string {
+	cmd := "bollhav run " + strings.Join(models, " ")
+	if !w.IsZero() {
+		cmd += " --since " + w.Since.UTC().Format(time.RFC3339) + " --until " + w.Until.UTC().Format(time.RFC3339)
+	}
+	cmd += " --mode discover"
+	if env != "" {
+		cmd += " --env " + env
+	}
+	return cmd
 }
 
 // runOneLine folds a multi-line message (a command's stderr tail) into one.

@@ -371,14 +371,15 @@ func TestRunFailedUnitExits1AndRetryResumes(t *testing.T) {
 			t.Fatalf("a failed unit exits 1, got %d: %s\n%s", code, errOut, out)
 		}
 		r := decodeRunPlan[runRunOut](t, out)
-		// core.b: 01-02 applied, 01-03 failed; mart.d waits on it.
-		if got, want := runCounts(r), "core.b:FAILED/1/0/1/1 mart.d:WAITING/0/0/0/null"; got != want {
+		// core.b: 01-02 applied, 01-03 failed; mart.d runs once core.b's
+		// task is done, and its gate blocks the day that needs the failed one.
+		if got, want := runCounts(r), "core.b:FAILED/1/0/1/1 mart.d:SUCCESS/1/1/0/5"; got != want {
 			t.Fatalf("got %s\nwant %s", got, want)
 		}
 		if !strings.Contains(errOut, "flaky: no data for 2026-01-03T00:00:00Z") {
 			t.Errorf("the unit's error is not on stderr: %q", errOut)
 		}
-		if st := p.state(t); st.Units["core.b"][state.Failed] != 1 || st.Units["mart.d"][state.Pending] != 2 {
+		if st := p.state(t); st.Units["core.b"][state.Failed] != 1 || st.Units["mart.d"][state.Applied] != 1 || st.Units["mart.d"][state.Blocked] != 1 {
 			t.Fatalf("store after the failed run: %s", st)
 		}
 
@@ -388,19 +389,27 @@ func TestRunFailedUnitExits1AndRetryResumes(t *testing.T) {
 			t.Fatalf("a retry that fails again: %d\n%s", code, out)
 		}
 
-		// Healed: the retry runs the failed unit and the waiting task, and
-		// nothing else (core.b's applied unit is not run again).
+		// Healed: the retry runs the failed unit and nothing else (core.b's
+		// applied unit is not run again, and mart.d's task succeeded, so it
+		// never runs again in this run).
 		p.failOn(t, "")
 		code, out, errOut = p.cli(t, "run", "--retry", fmt.Sprint(r.RunID), "-o", "json")
 		if code != 0 {
 			t.Fatalf("retry: %d %s\n%s", code, errOut, out)
 		}
 		rr := decodeRunPlan[runRunOut](t, out)
-		if got, want := runCounts(rr), "core.b:SUCCESS/1/0/0/1 mart.d:SUCCESS/2/0/0/10"; got != want || rr.RunID != r.RunID {
+		if got, want := runCounts(rr), "core.b:SUCCESS/1/0/0/1 mart.d:SUCCESS/0/0/0/null"; got != want || rr.RunID != r.RunID {
 			t.Fatalf("retry got %s (run %d)\nwant %s (run %d)", got, rr.RunID, want, r.RunID)
 		}
-		if st := p.state(t); st.Units["core.b"][state.Applied] != 2 || st.Units["mart.d"][state.Applied] != 2 {
+		if st := p.state(t); st.Units["core.b"][state.Applied] != 2 || st.Units["mart.d"][state.Applied] != 1 || st.Units["mart.d"][state.Blocked] != 1 {
 			t.Fatalf("store after the retry: %s", st)
+		}
+		// The blocked day is released now: a discover run of mart.d picks it up.
+		if code, out, errOut := p.cli(t, "run", "mart.d", "--since", "2026-01-02", "--until", "2026-01-04", "--mode", "discover"); code != 0 {
+			t.Fatalf("discover mart.d: %d %s\n%s", code, errOut, out)
+		}
+		if st := p.state(t); st.Units["mart.d"][state.Applied] != 2 {
+			t.Fatalf("store after discovering mart.d: %s", st)
 		}
 		// A succeeded run has nothing to retry; an unknown one is not there.
 		for _, id := range []string{fmt.Sprint(r.RunID), "999"} {
@@ -579,14 +588,14 @@ func TestRunPipedTextHasNoANSIAndEndsWithTheSummary(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "run 1 (bulldozer) failed: 4 task(s); units: 5 applied, 0 blocked, 1 failed") ||
+	if !strings.HasPrefix(last, "run 1 (bulldozer) failed: 4 task(s); units: 6 applied, 1 blocked, 1 failed") ||
 		!strings.HasSuffix(last, "bollhav run --retry 1") {
 		t.Errorf("last line %q", last)
 	}
 	for _, want := range []string{
 		"TASK     STATUS   APPLIED  BLOCKED  FAILED  ROWS_WRITTEN\n",
 		"core.b   FAILED   1        0        1       1\n",
-		"mart.d   WAITING  0        0        0       -\n",
+		"mart.d   SUCCESS  1        1        0       5\n",
 		"errors:\n  core.b: exit status 3: flaky: no data for 2026-01-03T00:00:00Z\n",
 	} {
 		if !strings.Contains(out, want) {
