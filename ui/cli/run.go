@@ -77,8 +77,10 @@ On a terminal each running task shows a live line (units done/planned,
 blocked, failed, elapsed); otherwise one line per task as it finishes. The
 run ends with a summary table and, when it failed, its id and the command that
 resumes it: --retry ID runs the failed units and the tasks that never ran, and
-never repeats a reset. SIGINT or SIGTERM stops taking work, lets running units
-finish and releases the run's claims.
+never repeats a reset. SIGINT or SIGTERM stops the run: no new unit starts,
+the running units' commands are stopped, those units go back to pending with
+no attempt counted, the run is recorded cancelled and the command exits 1;
+--retry resumes it.
 
 Exit status: 0 every task succeeded (blocked units are reported, not
 failures); 1 a task failed, a hard gate error occurred, the run was
