@@ -182,6 +182,9 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool) (res *Apply
 	if e.Spec == nil {
 		return nil, errors.New("apply needs a spec: the engine was opened from the store alone")
 	}
+	if err := RefuseLintErrors(e.Spec); err != nil {
+		return nil, err
+	}
 	env := e.Env.Suffix
 	now := e.now()
 	defer func() {

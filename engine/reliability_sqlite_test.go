@@ -135,14 +135,18 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 	if withWorker {
 		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
 		must(t, err)
-		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.other", Windows: g.Windows(days(0, nDays)), Now: now()})
+		// Ten days more than the run's: the worker must still be at work
+		// when the run starts and while it runs, however fast it is.
+		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.other", Windows: g.Windows(days(0, nDays+10)), Now: now()})
 		must(t, err)
 		w = startRelWorker(t, "w", append(rs.workerEnv(""), relEnvSpec+"="+filepath.Join(dir, "worker.yaml"), relEnvLease+"=30s",
 			relEnvWorkers+"=2", relEnvExec+"=log", relEnvLog+"="+log)...)
 		eventually(t, 60*time.Second, "the worker at work", func() bool { return len(readExecLines(t, log)) >= 20 })
 	}
 	started := time.Now()
-	exec := &fakeExec{}
+	// Each unit takes a few milliseconds, as a real one would: a run that
+	// ends within one reader round proves nothing about reads during it.
+	exec := &fakeExec{delay: 5 * time.Millisecond}
 	res, err := e.Run(t.Context(), RunRequest{Models: []string{"raw.ticks", "mart.daily"}, Window: &win, Workers: 4}, exec, nil)
 	ended := time.Now()
 	report("run", err)

@@ -453,6 +453,14 @@ func btSpecRows() []btRow {
 		{"unknown time zone", with(`{interval: 1h, start:`, `{interval: 1h, timezone: Mars/Olympus_Mons, start:`), []string{"spec.yaml:4", "Mars/Olympus_Mons"}},
 		{"time zone as a path", with(`{interval: 1h, start:`, `{interval: 1h, timezone: ../../../../etc/passwd, start:`), []string{"spec.yaml:4", "../../../../etc/passwd"}},
 		{"start that is not a time", with(`{interval: 1h, start: "2026-01-01T00:00:00Z"}`, `{interval: 1h, start: "2026-13-01"}`), []string{"spec.yaml:4", "2026-13-01"}},
+		// Retry budgets: each field named at its line.
+		{"retry attempts zero", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {command: [\"true\"]}\n    retry: {attempts: 0}\n  - name: core.b"), []string{"spec.yaml:6", "attempts must be at least 1"}},
+		{"retry attempts not a number", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {command: [\"true\"]}\n    retry: {attempts: many}\n  - name: core.b"), []string{"spec.yaml:6", "attempts", "many"}},
+		{"retry negative delay", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {command: [\"true\"]}\n    retry: {attempts: 2, delay: -1m}\n  - name: core.b"), []string{"spec.yaml:6", "retry delay", "-1m"}},
+		{"retry max_delay under delay", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {command: [\"true\"]}\n    retry: {attempts: 2, delay: 5m, max_delay: 1m}\n  - name: core.b"), []string{"spec.yaml:6", "max_delay", "shorter than delay"}},
+		{"retry unknown key", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {command: [\"true\"]}\n    retry: {attempts: 2, backoff: 2}\n  - name: core.b"), []string{"spec.yaml:6", `"backoff"`}},
+		// A transaction statement in a unit's SQL.
+		{"COMMIT inside sql", with("    run: {command: [\"true\"]}\n  - name: core.b", "    run: {sql: [\"INSERT INTO {{ this }} VALUES (1)\", \"COMMIT\"]}\n  - name: core.b"), []string{"spec.yaml:5", "COMMIT"}},
 		// Encoding and size.
 		{"not UTF-8", with("name: stage.f", "name: stage.f\xff\xfe"), []string{"spec.yaml:12", "UTF-8"}},
 		{"over 10 MiB", func(*testing.T) []byte {
@@ -471,6 +479,21 @@ func btSpecRows() []btRow {
 				want: b.want,
 			})
 		}
+	}
+	// A spec that loads but that lint proves wrong (here a cycle) is
+	// refused by every command that would register or run it, naming the
+	// models, before the store is opened; reading commands still work.
+	cyclic := func(t *testing.T) []byte {
+		return btSpecWith(t, "    run: {command: [\"true\"]}\n  - name: core.b", "    upstream: [{name: core.b, contract: encapsulate}]\n    run: {command: [\"true\"]}\n  - name: core.b")
+	}
+	for _, cmd := range []string{"apply", "run", "worker"} {
+		rows = append(rows, btRow{
+			name: "spec with a cycle " + cmd,
+			args: func(t *testing.T, w *btWorld) []string {
+				return []string{cmd, "--spec", w.file(t, "spec.yaml", cyclic(t)), "--dsn", w.dsn}
+			},
+			want: []string{"refused", "raw.a", "core.b", "cycle", "nothing was changed"},
+		})
 	}
 	rows = append(rows, btRow{
 		name: "spec is a directory",

@@ -22,6 +22,14 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 	if sp == nil {
 		return nil, nil, code
 	}
+	if registersOrRuns[cmd] {
+		// Refused before the store is even opened: a spec lint proves
+		// wrong leaves no registration, run row, unit or store file.
+		if err := engine.RefuseLintErrors(sp); err != nil {
+			fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+			return nil, nil, ExitUsage
+		}
+	}
 	_, _, env, err := engine.ResolveRunSettings(engine.RunFlags{Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
@@ -46,6 +54,9 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 	}
 	return e, func() { store.Close() }, ExitOK
 }
+
+// registersOrRuns are the commands that register the spec or run it.
+var registersOrRuns = map[string]bool{"apply": true, "run": true, "worker": true}
 
 // actor names the operator for the audit log: the login user.
 func actor() string {
