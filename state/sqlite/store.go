@@ -124,20 +124,44 @@ func (s *Store) Close() error {
 
 // write runs fn in a write transaction (BEGIN IMMEDIATE, through the one
 // writer connection) and, once it commits, wakes this process's subscribers
-// at once rather than at the next data_version poll.
+// at once rather than at the next data_version poll — but only when it
+// changed a row. A write that changed nothing (a lease release with no
+// expired lease, which a task waiting on other workers runs every time it
+// wakes) would otherwise wake that same waiter at once, and it would spin
+// on BEGIN IMMEDIATE, fighting other processes for the write lock.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
+	before, err := totalChanges(ctx, tx)
+	if err != nil {
+		return errors.Join(err, rollback(tx))
+	}
 	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	after, err := totalChanges(ctx, tx)
+	if err != nil {
 		return errors.Join(err, rollback(tx))
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("sqlite: commit: %w", err)
 	}
-	s.hub.signal()
+	if after != before {
+		s.hub.signal()
+	}
 	return nil
+}
+
+// totalChanges is the writer connection's count of rows inserted, updated
+// or deleted since it opened (SQLite's total_changes()).
+func totalChanges(ctx context.Context, tx *sql.Tx) (int64, error) {
+	var n int64
+	if err := tx.QueryRowContext(ctx, `SELECT total_changes()`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("sqlite: counting changes: %w", err)
+	}
+	return n, nil
 }
 
 func rollback(tx *sql.Tx) error {
