@@ -114,10 +114,12 @@ func (ev *runEvents) snapshot() (map[string]engine.Progress, int64) {
 // startRun starts the run in the background and returns the Cmd that waits
 // for its first report. The run lives on ctx (the program's): quitting the
 // UI cancels it, and the engine puts interrupted units back to pending.
-func startRun(ctx context.Context, e *engine.Engine, local int, a action) tea.Cmd {
+func startRun(ctx context.Context, e *engine.Engine, owned *sync.WaitGroup, local int, a action) tea.Cmd {
 	return func() tea.Msg {
 		ev := &runEvents{progress: map[string]engine.Progress{}, poke: make(chan struct{}, 1), done: make(chan struct{})}
+		owned.Add(1)
 		go func() {
+			defer owned.Done()
 			defer close(ev.done)
 			res, err := e.Run(ctx, a.request(), e.Executor(), ev.report)
 			ev.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/help"
@@ -26,6 +27,9 @@ type App struct {
 	// every view sees the change.
 	*common
 	opts Options
+	// owned counts the runs this UI started that have not ended; WaitRuns
+	// waits for them. The App is never copied (Bubble Tea holds *App).
+	owned sync.WaitGroup
 
 	autoTheme bool // no theme asked for: follow the terminal's background
 	readOnly  bool
@@ -520,7 +524,7 @@ func (a *App) confirmAction(act action) tea.Cmd {
 	}
 	r := &liveRun{id: a.newID(), action: act, started: time.Now()}
 	a.runs = append(a.runs, r)
-	return tea.Batch(startRun(a.ctx, a.eng, r.id, act),
+	return tea.Batch(startRun(a.ctx, a.eng, &a.owned, r.id, act),
 		a.setFlash(fmt.Sprintf("started a %s run of %s — 3 shows runs", act.mode, act.target()), false),
 		a.startLoad(a.top()))
 }

@@ -49,8 +49,9 @@ func NewModel(ctx context.Context, e *engine.Engine, opts Options) (tea.Model, e
 }
 
 // Run runs the terminal UI on e until the user quits or ctx ends. Runs
-// started from the UI are cancelled when it ends: the engine puts their
-// interrupted units back to pending.
+// started from the UI are cancelled when it ends, and Run returns only once
+// they have recorded it (at most RunDrainTimeout): the engine puts their
+// interrupted units back to pending and records each run cancelled.
 func Run(ctx context.Context, e *engine.Engine, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -66,8 +67,14 @@ func Run(ctx context.Context, e *engine.Engine, opts Options) error {
 		popts = append(popts, tea.WithOutput(opts.Output))
 	}
 	_, err = tea.NewProgram(app, popts...).Run()
+	// The program has ended (q, q again over a run, or the caller's
+	// context): stop the runs it started and wait for them to record it.
+	cancel()
+	wctx, wcancel := context.WithTimeout(context.Background(), RunDrainTimeout)
+	defer wcancel()
+	werr := app.WaitRuns(wctx)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil // ended by the caller's context: a normal stop
+		err = nil // ended by the caller's context: a normal stop
 	}
-	return err
+	return errors.Join(err, werr)
 }

@@ -91,13 +91,19 @@ type served struct {
 // startServe runs `bollhav serve` as a real process on a free port.
 func startServe(t *testing.T) *served {
 	t.Helper()
+	return startServeSpec(t, serveSpec)
+}
+
+// startServeSpec is startServe over the spec body.
+func startServeSpec(t *testing.T, body string) *served {
+	t.Helper()
 	dir := t.TempDir()
 	s := &served{dir: dir, db: filepath.Join(dir, "state.db"), stderr: &sshScreen{}}
 	var opLine, viewLine string
 	s.operator, opLine = sshKey(t)
 	s.viewer, viewLine = sshKey(t)
-	for name, body := range map[string]string{"bollhav.yaml": serveSpec, "operators": opLine, "viewers": viewLine} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o600); err != nil {
+	for name, content := range map[string]string{"bollhav.yaml": body, "operators": opLine, "viewers": viewLine} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -125,6 +131,14 @@ func startServe(t *testing.T) *served {
 
 func (s *served) session(t *testing.T, signer gossh.Signer) (*sshScreen, io.Writer) {
 	t.Helper()
+	_, screen, in := s.sessionClient(t, signer)
+	return screen, in
+}
+
+// sessionClient is session with the SSH client, which the test may close
+// to disconnect.
+func (s *served) sessionClient(t *testing.T, signer gossh.Signer) (*gossh.Client, *sshScreen, io.Writer) {
+	t.Helper()
 	c, err := gossh.Dial("tcp", s.addr, &gossh.ClientConfig{User: "alice", Auth: []gossh.AuthMethod{gossh.PublicKeys(signer)},
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
 	if err != nil {
@@ -147,7 +161,7 @@ func (s *served) session(t *testing.T, signer gossh.Signer) (*sshScreen, io.Writ
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	return screen, in
+	return c, screen, in
 }
 
 func (s *served) store(t *testing.T) state.Store {
@@ -238,5 +252,91 @@ func TestServeRefusesBadSetup(t *testing.T) {
 		if code != ExitUsage || out != "" || !strings.Contains(errOut, c.want) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming %q", c.args, code, out, errOut, c.want)
 		}
+	}
+}
+
+// TestServeDisconnectCancelsTheSessionsRun: a run an operator starts over
+// SSH does not outlive the session: when the client disconnects mid-run,
+// the unit goes back to pending and the run is recorded cancelled, instead
+// of both staying "running" until a lease expires.
+func TestServeDisconnectCancelsTheSessionsRun(t *testing.T) {
+	s := startServeSpec(t, `models:
+  - name: raw.slow
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
+    run: {command: ["sleep", "60"]}
+`)
+	c, screen, keys := s.sessionClient(t, s.operator)
+	screen.waitFor(t, "Pipelines", "raw.slow")
+	io.WriteString(keys, "R")
+	screen.waitFor(t, "of raw.slow", "Cancel")
+	io.WriteString(keys, "\x1b[C")
+	screen.waitFor(t, "[ Run ]")
+	io.WriteString(keys, "\r")
+	st := s.store(t)
+	running := func() int {
+		stats, _ := st.Stats(t.Context(), "", "raw.slow")
+		return stats.Counts[state.Running]
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for running() != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never started its unit:\n%s", screen.text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.Close()
+	deadline = time.Now().Add(20 * time.Second)
+	for {
+		runs, _ := st.Runs(t.Context(), "", 1)
+		if running() == 0 && len(runs) == 1 && runs[0].Status == state.RunCancelled {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the disconnect: %d unit(s) running, runs %+v\n%s", running(), runs, s.stderr.text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeSIGTERMCancelsRunsBeforeExiting: SIGTERM to `bollhav serve`
+// while a session's run holds a unit: the process exits only after the run
+// recorded its cancellation, so no unit is left running under a dead lease.
+func TestServeSIGTERMCancelsRunsBeforeExiting(t *testing.T) {
+	s := startServeSpec(t, `models:
+  - name: raw.slow
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
+    run: {command: ["sleep", "60"]}
+`)
+	screen, keys := s.session(t, s.operator)
+	screen.waitFor(t, "Pipelines", "raw.slow")
+	io.WriteString(keys, "R")
+	screen.waitFor(t, "of raw.slow", "Cancel")
+	io.WriteString(keys, "\x1b[C")
+	screen.waitFor(t, "[ Run ]")
+	io.WriteString(keys, "\r")
+	st := s.store(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		stats, _ := st.Stats(t.Context(), "", "raw.slow")
+		if stats.Counts[state.Running] == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the run never started its unit:\n%s", screen.text())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("serve after SIGTERM: %v\n%s", err, s.stderr.text())
+	}
+	stats, _ := st.Stats(t.Context(), "", "raw.slow")
+	runs, _ := st.Runs(t.Context(), "", 1)
+	if stats.Counts[state.Running] != 0 || stats.Counts[state.Pending] != 1 || len(runs) != 1 || runs[0].Status != state.RunCancelled {
+		t.Errorf("after serve exited: units %v, runs %+v; want the unit pending and the run cancelled", stats.Counts, runs)
 	}
 }

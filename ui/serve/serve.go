@@ -59,7 +59,7 @@ type Server struct {
 	ctx         context.Context
 	stop        context.CancelFunc
 	mu          sync.Mutex
-	live        map[ssh.Session]struct{}
+	live        map[ssh.Session]*sessionUI
 	wg          sync.WaitGroup
 	limit       *rateLog
 	closed      bool           // Shutdown has begun; guarded by mu
@@ -107,7 +107,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]struct{}{}, HostKeyPath: keyPath, limit: limit}
+	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]*sessionUI{}, HostKeyPath: keyPath, limit: limit}
 	srv, err := wish.NewServer(
 		// The host key first: without one, wish writes a new id_ed25519
 		// into the working directory.
@@ -255,7 +255,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			wish.Fatalln(sess, "bollhav: too many sessions; try again later")
 			return
 		}
-		s.live[sess] = struct{}{}
+		s.live[sess] = &sessionUI{}
 		s.wg.Add(1)
 		s.mu.Unlock()
 		defer func() {
@@ -264,9 +264,11 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 				wish.Fatalln(sess, "bollhav: internal error; the session ends")
 			}
 			s.mu.Lock()
+			ui := s.live[sess]
 			delete(s.live, sess)
 			closing := s.closed
 			s.mu.Unlock()
+			ui.end(s.log)
 			if closing {
 				// Written after the UI restored the terminal: written
 				// before, the restore of the alternate screen wipes it.
@@ -307,6 +309,11 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		wish.Fatalln(sess, "bollhav: "+err.Error())
 		return nil
 	}
+	s.mu.Lock()
+	if ui := s.live[sess]; ui != nil {
+		ui.model, ui.cancel = m, cancel
+	}
+	s.mu.Unlock()
 	s.log.Info("session", "user", cleanUser(sess.User()), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
 	// The server owns the process's signals: a session's program must not
 	// take the server's SIGTERM for its own and quit before Shutdown has
