@@ -59,6 +59,14 @@ func (e *Engine) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
+// RefuseReadOnly is refuseReadOnly for a front end that offers an action it
+// knows the engine would refuse — a viewer pressing a run key over SSH — so
+// the attempt is refused and audited like one the engine saw. It returns
+// nil when the engine is not read-only.
+func (e *Engine) RefuseReadOnly(ctx context.Context, action string, args map[string]string) error {
+	return e.refuseReadOnly(ctx, action, args)
+}
+
 // refuseReadOnly returns ErrReadOnly, naming the action, when the engine is
 // read-only, and records the refusal in the audit log with the actor: a
 // viewer who tried to torch production is something an operator wants to

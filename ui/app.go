@@ -327,6 +327,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.filterIn.key(a, msg)
 	}
 	top := a.top()
+	if act, ok := readOnlyActionKeys[msg.String()]; ok && a.readOnly {
+		return refuseCmd(a.ctx, a.eng, act, top.title())
+	}
 	switch {
 	case key.Matches(msg, a.keys.Quit):
 		return a.quit(false)

@@ -15,7 +15,7 @@ import (
 
 // View draws the frame: header, banner, body (or an overlay), footer.
 func (a *App) View() tea.View {
-	content := a.render()
+	content := safeFrame(a.render())
 	if a.frames != nil {
 		a.frames.record(content, a)
 	}

@@ -223,9 +223,19 @@ func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
 		t.Error("a viewer's UI offers actions")
 	}
 	io.WriteString(vkeys, "R")
-	time.Sleep(500 * time.Millisecond)
+	vscreen.waitFor(t, "read-only: run refused")
 	if runs, _ := st.Runs(t.Context(), "", 10); len(runs) != 1 {
 		t.Errorf("a viewer's key press started a run: %d runs", len(runs))
+	}
+	// The refused attempt is audited under the viewer's key.
+	vfp := gossh.FingerprintSHA256(s.viewer.PublicKey())
+	refused := false
+	log, _ = st.AuditLog(t.Context(), 20)
+	for _, a := range log {
+		refused = refused || a.Action == "run" && a.Outcome == "refused: read-only" && strings.HasPrefix(a.Actor, "ssh:"+vfp)
+	}
+	if !refused {
+		t.Errorf("no refused run by the viewer (%s) in the audit log: %+v", vfp, log)
 	}
 
 	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
