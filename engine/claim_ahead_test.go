@@ -116,10 +116,12 @@ func TestRunCancelledReleasesUnitsClaimedAhead(t *testing.T) {
 	})
 }
 
-// A worker told to stop finishes the units it claimed ahead instead of
-// dropping them: every unit it claimed is applied, once, and none is left
-// running.
-func TestWorkStopFinishesUnitsClaimedAhead(t *testing.T) {
+// TestWorkStopReleasesUnitsClaimedAhead: a worker told to stop (SIGTERM)
+// finishes the unit it is running and hands back the units it claimed
+// ahead and never started — pending at once, no attempt counted, for
+// another worker to take — instead of running them all first. Every unit
+// runs at most once and none is left running.
+func TestWorkStopReleasesUnitsClaimedAhead(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, claimAheadSpec)
 		_, err := e.Apply(t.Context())
@@ -132,18 +134,25 @@ func TestWorkStopFinishesUnitsClaimedAhead(t *testing.T) {
 		defer cancel()
 		x := &stopAt{n: 10, stop: cancel}
 		must(t, e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}))
-		if x.count <= 10 {
-			t.Fatalf("%d executions: the worker never claimed ahead, so this test shows nothing", x.count)
-		}
+		eq(t, "executions", x.count, 10)
 		for k, n := range x.calls {
 			if n != 1 {
 				t.Errorf("%s ran %d times", k, n)
 			}
 		}
 		got := unitsByStatus(t, s, "raw.ticks")
-		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: x.count, state.Pending: 192 - x.count}))
+		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: 10, state.Pending: 182}))
 		moves := transitions(t, s, "raw.ticks")
-		eq(t, "units claimed", moves["pending>running"], x.count)
-		eq(t, "units released", moves["running>pending"], 0)
+		claimed := moves["pending>running"]
+		if claimed <= x.count {
+			t.Fatalf("the worker claimed %d units for %d executions: it never claimed ahead, so this test shows nothing", claimed, x.count)
+		}
+		eq(t, "units released (claimed ahead, never started)", moves["running>pending"], claimed-10)
+		var attempts int
+		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.ticks", Statuses: []state.UnitStatus{state.Pending}}, func(u state.Unit) error {
+			attempts += u.Attempts
+			return nil
+		})
+		eq(t, "attempts counted on released units", attempts, 0)
 	})
 }

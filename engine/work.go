@@ -33,10 +33,11 @@ type WorkOptions struct {
 // are short (holdings) and records outcomes in batches (completer), so that
 // one claim and one commit serve many units.
 //
-// When ctx ends the worker stops claiming and lets the units it holds finish
-// (their executors are not cancelled) — the ones it claimed ahead too, which
-// is little work by construction — then returns nil. Units run by a worker
-// are not attributed to a run: their run id is 0.
+// When ctx ends the worker stops claiming and lets the units it is running
+// finish (their executors are not cancelled); the units it claimed ahead and
+// has not started go back to pending without an attempt counted. Then it
+// returns nil. Units run by a worker are not attributed to a run: their run
+// id is 0.
 func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOptions) error {
 	if err := e.refuseReadOnly(ctx, "work", nil); err != nil {
 		return err
@@ -75,6 +76,13 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		}
 	}
 	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
+		if ctx.Err() != nil {
+			// Stopping: a unit claimed ahead that has not started goes
+			// back to pending, with no attempt counted, for any worker to
+			// take at once — not when its lease would have expired.
+			e.settle(comp, h, unitVerdict{out: state.Outcome{Status: state.Pending, At: e.now()}}, done)
+			return
+		}
 		begun := time.Now()
 		v := e.runUnit(unitCtx, h.ctx, &gate.RegistrationCache{}, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
