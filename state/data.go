@@ -163,6 +163,19 @@ func UpsertUpdates(cols, keys []string) []string {
 // job with its position, which is what lets an author find it in the model.
 func StatementFailed(i int, err error) error { return fmt.Errorf("statement %d: %w", i+1, err) }
 
+// UnitSavepoint is the savepoint both backends set before a sql model's
+// statements and release after them. A statement that ends the
+// transaction (COMMIT, END, ROLLBACK) ends the savepoint with it, so the
+// release fails, and the unit fails with TransactionEnded instead of being
+// recorded applied next to data that committed on its own.
+const UnitSavepoint = "bollhav_unit"
+
+// TransactionEnded is the error of a sql model whose statements ended the
+// unit's transaction early; err is the backend's answer to the release.
+func TransactionEnded(err error) error {
+	return fmt.Errorf("a statement ended the unit's transaction (COMMIT, END or ROLLBACK among them): the unit is not recorded applied; remove the statement, since bollhav commits each unit's data with its state (%w)", err)
+}
+
 // RowWidth refuses the n-th row (from 1) of a table load when it does not
 // have one value per column.
 func RowWidth(n int64, row []any, columns int) error {

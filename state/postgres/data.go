@@ -119,6 +119,9 @@ func bindNull(sql string) string {
 
 func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob) (state.DataResult, error) {
 	var res state.DataResult
+	if _, err := tx.Exec(ctx, `SAVEPOINT `+state.UnitSavepoint); err != nil {
+		return res, err
+	}
 	for i, stmt := range job.Statements {
 		q, args := bind(stmt, job.Window)
 		tag, err := tx.Exec(ctx, q, args...)
@@ -126,6 +129,9 @@ func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob)
 			return res, state.StatementFailed(i, err)
 		}
 		res.Rows = tag.RowsAffected()
+	}
+	if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT `+state.UnitSavepoint); err != nil {
+		return res, state.TransactionEnded(err)
 	}
 	return res, nil
 }

@@ -70,6 +70,9 @@ func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string, a
 	switch job.Kind {
 	case state.DataStatements:
 		var res state.DataResult
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT "`+state.UnitSavepoint+`"`); err != nil {
+			return res, err
+		}
 		for i, stmt := range job.Statements {
 			q, args := bind(stmt, job.Window)
 			r, err := tx.ExecContext(ctx, q, args...)
@@ -77,6 +80,9 @@ func runJob(ctx context.Context, tx *sql.Tx, job state.DataJob, target string, a
 				return res, state.StatementFailed(i, err)
 			}
 			res.Rows, _ = r.RowsAffected()
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE "`+state.UnitSavepoint+`"`); err != nil {
+			return res, state.TransactionEnded(err)
 		}
 		return res, nil
 	case state.DataQuery:

@@ -25,6 +25,31 @@ var dataTests = []test{
 	{"InvalidJobsRefusedInOneWording", testDataJobRefusals},
 	{"LoadedDatetimesCompareWithTheWindow", testDataLoadedDatetimes},
 	{"OnlyOneWindowBound", testDataOneBound},
+	{"StatementThatEndsTheTransactionFailsTheUnit", testDataTransactionEnded},
+}
+
+// testDataTransactionEnded: a statement that commits (or rolls back) the
+// unit's transaction in the middle of its statements is caught: RunData
+// fails naming it, and the unit is not recorded applied — it stays running
+// under the claim, for the caller to record the failure.
+func testDataTransactionEnded(t *testing.T, s state.Store, _ *config) {
+	ds, schema := dataStore(t, s)
+	setupSource(t, ds, schema, s)
+	exec(t, ds, schema, `CREATE TABLE {t:dst} (n INTEGER)`)
+	for _, end := range []string{"COMMIT", "ROLLBACK"} {
+		c := runningUnit(t, s, 0, 1)
+		job := state.DataJob{Kind: state.DataStatements, Window: c.Unit.Window, Statements: tables(t, ds, schema,
+			`INSERT INTO {t:dst} VALUES (1)`, end, `INSERT INTO {t:dst} VALUES (2)`)}
+		_, err := ds.RunData(t.Context(), job, &c, clock(2))
+		if err == nil || !strings.Contains(err.Error(), "ended the unit's transaction") {
+			t.Fatalf("%s among the statements: RunData = %v, want the ended transaction named", end, err)
+		}
+		if u := unit(t, s, "", "m", c.Unit.Window); u.Status != state.Running {
+			t.Errorf("%s among the statements: the unit is %s, want it still running (not applied)", end, u.Status)
+		}
+		// Clean up for the next case: the unit goes back to pending.
+		must(t, "Complete", s.Complete(t.Context(), c, state.Outcome{Status: state.Pending, At: clock(3)}))
+	}
 }
 
 // dataStore returns s as a DataStore and a schema name of its own, dropped
