@@ -135,3 +135,16 @@ func componentNanos(whole, frac string, unit uint64) (uint64, error) {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// ShortDuration prints d as time.Duration.String does, without the zero
+// units it appends: "1h", "1h30m", "90s" rather than "1h0m0s".
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

@@ -65,3 +65,12 @@ func TestParseDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[string]string{"1h0m0s": "1h", "1h30m0s": "1h30m", "2m0s": "2m", "1m30s": "1m30s", "300ms": "300ms", "1h0m5s": "1h0m5s"} {
+		dur, _ := time.ParseDuration(d)
+		if got := ShortDuration(dur); got != want {
+			t.Errorf("ShortDuration(%s) = %s, want %s", d, got, want)
+		}
+	}
+}

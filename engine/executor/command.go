@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bollhav/bollhav/engine/spec"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -13,6 +12,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 )
 
 // DefaultCommandTimeout bounds a command whose run block sets no timeout: a
@@ -161,7 +163,7 @@ func (p *commandProcess) run(ctx context.Context, timeout, grace time.Duration) 
 	case !stopped && ctx.Err() != nil:
 		return Result{}, &CommandError{Status: "cancelled", Stderr: tail, Err: ctx.Err()}
 	case !stopped:
-		return Result{}, &CommandError{Status: "timed out after " + formatDuration(timeout), Stderr: tail, Err: context.DeadlineExceeded}
+		return Result{}, &CommandError{Status: "timed out after " + state.ShortDuration(timeout), Stderr: tail, Err: context.DeadlineExceeded}
 	case waitErr != nil:
 		var ee *exec.ExitError
 		if errors.As(waitErr, &ee) {
@@ -245,17 +247,4 @@ func resolveProgram(argv0, specDir string) (string, error) {
 		return "", fmt.Errorf("command %q: %s is not executable (chmod +x it)", argv0, path)
 	}
 	return path, nil
-}
-
-// formatDuration prints d without the zero units time.Duration.String adds:
-// "1h", "1h30m", "90s" rather than "1h0m0s".
-func formatDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }

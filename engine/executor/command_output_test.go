@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestTailBufferKeepsTheLastBytes(t *testing.T) {
@@ -70,14 +69,5 @@ func TestRedactor(t *testing.T) {
 	want := "token [redacted API_TOKEN] home /root short abc odd [redacted ODD] dir /work; postgres://u:[redacted]@h/db PASSWORD=[redacted]"
 	if got != want {
 		t.Errorf("apply =\n%s\nwant\n%s", got, want)
-	}
-}
-
-func TestFormatDuration(t *testing.T) {
-	for d, want := range map[string]string{"1h0m0s": "1h", "1h30m0s": "1h30m", "2m0s": "2m", "1m30s": "1m30s", "300ms": "300ms", "1h0m5s": "1h0m5s"} {
-		dur, _ := time.ParseDuration(d)
-		if got := formatDuration(dur); got != want {
-			t.Errorf("formatDuration(%s) = %s, want %s", d, got, want)
-		}
 	}
 }

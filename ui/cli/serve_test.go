@@ -270,40 +270,21 @@ func TestServeRefusesBadSetup(t *testing.T) {
 // the unit goes back to pending and the run is recorded cancelled, instead
 // of both staying "running" until a lease expires.
 func TestServeDisconnectCancelsTheSessionsRun(t *testing.T) {
-	s := startServeSpec(t, `models:
-  - name: raw.slow
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
-`)
-	c, screen, keys := s.sessionClient(t, s.operator)
-	screen.waitFor(t, "Pipelines", "raw.slow")
-	io.WriteString(keys, "R")
-	screen.waitFor(t, "of raw.slow", "Cancel")
-	io.WriteString(keys, "\x1b[C")
-	screen.waitFor(t, "[ Run ]")
-	io.WriteString(keys, "\r")
-	st := s.store(t)
+	s := startServeSpec(t, slowSpec)
+	c, screen, st := startSlowRun(t, s)
 	running := func() int {
 		stats, _ := st.Stats(t.Context(), "", "raw.slow")
 		return stats.Counts[state.Running]
 	}
-	deadline := time.Now().Add(15 * time.Second)
-	for running() != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the run never started its unit:\n%s", screen.text())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 	c.Close()
-	deadline = time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		runs, _ := st.Runs(t.Context(), "", 1)
 		if running() == 0 && len(runs) == 1 && runs[0].Status == state.RunCancelled {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after the disconnect: %d unit(s) running, runs %+v\n%s", running(), runs, s.stderr.text())
+			t.Fatalf("after the disconnect: %d unit(s) running, runs %+v\n%s\n%s", running(), runs, s.stderr.text(), screen.text())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -313,13 +294,36 @@ func TestServeDisconnectCancelsTheSessionsRun(t *testing.T) {
 // while a session's run holds a unit: the process exits only after the run
 // recorded its cancellation, so no unit is left running under a dead lease.
 func TestServeSIGTERMCancelsRunsBeforeExiting(t *testing.T) {
-	s := startServeSpec(t, `models:
+	s := startServeSpec(t, slowSpec)
+	_, _, st := startSlowRun(t, s)
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Wait(); err != nil {
+		t.Fatalf("serve after SIGTERM: %v\n%s", err, s.stderr.text())
+	}
+	stats, _ := st.Stats(t.Context(), "", "raw.slow")
+	runs, _ := st.Runs(t.Context(), "", 1)
+	if stats.Counts[state.Running] != 0 || stats.Counts[state.Pending] != 1 || len(runs) != 1 || runs[0].Status != state.RunCancelled {
+		t.Errorf("after serve exited: units %v, runs %+v; want the unit pending and the run cancelled", stats.Counts, runs)
+	}
+}
+
+// slowSpec is one daily unit whose command takes a minute: a run of it is
+// still running when the test acts.
+const slowSpec = `models:
   - name: raw.slow
     pipeline: core
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
     run: {command: ["sleep", "60"]}
-`)
-	screen, keys := s.session(t, s.operator)
+`
+
+// startSlowRun has an operator's session run raw.slow from its dialog and
+// waits until the unit is running; it returns the session's client and
+// the store.
+func startSlowRun(t *testing.T, s *served) (*gossh.Client, *sshScreen, state.Store) {
+	t.Helper()
+	c, screen, keys := s.sessionClient(t, s.operator)
 	screen.waitFor(t, "Pipelines", "raw.slow")
 	io.WriteString(keys, "R")
 	screen.waitFor(t, "of raw.slow", "Cancel")
@@ -331,22 +335,11 @@ func TestServeSIGTERMCancelsRunsBeforeExiting(t *testing.T) {
 	for {
 		stats, _ := st.Stats(t.Context(), "", "raw.slow")
 		if stats.Counts[state.Running] == 1 {
-			break
+			return c, screen, st
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the run never started its unit:\n%s", screen.text())
 		}
 		time.Sleep(50 * time.Millisecond)
-	}
-	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.cmd.Wait(); err != nil {
-		t.Fatalf("serve after SIGTERM: %v\n%s", err, s.stderr.text())
-	}
-	stats, _ := st.Stats(t.Context(), "", "raw.slow")
-	runs, _ := st.Runs(t.Context(), "", 1)
-	if stats.Counts[state.Running] != 0 || stats.Counts[state.Pending] != 1 || len(runs) != 1 || runs[0].Status != state.RunCancelled {
-		t.Errorf("after serve exited: units %v, runs %+v; want the unit pending and the run cancelled", stats.Counts, runs)
 	}
 }
