@@ -106,4 +106,9 @@ type RunRequest struct {
 	IntervalOverride *state.Interval
 	// Workers is how many units run at once in this process (default 1).
 	Workers int
+	// Confirmed is the plan the operator was shown and accepted (a typed
+	// torch confirmation): Run plans again at its clock and refuses, before
+	// it records a run or changes a unit, when the store no longer gives
+	// that plan. Nil runs whatever the store gives now.
+	Confirmed *Plan
 }

@@ -123,7 +123,20 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
-	plan, err := e.Plan(ctx, req)
+	var (
+		plan *Plan
+		err  error
+	)
+	if req.Confirmed != nil {
+		// Planned at the confirmed plan's clock, so that only a change in
+		// the store — not an hour passing while the operator typed — can
+		// make it differ.
+		if plan, err = e.plan(ctx, req, req.Confirmed.Now); err == nil {
+			err = samePlan(req.Confirmed, plan)
+		}
+	} else {
+		plan, err = e.Plan(ctx, req)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -213,6 +213,9 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 		if code, ok := c.confirmTorch(ctx, plan, f.yes); !ok {
 			return code
 		}
+		// The run executes the plan confirmed: if the store changed while
+		// the operator read it, the run refuses before recording anything.
+		req.Confirmed = plan
 	}
 
 	totals := map[string]int{}

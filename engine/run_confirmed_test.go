@@ -1,0 +1,53 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+)
+
+// TestRunRefusesAConfirmedPlanTheStoreNoLongerGives: an operator confirms a
+// plan (the CLI asks for it on a torch; here a bulldozer, whose reset count
+// a concurrent change moves); meanwhile units change. The run refuses, naming the
+// change, before it records a run or touches a unit — no "failed" run row
+// is left behind — and runs when the plan is made again.
+func TestRunRefusesAConfirmedPlanTheStoreNoLongerGives(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		req := RunRequest{Models: []string{"raw.orders"}, Mode: spec.Bulldozer, Window: firstDay()}
+		confirmed, err := e.Plan(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// While the operator reads the plan, another one re-pends two hours.
+		if n, err := e.Mark(t.Context(), "raw.orders", hours(0, 2), state.Pending); err != nil || n != 2 {
+			t.Fatalf("mark = %d, %v", n, err)
+		}
+		before := statuses(t, s, "raw.orders")
+		runsBefore, _ := s.Runs(t.Context(), "", 10)
+		req.Confirmed = confirmed
+		if _, err := e.Run(t.Context(), req, &fakeExec{}, nil); err == nil || !strings.Contains(err.Error(), "changed since the plan was made") {
+			t.Fatalf("Run = %v, want the confirmed plan refused as stale", err)
+		}
+		runsAfter, _ := s.Runs(t.Context(), "", 10)
+		if len(runsAfter) != len(runsBefore) {
+			t.Errorf("the refused run left %d run row(s) behind", len(runsAfter)-len(runsBefore))
+		}
+		if after := statuses(t, s, "raw.orders"); after[state.Pending] != before[state.Pending] || after[state.Applied] != before[state.Applied] {
+			t.Errorf("the refused run changed units: %v, then %v", before, after)
+		}
+		// Planned again, the run goes ahead.
+		if req.Confirmed, err = e.Plan(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Run(t.Context(), req, &fakeExec{}, nil); err != nil {
+			t.Fatalf("the plan made again: %v", err)
+		}
+	})
+}
