@@ -19,6 +19,15 @@ import (
 const (
 	claimAheadBudget = 250 * time.Millisecond
 	claimAheadMax    = 64
+	// claimAheadLease is the lease of units claimed while claiming ahead,
+	// renewed every third of it like any lease. A worker killed outright
+	// (SIGKILL, a lost machine) leaves what it holds running until the
+	// lease expires; units claimed ahead are many and short, so their
+	// stake is cut from the two-minute default to this. Safe under the
+	// fence: a holder that is alive but late loses the lease to a new
+	// fence, its heartbeat and outcome are then refused, and a unit whose
+	// lease is lost while it waits in the queue is never executed.
+	claimAheadLease = 30 * time.Second
 )
 
 // holdings counts the units a worker loop holds — claimed, and not yet
@@ -60,6 +69,17 @@ func (h *holdings) capacity() int {
 	}
 	perWorker := int(claimAheadBudget / max(h.mean, time.Microsecond))
 	return min(h.workers*(1+perWorker), h.limit())
+}
+
+// claimLease is the lease to claim with: normal, or claimAheadLease when
+// shorter and the loop is claiming ahead of its workers.
+func (h *holdings) claimLease(normal time.Duration) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.capacity() > h.workers {
+		return min(normal, claimAheadLease)
+	}
+	return normal
 }
 
 // room is how many units the loop should claim now, 0 to wait for held

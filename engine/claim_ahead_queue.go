@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -43,9 +44,10 @@ func startUnitQueue(workers, size int, run func(*heldUnit)) *unitQueue {
 	return q
 }
 
-// hold starts keeping c's lease, from its claim on, and queues it.
-func (e *Engine) hold(ctx context.Context, q *unitQueue, c state.Claim, m *spec.Model) {
-	uctx, stop := e.heartbeat(ctx, c)
+// hold starts keeping c's lease (lease long, as it was claimed), from its
+// claim on, and queues it.
+func (e *Engine) hold(ctx context.Context, q *unitQueue, c state.Claim, m *spec.Model, lease time.Duration) {
+	uctx, stop := e.heartbeat(ctx, c, lease)
 	q.units <- &heldUnit{claim: c, model: m, ctx: uctx, stop: stop}
 }
 

@@ -156,3 +156,72 @@ func TestWorkStopReleasesUnitsClaimedAhead(t *testing.T) {
 		eq(t, "attempts counted on released units", attempts, 0)
 	})
 }
+
+// gateExec runs the first fast units at once, then blocks the next one
+// until release is closed, so the loop has claimed ahead while it waits.
+type gateExec struct {
+	fast    int
+	release chan struct{}
+	blocked chan struct{}
+	once    sync.Once
+	mu      sync.Mutex
+	ran     int
+}
+
+func (g *gateExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	g.mu.Lock()
+	g.ran++
+	n := g.ran
+	g.mu.Unlock()
+	if n > g.fast {
+		g.once.Do(func() { close(g.blocked) })
+		select {
+		case <-g.release:
+		case <-ctx.Done():
+		}
+	}
+	return executor.Result{}, nil
+}
+
+// TestUnitsClaimedAheadHoldShortLeases: what a worker killed outright
+// leaves behind is what it held, until the leases expire. Units claimed
+// ahead are leased for claimAheadLease (renewed like any lease), not the
+// two-minute default, so a SIGKILL strands them for seconds, not minutes.
+func TestUnitsClaimedAheadHoldShortLeases(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, claimAheadSpec)
+		_, err := e.Apply(t.Context())
+		must(t, err)
+		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
+		must(t, err)
+		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
+		must(t, err)
+		x := &gateExec{fast: 20, release: make(chan struct{}), blocked: make(chan struct{})}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
+		defer func() {
+			cancel()
+			close(x.release)
+			must(t, <-done)
+		}()
+		select {
+		case <-x.blocked:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the worker never reached its slow unit")
+		}
+		time.Sleep(200 * time.Millisecond)
+		var held []state.Unit
+		must(t, s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.ticks", Statuses: []state.UnitStatus{state.Running}},
+			func(u state.Unit) error { held = append(held, u); return nil }))
+		if len(held) < 2 {
+			t.Fatalf("%d units held: the worker claimed nothing ahead, so this test shows nothing", len(held))
+		}
+		limit := leaseClock().Add(claimAheadLease + 5*time.Second)
+		for _, u := range held {
+			if u.LeaseUntil == nil || u.LeaseUntil.After(limit) {
+				t.Errorf("unit %s leased until %v, past %v: claimed ahead under the long lease", u.Window, u.LeaseUntil, limit)
+			}
+		}
+	})
+}

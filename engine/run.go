@@ -581,17 +581,17 @@ func failedOrReleased(ctx context.Context, err error) state.Outcome {
 // transient error is retried on the next tick; a lost lease (another worker
 // owns the unit now) cancels the returned context, so the work stops rather
 // than run twice.
-func (e *Engine) heartbeat(ctx context.Context, c state.Claim) (context.Context, context.CancelFunc) {
+func (e *Engine) heartbeat(ctx context.Context, c state.Claim, lease time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
-		t := time.NewTicker(e.lease() / 3)
+		t := time.NewTicker(lease / 3)
 		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(e.lease()))
+				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(lease))
 				if errors.Is(err, state.ErrLeaseLost) {
 					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
 					cancel()

@@ -101,7 +101,8 @@ func (t *taskRun) claimLoop(q *unitQueue) {
 			<-t.held.freed
 			continue
 		}
-		claims, err := t.claim(room)
+		lease := t.held.claimLease(t.e.lease())
+		claims, err := t.claim(room, lease)
 		if err != nil {
 			t.fail(fmt.Errorf("claiming units of %s: %w", t.sc.model.Name, err))
 			return
@@ -129,17 +130,17 @@ func (t *taskRun) claimLoop(q *unitQueue) {
 		}
 		t.held.took(len(claims))
 		for _, c := range claims {
-			t.e.hold(t.ctx, q, c, t.sc.model)
+			t.e.hold(t.ctx, q, c, t.sc.model, lease)
 		}
 	}
 }
 
 // claim claims up to limit pending units of the task's scope.
-func (t *taskRun) claim(limit int) ([]state.Claim, error) {
+func (t *taskRun) claim(limit int, lease time.Duration) ([]state.Claim, error) {
 	var claims []state.Claim
 	err := t.e.retryStore(t.ctx, "claim", func() (err error) {
 		claims, err = t.e.Store.Claim(t.ctx, state.ClaimRequest{Env: t.e.Env.Suffix, Models: []string{t.sc.model.Name},
-			Window: t.sc.window, Worker: t.worker, Lease: t.e.lease(), Limit: limit, RunID: t.runID, Now: leaseClock()})
+			Window: t.sc.window, Worker: t.worker, Lease: lease, Limit: limit, RunID: t.runID, Now: leaseClock()})
 		return err
 	})
 	return claims, err

@@ -102,9 +102,10 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		}
 		var claims []state.Claim
 		room := held.room()
+		lease := held.claimLease(e.lease())
 		if room > 0 {
 			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: names, Worker: name,
-				Lease: e.lease(), Limit: room, Now: leaseClock()})
+				Lease: lease, Limit: room, Now: leaseClock()})
 			if err != nil && ctx.Err() == nil {
 				e.logger().Warn("claiming failed; retrying", "err", err)
 			}
@@ -116,7 +117,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 				continue
 			}
 			held.took(1)
-			e.hold(unitCtx, q, c, m)
+			e.hold(unitCtx, q, c, m, lease)
 		}
 		if len(claims) == room && held.room() > 0 {
 			continue // there may be more work right away
