@@ -233,6 +233,9 @@ type Unit struct {
 	RunID         int64
 	LeaseOwner    string
 	LeaseUntil    *time.Time
+	// NotBefore is when a pending unit that failed and waits for its retry
+	// may be claimed again; nil when it may be claimed now.
+	NotBefore *time.Time
 	Fence         int64
 	RowsWritten   *int64
 	UpdatedAt     time.Time
@@ -311,13 +314,22 @@ type Claim struct {
 
 // Outcome is what running a claimed unit came to.
 type Outcome struct {
-	// Status is Applied, Failed, Blocked or Pending (released unrun).
+	// Status is Applied, Failed, Blocked or Pending: released unrun, or —
+	// with an Error — a failed attempt that will be tried again (Retry).
 	Status        UnitStatus
 	At            time.Time
 	BlockedReason string
 	Error         string
 	RowsWritten   *int64
+	// NotBefore, with Status Pending and an Error, is when the failed
+	// unit may be claimed again: no claim takes it earlier.
+	NotBefore time.Time
 }
+
+// Retry reports whether o sends a failed attempt back to pending for
+// another try: the attempt counts, its error is kept, and the unit waits
+// until NotBefore.
+func (o Outcome) Retry() bool { return o.Status == Pending && o.Error != "" }
 
 // Completion is one claimed unit's outcome, an item of CompleteBatch.
 type Completion struct {

@@ -125,6 +125,8 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req state.ClaimR
 	envArg := where.add("u.env = $%d", req.Env)
 	longest := fmt.Sprintf(`SELECT coalesce(max(longest_unit), 0) FROM {schema}.models WHERE env = $%d`, envArg)
 	where.add("u.status = $%d", string(state.Pending))
+	// A failed unit waiting for its retry is not claimable before then.
+	where.add("(u.not_before IS NULL OR u.not_before <= $%d)", req.Now)
 	if len(req.Models) > 0 {
 		longest += fmt.Sprintf(" AND name = ANY($%d)", where.add("u.model = ANY($%d)", req.Models))
 	}
@@ -192,6 +194,8 @@ func (s *Store) claimCandidatesPerModel(ctx context.Context, tx pgx.Tx, req stat
 		where.add("m.name <> ALL($%d)", busy)
 	}
 	pending, order := "u.status >= 'pending' AND u.status <= 'pending'", "u.status, u.since"
+	where.args = append(where.args, req.Now)
+	notBefore := fmt.Sprintf(" AND (u.not_before IS NULL OR u.not_before <= $%d)", len(where.args))
 	if !req.Window.IsZero() {
 		where.args = append(where.args, req.Window.Since, req.Window.Until)
 		since, until := len(where.args)-1, len(where.args)
@@ -204,7 +208,7 @@ func (s *Store) claimCandidatesPerModel(ctx context.Context, tx pgx.Tx, req stat
 		FROM {schema}.models m
 		CROSS JOIN LATERAL (
 		    SELECT u.id, u.model, u.flexible, u.since, u.until FROM {schema}.units u
-		    WHERE u.env = m.env AND u.model = m.name AND `+pending+`
+		    WHERE u.env = m.env AND u.model = m.name AND `+pending+notBefore+`
 		      AND NOT (u.flexible AND EXISTS (`+runningOverlap+`))
 		    ORDER BY `+order+`
 		    LIMIT $1
@@ -296,7 +300,7 @@ func (s *Store) markRunning(ctx context.Context, tx pgx.Tx, req state.ClaimReque
 	rows, err := tx.Query(ctx, s.sql(`
 		UPDATE {schema}.units u
 		SET status = 'running', lease_owner = $2, lease_until = $3, run_id = $4, updated_at = $5,
-		    fence = nextval('{schema}.fences'), applied_at = NULL, error = '', blocked_reason = ''
+		    fence = nextval('{schema}.fences'), applied_at = NULL, error = '', blocked_reason = '', not_before = NULL
 		WHERE u.id = ANY($1)
 		RETURNING `+unitColumns), ids, req.Worker, req.Now.Add(req.Lease), req.RunID, req.Now)
 	if err != nil {

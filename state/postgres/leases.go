@@ -51,14 +51,16 @@ func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 	if err := state.CheckOutcome(c, o); err != nil {
 		return v, err
 	}
-	switch o.Status {
-	case state.Applied:
+	switch {
+	case o.Status == state.Applied:
 		v.applied = nullTime(o.At)
-	case state.Failed:
+	case o.Status == state.Failed:
 		v.errText = o.Error
-	case state.Blocked:
+	case o.Status == state.Blocked:
 		v.reason = o.BlockedReason
-	case state.Pending:
+	case o.Retry():
+		v.errText, v.notBefore = o.Error, nullTime(o.NotBefore)
+	case o.Status == state.Pending:
 		v.attempt = 0 // released unrun: not an attempt
 	}
 	return v, nil
@@ -67,6 +69,7 @@ func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 // outcomeColumns are an Outcome's values as the units table stores them.
 type outcomeColumns struct {
 	applied         pgtype.Timestamptz
+	notBefore       pgtype.Timestamptz
 	errText, reason string
 	attempt         int
 }
@@ -82,10 +85,10 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.
 	err := tx.QueryRow(ctx, s.sql(`
 		UPDATE {schema}.units
 		SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
-		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9
+		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9, not_before = $10
 		WHERE id = $1 AND status = 'running' AND fence = $2
 		RETURNING env, model, since, until, run_id`),
-		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At,
+		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At, v.notBefore,
 	).Scan(&env, &model, &since, &until, &runID)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, s.repeatedOutcome(ctx, tx, c, o)

@@ -49,7 +49,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			), moved AS (
 			    UPDATE {schema}.units u
 			    SET status = $1, applied_at = $2, run_id = $3, updated_at = $4,
-			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL
+			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL, not_before = NULL
 			    FROM target t WHERE u.id = t.id
 			    RETURNING t.status AS from_status, u.since, u.until
 			)

@@ -38,6 +38,8 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 			maxUnit = max(maxUnit, m.maxUnit)
 		}
 		where, args := `"status" = 'pending' AND "model_id" IN (`+placeholders(len(ids))+`)`, ids
+		// A failed unit waiting for its retry is not claimable before then.
+		where, args = where+` AND ("not_before" IS NULL OR "not_before" <= ?)`, append(args, micros(req.Now))
 		if !req.Window.IsZero() {
 			cond, a := overlap(req.Window, maxUnit)
 			where, args = where+" AND "+cond, append(args, a...)
@@ -167,7 +169,7 @@ func overlapsRunning(ctx context.Context, tx *sql.Tx, m modelRef, w state.Window
 // claimUnit moves one pending unit to running under a new fence.
 func claimUnit(ctx context.Context, tx *sql.Tx, m modelRef, id int64, req state.ClaimRequest) (state.Claim, error) {
 	u, err := scanUnit(tx.QueryRowContext(ctx, `UPDATE "units" SET "status" = 'running', "lease_owner" = ?, "lease_until" = ?,
-			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?
+			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?, "not_before" = NULL
 		WHERE "id" = ? AND "status" = 'pending' RETURNING `+unitColumns,
 		req.Worker, micros(req.Now.Add(req.Lease)), req.RunID, micros(req.Now), id), m)
 	if err != nil {
@@ -236,23 +238,26 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 		}
 		return modelRef{}, state.Window{}, lost
 	}
-	var appliedAt sql.NullInt64
+	var appliedAt, notBefore sql.NullInt64
 	var reason, msg string
 	attempt := 1
-	switch o.Status {
-	case state.Applied:
+	switch {
+	case o.Status == state.Applied:
 		appliedAt = nullMicrosOf(o.At)
-	case state.Blocked:
+	case o.Status == state.Blocked:
 		reason = o.BlockedReason
-	case state.Failed:
+	case o.Status == state.Failed:
 		msg = o.Error
-	case state.Pending:
-		attempt = 0
+	case o.Retry():
+		msg, notBefore = o.Error, nullMicrosOf(o.NotBefore)
+	case o.Status == state.Pending:
+		attempt = 0 // released unrun: not an attempt
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
-			"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?
+			"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?,
+			"not_before" = ?
 		WHERE "id" = ?`,
-		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), c.Unit.ID)
+		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), notBefore, c.Unit.ID)
 	if err != nil {
 		return modelRef{}, state.Window{}, fmt.Errorf("sqlite: complete: %w", err)
 	}

@@ -78,7 +78,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			appliedAt = nullMicrosOf(at)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = '', "error" = '',
-				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?
+				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?, "not_before" = NULL
 			WHERE `+where, append([]any{string(req.To), appliedAt, req.RunID, micros(req.Now)}, args...)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)

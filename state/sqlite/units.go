@@ -10,20 +10,21 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-const unitColumns = `"id", "since", "until", "status", "applied_at", "blocked_reason", "error", "attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at"`
+const unitColumns = `"id", "since", "until", "status", "applied_at", "blocked_reason", "error", "attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at", "not_before"`
 
 // scanUnit reads unitColumns into a unit of m.
 func scanUnit(sc interface{ Scan(...any) error }, m modelRef) (state.Unit, error) {
 	u := state.Unit{Env: m.env, Model: m.name}
 	var since, until, updated int64
 	var status string
-	var appliedAt, leaseUntil, rows sql.NullInt64
+	var appliedAt, leaseUntil, rows, notBefore sql.NullInt64
 	err := sc.Scan(&u.ID, &since, &until, &status, &appliedAt, &u.BlockedReason, &u.Error, &u.Attempts, &u.RunID,
-		&u.LeaseOwner, &leaseUntil, &u.Fence, &rows, &updated)
+		&u.LeaseOwner, &leaseUntil, &u.Fence, &rows, &updated, &notBefore)
 	u.Window = window(since, until)
 	u.Status = state.UnitStatus(status)
 	u.AppliedAt = timePtr(appliedAt)
 	u.LeaseUntil = timePtr(leaseUntil)
+	u.NotBefore = timePtr(notBefore)
 	u.RowsWritten = intPtr(rows)
 	u.UpdatedAt = fromMicros(updated)
 	return u, err

@@ -11,6 +11,7 @@ import (
 )
 
 var claimTests = []test{
+	{"RetryOutcomeWaitsItsTurn", testRetryOutcome},
 	{"LeasesExpire", testLeasesExpire},
 	{"HeartbeatExtendsLease", testHeartbeatExtendsLease},
 	{"StaleFenceRefused", testStaleFenceRefused},
