@@ -29,6 +29,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	workers = max(workers, 1)
 	t.worker = workerName(runID)
 	t.cache = &gate.RegistrationCache{}
+	t.retries = newRetries()
 	t.others = e.newOtherWorkers(ctx)
 	defer t.others.stop()
 	t.held = newHoldings(workers, !appliesItself(exec, sc.model))
@@ -64,10 +65,11 @@ type taskRun struct {
 	started time.Time
 	attempt int
 
-	cache  *gate.RegistrationCache
-	others *otherWorkers
-	held   *holdings
-	comp   *completer
+	cache   *gate.RegistrationCache
+	others  *otherWorkers
+	retries *retries
+	held    *holdings
+	comp    *completer
 
 	mu sync.Mutex
 	// res counts the recorded outcomes of the units this task ran.
@@ -161,7 +163,7 @@ func (t *taskRun) runHeld(h *heldUnit) {
 	begun := time.Now()
 	v := t.e.runUnit(t.ctx, h.ctx, t.cache, t.runID, t.mode, t.sc.model, h.claim, t.exec)
 	t.held.observe(time.Since(begun))
-	t.e.settle(t.comp, h, v, t.record)
+	t.e.settle(t.comp, h, t.retries.apply(t.sc.model, h.claim, v), t.record)
 }
 
 // record adds a unit's outcome to the task's result once it is in the store

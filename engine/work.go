@@ -67,6 +67,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 	// Units keep running after ctx ends: stopping means taking no new work.
 	unitCtx := context.WithoutCancel(ctx)
 	held := newHoldings(workers, ahead)
+	budget := newRetries()
 	comp := e.startCompleter(unitCtx)
 	done := func(h *heldUnit, _ unitVerdict, err error) {
 		defer held.release()
@@ -86,7 +87,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		begun := time.Now()
 		v := e.runUnit(unitCtx, h.ctx, &gate.RegistrationCache{}, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
-		e.settle(comp, h, v, done)
+		e.settle(comp, h, budget.apply(h.model, h.claim, v), done)
 	})
 	defer comp.close()
 	defer q.close()

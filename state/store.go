@@ -235,10 +235,10 @@ type Unit struct {
 	LeaseUntil    *time.Time
 	// NotBefore is when a pending unit that failed and waits for its retry
 	// may be claimed again; nil when it may be claimed now.
-	NotBefore *time.Time
-	Fence         int64
-	RowsWritten   *int64
-	UpdatedAt     time.Time
+	NotBefore   *time.Time
+	Fence       int64
+	RowsWritten *int64
+	UpdatedAt   time.Time
 }
 
 // UnitStats summarises one model's units.
