@@ -34,10 +34,11 @@ keeps units in the given statuses (repeat it or separate them by commas).
 
 With -o json:
   {"model","units":[{"since","until","status","applied_at","blocked_reason",
-    "attempts","error"}]}
+    "attempts","error","not_before"}]}
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
-has none. The text output is one aligned line per unit, DETAIL holding the
+has none; not_before is when a failed unit waiting for its retry (a model's
+retry: budget) may run again, null otherwise. The text output is one aligned line per unit, DETAIL holding the
 blocked reason or the error.`,
 		examples: []string{
 			"bollhav units raw.orders",
@@ -64,6 +65,9 @@ type unitJSON struct {
 	BlockedReason *string `json:"blocked_reason"`
 	Attempts      int     `json:"attempts"`
 	Error         *string `json:"error"`
+	// NotBefore is when a failed unit waiting for its retry may run again;
+	// null otherwise.
+	NotBefore *string `json:"not_before"`
 }
 
 // Open bounds of --since/--until: instants every unit lies within. The zero
@@ -198,6 +202,7 @@ func unitToJSON(u state.Unit) unitJSON {
 	if u.Error != "" {
 		j.Error = &u.Error
 	}
+	j.NotBefore = rfcOrNull(u.NotBefore)
 	return j
 }
 
@@ -214,12 +219,15 @@ func unitCells(u state.Unit) []string {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
 	}
 	var detail []string
+	if u.NotBefore != nil {
+		detail = append(detail, "retry at "+state.FormatTime(*u.NotBefore)+" after attempt "+strconv.Itoa(u.Attempts)+" failed:")
+	}
 	for _, s := range []string{u.BlockedReason, u.Error} {
 		if s = oneLine(s); s != "" {
 			detail = append(detail, s)
 		}
 	}
-	d := cmp.Or(strings.Join(detail, "; "), "-")
+	d := cmp.Or(strings.Join(detail, " "), "-")
 	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
 }
 
