@@ -398,8 +398,11 @@ func (v *modelView) render(w, h int) []string {
 	for i := from; i < to; i++ {
 		u := v.data.units[v.idx[i]]
 		detail := u.BlockedReason
-		if u.Status == state.Failed {
+		switch {
+		case u.Status == state.Failed:
 			detail = u.Error
+		case u.NotBefore != nil:
+			detail = "retry at " + timeText(u.NotBefore) + " after attempt " + fmt.Sprint(u.Attempts) + " failed: " + u.Error
 		}
 		cells := []string{t.Glyph(unitStatus(u.Status)), windowText(u.Window), statusLabel(t, u.Status), t.Muted.Render(timeText(u.AppliedAt))}
 		if wide {

@@ -48,6 +48,9 @@ type WhyReport struct {
 	Error         string
 	AppliedAt     *time.Time
 	Attempts      int
+	// NotBefore is when the unit, failed and waiting for its retry, may
+	// run again; nil otherwise.
+	NotBefore *time.Time
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so
@@ -151,6 +154,7 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	r.Window, r.Status = w, StatusMissing
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
+		r.NotBefore = unit.NotBefore
 	}
 	gate, err := g.CachedUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {

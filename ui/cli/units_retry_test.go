@@ -12,7 +12,8 @@ import (
 )
 
 // TestUnitsShowARetryWait: a failed unit waiting for its retry says so —
-// "retry at …" and the error in the text, not_before in the JSON.
+// "retry at …" and the error in units' text, not_before in its JSON, and
+// the retry line in why.
 func TestUnitsShowARetryWait(t *testing.T) {
 	sp := writeSpec(t, `models:
   - name: raw.orders
@@ -49,5 +50,9 @@ func TestUnitsShowARetryWait(t *testing.T) {
 	_, out, _ = run(t, "units", "raw.orders", "--spec", sp, "--dsn", db, "-o", "json")
 	if !strings.Contains(out, `"not_before":"2026-01-03T14:05:00Z"`) {
 		t.Errorf("units JSON lacks not_before:\n%s", out)
+	}
+	_, out, errOut = run(t, "why", "raw.orders", "--at", "2026-01-01T12:00:00Z", "--spec", sp, "--dsn", db, "--as-of", "2026-01-03T14:01:00Z")
+	if !strings.Contains(out, "retry: at 2026-01-03T14:05:00Z, after attempt 1 failed") || !strings.Contains(out, "source down") {
+		t.Errorf("why does not show the retry wait:\n%s%s", out, errOut)
 	}
 }

@@ -64,6 +64,7 @@ type whyJSON struct {
 	Error     string            `json:"error"`
 	AppliedAt *string           `json:"applied_at"`
 	Attempts  int               `json:"attempts"`
+	NotBefore *string           `json:"not_before"`
 	Satisfied bool              `json:"satisfied"`
 	AsOf      string            `json:"as_of"`
 	More      int               `json:"frontier_more"`
@@ -173,7 +174,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 func whyToJSON(r *gate.WhyReport) whyJSON {
 	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, RootCause: []whyLinkJSON{},
 		Frontier: []whyFrontierJSON{}, Pipeline: r.Pipeline, Temporal: r.Temporality.String(), Blocked: r.BlockedReason,
-		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, Satisfied: r.Satisfied,
+		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, NotBefore: whyTimeJSON(r.NotBefore), Satisfied: r.Satisfied,
 		AsOf: state.FormatTime(r.Now), More: r.FrontierMore}
 	out.Since, out.Until = whyWindowJSON(r.Window)
 	for _, u := range r.Upstreams {
@@ -254,6 +255,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	}
 	if r.BlockedReason != "" {
 		fmt.Fprintf(out, "  blocked_reason: %s\n", r.BlockedReason)
+	}
+	if r.NotBefore != nil {
+		fmt.Fprintf(out, "  retry: at %s, after attempt %d failed\n", state.FormatTime(*r.NotBefore), r.Attempts)
 	}
 	if r.Error != "" {
 		fmt.Fprintf(out, "  error: %s\n", r.Error)
