@@ -33,7 +33,10 @@ type Engine struct {
 	// Lease is how long a claimed unit is held without a heartbeat before
 	// another worker may take it over; DefaultLease when zero.
 	Lease time.Duration
-	Log   *slog.Logger
+	// LeaseClock is the clock of claims, leases and retry times; the wall
+	// clock when nil. Tests set it to drive backoff without sleeping.
+	LeaseClock func() time.Time
+	Log        *slog.Logger
 }
 
 // ErrReadOnly is an action refused because the engine is read-only.

@@ -3,6 +3,7 @@ package engine
 import (
 	"math/rand/v2"
 	"sync"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -24,8 +25,8 @@ func newRetries() *retries { return &retries{tries: map[int64]int{}} }
 
 // apply turns v, the verdict of c's unit of m, into a retry when it is a
 // failure of the work (not a hard gate error, not one the executor
-// recorded) and m's policy leaves a try.
-func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict) unitVerdict {
+// recorded) and m's policy leaves a try; now is the lease clock.
+func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict, now time.Time) unitVerdict {
 	if v.out.Status != state.Failed || v.hard || v.recorded || !m.Retry.Retries() {
 		return v
 	}
@@ -37,6 +38,6 @@ func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict) unitVerdict
 		return v // the last try: the failure is final
 	}
 	v.out = state.Outcome{Status: state.Pending, Error: v.out.Error, At: v.out.At,
-		NotBefore: leaseClock().Add(m.Retry.Backoff(n, rand.Float64()))}
+		NotBefore: now.Add(m.Retry.Backoff(n, rand.Float64()))}
 	return v
 }

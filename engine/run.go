@@ -120,7 +120,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	// Units left running by a worker that died come back to pending (with
 	// attempts+1) once their lease has expired, before the plan looks at
 	// them: an expired lease must not block a reset.
-	if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil {
+	if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	var (
@@ -204,7 +204,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 		// redo its plan.
 		return nil, fmt.Errorf("run %d stopped before any task ran (its plan may be half applied): start a new run instead", runID)
 	}
-	if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil {
+	if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	rs := runStateFromLog(log)
@@ -513,7 +513,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 				// heartbeat under the claim's fence tells: then running
 				// it again cannot apply it twice.
 				xerr = e.retryStore(unitCtx, "heartbeat", func() error {
-					return e.Store.Heartbeat(unitCtx, c, leaseClock().Add(e.lease()))
+					return e.Store.Heartbeat(unitCtx, c, e.leaseNow().Add(e.lease()))
 				})
 				if xerr != nil {
 					break
@@ -591,7 +591,7 @@ func (e *Engine) heartbeat(ctx context.Context, c state.Claim, lease time.Durati
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				err := e.Store.Heartbeat(ctx, c, leaseClock().Add(lease))
+				err := e.Store.Heartbeat(ctx, c, e.leaseNow().Add(lease))
 				if errors.Is(err, state.ErrLeaseLost) {
 					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
 					cancel()
@@ -619,6 +619,17 @@ func (e *Engine) lease() time.Duration {
 // (--as-of, tests) must not hand out leases that are already expired, or
 // never expire.
 func leaseClock() time.Time { return time.Now().UTC() }
+
+// leaseNow is the clock of claims, leases, heartbeats and retry times:
+// e.LeaseClock when set (a test drives backoff with it), else the wall
+// clock — never the engine's --as-of clock, which judges gates: a lease
+// must expire in real time for another worker to take the unit over.
+func (e *Engine) leaseNow() time.Time {
+	if e.LeaseClock != nil {
+		return e.LeaseClock().UTC()
+	}
+	return leaseClock()
+}
 
 func workerName(runID int64) string {
 	host, _ := os.Hostname()

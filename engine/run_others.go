@@ -28,7 +28,7 @@ type otherWorkers struct {
 
 func (e *Engine) newOtherWorkers(ctx context.Context) *otherWorkers {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &otherWorkers{e: e, cancel: cancel, since: leaseClock(), mine: map[int64]bool{}}
+	o := &otherWorkers{e: e, cancel: cancel, since: e.leaseNow(), mine: map[int64]bool{}}
 	if ch, err := e.Store.Wake(ctx); err == nil {
 		o.wake = ch
 	}
@@ -56,7 +56,7 @@ func (o *otherWorkers) wait(ctx context.Context) bool {
 	case <-o.wake:
 	case <-t.C:
 	}
-	if _, err := o.e.Store.ReleaseExpired(ctx, leaseClock()); err != nil && ctx.Err() == nil {
+	if _, err := o.e.Store.ReleaseExpired(ctx, o.e.leaseNow()); err != nil && ctx.Err() == nil {
 		o.e.logger().Warn("releasing expired leases failed; waiting again", "err", err)
 	}
 	return ctx.Err() == nil

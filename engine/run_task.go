@@ -142,7 +142,7 @@ func (t *taskRun) claim(limit int, lease time.Duration) ([]state.Claim, error) {
 	var claims []state.Claim
 	err := t.e.retryStore(t.ctx, "claim", func() (err error) {
 		claims, err = t.e.Store.Claim(t.ctx, state.ClaimRequest{Env: t.e.Env.Suffix, Models: []string{t.sc.model.Name},
-			Window: t.sc.window, Worker: t.worker, Lease: lease, Limit: limit, RunID: t.runID, Now: leaseClock()})
+			Window: t.sc.window, Worker: t.worker, Lease: lease, Limit: limit, RunID: t.runID, Now: t.e.leaseNow()})
 		return err
 	})
 	return claims, err
@@ -163,7 +163,7 @@ func (t *taskRun) runHeld(h *heldUnit) {
 	begun := time.Now()
 	v := t.e.runUnit(t.ctx, h.ctx, t.cache, t.runID, t.mode, t.sc.model, h.claim, t.exec)
 	t.held.observe(time.Since(begun))
-	t.e.settle(t.comp, h, t.retries.apply(t.sc.model, h.claim, v), t.record)
+	t.e.settle(t.comp, h, t.retries.apply(t.sc.model, h.claim, v, t.e.leaseNow()), t.record)
 }
 
 // record adds a unit's outcome to the task's result once it is in the store

@@ -87,7 +87,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		begun := time.Now()
 		v := e.runUnit(unitCtx, h.ctx, &gate.RegistrationCache{}, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
-		e.settle(comp, h, budget.apply(h.model, h.claim, v), done)
+		e.settle(comp, h, budget.apply(h.model, h.claim, v, e.leaseNow()), done)
 	})
 	defer comp.close()
 	defer q.close()
@@ -97,7 +97,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		// claim: a lease lasts minutes, and a busy worker claims often.
 		if time.Since(released) >= poll {
 			released = time.Now()
-			if _, err := e.Store.ReleaseExpired(ctx, leaseClock()); err != nil && ctx.Err() == nil {
+			if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil && ctx.Err() == nil {
 				e.logger().Warn("releasing expired leases failed", "err", err)
 			}
 		}
@@ -106,7 +106,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		lease := held.claimLease(e.lease())
 		if room > 0 {
 			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: names, Worker: name,
-				Lease: lease, Limit: room, Now: leaseClock()})
+				Lease: lease, Limit: room, Now: e.leaseNow()})
 			if err != nil && ctx.Err() == nil {
 				e.logger().Warn("claiming failed; retrying", "err", err)
 			}
