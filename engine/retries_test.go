@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,20 +81,11 @@ func TestRunRetriesAFailedUnitWithinItsBudget(t *testing.T) {
 // alert run, and the run ends failed.
 func TestRunWithABudgetSpentSkipsSuccessDependents(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		spec := skipSpec[:len("models:\n")] + `  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 2, delay: 20ms}
-    run: {command: ["true"]}
-` + skipSpec[len("models:\n  - name: raw.orders\n    pipeline: shop\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"):]
+		spec := strings.Replace(skipSpec, "    run: {command: [\"true\"]}\n  - name: mart.daily",
+			"    retry: {attempts: 2, delay: 20ms}\n    run: {command: [\"true\"]}\n  - name: mart.daily", 1)
 		e := runEngine(t, s, spec)
 		bad := hours(5, 6)
-		exec := &fakeExec{fail: func(model string, w *state.Window) error {
-			if model == "raw.orders" && w.Equal(bad) {
-				return errors.New("exit status 3: source unavailable")
-			}
-			return nil
-		}}
+		exec := failingHour(bad)
 		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
 		if err != nil {
 			t.Fatal(err)

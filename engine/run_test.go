@@ -165,6 +165,16 @@ const skipSpec = `models:
     run: {command: ["true"]}
 `
 
+// failingHour is an executor under which raw.orders fails over bad.
+func failingHour(bad state.Window) *fakeExec {
+	return &fakeExec{fail: func(model string, w *state.Window) error {
+		if model == "raw.orders" && w.Equal(bad) {
+			return errors.New("exit status 3: source unavailable")
+		}
+		return nil
+	}}
+}
+
 // TestRunFailureSkipsSuccessDependents: a failed hour with no attempt left
 // in the run is final for it, so the SUCCESS dependent is SKIPPED (and never
 // runs), the ALWAYS cleanup behind it and the FAILURE alert run, and the run
@@ -173,12 +183,7 @@ func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, skipSpec)
 		bad := hours(5, 6)
-		exec := &fakeExec{fail: func(model string, w *state.Window) error {
-			if model == "raw.orders" && w.Equal(bad) {
-				return errors.New("exit status 3: source unavailable")
-			}
-			return nil
-		}}
+		exec := failingHour(bad)
 		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, exec, nil)
 		if err != nil {
 			t.Fatal(err)
