@@ -275,8 +275,51 @@ func lintGraphs(sp *spec.Spec) []Finding {
 				}
 			}
 		}
+		return out
+	}
+	// Each pipeline orders alone; a run of several pipelines builds one
+	// graph over their tasks, where after: edges across pipelines can
+	// close a loop no single pipeline shows.
+	if cycle := crossPipelineCycle(sp); len(cycle) > 0 {
+		out = append(out, Finding{Model: cycle[0], Severity: SeverityError, Rule: "task-cycle", Pos: posOf(sp, cycle[0]),
+			Message: "the task dependencies across pipelines form a cycle, so no run of them can order them: " + strings.Join(append(cycle, cycle[0]), " → ")})
 	}
 	return out
+}
+
+// crossPipelineCycle is a cycle of task edges over every model of the spec,
+// pipelines together, by model name; nil when there is none.
+func crossPipelineCycle(sp *spec.Spec) []string {
+	ids := AssignTaskIDs(sp, nil)
+	names := make(map[int]string, len(ids))
+	nodes := make([]graph.TaskNode, 0, len(sp.Models))
+	var edges []graph.TaskEdge
+	for _, m := range sp.Models {
+		names[ids[m.Name]] = m.Name
+		same, cross := modelEdges(sp, m)
+		outside := 0
+		for _, e := range same {
+			edges = append(edges, graph.TaskEdge{TaskID: ids[m.Name], DependsOnTaskID: ids[e.DependsOn], Type: e.Type})
+		}
+		for _, c := range cross {
+			if sp.Model(c.DependsOn) == nil {
+				outside++
+				continue
+			}
+			edges = append(edges, graph.TaskEdge{TaskID: ids[m.Name], DependsOnTaskID: ids[c.DependsOn], Type: c.Type})
+		}
+		nodes = append(nodes, graph.TaskNode{ID: ids[m.Name], CrossPipelineEdgeCount: outside})
+	}
+	_, err := graph.Build(nodes, edges)
+	var ce *graph.CycleError
+	if !errors.As(err, &ce) {
+		return nil
+	}
+	cycle := make([]string, len(ce.Cycle))
+	for i, id := range ce.Cycle {
+		cycle[i] = names[id]
+	}
+	return cycle
 }
 
 func posOf(sp *spec.Spec, model string) spec.Position {

@@ -319,3 +319,26 @@ func TestLintHasDataOntoModelsThatReportNoRows(t *testing.T) {
 		expectNone(t, sp, "has-data-unreported")
 	})
 }
+
+// TestLintCycleAcrossPipelines: after: edges across pipelines can close a
+// loop that no single pipeline shows; a run of both could never order
+// them, so lint calls it an error, naming the models, and apply and run
+// refuse the spec before touching the store.
+func TestLintCycleAcrossPipelines(t *testing.T) {
+	sp := mustParse(t, `models:
+  - name: x.a
+    pipeline: x
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: y.b, on: success}]
+    run: {command: ["true"]}
+  - name: y.b
+    pipeline: y
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    after: [{task: x.a, on: success}]
+    run: {command: ["true"]}
+`)
+	expectOne(t, sp, "task-cycle", SeverityError, "x.a", "x.a → y.b → x.a")
+	if err := RefuseLintErrors(sp); err == nil || !strings.Contains(err.Error(), "across pipelines") {
+		t.Errorf("RefuseLintErrors = %v, want the cycle refused", err)
+	}
+}

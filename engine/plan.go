@@ -751,7 +751,12 @@ func samePlan(a, b *Plan) error {
 	}
 	for i := range a.Models {
 		x, y := a.Models[i], b.Models[i]
+		// Whether the registration is written first is not part of what
+		// the plan does to units: a run registers the spec before it
+		// plans again, so a plan confirmed before that (a torch's, in the
+		// CLI) would otherwise never match for a new or edited model.
 		x.record, y.record = nil, nil
+		x.Register, y.Register = false, false
 		if !reflect.DeepEqual(x, y) {
 			return stale("model " + x.Model + " now plans differently")
 		}

@@ -337,9 +337,10 @@ type taskDone struct {
 
 // execute schedules the run's tasks until none is ready: ready tasks start
 // (each at most once per call, so a failed task runs again only through
-// Retry) and unsatisfiable ones are recorded SKIPPED. A failed task may still
-// succeed on a retry of this run (failuresFinal is false), so the
-// tasks waiting on it are left without a status: they run on the retry.
+// Retry) and unsatisfiable ones are recorded SKIPPED. A task is FAILED only
+// once a unit's retry budget is spent, so its failure is final in this call
+// (failuresFinal is true): SUCCESS and HAS_DATA dependents are SKIPPED, and
+// tasks that wait on another pipeline's outcome are left without a status.
 func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
 	exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}

@@ -45,6 +45,13 @@ type crossVerdicts struct {
 func (c crossVerdicts) doomed(g *graph.DependencyGraph, rs graph.RunState) []int {
 	var out []int
 	for id, lost := range c.lost {
+		for _, e := range g.DependenciesOf(id) {
+			// Same-pipeline edges already lost count too (failures are
+			// final within a run).
+			if up := rs[e.DependsOnTaskID]; up.Status != nil && up.Status.Terminal() && !graph.Satisfies(e.Type, up) {
+				lost++
+			}
+		}
 		if rs[id].Status == nil && g.TotalEdgeCount(id)-lost < g.RequiredEdgeCount(id) {
 			out = append(out, id)
 		}
@@ -159,6 +166,10 @@ func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.
 			}
 			logs[r.ID] = log
 		}
+		if r.Status == state.RunRunning && latestInProgress(log, taskID) {
+			// Still running: its outcome is not known yet.
+			return upstreamState{}, false, nil
+		}
 		rs := runStateFromLog(log)
 		if st, ok := rs[taskID]; ok && st.Status != nil && st.Status.Terminal() {
 			return upstreamState{TaskRunState: st, RunID: r.ID}, true, nil
@@ -173,4 +184,14 @@ func windowText(w state.Window) string {
 		return "any window"
 	}
 	return w.String()
+}
+
+func latestInProgress(log []state.TaskRunEntry, taskID int) bool {
+	latest, st := -1, ""
+	for _, e := range log {
+		if e.TaskID == taskID && e.Attempt >= latest {
+			latest, st = e.Attempt, e.Status
+		}
+	}
+	return st == "IN_PROGRESS"
 }

@@ -172,7 +172,11 @@ func (t *taskRun) runHeld(h *heldUnit) {
 func (t *taskRun) record(h *heldUnit, v unitVerdict, err error) {
 	defer t.held.release()
 	h.stop()
-	t.others.ran(h.claim.Unit.ID)
+	if v.out.Status != state.Pending {
+		// A retry or a release is not this task's last word on the unit:
+		// another worker may still finish it.
+		t.others.ran(h.claim.Unit.ID)
+	}
 	if err != nil {
 		t.fail(err)
 		return

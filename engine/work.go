@@ -76,12 +76,15 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 			e.logger().Warn("unit not recorded", "model", h.model.Name, "window", h.claim.Unit.Window.String(), "err", err)
 		}
 	}
+	// giveBack returns a unit claimed ahead that has not started to
+	// pending, with no attempt counted, for any worker to take at once —
+	// not when its lease would have expired.
+	giveBack := func(h *heldUnit) {
+		e.settle(comp, h, unitVerdict{out: state.Outcome{Status: state.Pending, At: e.now()}}, done)
+	}
 	q := startUnitQueue(workers, held.limit(), func(h *heldUnit) {
 		if ctx.Err() != nil {
-			// Stopping: a unit claimed ahead that has not started goes
-			// back to pending, with no attempt counted, for any worker to
-			// take at once — not when its lease would have expired.
-			e.settle(comp, h, unitVerdict{out: state.Outcome{Status: state.Pending, At: e.now()}}, done)
+			giveBack(h)
 			return
 		}
 		begun := time.Now()
@@ -130,5 +133,14 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		case <-time.After(poll):
 		}
 	}
-	return nil
+	// Stopping: what is still queued goes back now, even while every queue
+	// worker is busy with a long unit.
+	for {
+		select {
+		case h := <-q.units:
+			giveBack(h)
+		default:
+			return nil
+		}
+	}
 }

@@ -40,6 +40,11 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 	if workers < 1 || lease < time.Second {
 		return c.fail("worker", &usageError{"--workers must be at least 1 and --lease at least 1s"})
 	}
+	if c.AsOf != "" {
+		// A worker records outcomes and load times: made-up ones would
+		// mislead freshness and the runs that count other workers' units.
+		return c.fail("worker", &usageError{"--as-of does not apply to worker: a worker executes and records load times now"})
+	}
 	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	e, closeStore, code := c.openEngine(ctx, "worker")
