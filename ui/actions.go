@@ -115,22 +115,23 @@ func (ev *runEvents) snapshot() (map[string]engine.Progress, int64) {
 // for its first report. The run lives on ctx (the program's): quitting the
 // UI cancels it, and the engine puts interrupted units back to pending.
 func startRun(ctx context.Context, e *engine.Engine, owned *sync.WaitGroup, local int, a action) tea.Cmd {
-	return func() tea.Msg {
-		ev := &runEvents{progress: map[string]engine.Progress{}, poke: make(chan struct{}, 1), done: make(chan struct{})}
-		owned.Add(1)
-		go func() {
-			defer owned.Done()
-			defer close(ev.done)
-			res, err := e.Run(ctx, a.request(), e.Executor(), ev.report)
-			ev.mu.Lock()
-			ev.result, ev.err = res, err
-			if res != nil {
-				ev.runID = res.RunID
-			}
-			ev.mu.Unlock()
-		}()
-		return waitRun(local, ev)()
-	}
+	// Started here, in Update on the program's goroutine, so the Add
+	// happens before the program ends and its owner calls WaitRuns; a Cmd
+	// runs on a goroutine Bubble Tea does not wait for.
+	ev := &runEvents{progress: map[string]engine.Progress{}, poke: make(chan struct{}, 1), done: make(chan struct{})}
+	owned.Add(1)
+	go func() {
+		defer owned.Done()
+		defer close(ev.done)
+		res, err := e.Run(ctx, a.request(), e.Executor(), ev.report)
+		ev.mu.Lock()
+		ev.result, ev.err = res, err
+		if res != nil {
+			ev.runID = res.RunID
+		}
+		ev.mu.Unlock()
+	}()
+	return waitRun(local, ev)
 }
 
 // waitRun waits for the run's next report or its end.

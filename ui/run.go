@@ -52,8 +52,8 @@ func NewModel(ctx context.Context, e *engine.Engine, opts Options) (tea.Model, e
 // started from the UI are cancelled when it ends, and Run returns only once
 // they have recorded it (at most RunDrainTimeout): the engine puts their
 // interrupted units back to pending and records each run cancelled.
-func Run(ctx context.Context, e *engine.Engine, opts Options) error {
-	ctx, cancel := context.WithCancel(ctx)
+func Run(parent context.Context, e *engine.Engine, opts Options) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	app, err := newApp(ctx, e, withDefaults(opts), standardRenderers())
 	if err != nil {
@@ -73,7 +73,7 @@ func Run(ctx context.Context, e *engine.Engine, opts Options) error {
 	wctx, wcancel := context.WithTimeout(context.Background(), RunDrainTimeout)
 	defer wcancel()
 	werr := app.WaitRuns(wctx)
-	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+	if errors.Is(err, tea.ErrProgramKilled) && parent.Err() != nil {
 		err = nil // ended by the caller's context: a normal stop
 	}
 	return errors.Join(err, werr)

@@ -216,10 +216,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		// goodbye, written over it, so nobody is left staring at a screen
 		// that no longer answers.
 		s.mu.Lock()
+		live := make([]ssh.Session, 0, len(s.live))
 		for sess := range s.live {
-			_, _ = fmt.Fprint(sess, goodbye)
+			live = append(live, sess)
 		}
 		s.mu.Unlock()
+		for _, sess := range live {
+			// Never under mu, and never on this goroutine: a client that
+			// stopped reading blocks the write until srv.Close below.
+			go func() { _, _ = fmt.Fprint(sess, goodbye) }()
+		}
 		select {
 		case <-done:
 		case <-ctx.Done():
@@ -250,6 +256,13 @@ func (s *Server) Sessions() int {
 func (s *Server) admit(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		s.mu.Lock()
+		if s.closed {
+			// A session opened on a connection that outlived the listeners
+			// (a multiplexed client): Shutdown is already waiting on wg.
+			s.mu.Unlock()
+			wish.Fatalln(sess, strings.TrimSpace(goodbye))
+			return
+		}
 		if len(s.live) >= s.cfg.MaxSessions {
 			s.mu.Unlock()
 			wish.Fatalln(sess, "bollhav: too many sessions; try again later")
@@ -300,7 +313,12 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	e.Actor = Actor(sess.User(), key)
 	ctx, cancel := context.WithCancel(s.ctx)
 	go func() {
-		<-sess.Context().Done()
+		// sess.Context() is the connection's: it outlives this session when
+		// the client multiplexes, so also stop when the session's UI ends.
+		select {
+		case <-sess.Context().Done():
+		case <-ctx.Done():
+		}
 		cancel()
 	}()
 	m, err := s.cfg.NewModel(ctx, &e, sess)
