@@ -30,6 +30,9 @@ type App struct {
 	// owned counts the runs this UI started that have not ended; WaitRuns
 	// waits for them. The App is never copied (Bubble Tea holds *App).
 	owned sync.WaitGroup
+	// refused is when each action was last refused and audited for a
+	// read-only viewer.
+	refused map[string]time.Time
 
 	autoTheme bool // no theme asked for: follow the terminal's background
 	readOnly  bool
@@ -328,6 +331,15 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	top := a.top()
 	if act, ok := readOnlyActionKeys[msg.String()]; ok && a.readOnly {
+		// The first refusal of an action a minute is audited; held keys
+		// and repeats are only told, so a viewer cannot flood the log.
+		if last, seen := a.refused[act]; seen && time.Since(last) < time.Minute {
+			return a.setFlash("read-only: "+act+" refused", true)
+		}
+		if a.refused == nil {
+			a.refused = map[string]time.Time{}
+		}
+		a.refused[act] = time.Now()
 		return refuseCmd(a.ctx, a.eng, act, top.title())
 	}
 	switch {

@@ -38,4 +38,11 @@ func TestViewerActionIsRefusedOnScreenAndAudited(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// Pressed again within the minute: told, not audited again.
+	r.keys("R", "R")
+	r.waitText(t, "read-only: run refused")
+	time.Sleep(300 * time.Millisecond)
+	if log, _ := w.e.Store.AuditLog(context.Background(), 100); len(log) != len(before)+1 {
+		t.Errorf("repeated presses added %d audit entries, want none", len(log)-len(before)-1)
+	}
 }

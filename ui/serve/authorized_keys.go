@@ -80,12 +80,18 @@ func parseKeyLine(line []byte) (authorizedKey, error) {
 		return authorizedKey{}, err
 	}
 	k := authorizedKey{key: key}
-	restrict, pty := false, false
+	seen := map[string]bool{}
 	for _, opt := range options {
 		name, value, hasValue := strings.Cut(opt, "=")
 		name = strings.ToLower(name)
 		if hasValue {
 			value = unquoteOption(value)
+			// One from= or expiry-time= per line, as sshd wants: a second
+			// one would silently widen (or shorten) the first.
+			if seen[name] {
+				return authorizedKey{}, fmt.Errorf("option %s given twice; give it once", name)
+			}
+			seen[name] = true
 		}
 		switch {
 		case name == "from" && hasValue:
@@ -98,19 +104,17 @@ func parseKeyLine(line []byte) (authorizedKey, error) {
 			if err != nil {
 				return authorizedKey{}, fmt.Errorf("option expiry-time=%q: %w", value, err)
 			}
-		case name == "restrict" && !hasValue:
-			restrict = true
-		case name == "no-pty" && !hasValue:
+		// restrict, pty and no-pty apply in order, the last one winning,
+		// as sshd reads them: restrict,pty allows a terminal, pty,restrict
+		// does not.
+		case (name == "restrict" || name == "no-pty") && !hasValue:
 			k.noPTY = true
 		case name == "pty" && !hasValue:
-			pty = true
+			k.noPTY = false
 		case acceptedOptions[name] && !hasValue:
 		default:
 			return authorizedKey{}, fmt.Errorf("option %s is not enforced by bollhav; remove it or the key", strings.SplitN(opt, "=", 2)[0])
 		}
-	}
-	if restrict && !pty {
-		k.noPTY = true
 	}
 	return k, nil
 }

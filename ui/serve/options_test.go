@@ -184,3 +184,21 @@ func TestRefusedLoginsAreLoggedAndRateLimited(t *testing.T) {
 		t.Errorf("%d refused-login lines for 6 attempts from one address within a minute, want 1:\n%s", n, f.log.String())
 	}
 }
+
+// TestRepeatedOptionsAreNotLooserThanSshd: a second from= or expiry-time=
+// on one line is refused (it would widen the first), and restrict, pty and
+// no-pty apply in order, the last one winning.
+func TestRepeatedOptionsAreNotLooserThanSshd(t *testing.T) {
+	key := strings.TrimSpace(newKey(t).line)
+	for _, opt := range []string{`from="10.0.0.0/8",from="*"`, `expiry-time="20200101",expiry-time="29991231"`} {
+		if _, err := parseKeyLine([]byte(opt + " " + key)); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%s: %v, want it refused as given twice", opt, err)
+		}
+	}
+	for opts, noPTY := range map[string]bool{"restrict,pty": false, "pty,restrict": true, "no-pty,pty": false, "pty,no-pty": true} {
+		k, err := parseKeyLine([]byte(opts + " " + key))
+		if err != nil || k.noPTY != noPTY {
+			t.Errorf("%s: noPTY %v (%v), want %v", opts, k.noPTY, err, noPTY)
+		}
+	}
+}
