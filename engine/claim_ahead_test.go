@@ -123,13 +123,7 @@ func TestRunCancelledReleasesUnitsClaimedAhead(t *testing.T) {
 // runs at most once and none is left running.
 func TestWorkStopReleasesUnitsClaimedAhead(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, claimAheadSpec)
-		_, err := e.Apply(t.Context())
-		must(t, err)
-		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
-		must(t, err)
-		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
-		must(t, err)
+		e := workerWorld(t, s)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		x := &stopAt{n: 10, stop: cancel}
@@ -189,17 +183,8 @@ func (g *gateExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Re
 // two-minute default, so a SIGKILL strands them for seconds, not minutes.
 func TestUnitsClaimedAheadHoldShortLeases(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, claimAheadSpec)
-		_, err := e.Apply(t.Context())
-		must(t, err)
-		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
-		must(t, err)
-		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
-		must(t, err)
-		x := &gateExec{fast: 20, release: make(chan struct{}), blocked: make(chan struct{})}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
+		e := workerWorld(t, s)
+		x, cancel, done := startGatedWorker(t, e)
 		defer func() {
 			cancel()
 			close(x.release)
@@ -224,4 +209,30 @@ func TestUnitsClaimedAheadHoldShortLeases(t *testing.T) {
 			}
 		}
 	})
+}
+
+// workerWorld is an engine over claimAheadSpec with two days of raw.ticks'
+// quarter hours registered and pending: work for a worker.
+func workerWorld(t *testing.T, s state.Store) *Engine {
+	t.Helper()
+	e := runEngine(t, s, claimAheadSpec)
+	_, err := e.Apply(t.Context())
+	must(t, err)
+	g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
+	must(t, err)
+	_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
+	must(t, err)
+	return e
+}
+
+// startGatedWorker starts e.Work with one slot over a gateExec that runs 20
+// units fast and then blocks, so the worker has claimed ahead while it
+// waits; cancel stops the worker, done has its result.
+func startGatedWorker(t *testing.T, e *Engine) (x *gateExec, cancel context.CancelFunc, done chan error) {
+	t.Helper()
+	x = &gateExec{fast: 20, release: make(chan struct{}), blocked: make(chan struct{})}
+	ctx, cancel := context.WithCancel(t.Context())
+	done = make(chan error, 1)
+	go func() { done <- e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
+	return x, cancel, done
 }

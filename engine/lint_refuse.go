@@ -52,8 +52,15 @@ var unschedulable = map[string]bool{"lineage-cycle": true, "task-cycle": true, "
 // what apply and run refuse, which a front end can ask before it opens the
 // store at all.
 func RefuseLintErrors(sp *spec.Spec) error {
+	// Only the rules that decide it run — the task graphs and run
+	// conditions, not the contract checks that walk hundreds of windows
+	// per edge — since apply and run ask on every call.
+	candidates := lintGraphs(sp)
+	for _, m := range sp.Models {
+		candidates = append(candidates, lintRunCondition(sp, m)...)
+	}
 	var errs []Finding
-	for _, f := range Lint(sp) {
+	for _, f := range candidates {
 		if f.Severity == SeverityError && unschedulable[f.Rule] {
 			errs = append(errs, f)
 		}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -15,17 +14,8 @@ import (
 // them for their leases).
 func TestWorkStopGivesBackQueuedUnitsBehindALongOne(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, claimAheadSpec)
-		_, err := e.Apply(t.Context())
-		must(t, err)
-		g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
-		must(t, err)
-		_, err = s.Prefill(t.Context(), state.PrefillRequest{Model: "raw.ticks", Windows: g.Windows(days(0, 2)), Now: e.now()})
-		must(t, err)
-		x := &gateExec{fast: 20, release: make(chan struct{}), blocked: make(chan struct{})}
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan error, 1)
-		go func() { done <- e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
+		e := workerWorld(t, s)
+		x, cancel, done := startGatedWorker(t, e)
 		<-x.blocked
 		time.Sleep(200 * time.Millisecond)
 		cancel()
