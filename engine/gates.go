@@ -36,3 +36,9 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*gate.Why
 func (e *Engine) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.Window, now time.Time) (gate.UnitGate, error) {
 	return e.gates().Unit(ctx, m, w, now)
 }
+
+// Incidents groups what is failed, blocked or stale into root causes, most
+// downstream impact first; see gate.Reader.Incidents.
+func (e *Engine) Incidents(ctx context.Context) (*gate.IncidentReport, error) {
+	return e.gates().Incidents(ctx)
+}

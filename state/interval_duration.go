@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -147,4 +148,26 @@ func ShortDuration(d time.Duration) string {
 		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// RoughDuration prints d in its two largest units: "2d1h", "5h12m", "3m",
+// "12s" — an age at a glance, not to the second.
+func RoughDuration(d time.Duration) string {
+	units := []struct {
+		d    time.Duration
+		name string
+	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}}
+	for i, u := range units {
+		if d >= u.d || i == len(units)-1 {
+			s := strconv.FormatInt(int64(d/u.d), 10) + u.name
+			if i+1 < len(units) {
+				next := units[i+1]
+				if r := (d % u.d) / next.d; r > 0 {
+					s += strconv.FormatInt(int64(r), 10) + next.name
+				}
+			}
+			return s
+		}
+	}
+	return "0s"
 }

@@ -204,31 +204,9 @@ func ageText(now time.Time, t *time.Time) string {
 // durationText prints d as "3h12m ago" or "in 5m".
 func durationText(d time.Duration) string {
 	if d < 0 {
-		return "in " + shortDuration(-d)
+		return "in " + state.RoughDuration(-d)
 	}
-	return shortDuration(d) + " ago"
-}
-
-// shortDuration prints d in its two largest units: "2d1h", "5h12m", "3m",
-// "12s" — an age at a glance, not to the second.
-func shortDuration(d time.Duration) string {
-	units := []struct {
-		d    time.Duration
-		name string
-	}{{24 * time.Hour, "d"}, {time.Hour, "h"}, {time.Minute, "m"}, {time.Second, "s"}}
-	for i, u := range units {
-		if d >= u.d || i == len(units)-1 {
-			s := strconv.FormatInt(int64(d/u.d), 10) + u.name
-			if i+1 < len(units) {
-				next := units[i+1]
-				if r := (d % u.d) / next.d; r > 0 {
-					s += strconv.FormatInt(int64(r), 10) + next.name
-				}
-			}
-			return s
-		}
-	}
-	return "0s"
+	return state.RoughDuration(d) + " ago"
 }
 
 // count prints n with thousands separators: 1,000,000.

@@ -86,12 +86,12 @@ func TestShortDuration(t *testing.T) {
 		100*24*time.Hour + time.Minute: "100d",
 	}
 	for d, want := range cases {
-		got := shortDuration(d)
+		got := state.RoughDuration(d)
 		if d < 0 {
 			got = durationText(d)
 		}
 		if got != want {
-			t.Errorf("shortDuration(%s) = %q, want %q", d, got, want)
+			t.Errorf("state.RoughDuration(%s) = %q, want %q", d, got, want)
 		}
 	}
 }

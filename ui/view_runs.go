@@ -168,7 +168,7 @@ func took(r state.Run, now time.Time) string {
 	if end.Before(r.StartedAt) {
 		return "-"
 	}
-	return shortDuration(end.Sub(r.StartedAt))
+	return state.RoughDuration(end.Sub(r.StartedAt))
 }
 
 // liveRunLine is one run started from this UI: its state and the progress

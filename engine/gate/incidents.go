@@ -1,0 +1,401 @@
+package gate
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// IncidentKind is what an incident's root cause is.
+type IncidentKind string
+
+// The kinds of root cause, in the order a tie in impact lists them: what an
+// operator must fix first comes first.
+const (
+	// IncidentFailed: units of the model failed, or failed and wait for a
+	// retry.
+	IncidentFailed IncidentKind = "failed"
+	// IncidentGateError: a gate that cannot be evaluated (a hard error);
+	// no load fixes it, the spec or the stored definition must change.
+	IncidentGateError IncidentKind = "gate_error"
+	// IncidentStale: applied rows of the model are older than a
+	// downstream's freshness contract allows.
+	IncidentStale IncidentKind = "stale"
+	// IncidentMissing: windows of the model that downstream units need are
+	// not loaded: pending, running, or never prefilled.
+	IncidentMissing IncidentKind = "missing"
+	// IncidentBlocked: units blocked with no upstream unit to name (a WHOLE
+	// upstream with no complete window yet, an upstream never registered);
+	// their blocked_reason says why.
+	IncidentBlocked IncidentKind = "blocked"
+	// IncidentReleased: units stored blocked whose gate is satisfied now;
+	// the next run applies them.
+	IncidentReleased IncidentKind = "released"
+)
+
+var kindRank = map[IncidentKind]int{IncidentFailed: 0, IncidentGateError: 1, IncidentStale: 2,
+	IncidentMissing: 3, IncidentBlocked: 4, IncidentReleased: 5}
+
+// severity splits the kinds in two: a failure or a gate error never heals
+// by itself — someone must read its error and act — while stale, missing
+// and blocked units wait for a load that may already be scheduled. Broken
+// roots come first, then each class by impact.
+func (k IncidentKind) severity() int {
+	if k == IncidentFailed || k == IncidentGateError {
+		return 0
+	}
+	return 1
+}
+
+// MaxTracedBlocked bounds the blocked units whose root cause Incidents
+// walks (most impact first); a blocked unit past it is put on the incident
+// of the first traced unit of its model, or counted in
+// IncidentReport.Untraced when no unit of its model was traced.
+const MaxTracedBlocked = 500
+
+// Incident is one root cause and what waits on it: the failed units of one
+// model are one incident however many windows failed, the stale rows of one
+// model one more.
+type Incident struct {
+	Kind     IncidentKind
+	Model    string
+	Pipeline string
+	// Span runs from the first root unit's since to the last one's until;
+	// zero for a timeless model.
+	Span state.Window
+	// Units counts the root's units: failed (and retrying) units, stale
+	// rows, missing windows, or the blocked units themselves.
+	Units int
+	// Since is when it began to hurt: the oldest change of a root unit (a
+	// failed unit) or of a blocked unit traced to it.
+	Since time.Time
+	// Detail is the one line an operator reads first: the newest error's
+	// first line, the stale verdict, the gate error or the blocked reason.
+	Detail string
+	// Retry is the next retry of a failed root whose units wait for one;
+	// nil when none does.
+	Retry *RetryWait
+	// Blocked counts the blocked units whose root cause this is;
+	// BlockedModels names their models, sorted.
+	Blocked       int
+	BlockedModels []string
+	// Impact counts the units that wait on it: the units downstream of
+	// Model (through gated edges) that Span reaches and that are not
+	// applied, as `blocked` counts a unit's impact, plus the root's own
+	// units when they are blocked ones (kinds blocked and released). Span
+	// covers the gaps between root units too, so it is an upper bound.
+	Impact int
+	// Focus is the unit `why` explains for it: the traced blocked unit with
+	// the most impact, or the newest root unit when nothing is blocked
+	// behind it.
+	Focus UnitRef
+}
+
+// RetryWait is a failed root's next retry: the soonest not-before time of
+// its units waiting for one, and that unit's attempts so far.
+type RetryWait struct {
+	Attempts int
+	At       time.Time
+}
+
+// UnitRef names a unit: its model and window (zero when timeless).
+type UnitRef struct {
+	Model  string
+	Window state.Window
+}
+
+// IncidentReport is every incident of the environment at Now: failures
+// and gate errors first, then the rest, each most impact first.
+type IncidentReport struct {
+	Now       time.Time
+	Incidents []Incident
+	// Untraced counts blocked units past MaxTracedBlocked whose model had
+	// no traced unit to share an incident with.
+	Untraced int
+}
+
+// Incidents groups everything failed, blocked or stale into root causes:
+// every failed or retrying unit is a root; every blocked unit is walked
+// upstream as Why walks it (the root-cause chain) and counted on the root
+// it ends at. It only reads the store.
+func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
+	lin, err := g.gatedLineage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
+	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
+	for _, name := range lin.names {
+		if err := b.addFailed(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	blocked, err := g.Blocked(ctx, BlockedFilter{})
+	if err != nil {
+		return nil, err
+	}
+	firstOfModel := map[string]*Incident{}
+	untraced := map[string]bool{}
+	for i, bu := range blocked {
+		if i >= MaxTracedBlocked {
+			if inc := firstOfModel[bu.Model]; inc != nil {
+				b.behind(inc, bu)
+			} else {
+				untraced[bu.Model] = true
+				b.report.Untraced++
+			}
+			continue
+		}
+		inc, err := b.trace(ctx, bu)
+		if err != nil {
+			return nil, err
+		}
+		b.behind(inc, bu)
+		if firstOfModel[bu.Model] == nil {
+			firstOfModel[bu.Model] = inc
+		}
+	}
+	if err := b.impacts(ctx); err != nil {
+		return nil, err
+	}
+	b.report.Now = b.an.now
+	return &b.report, nil
+}
+
+// incidentBuilder accumulates incidents by kind and model.
+type incidentBuilder struct {
+	g      *Reader
+	lin    *gatedLineage
+	an     *analysis
+	byKey  map[string]*Incident
+	order  []string
+	seen   map[string]map[string]bool // incident key → root windows counted
+	report IncidentReport
+}
+
+func (b *incidentBuilder) get(kind IncidentKind, model string) *Incident {
+	k := string(kind) + " " + model
+	if inc, ok := b.byKey[k]; ok {
+		return inc
+	}
+	inc := &Incident{Kind: kind, Model: model, Pipeline: b.lin.pipeline[model]}
+	b.byKey[k] = inc
+	b.order = append(b.order, k)
+	b.seen[k] = map[string]bool{}
+	return inc
+}
+
+// root counts w (a root unit's window) on inc once, widening its span.
+func (b *incidentBuilder) root(inc *Incident, w state.Window, changed time.Time) {
+	k := string(inc.Kind) + " " + inc.Model
+	if b.seen[k][w.String()] {
+		return
+	}
+	b.seen[k][w.String()] = true
+	inc.Units++
+	if !w.IsZero() {
+		if inc.Span.IsZero() || w.Since.Before(inc.Span.Since) {
+			inc.Span.Since = w.Since
+		}
+		if inc.Span.Until.IsZero() || w.Until.After(inc.Span.Until) {
+			inc.Span.Until = w.Until
+		}
+	}
+	inc.Since = earliest(inc.Since, changed)
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
+}
+
+// addFailed makes the failed units of model, and its pending units that
+// failed and wait for a retry, one incident.
+func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
+	var newest time.Time
+	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: []state.UnitStatus{state.Failed, state.Pending}}
+	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		retrying := u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
+		if u.Status != state.Failed && !retrying {
+			return nil
+		}
+		inc := b.get(IncidentFailed, model)
+		b.root(inc, u.Window, u.UpdatedAt)
+		if !u.UpdatedAt.Before(newest) {
+			newest = u.UpdatedAt
+			inc.Detail = FirstLine(u.Error)
+			inc.Focus = UnitRef{Model: model, Window: u.Window}
+		}
+		if retrying && (inc.Retry == nil || u.NotBefore.Before(inc.Retry.At)) {
+			inc.Retry = &RetryWait{Attempts: u.Attempts, At: *u.NotBefore}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return fmt.Errorf("reading the failed units of %s: %w", model, err)
+	}
+	return nil
+}
+
+// trace walks bu's root-cause chain and returns the incident it ends at.
+func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident, error) {
+	m, _, err := b.an.model(ctx, bu.Model)
+	if err != nil {
+		// A model this bollhav cannot read: its reason is all there is.
+		inc := b.get(IncidentBlocked, bu.Model)
+		b.root(inc, bu.Window, bu.UpdatedAt)
+		inc.Detail = cmp.Or(inc.Detail, FirstLine(bu.Reason))
+		return inc, nil
+	}
+	u := &state.Unit{Model: bu.Model, Window: bu.Window, Status: state.Blocked, BlockedReason: bu.Reason, UpdatedAt: bu.UpdatedAt}
+	ug, err := b.g.CachedUnit(ctx, b.an.shapes, m, windowOf(m, bu.Window), b.an.now)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := b.an.rootCause(ctx, m, bu.Window, u, ug)
+	if err != nil {
+		return nil, err
+	}
+	last := chain[len(chain)-1]
+	lastGate := &ug
+	if len(chain) > 1 && last.Status == state.Blocked {
+		// The chain stopped at a blocked unit upstream: its own gate says
+		// whether it is released or names nothing further.
+		lm, _, err := b.an.model(ctx, last.Model)
+		if err != nil {
+			return nil, err
+		}
+		g, err := b.g.CachedUnit(ctx, b.an.shapes, lm, windowOf(lm, last.Window), b.an.now)
+		if err != nil {
+			return nil, err
+		}
+		lastGate = &g
+	}
+	var inc *Incident
+	switch {
+	case last.Status == state.Blocked && lastGate.Err != nil, strings.HasPrefix(last.Detail, "gate: ") && last.Status != state.Failed:
+		inc = b.get(IncidentGateError, last.Model)
+		inc.Detail = cmp.Or(inc.Detail, FirstLine(strings.TrimPrefix(last.Detail, "gate: ")))
+	case last.Status == state.Blocked && lastGate.Satisfied:
+		inc = b.get(IncidentReleased, last.Model)
+		inc.Detail = "its upstreams caught up: the next run applies it"
+	case last.Status == state.Blocked:
+		inc = b.get(IncidentBlocked, last.Model)
+		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
+	case last.Status == state.Failed:
+		inc = b.get(IncidentFailed, last.Model)
+		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
+	case b.retrying(last):
+		// A pending unit that failed and waits for its retry: the failed
+		// incident addFailed made for it.
+		inc = b.byKey[string(IncidentFailed)+" "+last.Model]
+	case last.Stale:
+		inc = b.get(IncidentStale, last.Model)
+		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
+	default:
+		inc = b.get(IncidentMissing, last.Model)
+		if inc.Detail == "" {
+			inc.Detail = fmt.Sprintf("%s is %s: not loaded", windowText(last.Window), last.Status)
+		}
+	}
+	b.root(inc, last.Window, bu.UpdatedAt)
+	return inc, nil
+}
+
+// retrying is whether l is a pending unit addFailed counted as failed.
+func (b *incidentBuilder) retrying(l ChainLink) bool {
+	return l.Status == state.Pending && b.seen[string(IncidentFailed)+" "+l.Model][l.Window.String()]
+}
+
+// windowText is a window as incident details name it.
+func windowText(w state.Window) string {
+	if w.IsZero() {
+		return "its existence row"
+	}
+	return w.String()
+}
+
+// behind counts bu, a blocked unit, on inc.
+func (b *incidentBuilder) behind(inc *Incident, bu BlockedUnit) {
+	if inc.Blocked == 0 { // Blocked lists the most impact first
+		inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
+	}
+	inc.Blocked++
+	if !slices.Contains(inc.BlockedModels, bu.Model) {
+		inc.BlockedModels = append(inc.BlockedModels, bu.Model)
+		slices.Sort(inc.BlockedModels)
+	}
+	inc.Since = earliest(inc.Since, bu.UpdatedAt)
+}
+
+// impacts counts each incident's impact and orders the report.
+func (b *incidentBuilder) impacts(ctx context.Context) error {
+	counter := newImpactCounter(b.g, b.lin, outstandingStatuses)
+	for _, k := range b.order {
+		inc := b.byKey[k]
+		n, err := counter.count(ctx, inc.Model, inc.Span)
+		if err != nil {
+			return err
+		}
+		if inc.Kind == IncidentBlocked || inc.Kind == IncidentReleased {
+			n += inc.Units
+		}
+		inc.Impact = n
+		b.report.Incidents = append(b.report.Incidents, *inc)
+	}
+	slices.SortStableFunc(b.report.Incidents, func(x, y Incident) int {
+		return cmp.Or(cmp.Compare(x.Kind.severity(), y.Kind.severity()), cmp.Compare(y.Impact, x.Impact),
+			cmp.Compare(kindRank[x.Kind], kindRank[y.Kind]),
+			x.Since.Compare(y.Since), cmp.Compare(x.Model, y.Model))
+	})
+	return nil
+}
+
+// FirstLine is s's first non-empty line, trimmed: the line an incident
+// row has room for.
+func FirstLine(s string) string {
+	for line := range strings.SplitSeq(s, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// Title is an incident's first line: its root, kind, extent and age at
+// now, e.g. "raw.payments failed · 1 unit
+// 2026-11-30T16:00:00Z..2026-11-30T17:00:00Z · for 11h".
+func (inc Incident) Title(now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s · %d unit", inc.Model, inc.Kind.Word(), inc.Units)
+	if inc.Units != 1 {
+		b.WriteString("s")
+	}
+	if !inc.Span.IsZero() {
+		fmt.Fprintf(&b, " %s..%s", state.FormatTime(inc.Span.Since), state.FormatTime(inc.Span.Until))
+	}
+	if !inc.Since.IsZero() {
+		fmt.Fprintf(&b, " · for %s", state.RoughDuration(now.Sub(inc.Since)))
+	}
+	return b.String()
+}
+
+// Word is the kind as a sentence reads it: "failed", "gate error",
+// "stale", "not loaded", "blocked", "released".
+func (k IncidentKind) Word() string {
+	switch k {
+	case IncidentGateError:
+		return "gate error"
+	case IncidentMissing:
+		return "not loaded"
+	}
+	return string(k)
+}

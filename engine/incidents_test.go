@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+)
+
+// incidentString is an incident in one line for comparison.
+func incidentString(inc gate.Incident) string {
+	span := "existence"
+	if !inc.Span.IsZero() {
+		span = inc.Span.String()
+	}
+	focus := inc.Focus.Model
+	if !inc.Focus.Window.IsZero() {
+		focus += " " + inc.Focus.Window.String()
+	}
+	return fmt.Sprintf("%s %s %s units=%d blocked=%d of %s impact=%d focus=%s", inc.Kind, inc.Model, span, inc.Units,
+		inc.Blocked, strings.Join(inc.BlockedModels, ","), inc.Impact, focus)
+}
+
+func mustIncidents(t *testing.T, e *Engine) *gate.IncidentReport {
+	t.Helper()
+	rep, err := e.Incidents(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+// Every blocked unit of whyWorld waits, directly or through mart.daily and
+// mart.hourly, on raw.orders' two failed hours: one incident, not eight.
+func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		rep := mustIncidents(t, e)
+		got := []string{}
+		for _, inc := range rep.Incidents {
+			got = append(got, incidentString(inc))
+		}
+		// By hand: raw.orders failed 05 and 07 (span 05..08). Blocked behind
+		// it: mart.daily day 0, mart.hourly 05+07, mart.flex 05+07,
+		// report.running day 0, report.snapshot, report.hourly_rollup day 0
+		// = 8. Impact: the outstanding units [05, 08) reaches downstream:
+		// mart.daily 1 + mart.hourly 2 + mart.flex 2 + report.running 1 +
+		// report.snapshot 1 + report.hourly_rollup 1 = 8 (mart.fresh has no
+		// units). Focus: the blocked unit of most impact, mart.daily day 0
+		// (impact 2, TestBlockedOrdersByImpact).
+		expectStrings(t, "incidents", got, []string{
+			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
+				" units=2 blocked=8 of mart.daily,mart.flex,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
+				" impact=8 focus=mart.daily " + days(0, 1).String(),
+		})
+		inc := rep.Incidents[0]
+		if inc.Detail != "exit status 3: source unavailable" {
+			t.Errorf("detail %q, want the newest error's first line", inc.Detail)
+		}
+		if inc.Retry != nil {
+			t.Errorf("retry %+v, want none: no retry policy", inc.Retry)
+		}
+		if want := t0.Add(48 * time.Hour); !inc.Since.Equal(want) {
+			t.Errorf("since %s, want %s (when the units failed)", inc.Since, want)
+		}
+		if rep.Untraced != 0 {
+			t.Errorf("untraced %d", rep.Untraced)
+		}
+	})
+}
+
+// A stale upstream, a window never loaded and a failure each get their own
+// incident; the failure comes first although the stale rows hold back more
+// units, and each incident counts only the blocked units whose chain ends
+// at it.
+func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		// Three hours later raw.orders' rows (applied at t0+48h) are past
+		// mart.fresh's 1h freshness: its 22 hours over applied rows block
+		// stale, 05 and 07 block on the failed hours.
+		e.Now = func() time.Time { return t0.Add(51 * time.Hour) }
+		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.fresh"}, Window: firstDay()}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		// mart.daily's day 1: raw.orders has no unit there at all.
+		day1 := days(1, 2)
+		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.daily"}, Window: &day1}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if c := statuses(t, s, "mart.fresh"); c[state.Blocked] != 24 {
+			t.Fatalf("mart.fresh %v, want 24 blocked", c)
+		}
+		rep := mustIncidents(t, e)
+		got := []string{}
+		for _, inc := range rep.Incidents {
+			got = append(got, incidentString(inc))
+		}
+		// By hand:
+		//   failed raw.orders: the 8 blocked units before, plus mart.fresh 05
+		//     and 07 = 10; impact 8 + mart.fresh 05, 06, 07 = 11 (06 is
+		//     blocked too, stale, and [05, 08) reaches it). Focus stays
+		//     mart.daily day 0 (impact 2 beats mart.fresh's 0).
+		//   stale raw.orders: 22 stale rows (one per mart.fresh hour),
+		//     span the whole day; impact: every outstanding unit day 0
+		//     reaches downstream = mart.daily 1 + mart.hourly 2 + mart.flex 2
+		//     + mart.fresh 24 + report.* 3 = 32; focus mart.fresh 00 (all
+		//     impact 0: by model, then since).
+		//   missing raw.orders: mart.daily day 1 waits on raw.orders' 00 hour
+		//     of day 1, never prefilled (the chain's first missing window);
+		//     impact: the outstanding units that hour reaches = mart.daily
+		//     day 1 + report.snapshot (WHOLE); report.running day 0 ends
+		//     where the hour begins, so THROUGH does not reach it = 2.
+		// The stale root holds back the most units, but a failure comes
+		// first: it never heals without someone reading its error.
+		expectStrings(t, "incidents", got, []string{
+			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
+				" units=2 blocked=10 of mart.daily,mart.flex,mart.fresh,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
+				" impact=11 focus=mart.daily " + days(0, 1).String(),
+			"stale raw.orders " + days(0, 1).String() + " units=22 blocked=22 of mart.fresh impact=32 focus=mart.fresh " + hours(0, 1).String(),
+			"missing raw.orders " + hours(24, 25).String() + " units=1 blocked=1 of mart.daily impact=2 focus=mart.daily " + days(1, 2).String(),
+		})
+		if d := rep.Incidents[1].Detail; !strings.Contains(d, "stale") || !strings.Contains(d, "older than 1h") {
+			t.Errorf("stale detail %q", d)
+		}
+		if d := rep.Incidents[2].Detail; d != hours(24, 25).String()+" is missing: not loaded" {
+			t.Errorf("missing detail %q", d)
+		}
+	})
+}
+
+// Once the failed hours are marked applied, the units stored blocked
+// behind them are released, not failed, and the units waiting on those
+// count on the released root.
+func TestIncidentsReleasedUnitsAreTheirOwnRoot(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		for _, h := range []state.Window{hours(5, 6), hours(7, 8)} {
+			if _, err := e.Mark(t.Context(), "raw.orders", h, state.Applied); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rep := mustIncidents(t, e)
+		got := []string{}
+		for _, inc := range rep.Incidents {
+			got = append(got, fmt.Sprintf("%s %s units=%d blocked=%d impact=%d", inc.Kind, inc.Model, inc.Units, inc.Blocked, inc.Impact))
+		}
+		// By hand: mart.daily day 0, mart.hourly 05+07 and mart.flex 05+07
+		// read raw.orders directly and are satisfied now: released roots.
+		// report.running and report.snapshot stop at mart.daily day 0,
+		// report.hourly_rollup at mart.hourly 05. Impact: downstream reach
+		// plus the released units themselves: mart.daily 2+1, mart.hourly
+		// 1+2, mart.flex 0+2; ties by model.
+		expectStrings(t, "released", got, []string{
+			"released mart.daily units=1 blocked=3 impact=3",
+			"released mart.hourly units=2 blocked=3 impact=3",
+			"released mart.flex units=2 blocked=2 impact=2",
+		})
+		if rep.Incidents[0].Detail != "its upstreams caught up: the next run applies it" {
+			t.Errorf("detail %q", rep.Incidents[0].Detail)
+		}
+	})
+}
+
+// A pipeline with every unit applied has no incident at all.
+func TestIncidentsAllClear(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if c := statuses(t, s, "mart.daily"); c[state.Applied] != 1 {
+			t.Fatalf("mart.daily %v", c)
+		}
+		if rep := mustIncidents(t, e); len(rep.Incidents) != 0 || rep.Untraced != 0 {
+			t.Errorf("everything applied: %+v, want no incident", rep.Incidents)
+		}
+	})
+}

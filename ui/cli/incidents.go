@@ -1,0 +1,169 @@
+package cli
+
+import (
+	gocontext "context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+	"github.com/spf13/pflag"
+)
+
+func init() {
+	register(&command{
+		name:    "incidents",
+		summary: "what is broken, one row per root cause, most downstream impact first",
+		long: `incidents groups everything failed, blocked or stale into root causes: the
+failed (or retrying) units of one model are one incident however many windows
+failed; every blocked unit is walked upstream, as 'why' walks it, to the unit
+that holds it back, and counted on that root: a failed unit, a stale applied
+row, an upstream window not loaded yet (missing), a hard gate error, or, when
+no upstream unit can be named, its own blocked reason. Units stored blocked
+whose gate is satisfied now are one incident of kind released: the next run
+applies them.
+
+Each incident shows its age (since its oldest root unit or blocked unit last
+changed), the one line to read first (the newest error, the stale verdict),
+the next retry when its units wait for one, the blocked units and models behind
+it, and its impact: the units downstream that are not applied and that its
+windows reach, as 'blocked' counts impact. Most impact first. Each ends with the
+'why' command that explains its most impactful blocked unit.
+
+With -o json:
+  {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
+    "started_at","age_seconds","detail","retry":{"attempts","at"},
+    "blocked_units","blocked_models":[],"impact","focus":{"model","at"}}],
+   "untraced"}
+kind is failed, gate_error, stale, missing, blocked or released; since/until
+are the root units' first..last bounds (null when timeless); retry is null
+unless a unit waits for a retry; focus.at is null for a timeless model.
+untraced counts blocked units past the first 500 (by impact) whose model had
+no traced unit. The exit status is 0 whether or not anything is wrong.`,
+		examples: []string{
+			"bollhav incidents",
+			"bollhav incidents -o json | jq '.incidents[0]'",
+		},
+		flags: func(*pflag.FlagSet) {},
+		run:   runIncidents,
+	})
+}
+
+type incidentsJSON struct {
+	AsOf      string         `json:"as_of"`
+	Incidents []incidentJSON `json:"incidents"`
+	Untraced  int            `json:"untraced"`
+}
+
+type incidentJSON struct {
+	Kind          string         `json:"kind"`
+	Model         string         `json:"model"`
+	Pipeline      string         `json:"pipeline"`
+	Since         *string        `json:"since"`
+	Until         *string        `json:"until"`
+	Units         int            `json:"units"`
+	StartedAt     *string        `json:"started_at"`
+	AgeSeconds    int64          `json:"age_seconds"`
+	Detail        string         `json:"detail"`
+	Retry         *retryWaitJSON `json:"retry"`
+	BlockedUnits  int            `json:"blocked_units"`
+	BlockedModels []string       `json:"blocked_models"`
+	Impact        int            `json:"impact"`
+	Focus         focusJSON      `json:"focus"`
+}
+
+type retryWaitJSON struct {
+	Attempts int    `json:"attempts"`
+	At       string `json:"at"`
+}
+
+type focusJSON struct {
+	Model string  `json:"model"`
+	At    *string `json:"at"`
+}
+
+func runIncidents(c *cmdContext, args []string) int {
+	if len(args) > 0 {
+		return c.fail("incidents", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
+	}
+	ctx := gocontext.Background()
+	e, closeStore, code := c.openEngine(ctx, "incidents")
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	rep, err := e.Incidents(ctx)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav incidents: %s\n", oneLine(err.Error()))
+		return ExitUsage
+	}
+	if c.Output == "json" {
+		writeJSON(c.Out, incidentsToJSON(rep))
+		return ExitOK
+	}
+	printIncidents(c.Out, rep, e.Env.String())
+	return ExitOK
+}
+
+func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
+	out := incidentsJSON{AsOf: state.FormatTime(rep.Now), Incidents: []incidentJSON{}, Untraced: rep.Untraced}
+	for _, inc := range rep.Incidents {
+		j := incidentJSON{Kind: string(inc.Kind), Model: inc.Model, Pipeline: inc.Pipeline, Units: inc.Units,
+			StartedAt: rfcOrNull(&inc.Since), Detail: inc.Detail, BlockedUnits: inc.Blocked,
+			BlockedModels: append([]string{}, inc.BlockedModels...), Impact: inc.Impact,
+			Focus: focusJSON{Model: inc.Focus.Model}}
+		if !inc.Since.IsZero() {
+			j.AgeSeconds = int64(rep.Now.Sub(inc.Since).Seconds())
+		}
+		j.Since, j.Until = whyWindowJSON(inc.Span)
+		if !inc.Focus.Window.IsZero() {
+			at := state.FormatTime(inc.Focus.Window.Since)
+			j.Focus.At = &at
+		}
+		if inc.Retry != nil {
+			j.Retry = &retryWaitJSON{Attempts: inc.Retry.Attempts, At: state.FormatTime(inc.Retry.At)}
+		}
+		out.Incidents = append(out.Incidents, j)
+	}
+	return out
+}
+
+// printIncidents prints each incident as a short card: what the operator
+// reads, then what waits on it, then the command that explains it.
+func printIncidents(w io.Writer, rep *gate.IncidentReport, env string) {
+	if len(rep.Incidents) == 0 && rep.Untraced == 0 {
+		fmt.Fprintf(w, "all clear: nothing failed, blocked or stale in %s as of %s\n", env, state.FormatTime(rep.Now))
+		return
+	}
+	for i, inc := range rep.Incidents {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%d. %s\n", i+1, inc.Title(rep.Now))
+		if inc.Detail != "" {
+			fmt.Fprintf(w, "   %s\n", inc.Detail)
+		}
+		if inc.Retry != nil {
+			fmt.Fprintf(w, "   retry at %s (after %d attempt%s)\n", state.FormatTime(inc.Retry.At), inc.Retry.Attempts, plural(inc.Retry.Attempts))
+		}
+		if inc.Blocked > 0 {
+			fmt.Fprintf(w, "   blocks %d unit%s of %s · impact %d\n", inc.Blocked, plural(inc.Blocked), strings.Join(inc.BlockedModels, ", "), inc.Impact)
+		} else {
+			fmt.Fprintf(w, "   nothing blocked behind it yet · impact %d\n", inc.Impact)
+		}
+		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus))
+	}
+	if rep.Untraced > 0 {
+		fmt.Fprintf(w, "\n%d more blocked unit%s not traced (past the first %d by impact): see 'bollhav blocked'\n",
+			rep.Untraced, plural(rep.Untraced), gate.MaxTracedBlocked)
+	}
+}
+
+// whyCommand is the command that explains a unit.
+func whyCommand(u gate.UnitRef) string {
+	if u.Window.IsZero() {
+		return "bollhav why " + u.Model
+	}
+	return fmt.Sprintf("bollhav why %s --at %s", u.Model, state.FormatTime(u.Window.Since))
+}
