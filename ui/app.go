@@ -95,12 +95,19 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 }
 
 // initialView is the stack Options.View asks for: pipelines at the bottom,
-// so esc always leads back to the overview.
+// so esc always leads back to the overview; by default the incidents on
+// top of it.
 func (a *App) initialView() ([]view, error) {
 	c := a.common
 	stack := []view{topViews[0].open(c)}
 	switch name := a.opts.View; name {
-	case "", string(topViews[0].kind):
+	case "":
+		// The default: the incidents on top of the pipelines. With
+		// nothing wrong it steps aside on its first load (allClearMsg).
+		inc := newIncidents(c)
+		inc.landing = true
+		stack = append(stack, inc)
+	case string(topViews[0].kind):
 	case string(viewModel):
 		if a.opts.Model == "" {
 			return nil, errors.New("view model needs a model name")
@@ -261,6 +268,11 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		return a.startAction(msg.action)
 	case flashMsg:
 		return a.setFlash(msg.text, msg.err)
+	case allClearMsg:
+		if len(a.stack) > 1 && a.top().base().id == msg.view {
+			return tea.Batch(a.pop(), a.setFlash("all clear: nothing failed, blocked or stale", false))
+		}
+		return nil
 	case reloadMsg:
 		if v := a.viewByID(msg.view); v != nil {
 			return a.reload(v, nil)

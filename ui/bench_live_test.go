@@ -185,7 +185,7 @@ func benchLive(b *testing.B, w *liveWorld, view string) {
 	ctx, cancel := context.WithCancel(b.Context())
 	defer cancel()
 	model := w.model
-	opts := Options{Theme: "none"}
+	opts := Options{Theme: "none", View: "pipelines"}
 	if view == "model" {
 		opts.View, opts.Model = "model", model
 	}

@@ -154,7 +154,7 @@ func scaleEngine(b *testing.B, models, units int) (*engine.Engine, string, float
 // scaleApp is a fresh UI on e showing view, sized, that has asked for its
 // first load and drawn nothing yet; cmd is that load.
 func scaleApp(b *testing.B, e *engine.Engine, view, model string) (a *App, cmd tea.Cmd) {
-	opts := Options{Theme: "dark"}
+	opts := Options{Theme: "dark", View: "pipelines"}
 	if view == "model" {
 		opts.View, opts.Model = "model", model
 	}

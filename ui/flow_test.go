@@ -352,7 +352,7 @@ func TestSharedFeed(t *testing.T) {
 	r1 := startUI(t, w.e, 80, 24, Options{Feed: feed})
 	ctx2, end2 := context.WithCancel(t.Context())
 	defer end2()
-	app2, err := newApp(ctx2, w.e, withDefaults(Options{Theme: "none", Feed: feed}), standardRenderers())
+	app2, err := newApp(ctx2, w.e, withDefaults(Options{Theme: "none", Feed: feed, View: "pipelines"}), standardRenderers())
 	if err != nil {
 		t.Fatal(err)
 	}

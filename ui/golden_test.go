@@ -18,6 +18,8 @@ var sizes = [][2]int{{80, 24}, {160, 48}}
 type screen struct {
 	name string
 	opts Options
+	// landing opens as the product does (opts.View empty: the incidents).
+	landing bool
 	// steps drive the program to the screen; settled waits until it shows.
 	steps func(t *testing.T, r *uiRun) string
 }
@@ -78,6 +80,13 @@ var screens = []screen{
 			return strings.Contains(f, `match "refused"`) && !strings.Contains(f, "ok: 0 units") && strings.Contains(f, "? help")
 		})
 	}},
+	{name: "incidents", landing: true,
+		steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewIncidents) }},
+	{name: "incidents_why", landing: true, steps: func(t *testing.T, r *uiRun) string {
+		r.waitSettled(t, viewIncidents)
+		r.keys("enter")
+		return r.waitSettled(t, viewWhy)
+	}},
 	{name: "help", steps: func(t *testing.T, r *uiRun) string {
 		r.waitSettled(t, viewPipelines)
 		r.keys("?")
@@ -128,7 +137,11 @@ func TestGolden(t *testing.T) {
 	for _, sc := range screens {
 		for _, sz := range sizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				r := startUI(t, w.e, sz[0], sz[1], sc.opts)
+				start := startUI
+				if sc.landing {
+					start = startLanding
+				}
+				r := start(t, w.e, sz[0], sz[1], sc.opts)
 				frame := sc.steps(t, r)
 				checkFrame(t, frame, sz[0], sz[1])
 				golden.RequireEqual(t, []byte(frame+"\n"))

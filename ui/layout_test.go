@@ -323,7 +323,7 @@ func BenchmarkModelUnits(b *testing.B) {
 func benchApp(b testing.TB) *App {
 	b.Helper()
 	e := &engine.Engine{Store: benchStore{}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}
-	a, err := newApp(b.Context(), e, withDefaults(Options{Theme: "dark"}), standardRenderers())
+	a, err := newApp(b.Context(), e, withDefaults(Options{Theme: "dark", View: "pipelines"}), standardRenderers())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,9 +21,11 @@ type Options struct {
 	// Input and Output are the terminal; stdin and stdout when nil.
 	Input  io.Reader
 	Output io.Writer
-	// View is the first screen: "pipelines" (the default), "blocked",
-	// "runs", "audit", "model" (Model) or "why" (Model at At). Esc leads back to
-	// pipelines from any of them.
+	// View is the first screen: "pipelines", "blocked", "runs", "audit",
+	// "incidents", "model" (Model) or "why" (Model at At). Esc leads back to
+	// pipelines from any of them. Empty (the default) opens on the
+	// incidents when anything is failed, blocked or stale, else on the
+	// pipelines with an "all clear" line.
 	View  string
 	Model string
 	At    time.Time

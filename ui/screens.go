@@ -20,6 +20,7 @@ var topViews = []topView{
 	{viewBlocked, "2", "the blocked units, by impact", func(c *common) view { return newBlocked(c) }},
 	{viewRuns, "3", "the run history", func(c *common) view { return newRuns(c) }},
 	{viewAudit, "4", "the audit log: who did what, newest first", func(c *common) view { return newAudit(c) }},
+	{viewIncidents, "i", "the incidents: what broke, by root cause", func(c *common) view { return newIncidents(c) }},
 }
 
 // topViewNamed is the top-level screen called name.

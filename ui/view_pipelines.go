@@ -430,6 +430,9 @@ func (v *pipelinesView) summary() string {
 			parts = append(parts, t.Status(unitStatus(s)).Render(themes.Glyph(unitStatus(s))+" "+count(n)+" "+string(s)))
 		}
 	}
+	if v.totals[state.Failed] == 0 && v.totals[state.Blocked] == 0 && len(v.stale) == 0 {
+		parts = append(parts, t.Status(themes.Applied).Render(themes.Glyph(themes.Applied)+" all clear"))
+	}
 	right := v.cur.scrollHint()
 	if v.query != "" {
 		right = "filter: " + v.query + "  " + right

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
@@ -155,8 +156,17 @@ type uiRun struct {
 	frames *frameRecorder
 }
 
-// startUI runs the UI on e at w×h with the "none" theme.
+// startUI runs the UI on e at w×h with the "none" theme, on the pipelines
+// view unless opts names another (startLanding opens as the product does).
 func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
+	t.Helper()
+	opts.View = cmp.Or(opts.View, string(viewPipelines))
+	return startLanding(t, e, w, h, opts)
+}
+
+// startLanding runs the UI as startUI does, but with opts.View as given:
+// empty opens on the incidents, or on the pipelines when all is clear.
+func startLanding(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
 	t.Helper()
 	if opts.Theme == "" {
 		opts.Theme = "none"

@@ -98,11 +98,21 @@ func startServe(t *testing.T) *served {
 func startServeSpec(t *testing.T, body string) *served {
 	t.Helper()
 	dir := t.TempDir()
-	s := &served{dir: dir, db: filepath.Join(dir, "state.db"), stderr: &sshScreen{}}
+	if err := os.WriteFile(filepath.Join(dir, "bollhav.yaml"), []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return startServeIn(t, dir, filepath.Join(dir, "state.db"))
+}
+
+// startServeIn runs `bollhav serve` on dir's bollhav.yaml and the store
+// at db, with an operator and a viewer key written beside the spec.
+func startServeIn(t *testing.T, dir, db string) *served {
+	t.Helper()
+	s := &served{dir: dir, db: db, stderr: &sshScreen{}}
 	var opLine, viewLine string
 	s.operator, opLine = sshKey(t)
 	s.viewer, viewLine = sshKey(t)
-	for name, content := range map[string]string{"bollhav.yaml": body, "operators": opLine, "viewers": viewLine} {
+	for name, content := range map[string]string{"operators": opLine, "viewers": viewLine} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -244,6 +254,23 @@ func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
 	vscreen.waitFor(t, "goodbye")
 	if err := s.cmd.Wait(); err != nil {
 		t.Errorf("serve after SIGTERM: %v\n%s", err, s.stderr.text())
+	}
+}
+
+// TestServeOpensOnTheIncidentsOverSSH: over SSH with the real client at
+// 80×24, the demo's first screen is the incidents, raw.payments' failed
+// hour on top with its error, before any key.
+func TestServeOpensOnTheIncidentsOverSSH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seeds the demo")
+	}
+	dir, _ := seedDemoDir(t)
+	s := startServeIn(t, dir, filepath.Join(dir, ".bollhav", "state.db"))
+	screen, _ := s.session(t, s.viewer)
+	screen.waitFor(t, "Incidents", "raw.payments failed", "503 Service Unavailable", "blocks 4 units of core.daily_revenue")
+	text := screen.text()
+	if strings.Contains(text, "Keys —") || strings.Index(text, "raw.payments failed") > strings.Index(text, "raw.clickstream stale") {
+		t.Errorf("raw.payments' failure is not the first card:\n%s", text)
 	}
 }
 

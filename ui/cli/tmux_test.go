@@ -11,8 +11,8 @@ import (
 
 // tmuxUI runs `bollhav ARGS` (this test binary as the CLI) in a detached
 // tmux session of the given size and returns a function that captures the
-// screen.
-func tmuxUI(t *testing.T, width, height string, args ...string) func() string {
+// screen and one that types keys (tmux send-keys names) into it.
+func tmuxUI(t *testing.T, width, height string, args ...string) (capture func() string, send func(keys ...string)) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
@@ -26,13 +26,19 @@ func tmuxUI(t *testing.T, width, height string, args ...string) func() string {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
-	return func() string {
+	capture = func() string {
 		out, err := exec.Command("tmux", "capture-pane", "-p", "-t", name).Output()
 		if err != nil {
 			t.Fatalf("tmux capture-pane: %v", err)
 		}
 		return string(out)
 	}
+	send = func(keys ...string) {
+		if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", name}, keys...)...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux send-keys: %v\n%s", err, out)
+		}
+	}
+	return capture, send
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
@@ -62,7 +68,8 @@ func rowOf(screen, model string) string {
 }
 
 // TestUIInTmuxOnTheDemo drives the built CLI's UI in a real terminal (tmux,
-// 80×24) on the demo project: the pipelines view lists the demo's models
+// 80×24) on the demo project: it opens on the incidents with the payments
+// failure and its error on top; the pipelines view (key 1) lists the demo's models
 // with the payments failure, fits the screen, and a mark made by another
 // process (re-queueing the failed hour) appears without a key press.
 func TestUIInTmuxOnTheDemo(t *testing.T) {
@@ -74,7 +81,20 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 		t.Fatalf("demo: %s", errOut)
 	}
 	sp := filepath.Join(dir, "bollhav.yaml")
-	capture := tmuxUI(t, "80", "24", "--spec", sp, "ui")
+	capture, send := tmuxUI(t, "80", "24", "--spec", sp, "ui")
+	// It opens on the incidents, raw.payments' failed hour on top with its
+	// error readable, no key pressed.
+	first := waitScreen(t, capture, "the incidents with raw.payments on top", func(s string) bool {
+		return strings.Contains(s, "Incidents") && strings.Contains(s, "503 Service Unavailable")
+	})
+	lines := strings.Split(first, "\n")
+	if len(lines) < 4 || !strings.Contains(lines[1], "raw.payments failed") || !strings.Contains(lines[1], "›") {
+		t.Errorf("the first card is not raw.payments' failure, selected:\n%s", first)
+	}
+	if !strings.Contains(first, "blocks 4 units of core.daily_revenue, mart.monthly_revenue") {
+		t.Errorf("the blocked units behind it are not named:\n%s", first)
+	}
+	send("1")
 	screen := waitScreen(t, capture, "the pipelines view with raw.payments failed", func(s string) bool {
 		return strings.Contains(s, "Pipelines") && strings.Contains(rowOf(s, "raw.payments"), "✗ 1")
 	})
@@ -83,7 +103,7 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 			t.Errorf("no row for %s:\n%s", m, screen)
 		}
 	}
-	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	lines = strings.Split(strings.TrimRight(screen, "\n"), "\n")
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
 	}

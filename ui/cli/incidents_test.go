@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemoIncidentsPutThePaymentsOutageFirst: on the demo, `incidents`
+// names raw.payments' failed hour as the first root cause, with its error,
+// the four units it blocks and the why command for the most impactful of
+// them; the stale clicks are the second, blocking five KPI days. The JSON
+// says the same.
+func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
+	dir, sp := seedDemoDir(t)
+	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outage, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Incidents []struct {
+			Kind, Model, Detail string
+			Since, Until        *string
+			Units               int
+			BlockedUnits        int      `json:"blocked_units"`
+			BlockedModels       []string `json:"blocked_models"`
+			Focus               struct {
+				Model string
+				At    *string
+			}
+		}
+	}
+	jsonOf(t, &rep, "incidents", "-o", "json", "--spec", sp)
+	if len(rep.Incidents) != 2 {
+		t.Fatalf("incidents %+v, want the outage and the stale clicks", rep.Incidents)
+	}
+	first, second := rep.Incidents[0], rep.Incidents[1]
+	if first.Kind != "failed" || first.Model != "raw.payments" || first.Units != 1 || first.Since == nil ||
+		*first.Since != outage.Format(time.RFC3339) || *first.Until != outage.Add(time.Hour).Format(time.RFC3339) {
+		t.Errorf("first %+v, want raw.payments' failed hour at %s", first, outage)
+	}
+	if !strings.Contains(first.Detail, "503 Service Unavailable") {
+		t.Errorf("first detail %q, want the provider's error", first.Detail)
+	}
+	// The outage's day and the next of core.daily_revenue (THROUGH), and
+	// both months of mart.monthly_revenue (WHOLE over daily_revenue).
+	if first.BlockedUnits != 4 || strings.Join(first.BlockedModels, ",") != "core.daily_revenue,mart.monthly_revenue" {
+		t.Errorf("first blocks %d of %v, want 4 of core.daily_revenue and mart.monthly_revenue", first.BlockedUnits, first.BlockedModels)
+	}
+	day := outage.Truncate(24 * time.Hour).Format(time.RFC3339)
+	if first.Focus.Model != "core.daily_revenue" || first.Focus.At == nil || *first.Focus.At != day {
+		t.Errorf("focus %+v, want core.daily_revenue at %s", first.Focus, day)
+	}
+	if second.Kind != "stale" || second.Model != "raw.clickstream" || second.BlockedUnits != 5 ||
+		strings.Join(second.BlockedModels, ",") != "mart.kpi_daily" {
+		t.Errorf("second %+v, want the stale clicks blocking five KPI days", second)
+	}
+
+	code, out, errOut := run(t, "incidents", "--spec", sp)
+	if code != ExitOK {
+		t.Fatalf("incidents: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "1. raw.payments failed · 1 unit "+outage.Format(time.RFC3339)) ||
+		!strings.Contains(lines[1], "503 Service Unavailable") ||
+		lines[2] != "   blocks 4 units of core.daily_revenue, mart.monthly_revenue · impact 4" ||
+		lines[3] != "   explain: bollhav why core.daily_revenue --at "+day {
+		t.Errorf("text:\n%s", out)
+	}
+	if !strings.Contains(out, "2. raw.clickstream stale · 5 units") {
+		t.Errorf("no second card for the stale clicks:\n%s", out)
+	}
+
+	if code, _, errOut := run(t, "incidents", "raw.payments", "--spec", sp); code != ExitUsage || !strings.Contains(errOut, `unexpected argument "raw.payments"`) {
+		t.Errorf("an argument: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,234 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// incidentsView is what the person paged at 03:00 sees first: one card
+// per root cause (`bollhav incidents`), failures first, then by downstream
+// impact, the selected card with its whole error. The UI opens on it when
+// anything is failed, blocked or stale (landing); with nothing wrong it
+// steps aside for the pipelines view.
+type incidentsView struct {
+	viewBase
+	rep *gate.IncidentReport
+	cur cursor
+	// landing is the view the UI opened on by default: when its first load
+	// finds nothing wrong it asks the app to show the pipelines instead.
+	landing bool
+}
+
+func newIncidents(c *common) *incidentsView {
+	return &incidentsView{viewBase: newBase(c)}
+}
+
+// viewIncidents is the root causes, key i.
+const viewIncidents viewKind = "incidents"
+
+// allClearMsg is the landing incidents view's first load finding nothing
+// wrong: the app pops it and says so.
+type allClearMsg struct{ view int }
+
+func (v *incidentsView) kind() viewKind { return viewIncidents }
+func (v *incidentsView) title() string  { return "Incidents" }
+
+func (v *incidentsView) load(gen uint64, _ []string) tea.Cmd {
+	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.IncidentReport, error) {
+		return v.c.eng.Incidents(ctx)
+	})
+}
+
+func (v *incidentsView) update(msg viewMsg) tea.Cmd {
+	m, ok := msg.(loaded[*gate.IncidentReport])
+	if !ok {
+		return nil
+	}
+	var sel *gate.Incident
+	if s := v.selected(); s != nil {
+		c := *s
+		sel = &c
+	}
+	v.rep = m.data
+	v.cur.setLen(len(v.rep.Incidents))
+	if sel != nil {
+		for i, inc := range v.rep.Incidents {
+			if inc.Kind == sel.Kind && inc.Model == sel.Model {
+				v.cur.moveTo(i)
+				break
+			}
+		}
+	}
+	if v.landing {
+		v.landing = false
+		if len(v.rep.Incidents) == 0 && v.rep.Untraced == 0 {
+			v.c.send(allClearMsg{view: v.id})
+		}
+	}
+	return nil
+}
+
+func (v *incidentsView) affected(changes []state.Change) (bool, []string) {
+	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
+}
+
+func (v *incidentsView) selected() *gate.Incident {
+	if v.rep != nil && v.cur.pos < len(v.rep.Incidents) {
+		return &v.rep.Incidents[v.cur.pos]
+	}
+	return nil
+}
+
+func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(v.c.keys, msg) {
+		return nil
+	}
+	inc := v.selected()
+	if inc == nil {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, v.c.keys.Enter):
+		v.c.openWhy(inc.Focus.Model, inc.Focus.Window.Since)
+	case key.Matches(msg, v.c.keys.Model):
+		v.c.openModel(inc.Model)
+	}
+	return nil
+}
+
+func (v *incidentsView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
+
+func (v *incidentsView) bindings() []key.Binding {
+	enter := v.c.keys.Enter
+	enter.SetHelp("enter", "why")
+	open := v.c.keys.Model
+	open.SetHelp("o", "open root model")
+	return []key.Binding{enter, open}
+}
+
+// incidentGlyph is the status glyph an incident kind is drawn with.
+func incidentGlyph(k gate.IncidentKind) themes.Status {
+	switch k {
+	case gate.IncidentFailed, gate.IncidentGateError:
+		return themes.Failed
+	case gate.IncidentStale:
+		return themes.Stale
+	case gate.IncidentMissing:
+		return themes.Missing
+	case gate.IncidentReleased:
+		return themes.Pending
+	}
+	return themes.Blocked
+}
+
+// detailLines is how many lines the selected card's detail may wrap to;
+// the others get one.
+const detailLines = 3
+
+// card draws one incident: its title, its detail (wrapped when selected),
+// its retry, and what waits on it.
+func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
+	t := v.c.theme
+	now := v.rep.Now
+	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(inc.Model) + " " +
+		t.Status(incidentGlyph(inc.Kind)).Render(inc.Kind.Word())
+	if !inc.Span.IsZero() {
+		title += " " + windowText(inc.Span)
+	}
+	if inc.Units > 1 {
+		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
+	}
+	right := fmt.Sprintf("impact %d", inc.Impact)
+	if !inc.Since.IsZero() {
+		right = "for " + state.RoughDuration(now.Sub(inc.Since)) + " · " + right
+	}
+	lines := []string{spread(title, " "+t.Muted.Render(right), w-1)}
+	indent := "    "
+	if inc.Detail != "" {
+		d := inc.Detail
+		if selected {
+			wrapped := strings.Split(ansi.Wrap(d, w-1-len(indent), " /&?=:,"), "\n")
+			if len(wrapped) > detailLines {
+				wrapped = wrapped[:detailLines]
+				wrapped[detailLines-1] = clip(wrapped[detailLines-1]+" …", w-1-len(indent))
+			}
+			for _, l := range wrapped {
+				lines = append(lines, indent+t.Error.Render(l))
+			}
+		} else {
+			lines = append(lines, indent+t.Muted.Render(clip(d, w-1-len(indent))))
+		}
+	}
+	var behind string
+	switch {
+	case inc.Blocked > 0:
+		behind = fmt.Sprintf("blocks %s of %s", plural(inc.Blocked, "unit", "units"), strings.Join(inc.BlockedModels, ", "))
+	default:
+		behind = "nothing blocked behind it yet"
+	}
+	if inc.Retry != nil {
+		behind += fmt.Sprintf(" · retry %s after %s", durationText(inc.Retry.At.Sub(now)), plural(inc.Retry.Attempts, "attempt", "attempts"))
+	}
+	lines = append(lines, indent+t.Muted.Render(behind))
+	return lines
+}
+
+func (v *incidentsView) render(w, h int) []string {
+	if !v.loaded || v.rep == nil {
+		return loadingLines(&v.viewBase, w, h)
+	}
+	t := v.c.theme
+	if len(v.rep.Incidents) == 0 {
+		msg := " " + t.Glyph(themes.Applied) + " all clear: nothing failed, blocked or stale"
+		if v.rep.Untraced > 0 {
+			msg = fmt.Sprintf(" %s blocked units not traced: see the blocked view (2)", count(v.rep.Untraced))
+		}
+		return pad([]string{msg}, w, h)
+	}
+	// Cards have different heights: draw from the first card that keeps
+	// the selected one on screen.
+	cards := make([][]string, len(v.rep.Incidents))
+	for i, inc := range v.rep.Incidents {
+		cards[i] = v.card(inc, i == v.cur.pos, w)
+	}
+	body := max(1, h-1)
+	v.cur.setHeight(max(1, body/3))
+	from := 0
+	for {
+		used := 0
+		for i := from; i <= v.cur.pos; i++ {
+			used += len(cards[i])
+		}
+		if used <= body || from == v.cur.pos {
+			break
+		}
+		from++
+	}
+	var lines []string
+	for i := from; i < len(cards) && len(lines) < body; i++ {
+		for j, l := range cards[i] {
+			mark := " "
+			if i == v.cur.pos && j == 0 {
+				mark = t.Selected.Render("›")
+			}
+			lines = append(lines, fit(mark+l, w))
+		}
+	}
+	lines = pad(lines, w, body)
+	foot := fmt.Sprintf(" %s · failures first, then by impact", plural(len(v.rep.Incidents), "incident", "incidents"))
+	if v.rep.Untraced > 0 {
+		foot += fmt.Sprintf(" · %d blocked units not traced", v.rep.Untraced)
+	}
+	if from > 0 {
+		foot += fmt.Sprintf(" · %d above", from)
+	}
+	return append(lines, t.Muted.Render(foot))
+}
