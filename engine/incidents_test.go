@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -178,6 +179,54 @@ func TestIncidentsAllClear(t *testing.T) {
 		}
 		if rep := mustIncidents(t, e); len(rep.Incidents) != 0 || rep.Untraced != 0 {
 			t.Errorf("everything applied: %+v, want no incident", rep.Incidents)
+		}
+	})
+}
+
+// A unit that failed and waits for its retry is a failed incident that
+// says when the next try comes: the store's not-before time.
+func TestIncidentsShowTheNextRetry(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.orders
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    retry: {attempts: 3, delay: 1m, max_delay: 10m}
+    run: {command: ["true"]}
+`)
+		if _, err := e.Apply(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
+		e.LeaseClock = clock.Now
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = e.Run(ctx, RunRequest{Window: firstDay()}, &flakyExec{fails: 5}, nil)
+		}()
+		defer func() { cancel(); <-done }()
+		var waiting state.Unit
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			waiting = unit(t, s, "raw.orders", days(0, 1))
+			if waiting.Status == state.Pending && waiting.NotBefore != nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the unit never waited for a retry: %+v", waiting)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		rep := mustIncidents(t, e)
+		if len(rep.Incidents) != 1 {
+			t.Fatalf("incidents %+v, want the retrying unit", rep.Incidents)
+		}
+		inc := rep.Incidents[0]
+		if inc.Kind != gate.IncidentFailed || inc.Model != "raw.orders" || inc.Units != 1 || inc.Detail != "exit status 1: source flaky" {
+			t.Errorf("incident %+v, want raw.orders failed with its error", inc)
+		}
+		if inc.Retry == nil || !inc.Retry.At.Equal(*waiting.NotBefore) || inc.Retry.Attempts != 1 {
+			t.Errorf("retry %+v, want attempt 1 retried at %s", inc.Retry, waiting.NotBefore)
 		}
 	})
 }
