@@ -148,7 +148,8 @@ type upstreamState struct {
 }
 
 // upstreamOutcome is task taskID's latest attempt in the newest run other
-// than runID that ran it over window.
+// than runID that ran it over window, passing over a FAILED outcome of a
+// cancelled run.
 func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.Run, logs map[int64][]state.TaskRunEntry,
 	taskID int, window state.Window) (upstreamState, bool, error) {
 	if taskID == 0 {
@@ -171,9 +172,17 @@ func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.
 			return upstreamState{}, false, nil
 		}
 		rs := runStateFromLog(log)
-		if st, ok := rs[taskID]; ok && st.Status != nil && st.Status.Terminal() {
-			return upstreamState{TaskRunState: st, RunID: r.ID}, true, nil
+		st, ok := rs[taskID]
+		if !ok || st.Status == nil || !st.Status.Terminal() {
+			continue
 		}
+		if r.Status == state.RunCancelled && *st.Status == graph.StatusFailed {
+			// A cancelled run (Ctrl-C, SIGTERM, a UI quit) records the
+			// tasks it interrupted FAILED, which says nothing about the
+			// work: judge by an older run that ended on its own.
+			continue
+		}
+		return upstreamState{TaskRunState: st, RunID: r.ID}, true, nil
 	}
 	return upstreamState{}, false, nil
 }
