@@ -221,7 +221,13 @@ func earliest(a, b time.Time) time.Time {
 // failed and wait for a retry, one incident.
 func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	var newest time.Time
-	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: []state.UnitStatus{state.Failed, state.Pending}}
+	statuses := []state.UnitStatus{state.Failed}
+	if m, _, err := b.an.model(ctx, model); err == nil && m.Retry.Retries() {
+		// Only a model that retries has pending units waiting for a
+		// retry: the others' pending backlog is not read.
+		statuses = append(statuses, state.Pending)
+	}
+	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
 	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		retrying := u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
 		if u.Status != state.Failed && !retrying {
