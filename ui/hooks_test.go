@@ -160,7 +160,7 @@ func TestTimelineInTheUI(t *testing.T) {
 	tl := lines[at : at+7]
 	want := []string{
 		"Timeline zoom [1d] week month",
-		"  Jan 1" + strings.Repeat(" ", 33) + "Jan 2", // the ruler, a label per day cell
+		"  Jan 1" + strings.Repeat(" ", 33) + "Jan 2",            // the ruler, a label per day cell
 		"  " + strings.Repeat("⊘", 38) + strings.Repeat("·", 38), // day 0 blocked, day 1 has no unit yet (missing)
 		"  " + strings.Repeat("▲", 38) + " 2026-01-01 ⊘ blocked · raw.orders (ENC…",
 		"raw.orders (ENCAPSULATE)",                               // the lane's title

@@ -41,7 +41,9 @@ type modelData struct {
 	// load was asked for (or chose), and the engine's gate of the unit at
 	// gateFor — the cursor's when the load started — nil when it was not
 	// asked for or failed (the timeline then derives verdicts from the
-	// coverage).
+	// coverage); fit is the range the timeline fits (fitRange), worked out
+	// once a load rather than once a frame.
+	fit     state.Window
 	span    timelineSpan
 	want    state.Window
 	gate    *gate.UnitGate
@@ -131,6 +133,7 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 			}
 		}
 		if tl.on {
+			d.fit = fitRange(d, e.Clock())
 			if err := loadTimeline(ctx, e, &d, tl); err != nil {
 				return modelData{}, err
 			}
@@ -208,7 +211,7 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 		// The timeline opens fitted to the model's windows: read them
 		// all, so the first frame is whole (the bounds on what a span
 		// reads hold however long they run).
-		if r := fitRange(*d, now); !r.Empty() {
+		if r := d.fit; !r.Empty() {
 			d.want = state.Window{Since: state.Earlier(d.want.Since, r.Since), Until: state.Later(d.want.Until, r.Until)}
 		}
 	}

@@ -63,11 +63,9 @@ func newFitWorld(t *testing.T) *engine.Engine {
 		mu.Lock()
 		clock = at
 		mu.Unlock()
-		res, err := e.Run(t.Context(), engine.RunRequest{Models: []string{model}, Window: &six}, e.Executor(), nil)
-		if err != nil {
+		if _, err := e.Run(t.Context(), engine.RunRequest{Models: []string{model}, Window: &six}, e.Executor(), nil); err != nil {
 			t.Fatal(err)
 		}
-		_ = res
 	}
 	run("src.hourly", fitT0.Add(6*24*time.Hour+time.Hour))
 	run("core.daily", fitT0.Add(6*24*time.Hour+2*time.Hour))
@@ -91,7 +89,9 @@ func timelineLines(t *testing.T, frame string) []string {
 }
 
 // cells counts the non-blank cells of a strip line.
-func cells(line string) int { return len([]rune(strings.TrimSpace(line))) - strings.Count(strings.TrimSpace(line), " ") }
+func cells(line string) int {
+	return len([]rune(strings.TrimSpace(line))) - strings.Count(strings.TrimSpace(line), " ")
+}
 
 // TestTimelineFitGolden draws the two models' views at 120×40 and 80×24
 // against testdata/TestTimelineFitGolden: the source's stale hours as
@@ -166,5 +166,40 @@ func TestTimelineKeepsTheCursorInView(t *testing.T) {
 	f = r.waitText(t, "▲ 2026-03-01 00:00–01:00")
 	if tl := timelineLines(t, f); !strings.HasPrefix(strings.TrimSpace(tl[1]), "Mar 1") {
 		t.Errorf("back at the first unit, the ruler does not start on its day: %q", tl[1])
+	}
+}
+
+// tightestFreshness picks the smallest limit among the gated edges that
+// read a model: raw is read within 36h by a and within 2h by b, and by c
+// through an ungated edge with none, so b's 2h holds it; a model no edge
+// holds to a limit has none.
+func TestTightestFreshness(t *testing.T) {
+	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+  - {name: s.raw, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - name: s.a
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: s.raw, contract: encapsulate, freshness: {within: 36h}}]
+    run: {command: ["true"]}
+  - name: s.b
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: s.raw, contract: exact, freshness: {within: 2h}}]
+    run: {command: ["true"]}
+  - name: s.c
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: s.raw}]
+    run: {command: ["true"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]*spec.Model{}
+	for _, m := range sp.Models {
+		defs[m.Name] = m
+	}
+	if got := tightestFreshness(defs, "s.raw"); got != (freshLimit{Within: 2 * time.Hour, Downstream: "s.b"}) {
+		t.Errorf("raw's limit = %+v, want 2h from b", got)
+	}
+	if got := tightestFreshness(defs, "s.a"); got != (freshLimit{}) {
+		t.Errorf("a's limit = %+v, want none", got)
 	}
 }

@@ -79,7 +79,7 @@ func (v *modelView) applyGate(msg gateMsg) {
 func (v *modelView) timelineInput() timelineInput {
 	now := v.c.now()
 	in := timelineInput{Model: v.data.status, Def: v.data.def, Cursor: v.selected(), Zoom: v.zoom, Span: v.data.span,
-		Range: fitRange(v.data, now), Now: now, Theme: v.c.theme, State: &v.tl}
+		Range: v.data.fit, Now: now, Theme: v.c.theme, State: &v.tl}
 	gated := v.hasGate && in.Cursor != nil && in.Cursor.Window.Equal(v.gateFor)
 	for _, u := range v.data.upstreams {
 		tu := timelineUpstream{Source: u.src, Status: u.status, Def: u.def, Span: u.span}
@@ -145,7 +145,7 @@ func (v *modelView) timeline(w, h int) (lines []string, allLanes bool) {
 	return []string{label + strip}, false
 }
 
-// fitRange is the time the timeline opens fitted to: from the model's
+// fitRange is the time the timeline fits: from the model's
 // first unit to the later of its last unit and its last complete window,
 // so windows that never ran up to now show as missing rather than off
 // screen. The units load a page at a time, so past the first page the
