@@ -82,8 +82,15 @@ type timelineInput struct {
 	// Cursor is the unit under the cursor; nil for none.
 	Cursor *state.Unit
 	// Zoom is how many steps out from the model's grain the user zoomed
-	// (0: one cell per window); the renderer clamps it to its levels.
+	// (0: the grain); the renderer clamps it to its levels. Negative (the
+	// default) fits Range: the finest level at which it fits the width.
+	// At any level a range that fits is drawn whole, its cells as wide as
+	// fills the width.
 	Zoom int
+	// Range is the time the timeline opens fitted to: the model's first
+	// unit to the later of its last unit and its last complete window
+	// (fitRange); zero when there is none.
+	Range state.Window
 	// Span is the model's own coverage over the loaded range.
 	Span timelineSpan
 	// Upstreams are the gated upstreams, each with its coverage over the
@@ -115,6 +122,12 @@ type timelineSpan struct {
 	Other []state.Unit
 	// Partial is set when the bound on Other cut Loaded short.
 	Partial bool
+	// Stale are the applied windows inside Loaded whose applied_at is
+	// older than the freshness limit the strip is held to (the tightest of
+	// the model's downstream edges; a lane's own edge): drawn as stale.
+	// StalePartial is set when the bound on the rows read for it was hit.
+	Stale        []state.Window
+	StalePartial bool
 }
 
 // timelineUpstream is one gated upstream's strip under the model's.
@@ -134,9 +147,12 @@ type timelineUpstream struct {
 // first column at a zoom and width. Levels is how many zoom levels the
 // model's grain offers, so the view can stop zooming at the last.
 type timelineState struct {
-	set    bool
-	start  time.Time
+	set   bool
+	start time.Time
+	// zoom and scale are the level drawn (the fitted one while the view's
+	// zoom is negative) and its columns per cell.
 	zoom   int
+	scale  int
 	width  int
 	Levels int
 	// tracks is the renderer's own cache of what it prepared from the

@@ -29,8 +29,10 @@ type modelData struct {
 	// the engine has no spec; nil when neither can be read.
 	def       *spec.Model
 	upstreams []upstreamInfo
-	// downstream names the models that gate on this one.
+	// downstream names the models that gate on this one; fresh is the
+	// tightest freshness limit among their edges from it.
 	downstream []string
+	fresh      freshLimit
 	units      []state.Unit
 	// more is true when the store holds units after the last one loaded.
 	more bool
@@ -39,7 +41,9 @@ type modelData struct {
 	// load was asked for (or chose), and the engine's gate of the unit at
 	// gateFor — the cursor's when the load started — nil when it was not
 	// asked for or failed (the timeline then derives verdicts from the
-	// coverage).
+	// coverage); fit is the range the timeline fits (fitRange), worked out
+	// once a load rather than once a frame.
+	fit     state.Window
 	span    timelineSpan
 	want    state.Window
 	gate    *gate.UnitGate
@@ -114,6 +118,7 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 			}
 		}
 		slices.Sort(d.downstream)
+		d.fresh = tightestFreshness(defs, name)
 		if st.Registered {
 			err := e.ScanUnits(ctx, name, state.Window{}, nil, func(u state.Unit) error {
 				if len(d.units) == limit {
@@ -128,6 +133,7 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 			}
 		}
 		if tl.on {
+			d.fit = fitRange(d, e.Clock())
 			if err := loadTimeline(ctx, e, &d, tl); err != nil {
 				return modelData{}, err
 			}
@@ -202,6 +208,12 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 		}
 		k, n := grid.Index(anchor), max(tl.width, 20)
 		d.want = state.Window{Since: grid.WindowAt(k - 2*n).Since, Until: grid.WindowAt(k + 2*n).Until}
+		// The timeline opens fitted to the model's windows: read them
+		// all, so the first frame is whole (the bounds on what a span
+		// reads hold however long they run).
+		if r := d.fit; !r.Empty() {
+			d.want = state.Window{Since: state.Earlier(d.want.Since, r.Since), Until: state.Later(d.want.Until, r.Until)}
+		}
 	}
 	if d.want.Empty() {
 		return nil // a timeless model without a temporal upstream: nothing to draw on
@@ -211,11 +223,21 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 		if d.span, err = loadSpan(ctx, e, d.def.Name, &d.status, nil, spec.Exact, d.want, now); err != nil {
 			return err
 		}
+		if d.fresh.Within > 0 {
+			if err := loadStale(ctx, e, d.def.Name, &d.status, &d.span, now.Add(-d.fresh.Within)); err != nil {
+				return err
+			}
+		}
 	}
 	for i := range d.upstreams {
 		up := &d.upstreams[i]
 		if up.span, err = loadSpan(ctx, e, up.src.Name, up.status, up.def, up.src.Contract, d.want, now); err != nil {
 			return err
+		}
+		if f := up.src.Freshness; f != nil && f.Within > 0 {
+			if err := loadStale(ctx, e, up.src.Name, up.status, &up.span, now.Add(-f.Within)); err != nil {
+				return err
+			}
 		}
 	}
 	// The gate of the cursor's unit: what the engine would say now.

@@ -85,40 +85,64 @@ func timelineGrid(in timelineInput) (state.Grid, bool) {
 	return state.Grid{}, false
 }
 
-// timelineAxis is the axis of a frame width cells wide: where the view's
-// state left it, re-zoomed around the cursor when the zoom changed, and
-// scrolled so the cursor shows. It records itself in the state.
+// timelineAxis is the axis of a frame width cells wide. A range that fits
+// at the zoom (the finest that fits while the view's zoom is negative) is
+// drawn whole, each cell as many columns wide as fills the width; one that
+// does not is drawn a column per cell where the view's state left it,
+// re-zoomed around the cursor when the zoom changed, and scrolled so the
+// cursor shows. It records itself in the state.
 func timelineAxis(in timelineInput, width int) (timeline.Axis, []timeline.Zoom, bool) {
 	grid, ok := timelineGrid(in)
 	if !ok || width <= 0 {
 		return timeline.Axis{}, nil, false
 	}
 	zooms := timeline.Zooms(grid.Interval)
-	zi := max(0, min(in.Zoom, len(zooms)-1))
 	st := in.State
 	if st == nil {
 		st = &timelineState{}
 	}
 	st.Levels = len(zooms)
 	var a timeline.Axis
-	switch {
-	case !st.set:
-		a = initialAxis(in, grid, zooms[zi], width)
-	case st.zoom != zi:
-		old := max(0, min(st.zoom, len(zooms)-1))
-		a = timeline.NewAxis(grid, zooms[old], st.start, width).WithZoom(zooms[zi], timelineAnchor(in, grid))
-	default:
-		a = timeline.NewAxis(grid, zooms[zi], st.start, width)
+	var fitted bool
+	if in.Zoom < 0 {
+		a, fitted = timeline.Fit(grid, zooms, in.Range, width)
+	} else {
+		a, fitted = timeline.FitAt(grid, zooms[min(in.Zoom, len(zooms)-1)], in.Range, width)
 	}
-	if in.Cursor != nil && !in.Cursor.Window.Empty() {
-		a = a.Follow(in.Cursor.Window.Since, min(4, width/8))
-		// The margin Follow keeps is no use before the model starts,
-		// where nothing is ever drawn.
-		if lead := a.Column(grid.Start); lead > 0 {
-			a = a.Scroll(min(lead, a.Column(in.Cursor.Window.Since)))
+	zi := max(0, slices.Index(zooms, a.Zoom()))
+	cur := state.Window{}
+	if in.Cursor != nil {
+		cur = in.Cursor.Window
+	}
+	switch {
+	case fitted:
+		// The whole range shows; a cursor outside it (a unit past the
+		// range's end) still must.
+		if !cur.Empty() {
+			if c := a.Column(cur.Since); c < 0 || c >= a.Width() {
+				a = a.Follow(cur.Since, 0)
+			}
+		}
+	default:
+		switch {
+		case st.set && st.scale == 1 && st.zoom == zi:
+			a = timeline.NewAxis(grid, zooms[zi], st.start, width)
+		case st.set && st.scale == 1:
+			old := max(0, min(st.zoom, len(zooms)-1))
+			a = timeline.NewAxis(grid, zooms[old], st.start, width).WithZoom(zooms[zi], timelineAnchor(in, grid))
+		default:
+			a = initialAxis(in, grid, zooms[zi], width)
+		}
+		if !cur.Empty() {
+			a = a.Follow(cur.Since, min(4, width/8))
+			// The margin Follow keeps is no use before the model starts,
+			// where nothing is ever drawn.
+			if lead := a.Column(grid.Start); lead > 0 {
+				a = a.Scroll(min(lead, a.Column(cur.Since)))
+			}
 		}
 	}
-	st.set, st.start, st.zoom, st.width = true, a.Visible().Since, zi, width
+	st.set, st.start, st.zoom, st.scale, st.width = true, a.Visible().Since, zi, a.Scale(), width
 	return a, zooms, true
 }
 
@@ -159,7 +183,7 @@ func spanTrack(sp timelineSpan, extent state.Window) timeline.Track {
 	if sp.Partial && sp.Loaded.Until.Before(extent.Until) {
 		extent.Until = state.Later(extent.Since, sp.Loaded.Until)
 	}
-	segs := make([]timeline.Segment, 0, len(sp.Applied)+len(sp.Other))
+	segs := make([]timeline.Segment, 0, len(sp.Applied)+len(sp.Other)+len(sp.Stale))
 	i, j := 0, 0
 	for i < len(sp.Applied) || j < len(sp.Other) {
 		if j == len(sp.Other) || i < len(sp.Applied) && sp.Applied[i].Since.Before(sp.Other[j].Window.Since) {
@@ -170,6 +194,11 @@ func spanTrack(sp timelineSpan, extent state.Window) timeline.Track {
 		u := sp.Other[j]
 		segs = append(segs, timeline.Segment{Window: u.Window, Status: timeline.StatusOf(u.Status)})
 		j++
+	}
+	// Stale windows lie on applied islands; where they overlap, the
+	// track keeps the worse status, stale.
+	for _, w := range sp.Stale {
+		segs = append(segs, timeline.Segment{Window: w, Status: timeline.Stale})
 	}
 	return timeline.NewTrack(segs, extent)
 }
@@ -302,12 +331,12 @@ func renderTimeline(in timelineInput, w, height int) []string {
 	// the legend where it fits.
 	grid, _ := timelineGrid(in)
 	var levels []string
-	for i, z := range zooms {
+	for _, z := range zooms {
 		name := z.String()
 		if z == timeline.ZoomGrain {
 			name = grid.Interval.String()
 		}
-		if i == max(0, min(in.Zoom, len(zooms)-1)) {
+		if z == a.Zoom() {
 			name = "[" + name + "]"
 		}
 		levels = append(levels, name)
@@ -320,15 +349,18 @@ func renderTimeline(in timelineInput, w, height int) []string {
 		head += t.Muted.Render("timeless: one existence row") + " " + statusText(t, in.Cursor) + t.Muted.Render(" · ")
 	}
 	head += t.Muted.Render("zoom " + strings.Join(levels, " ") + "  +/-")
-	partial := in.Span.Partial
+	partial := in.Span.Partial || in.Span.StalePartial
 	for _, u := range in.Upstreams {
-		partial = partial || u.Span.Partial
+		partial = partial || u.Span.Partial || u.Span.StalePartial
 	}
 	if partial {
 		head += t.Error.Render("  partial: too many units to show them all")
 	}
-	if room := w - width(head) - 2; room >= 40 {
-		head += "  " + timeline.Legend(st, room)
+	// The legend explains what is on screen first: a stale or failed
+	// cell is explained even where every entry does not fit.
+	tracks := prepared(in)
+	if room := w - width(head) - 2; room >= 9 {
+		head += "  " + timeline.LegendFor(st, room, timeline.Present(a, append([]timeline.Track{tracks.model}, tracks.ups...)...))
 	}
 	out := []string{fit(head, w)}
 	if height == 1 {
@@ -339,7 +371,6 @@ func renderTimeline(in timelineInput, w, height int) []string {
 	if in.Cursor != nil {
 		cur = in.Cursor.Window
 	}
-	tracks := prepared(in)
 	v := timeline.View{Axis: a, Cursor: cur, CursorLabel: cursorLabel(in.Cursor), Styles: st, Model: tracks.model}
 	for i, u := range in.Upstreams {
 		v.Lanes = append(v.Lanes, timeline.Lane{Name: u.Source.Name, Track: tracks.ups[i], Contract: laneContract(u, cur, in.Now)})

@@ -31,7 +31,7 @@ type modelView struct {
 	// startAt, when set, is where the first load puts the cursor: the
 	// unit whose window holds it (u from a downstream's model view).
 	startAt *time.Time
-	zoom    int // timeline zoom: steps out from the model's grain
+	zoom    int // timeline zoom: steps out from the model's grain; negative: fitted (zoomBy)
 
 	// The timeline: its axis between frames; the time the next load asks
 	// for (tlAsk, zero for "around the cursor") and the time the data on
@@ -52,7 +52,7 @@ type modelView struct {
 }
 
 func newModel(c *common, name string) *modelView {
-	return &modelView{viewBase: newBase(c), name: name, limit: unitsPage}
+	return &modelView{viewBase: newBase(c), name: name, limit: unitsPage, zoom: -1}
 }
 
 // viewModel is one model, opened from a list, the palette or Options.View.
@@ -206,16 +206,9 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 	u := v.selected()
 	switch {
 	case key.Matches(msg, v.c.keys.ZoomOut):
-		if v.tl.Levels == 0 || v.zoom < v.tl.Levels-1 {
-			v.zoom++
-		}
-		return v.settle()
+		return v.zoomBy(+1)
 	case key.Matches(msg, v.c.keys.ZoomIn):
-		if v.tl.Levels > 0 {
-			v.zoom = min(v.zoom, v.tl.Levels-1)
-		}
-		v.zoom = max(0, v.zoom-1)
-		return v.settle()
+		return v.zoomBy(-1)
 	case key.Matches(msg, v.c.keys.Upstream):
 		model, at, ok, why := v.upstreamTarget()
 		if !ok {
@@ -325,7 +318,7 @@ func (v *modelView) render(w, h int) []string {
 		counts = append(counts, c)
 	}
 	lines = append(lines, "   "+strings.Join(counts, "  "))
-	lines = append(lines, "   "+t.Muted.Render("last applied "+timeText(st.LastAppliedAt)+" · coverage "+coverageText(st)))
+	lines = append(lines, "   "+freshnessText(t, v.name, st, v.data.fresh, v.c.now())+t.Muted.Render(" · coverage "+coverageText(st)))
 
 	// The timeline.
 	tl, allLanes := v.timeline(w, h)

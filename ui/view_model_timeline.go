@@ -5,6 +5,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -75,8 +77,9 @@ func (v *modelView) applyGate(msg gateMsg) {
 
 // timelineInput is the timeline's data for the frame.
 func (v *modelView) timelineInput() timelineInput {
+	now := v.c.now()
 	in := timelineInput{Model: v.data.status, Def: v.data.def, Cursor: v.selected(), Zoom: v.zoom, Span: v.data.span,
-		Now: v.c.now(), Theme: v.c.theme, State: &v.tl}
+		Range: v.data.fit, Now: now, Theme: v.c.theme, State: &v.tl}
 	gated := v.hasGate && in.Cursor != nil && in.Cursor.Window.Equal(v.gateFor)
 	for _, u := range v.data.upstreams {
 		tu := timelineUpstream{Source: u.src, Status: u.status, Def: u.def, Span: u.span}
@@ -140,4 +143,69 @@ func (v *modelView) timeline(w, h int) (lines []string, allLanes bool) {
 		strip = ansiTrimLast(strip) + t.Muted.Render("…")
 	}
 	return []string{label + strip}, false
+}
+
+// fitRange is the time the timeline fits: from the model's
+// first unit to the later of its last unit and its last complete window,
+// so windows that never ran up to now show as missing rather than off
+// screen. The units load a page at a time, so past the first page the
+// applied coverage stands in for the last unit. A timeless model's is its
+// temporal upstreams' (its axis is theirs).
+func fitRange(d modelData, now time.Time) state.Window {
+	var r state.Window
+	add := func(w state.Window) {
+		switch {
+		case w.Empty():
+		case r.Empty():
+			r = w
+		default:
+			r = state.Window{Since: state.Earlier(r.Since, w.Since), Until: state.Later(r.Until, w.Until)}
+		}
+	}
+	span := func(st *engine.ModelStatus, def *spec.Model, units []state.Unit, more bool) {
+		if st == nil || st.Timeless() {
+			return
+		}
+		if len(units) > 0 {
+			add(state.Window{Since: units[0].Window.Since, Until: units[len(units)-1].Window.Until})
+		}
+		if ws := st.Coverage.Windows(); len(ws) > 0 && (more || len(units) == 0) {
+			add(state.Window{Since: ws[0].Since, Until: ws[len(ws)-1].Until})
+		}
+		if c := rangeOf(def, now); !c.Empty() && !r.Empty() {
+			add(state.Window{Since: state.Earlier(r.Until, c.Until), Until: c.Until})
+		}
+	}
+	if !d.status.Timeless() {
+		span(&d.status, d.def, d.units, d.more)
+		if r.Empty() {
+			add(rangeOf(d.def, now)) // no units yet: the range they will have
+		}
+		return r
+	}
+	for _, u := range d.upstreams {
+		span(u.status, u.def, nil, true)
+	}
+	for _, u := range d.upstreams {
+		if r.Empty() && (u.status == nil || !u.status.Timeless()) {
+			add(rangeOf(u.def, now)) // nothing applied upstream yet
+		}
+	}
+	return r
+}
+
+// zoomBy steps the timeline's zoom out (+1) or in (-1) from the level on
+// screen, which while the zoom is fitted is the one the fit chose; the
+// level then stays the user's, fitted to the width only where the range
+// fits at it.
+func (v *modelView) zoomBy(step int) tea.Cmd {
+	if v.zoom < 0 {
+		v.zoom = v.tl.zoom // zero before the first frame: the grain
+	}
+	v.zoom += step
+	if v.tl.Levels > 0 {
+		v.zoom = min(v.zoom, v.tl.Levels-1)
+	}
+	v.zoom = max(0, v.zoom)
+	return v.settle()
 }

@@ -67,39 +67,86 @@ func buckets(model state.Grid, z Zoom) state.Grid {
 	return state.Grid{Start: start.UTC(), Interval: zoomInterval[z], Location: loc}
 }
 
-// Axis maps the columns of a line to time: column c holds the bucket
-// [Range(c).Since, Range(c).Until), consecutive buckets of one grid. It is an
-// immutable value; moving it returns a new one. The zero Axis is zero
-// columns wide.
+// Axis maps the columns of a line to time. At scale 1 each column is one
+// bucket of the zoom's grid, [Range(c).Since, Range(c).Until); at scale k
+// each bucket is one cell k columns wide, so a short range fills the line.
+// Positions (Column: the ruler's labels, the cursor) then fall inside a
+// cell, its time cut into k equal parts; what a cell shows is its whole
+// bucket (Range). It is an immutable value; moving it returns a new one.
+// The zero Axis is zero columns wide.
 type Axis struct {
 	zoom  Zoom
 	model state.Grid
 	grid  state.Grid
+	// scale is the columns per bucket (at least 1); first is column 0's
+	// place in the grid's columns: bucket first/scale, part first%scale.
+	scale int
 	first int
-	// bounds are the width+1 bucket boundaries of the visible columns,
+	// bounds are the width+1 column boundaries of the visible columns,
 	// computed once per axis so that a frame does no calendar arithmetic.
 	bounds []time.Time
 }
 
+// MaxScale bounds the columns one bucket may take (and keeps the
+// arithmetic that cuts a month into parts far from overflowing).
+const MaxScale = 1000
+
 // NewAxis returns an axis width columns wide over a model's grid at zoom z,
-// whose column 0 holds start. model is the grid the model's units lie on (a
-// flexible model's slicing grid); its Location sets the calendar the day,
-// week and month buckets and the ruler follow. A zero model grid falls back
-// to day buckets in UTC.
+// one column per bucket, whose column 0 holds start. model is the grid the
+// model's units lie on (a flexible model's slicing grid); its Location sets
+// the calendar the day, week and month buckets and the ruler follow. A zero
+// model grid falls back to day buckets in UTC.
 func NewAxis(model state.Grid, z Zoom, start time.Time, width int) Axis {
 	g := buckets(model, z)
-	return newAxis(z, model, g, g.Index(start), width)
+	return newAxis(z, model, g, 1, g.Index(start), width)
 }
 
-func newAxis(z Zoom, model, grid state.Grid, first, width int) Axis {
-	a := Axis{zoom: z, model: model, grid: grid, first: first}
+func newAxis(z Zoom, model, grid state.Grid, scale, first, width int) Axis {
+	scale = max(1, min(scale, MaxScale))
+	a := Axis{zoom: z, model: model, grid: grid, scale: scale, first: first}
 	if width > 0 {
 		a.bounds = make([]time.Time, width+1)
 		for i := range a.bounds {
-			a.bounds[i] = grid.WindowAt(first + i).Since
+			a.bounds[i] = a.colStart(first + i)
 		}
 	}
 	return a
+}
+
+// colStart is where grid column g (bucket g/scale, part g%scale) begins:
+// the bucket's since plus its length times part/scale, rounded up, so
+// that Column's division finds exactly the column whose start is the
+// latest at or before an instant.
+func (a Axis) colStart(g int) time.Time {
+	b, part := floorDiv(g, a.scale)
+	w := a.grid.WindowAt(b)
+	if part == 0 {
+		return w.Since
+	}
+	d, k := w.Duration(), time.Duration(a.scale)
+	return w.Since.Add((d*time.Duration(part) + k - 1) / k)
+}
+
+// gridColumn is the grid column holding t.
+func (a Axis) gridColumn(t time.Time) int {
+	b := a.grid.Index(t)
+	col := b * a.scale
+	if a.scale > 1 {
+		w := a.grid.WindowAt(b)
+		if d := w.Duration(); d > 0 {
+			col += int(t.Sub(w.Since) * time.Duration(a.scale) / d)
+		}
+	}
+	return col
+}
+
+// floorDiv is q, r with n = q·k + r and 0 <= r < k.
+func floorDiv(n, k int) (q, r int) {
+	q, r = n/k, n%k
+	if r < 0 {
+		q, r = q-1, r+k
+	}
+	return q, r
 }
 
 // Width is the number of columns.
@@ -107,6 +154,9 @@ func (a Axis) Width() int { return max(len(a.bounds)-1, 0) }
 
 // Zoom is the axis's zoom level.
 func (a Axis) Zoom() Zoom { return a.zoom }
+
+// Scale is the columns one bucket takes, at least 1.
+func (a Axis) Scale() int { return max(a.scale, 1) }
 
 // Model is the model grid the axis was built over.
 func (a Axis) Model() state.Grid { return a.model }
@@ -135,25 +185,55 @@ func (a Axis) Column(t time.Time) int {
 	if w := a.Width(); w > 0 && !t.Before(a.bounds[0]) && t.Before(a.bounds[w]) {
 		return sort.Search(w, func(i int) bool { return a.bounds[i+1].After(t) })
 	}
-	return a.grid.Index(t) - a.first
+	return a.gridColumn(t) - a.first
 }
 
-// Range is the bucket of column col; columns off the axis continue the
-// same grid.
+// Range is the cell column col draws: its bucket of the zoom's grid, which
+// at scale k the bucket's k columns share (a cell shows the worst status
+// of its whole bucket, so zooming out reads the same at any width).
+// Columns off the axis continue the same grid.
 func (a Axis) Range(col int) state.Window {
-	if col >= 0 && col < a.Width() {
+	if a.Scale() == 1 && col >= 0 && col < a.Width() {
 		return state.Window{Since: a.bounds[col], Until: a.bounds[col+1]}
 	}
-	return a.grid.WindowAt(a.first + col)
+	return a.grid.WindowAt(a.bucket(col))
 }
 
-// columns returns the first and last column that w overlaps, which may lie
-// off the axis on either side; ok is false for an empty w.
+// bucket is the index in the zoom's grid of column col's bucket.
+func (a Axis) bucket(col int) int {
+	b, _ := floorDiv(a.first+col, a.Scale())
+	return b
+}
+
+// cells calls fn with each visible column and its cell, working out each
+// bucket's window once however many columns it takes.
+func (a Axis) cells(fn func(col int, cell state.Window)) {
+	last, cell := 0, state.Window{}
+	for c := range a.Width() {
+		if a.Scale() == 1 {
+			fn(c, state.Window{Since: a.bounds[c], Until: a.bounds[c+1]})
+			continue
+		}
+		if b := a.bucket(c); c == 0 || b != last {
+			last, cell = b, a.grid.WindowAt(b)
+		}
+		fn(c, cell)
+	}
+}
+
+// columns returns the first and last column of the cells that w overlaps,
+// which may lie off the axis on either side; ok is false for an empty w.
 func (a Axis) columns(w state.Window) (c0, c1 int, ok bool) {
 	if !w.Until.After(w.Since) {
 		return 0, 0, false
 	}
-	return a.Column(w.Since), a.Column(w.Until.Add(-1)), true
+	c0, c1 = a.Column(w.Since), a.Column(w.Until.Add(-1))
+	if k := a.Scale(); k > 1 {
+		_, r0 := floorDiv(a.first+c0, k)
+		_, r1 := floorDiv(a.first+c1, k)
+		c0, c1 = c0-r0, c1+k-1-r1
+	}
+	return c0, c1, true
 }
 
 // Scroll moves the axis n columns later in time (earlier when n < 0).
@@ -161,7 +241,7 @@ func (a Axis) Scroll(n int) Axis {
 	if n == 0 {
 		return a
 	}
-	return newAxis(a.zoom, a.model, a.grid, a.first+n, a.Width())
+	return newAxis(a.zoom, a.model, a.grid, a.scale, a.first+n, a.Width())
 }
 
 // Follow scrolls as little as possible so that the column holding t lies
@@ -188,8 +268,9 @@ func (a Axis) Center(t time.Time) Axis {
 	return a.Scroll(a.Column(t) - a.Width()/2)
 }
 
-// WithZoom switches to zoom z keeping anchor (usually the cursor) in the
-// column it is in now, or in the middle when it is off-screen.
+// WithZoom switches to zoom z, one column per bucket, keeping anchor
+// (usually the cursor) in the column it is in now, or in the middle when it
+// is off-screen.
 func (a Axis) WithZoom(z Zoom, anchor time.Time) Axis {
 	w := a.Width()
 	col := a.Column(anchor)
@@ -197,7 +278,7 @@ func (a Axis) WithZoom(z Zoom, anchor time.Time) Axis {
 		col = w / 2
 	}
 	g := buckets(a.model, z)
-	return newAxis(z, a.model, g, g.Index(anchor)-col, w)
+	return newAxis(z, a.model, g, 1, g.Index(anchor)-col, w)
 }
 
 // Resize changes the width, keeping column 0 where it is.
@@ -205,5 +286,5 @@ func (a Axis) Resize(width int) Axis {
 	if width == a.Width() {
 		return a
 	}
-	return newAxis(a.zoom, a.model, a.grid, a.first, width)
+	return newAxis(a.zoom, a.model, a.grid, a.scale, a.first, width)
 }

@@ -10,10 +10,12 @@
 //     the worst status in a bucket, applied coverage, the THROUGH frontier
 //     — costs O(log units), so a million units draw as fast as a hundred,
 //     at any zoom.
-//   - An Axis maps columns to time: one column per window of the model's
+//   - An Axis maps columns to time: one cell per window of the model's
 //     grid (ZoomGrain), or per calendar day, week or month in the model's
-//     time zone. It scrolls (Scroll, Follow, Center), zooms (WithZoom)
-//     and resizes, and maps both ways (Column, Range).
+//     time zone, each cell one column wide or, at a scale k, k columns.
+//     It scrolls (Scroll, Follow, Center), zooms (WithZoom) and resizes,
+//     and maps both ways (Column, Range). Fit and FitAt choose the zoom and
+//     scale that show a range whole across the width.
 //   - Strip draws a track on an axis; Ruler the time labels; CursorLine the
 //     pointer at the cursor; Marks what a contract of the cursor's window
 //     needs of an upstream and whether it has it; Legend the glyphs.

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -183,10 +184,14 @@ func Strip(a Axis, t Track, cursor state.Window, st Styles) string {
 	l := newLine(w, ' ')
 	hint := 0
 	var r rank
-	for c := range w {
-		r, hint = t.rank(a.bounds[c], a.bounds[c+1], hint)
+	var prev state.Window
+	a.cells(func(c int, cell state.Window) {
+		if c == 0 || !cell.Equal(prev) {
+			r, hint = t.rank(cell.Since, cell.Until, hint)
+			prev = cell
+		}
 		l.set(c, g.Of(rankStatus[r]), uint8(r))
-	}
+	})
 	if c0, c1, ok := a.columns(cursor); ok {
 		for c := max(c0, 0); c <= min(c1, w-1); c++ {
 			l.k[c] += uint8(nRanks)
@@ -301,20 +306,74 @@ func place(l line, c0, c1 int, labels []string, key uint8) {
 
 // Legend explains the glyphs, "█ applied  ░ pending  …", in the statuses'
 // colours, exactly width cells; entries that do not fit are left out.
-func Legend(st Styles, width int) string {
+func Legend(st Styles, width int) string { return LegendFor(st, width, nil) }
+
+// LegendFor is Legend that, when not every entry fits, keeps the entries
+// of the statuses shown (Present), the worst first (Order), and the others
+// only when every shown one fits: a narrow terminal still explains the
+// stale or failed cells on screen, and never a glyph that is not there in
+// place of one that is. Entries stay in Statuses order.
+func LegendFor(st Styles, width int, shown []Status) string {
 	if width <= 0 {
 		return ""
 	}
 	g := st.glyphs()
+	entry := func(s Status) string { return string(g.Of(s)) + " " + string(s) }
+	keep := map[Status]bool{}
+	used := -2 // no gap before the first entry
+	take := func(s Status) bool {
+		n := lipgloss.Width(entry(s)) + 2
+		if used+n > width {
+			return false
+		}
+		keep[s], used = true, used+n
+		return true
+	}
+	all := true
+	for _, s := range Order {
+		if slices.Contains(shown, s) {
+			all = take(s) && all
+		}
+	}
+	if all {
+		for _, s := range Statuses {
+			if !slices.Contains(shown, s) && !take(s) {
+				break
+			}
+		}
+	}
 	l := newLine(width, ' ')
 	col := 0
 	for _, s := range Statuses {
-		r := rankOf(s)
-		entry := string(g.Of(s)) + " " + string(s)
-		if col+lipgloss.Width(entry) > width {
-			break
+		if keep[s] {
+			col = l.text(col, width, entry(s), uint8(rankOf(s))) + 2
 		}
-		col = l.text(col, width, entry, uint8(r)) + 2
 	}
 	return l.render(func(k uint8) lipgloss.Style { return st.Status[rankStatus[k]] })
+}
+
+// Present lists the statuses the tracks' strips draw on the axis, in
+// Statuses order (outside is not one): what a legend must explain first.
+// It costs O(width · log units) per track, as a strip does.
+func Present(a Axis, tracks ...Track) []Status {
+	var seen [nRanks]bool
+	for _, t := range tracks {
+		hint := 0
+		var r rank
+		var prev state.Window
+		a.cells(func(c int, cell state.Window) {
+			if c == 0 || !cell.Equal(prev) {
+				r, hint = t.rank(cell.Since, cell.Until, hint)
+				prev = cell
+			}
+			seen[r] = true
+		})
+	}
+	var out []Status
+	for _, s := range Statuses {
+		if seen[rankOf(s)] {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -77,9 +77,15 @@ func ticks(a Axis) []tick {
 	if cell <= 0 {
 		return nil
 	}
+	// Cells wider than a column are whole buckets: a label inside one
+	// would name a time the cell does not tell apart.
+	var least time.Duration
+	if a.Scale() > 1 {
+		least = a.grid.Interval.Nominal()
+	}
 	step := tickSteps[len(tickSteps)-1]
 	for _, s := range tickSteps {
-		if s.nominal() >= time.Duration(s.gap())*cell {
+		if s.nominal() >= time.Duration(s.gap())*cell && s.nominal() >= least {
 			step = s
 			break
 		}
