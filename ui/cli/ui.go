@@ -18,18 +18,26 @@ func init() {
 		long: `ui opens the terminal UI on the state store of --dsn for the environment of
 --env (else SCHEMA_SUFFIX). It is what 'bollhav' alone opens on a terminal.
 
+It opens on Incidents when anything is failed, blocked or stale: one card per
+root cause ('bollhav incidents'), failures first, then by downstream impact,
+the selected card with its whole error; enter explains its most impactful
+blocked unit. With nothing wrong it opens on Pipelines, saying "all clear".
+
 Views: Pipelines (every model by pipeline, units counted by status; or each
 pipeline's task graph), a model (its contracts, coverage timeline with each
-upstream's strip, and units), why (a unit's upstream verdicts, the
-root-cause chain and the unblock frontier), Blocked (the triage queue by
-downstream impact) and Runs (history, and the progress of runs started here).
+upstream's strip, stale windows as cells of their own, and units), why (a
+unit's upstream verdicts, the root-cause chain and the unblock frontier),
+Blocked (the triage queue by downstream impact), Runs (history, and the
+progress of runs started here) and Incidents.
 
 Keys: enter drills in (pipelines → model → unit → its blocking upstream), esc
 goes back, / filters a list, : opens the command palette (model NAME, why
-MODEL TIME, blocked, runs, audit, env SUFFIX|prod, theme NAME), 1 2 3 4
-switch to pipelines, blocked, runs, audit, ? shows every key, q quits. In
-Pipelines, v toggles the list and the graph; in a model, + and - zoom the
-timeline and u jumps to the upstream window holding it back. Vim keys,
+MODEL TIME, blocked, runs, audit, incidents, env SUFFIX|prod, theme NAME),
+1 2 3 4 i switch to pipelines, blocked, runs, audit, incidents, ? shows every
+key, q quits. In Pipelines, v toggles the list and the graph; in a model the
+timeline opens fitted to the model's windows (zoomed out by itself when they
+do not fit), + and - zoom it and u jumps to the upstream window holding it
+back. Vim keys,
 arrows and the mouse wheel move in lists.
 
 Actions — r run a window, R run a model, a / p mark applied / pending — open a
