@@ -153,6 +153,7 @@ func groups() []group {
 		{"Transitions", transitionTests},
 		{"Claims", claimTests},
 		{"CompleteBatch", batchTests},
+		{"Attempts", attemptTests},
 		{"Runs", runTests},
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},
