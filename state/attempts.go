@@ -53,18 +53,35 @@ const (
 	leaseExpiredSuffix  = " stopped renewing it before recording an outcome (killed, or cut off from the store)"
 )
 
-// NextTry is the try a unit waiting for its retry will make: one more than
-// the newest failed attempt's try in history (oldest first, as
-// Store.Attempts returns it). It is 0 when u does not wait for a retry, and
-// 1 when the history holds no counted try.
-func NextTry(u Unit, history []Attempt) int {
+// RetryWait is where a unit waiting for its retry stands in its budget:
+// the try it will make next, of how many the model allows, and when.
+type RetryWait struct {
+	// Try is the next try: one more than the newest failed attempt's.
+	Try int
+	// Of is the model's retry.attempts; 0 when not known.
+	Of int
+	// At is the unit's not-before time.
+	At time.Time
+}
+
+// RetryWaitOf is u's retry wait, read from its history (oldest first, as
+// Store.Attempts returns it) and of, the model's retry.attempts; nil when u
+// does not wait for a retry.
+func RetryWaitOf(u Unit, history []Attempt, of int) *RetryWait {
 	if u.NotBefore == nil {
-		return 0
+		return nil
 	}
-	if len(history) == 0 {
-		return 1
+	w := &RetryWait{Try: 1, Of: of, At: *u.NotBefore}
+	if n := len(history); n > 0 {
+		w.Try = history[n-1].Try + 1
 	}
-	return history[len(history)-1].Try + 1
+	return w
+}
+
+// Line renders w with RetryLine, its time printed by format (each view
+// prints times its own way).
+func (w RetryWait) Line(format func(time.Time) string) string {
+	return RetryLine(w.Try, w.Of, format(w.At))
 }
 
 // RetryLine is the one wording of a unit waiting for its retry, which the
@@ -78,4 +95,34 @@ func RetryLine(try, of int, at string) string {
 		n += "/" + strconv.Itoa(of)
 	}
 	return "retry " + n + " at " + at
+}
+
+// Label names a failed attempt in a list of them: "try 2", or "attempt 7"
+// for an expired lease, which counted in no budget.
+func (a Attempt) Label() string {
+	if a.Try == 0 {
+		return "attempt " + strconv.Itoa(a.Number)
+	}
+	return "try " + strconv.Itoa(a.Try)
+}
+
+// NewestFirst returns history (oldest first, as Store.Attempts returns it)
+// newest first, the order every view lists it in.
+func NewestFirst(history []Attempt) []Attempt {
+	out := make([]Attempt, len(history))
+	for i, a := range history {
+		out[len(history)-1-i] = a
+	}
+	return out
+}
+
+// EarlierFailures is u's history newest first without the failure that
+// left u where it is — failed, or waiting for its retry — whose error is
+// u.Error already: the errors of earlier attempts.
+func EarlierFailures(u Unit, history []Attempt) []Attempt {
+	out := NewestFirst(history)
+	if len(out) > 0 && (u.Status == Failed || u.NotBefore != nil) && u.Error == out[0].Error {
+		out = out[1:]
+	}
+	return out
 }
