@@ -116,13 +116,13 @@ func NewestFirst(history []Attempt) []Attempt {
 	return out
 }
 
-// EarlierFailures is u's history newest first without the failure that
-// left u where it is — failed, or waiting for its retry — whose error is
-// u.Error already: the errors of earlier attempts.
-func EarlierFailures(u Unit, history []Attempt) []Attempt {
-	out := NewestFirst(history)
-	if len(out) > 0 && (u.Status == Failed || u.NotBefore != nil) && u.Error == out[0].Error {
-		out = out[1:]
+// EarlierFailures is failures (u's history newest first, as NewestFirst
+// orders it) without the failure that left u where it is — failed, or
+// waiting for its retry — whose error is u.Error already: the errors of
+// earlier attempts.
+func EarlierFailures(u Unit, failures []Attempt) []Attempt {
+	if len(failures) > 0 && (u.Status == Failed || u.NotBefore != nil) && u.Error == failures[0].Error {
+		return failures[1:]
 	}
-	return out
+	return failures
 }

@@ -57,11 +57,11 @@ func TestEarlierFailures(t *testing.T) {
 		}
 		return out
 	}
-	got := labels(EarlierFailures(Unit{Status: Failed, Error: "c"}, history))
+	got := labels(EarlierFailures(Unit{Status: Failed, Error: "c"}, NewestFirst(history)))
 	if want := []string{"attempt 2 lease", "try 1 a"}; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("earlier failures of a failed unit = %q, want %q", got, want)
 	}
-	got = labels(EarlierFailures(Unit{Status: Pending, Attempts: 4}, history))
+	got = labels(EarlierFailures(Unit{Status: Pending, Attempts: 4}, NewestFirst(history)))
 	if len(got) != 3 || got[0] != "try 1 c" {
 		t.Errorf("earlier failures of a released unit = %q, want all three, newest first", got)
 	}
