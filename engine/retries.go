@@ -25,19 +25,28 @@ func newRetries() *retries { return &retries{tries: map[int64]int{}} }
 
 // apply turns v, the verdict of c's unit of m, into a retry when it is a
 // failure of the work (not a hard gate error, not one the executor
-// recorded) and m's policy leaves a try; now is the lease clock.
+// recorded) and m's policy leaves a try; now is the lease clock. Every
+// failure gets its try number within the budget (Outcome.Try), which the
+// store keeps in the unit's attempt history and "retry 2/5" is read from.
 func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict, now time.Time) unitVerdict {
-	if v.out.Status != state.Failed || v.hard || v.recorded || !m.Retry.Retries() {
+	if v.out.Status != state.Failed || v.recorded {
+		return v
+	}
+	if !m.Retry.Retries() {
+		v.out.Try = 1 // a budget of one try: every failure is its first and last
 		return v
 	}
 	r.mu.Lock()
-	r.tries[c.Unit.ID]++
-	n := r.tries[c.Unit.ID]
+	n := r.tries[c.Unit.ID] + 1
+	if !v.hard { // a hard gate error is final, and uses no try of the budget
+		r.tries[c.Unit.ID] = n
+	}
 	r.mu.Unlock()
-	if n >= m.Retry.Attempts {
+	v.out.Try = n
+	if v.hard || n >= m.Retry.Attempts {
 		return v // the last try: the failure is final
 	}
-	v.out = state.Outcome{Status: state.Pending, Error: v.out.Error, At: v.out.At,
+	v.out = state.Outcome{Status: state.Pending, Error: v.out.Error, At: v.out.At, Try: n,
 		NotBefore: now.Add(m.Retry.Backoff(n, rand.Float64()))}
 	return v
 }

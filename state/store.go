@@ -116,8 +116,17 @@ type Store interface {
 	// their units' row locks until the commit.
 	CompleteBatch(ctx context.Context, items []Completion) (errs []error, err error)
 	// ReleaseExpired returns every running unit whose lease ended before
-	// now to pending with attempts+1, and returns how many.
+	// now to pending with attempts+1, and returns how many. Each expired
+	// lease is a failed attempt in the unit's history (Try 0: it counted
+	// in no retry budget), logged in the same transaction.
 	ReleaseExpired(ctx context.Context, now time.Time) (int, error)
+	// Attempts returns the unit's failed attempts, oldest first, newest
+	// last: the newest MaxAttemptHistory of them. Complete, CompleteBatch
+	// and ReleaseExpired log one in the transaction that ends the attempt
+	// (a final failure, a retry outcome, an expired lease); Delete and
+	// Uncover drop a removed unit's. A unit with none, or no unit with
+	// that id, has an empty history.
+	Attempts(ctx context.Context, unitID int64) ([]Attempt, error)
 
 	// Runs and the task run log (AUD_TASK_RUN_LOG).
 
@@ -324,6 +333,10 @@ type Outcome struct {
 	// NotBefore, with Status Pending and an Error, is when the failed
 	// unit may be claimed again: no claim takes it earlier.
 	NotBefore time.Time
+	// Try, for a failed attempt (Failed, or a Retry), is its try number
+	// within the retry budget it counted in, from 1; the store keeps it in
+	// the unit's attempt history. 0 is read as 1.
+	Try int
 }
 
 // Retry reports whether o sends a failed attempt back to pending for

@@ -36,6 +36,9 @@ type modelData struct {
 	units      []state.Unit
 	// more is true when the store holds units after the last one loaded.
 	more bool
+	// failures holds, by unit id, the attempt history of the loaded units
+	// waiting for their retry: "retry 2/5 at …" needs the last try.
+	failures map[int64]engine.UnitFailures
 
 	// For the timeline: the model's own coverage over want, the time the
 	// load was asked for (or chose), and the engine's gate of the unit at
@@ -131,6 +134,9 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 			if err != nil && !errors.Is(err, errStopScan) {
 				return modelData{}, fmt.Errorf("reading the units of %s: %w", name, err)
 			}
+			if err := loadRetries(ctx, e, &d); err != nil {
+				return modelData{}, err
+			}
 		}
 		if tl.on {
 			d.fit = fitRange(d, e.Clock())
@@ -140,6 +146,30 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 		}
 		return d, nil
 	}
+}
+
+// loadRetries reads the attempt history of d's units that wait for their
+// retry — one small read each, none for the others.
+func loadRetries(ctx context.Context, e *engine.Engine, d *modelData) error {
+	budget := -1
+	for _, u := range d.units {
+		if u.NotBefore == nil {
+			continue
+		}
+		if budget < 0 {
+			budget = e.RetryBudget(ctx, u.Model)
+			if d.def != nil {
+				budget = d.def.Retry.Attempts
+			}
+			d.failures = map[int64]engine.UnitFailures{}
+		}
+		f, err := e.Failures(ctx, u, budget)
+		if err != nil {
+			return fmt.Errorf("reading the attempts of %s %s: %w", u.Model, u.Window, err)
+		}
+		d.failures[u.ID] = f
+	}
+	return nil
 }
 
 // loadGate asks the engine for the gate of model def's unit at w (no

@@ -7,6 +7,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -395,7 +396,7 @@ func (v *modelView) render(w, h int) []string {
 		case u.Status == state.Failed:
 			detail = u.Error
 		case u.NotBefore != nil:
-			detail = "retry at " + timeText(u.NotBefore) + " after attempt " + fmt.Sprint(u.Attempts) + " failed: " + u.Error
+			detail = retryDetail(u, v.data.failures[u.ID])
 		}
 		cells := []string{t.Glyph(unitStatus(u.Status)), windowText(u.Window), statusLabel(t, u.Status), t.Muted.Render(timeText(u.AppliedAt))}
 		if wide {
@@ -405,6 +406,20 @@ func (v *modelView) render(w, h int) []string {
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	return pad(lines, w, h)
+}
+
+// retryDetail is the detail of a unit waiting for its retry: "retry 2/5 at
+// 2026-01-03 14:05Z · try 1 failed: <error>", in state.RetryLine's words.
+func retryDetail(u state.Unit, f engine.UnitFailures) string {
+	line := "retry at " + timeText(u.NotBefore) // the history was not read: the try is not known
+	if f.Retry != nil {
+		line = f.Retry.Line(func(t time.Time) string { return timeText(&t) })
+	}
+	label := "failed"
+	if len(f.Failures) > 0 && f.Failures[0].Error == u.Error {
+		label = f.Failures[0].Label() + " failed"
+	}
+	return line + " · " + label + ": " + u.Error
 }
 
 func errText(err error) string {

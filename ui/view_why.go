@@ -180,9 +180,14 @@ func (v *whyView) build() {
 	if r.AppliedAt != nil {
 		text("   applied_at " + timeText(r.AppliedAt) + t.Muted.Render(" ("+ageText(r.Now, r.AppliedAt)+")"))
 	}
+	if r.Retry != nil {
+		text("   " + t.Accent.Render(r.Retry.Line(func(at time.Time) string { return timeText(&at) })) +
+			t.Muted.Render(" ("+ageText(r.Now, &r.Retry.At)+")"))
+	}
 	if r.Error != "" {
 		text("   " + t.Error.Render("error: ") + oneLine(r.Error))
 	}
+	v.earlierFailures(text)
 	if r.BlockedReason != "" {
 		text("   " + t.Muted.Render("blocked_reason: ") + oneLine(r.BlockedReason))
 	}
@@ -250,6 +255,33 @@ func (v *whyView) build() {
 	}
 	if r.FrontierMore > 0 {
 		text(t.Muted.Render(fmt.Sprintf("   … and about %d more", r.FrontierMore)))
+	}
+}
+
+// whyEarlierShown bounds the earlier attempts the view lists; `bollhav why`
+// lists every one the store keeps.
+const whyEarlierShown = 5
+
+// earlierFailures lists the unit's earlier failed attempts, newest first,
+// each with its time and run: the ones before the failure whose error the
+// view already shows.
+func (v *whyView) earlierFailures(text func(string)) {
+	r, t := v.r, v.c.theme
+	earlier := state.EarlierFailures(state.Unit{Status: r.Status, Error: r.Error, NotBefore: r.NotBefore}, r.Failures)
+	if len(earlier) == 0 {
+		return
+	}
+	text("   " + t.Muted.Render("earlier attempts, newest first:"))
+	for i, a := range earlier {
+		if i == whyEarlierShown {
+			text("     " + t.Muted.Render(fmt.Sprintf("… %d more (bollhav why)", len(earlier)-i)))
+			break
+		}
+		run := ""
+		if a.RunID != 0 {
+			run = fmt.Sprintf(" run %d", a.RunID)
+		}
+		text("     " + t.Muted.Render(a.Label()+" · "+timeText(&a.At)+run+": ") + oneLine(a.Error))
 	}
 }
 

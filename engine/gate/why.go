@@ -51,6 +51,12 @@ type WhyReport struct {
 	// NotBefore is when the unit, failed and waiting for its retry, may
 	// run again; nil otherwise.
 	NotBefore *time.Time
+	// Retry is where the unit, waiting for its retry, stands in its budget
+	// (render it with Retry.Line); nil otherwise.
+	Retry *state.RetryWait
+	// Failures is the unit's attempt history, newest first: its newest
+	// state.MaxAttemptHistory failed attempts.
+	Failures []state.Attempt
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so
@@ -155,6 +161,11 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
 		r.NotBefore = unit.NotBefore
+		history, err := g.Store.Attempts(ctx, unit.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.Retry, r.Failures = state.RetryWaitOf(*unit, history, m.Retry.Attempts), state.NewestFirst(history)
 	}
 	gate, err := g.CachedUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {

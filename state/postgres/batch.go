@@ -113,7 +113,7 @@ func (s *Store) completeRound(ctx context.Context, tx pgx.Tx, items []state.Comp
 		            $7::bigint[], $8::int[], $9::timestamptz[], $10::int[], $11::timestamptz[])
 		     AS i (id, fence, status, applied_at, error, reason, rows_written, attempt, at, k, not_before)
 		WHERE u.id = i.id AND u.status = 'running' AND u.fence = i.fence
-		RETURNING i.k, u.env, u.model, u.since, u.until, u.run_id`),
+		RETURNING i.k, u.env, u.model, u.since, u.until, u.run_id, u.attempts`),
 		ids, fences, statuses, applied, texts, reason, rows, attempts, ats, order, notBefore)
 	if err != nil {
 		return nil, err
@@ -124,17 +124,27 @@ func (s *Store) completeRound(ctx context.Context, tx pgx.Tx, items []state.Comp
 		env, model   string
 		since, until pgtype.Timestamptz
 		runID        int64
+		number       int32
+		failed       failedAttempts
 	)
-	_, err = pgx.ForEachRow(res, []any{&k, &env, &model, &since, &until, &runID}, func() error {
+	_, err = pgx.ForEachRow(res, []any{&k, &env, &model, &since, &until, &runID, &number}, func() error {
 		if k < 0 || int(k) >= n || done[k] != nil {
 			return errBatchShape
 		}
 		i := round[k]
+		o := items[i].Outcome
 		done[k] = &change{env: env, model: model, window: windowOf(since, until), from: state.Running,
-			to: items[i].Outcome.Status, count: 1, at: items[i].Outcome.At, runID: runID}
+			to: o.Status, count: 1, at: o.At, runID: runID}
+		if isFailedAttempt(o) {
+			failed.add(items[i].Claim.Unit.ID, number, o.Try, o.Error, o.At, runID)
+		}
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	// A round of successes pays nothing for the history.
+	if err := s.logAttempts(ctx, tx, &failed); err != nil {
 		return nil, err
 	}
 	var missed []int

@@ -81,20 +81,28 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.
 		env, model   string
 		since, until pgtype.Timestamptz
 		runID        int64
+		attempts     int32
 	)
 	err := tx.QueryRow(ctx, s.sql(`
 		UPDATE {schema}.units
 		SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
 		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9, not_before = $10
 		WHERE id = $1 AND status = 'running' AND fence = $2
-		RETURNING env, model, since, until, run_id`),
+		RETURNING env, model, since, until, run_id, attempts`),
 		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At, v.notBefore,
-	).Scan(&env, &model, &since, &until, &runID)
+	).Scan(&env, &model, &since, &until, &runID, &attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, s.repeatedOutcome(ctx, tx, c, o)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if isFailedAttempt(o) {
+		var f failedAttempts
+		f.add(c.Unit.ID, attempts, o.Try, o.Error, o.At, runID)
+		if err := s.logAttempts(ctx, tx, &f); err != nil {
+			return nil, err
+		}
 	}
 	return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID}}, nil
 }
@@ -124,15 +132,28 @@ func (s *Store) repeatedOutcome(ctx context.Context, tx pgx.Tx, c state.Claim, o
 func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) {
 	var released int
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
+		// Each expired lease is a failed attempt in its unit's history,
+		// named after the lease owner the release clears.
+		prefix, noOwner, suffix := state.LeaseExpiredParts()
 		rows, err := tx.Query(ctx, s.sql(`
-			WITH released AS (
-			    UPDATE {schema}.units
-			    SET status = 'pending', lease_owner = '', lease_until = NULL, attempts = attempts + 1, updated_at = $1
+			WITH expired AS (
+			    SELECT id, lease_owner FROM {schema}.units
 			    WHERE status = 'running' AND lease_until < $1
-			    RETURNING env, model, run_id, since, until
+			    FOR UPDATE
+			), released AS (
+			    UPDATE {schema}.units u
+			    SET status = 'pending', lease_owner = '', lease_until = NULL, attempts = u.attempts + 1, updated_at = $1
+			    FROM expired e
+			    WHERE u.id = e.id AND u.status = 'running'
+			    RETURNING u.id, u.env, u.model, u.run_id, u.since, u.until, u.attempts, e.lease_owner
+			), logged AS (
+			    INSERT INTO {schema}.attempts (unit_id, number, try, error, at, run_id)
+			    SELECT id, attempts, 0, $2 || coalesce(nullif(lease_owner, ''), $3) || $4, $1, nullif(run_id, 0) FROM released
+			), trimmed AS (
+			    DELETE FROM {schema}.attempts a USING released r WHERE `+keepNewestAttempts("r", "id")+`
 			)
 			SELECT env, model, max(run_id), count(*), min(since), max(until) FROM released
-			GROUP BY env, model`), now)
+			GROUP BY env, model`), now, prefix, noOwner, suffix)
 		if err != nil {
 			return nil, err
 		}

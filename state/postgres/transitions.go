@@ -99,7 +99,9 @@ func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, 
 	rows, err := tx.Query(ctx, s.sql(`
 		WITH gone AS (
 		    DELETE FROM {schema}.units WHERE `+where.sql()+`
-		    RETURNING status, since, until
+		    RETURNING id, status, since, until
+		), history AS (
+		    DELETE FROM {schema}.attempts a USING gone g WHERE a.unit_id = g.id
 		)
 		SELECT status, count(*), min(since), max(until) FROM gone GROUP BY status`), where.args...)
 	if err != nil {

@@ -261,6 +261,11 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 	if err != nil {
 		return modelRef{}, state.Window{}, fmt.Errorf("sqlite: complete: %w", err)
 	}
+	if o.Status == state.Failed || o.Retry() {
+		if err := logAttempt(ctx, tx, c.Unit.ID, o.Try, o.Error, o.At); err != nil {
+			return modelRef{}, state.Window{}, err
+		}
+	}
 	m, ok := models[modelID]
 	if !ok {
 		if m, err = modelByID(ctx, tx, modelID); err != nil {
@@ -313,6 +318,9 @@ func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) 
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil || len(groups) == 0 {
+			return err
+		}
+		if err := logExpired(ctx, tx, now); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE "units" SET "status" = 'pending', "attempts" = "attempts" + 1,

@@ -58,6 +58,13 @@
 //     Anything else on a unit that is not running under the claim's fence —
 //     re-claimed, re-pended by an operator, deleted — is ErrLeaseLost.
 //   - ReleaseExpired releases leases that ended strictly before now.
+//   - Attempts lists a unit's failed attempts oldest first: one per Complete
+//     or CompleteBatch item with Failed or a Retry outcome (Try 0 stored as
+//     1) and one per lease ReleaseExpired releases (Try 0, the error
+//     state.LeaseExpiredError(lease owner), At its now); Number is the unit's
+//     Attempts right after, RunID the unit's run (0 for none). A unit keeps
+//     its newest MaxAttemptHistory rows; Delete and Uncover remove a removed
+//     unit's; an unknown unit has an empty history, not an error.
 //   - Runs with an empty Status are created running. Runs and AuditLog list
 //     newest first; a limit of 0 or less means no limit. TaskLog orders by
 //     task id, then attempt; StartTask opens attempts IN_PROGRESS.
@@ -153,6 +160,7 @@ func groups() []group {
 		{"Transitions", transitionTests},
 		{"Claims", claimTests},
 		{"CompleteBatch", batchTests},
+		{"Attempts", attemptTests},
 		{"Runs", runTests},
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},

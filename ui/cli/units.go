@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/pflag"
@@ -32,14 +33,24 @@ covered units, or a timeless model's one existence row. --since and --until
 keep the units overlapping [since, until); either may be left open. --status
 keeps units in the given statuses (repeat it or separate them by commas).
 
+A failed unit waiting for its retry (a model's retry: budget) shows
+"retry 2/5 at TIME": the try it makes next, of the model's retry.attempts,
+and when. A failed or retrying unit also names the errors of its earlier
+failed attempts, newest first with their times (the store keeps a unit's
+newest 20; the line names 3, why lists them all).
+
 With -o json:
   {"model","units":[{"since","until","status","applied_at","blocked_reason",
-    "attempts","error","not_before"}]}
+    "attempts","error","not_before","retry","attempt_errors"}]}
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
-has none; not_before is when a failed unit waiting for its retry (a model's
-retry: budget) may run again, null otherwise. The text output is one aligned line per unit, DETAIL holding the
-blocked reason or the error.`,
+has none; not_before is when a unit waiting for its retry may run again, and
+retry {"try","of","at"} the same wait as the text says it, both null
+otherwise. attempt_errors lists a failed or pending unit's failed attempts
+newest first, [{"number","try","error","at","run_id"}] (try 0: an expired
+lease; run_id null: a worker's), and is [] for other units. The text output
+is one aligned line per unit, DETAIL holding the blocked reason, the retry
+wait and the errors.`,
 		examples: []string{
 			"bollhav units raw.orders",
 			"bollhav units raw.orders --since 2026-01-01 --until 2026-01-02",
@@ -68,6 +79,11 @@ type unitJSON struct {
 	// NotBefore is when a failed unit waiting for its retry may run again;
 	// null otherwise.
 	NotBefore *string `json:"not_before"`
+	// Retry is that wait as "retry 2/5 at …" says it; null otherwise.
+	Retry *retryJSON `json:"retry"`
+	// AttemptErrors is a failed or pending unit's attempt history, newest
+	// first; [] for other units.
+	AttemptErrors []attemptJSON `json:"attempt_errors"`
 }
 
 // Open bounds of --since/--until: instants every unit lies within. The zero
@@ -113,6 +129,16 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		return ExitUsage
 	}
 
+	// A failed or retrying unit's history is read beside it: one small
+	// read per such unit, none for the others.
+	budget := e.RetryBudget(ctx, model)
+	failuresOf := func(u state.Unit) (engine.UnitFailures, error) {
+		if !engine.HasFailures(u) {
+			return engine.UnitFailures{}, nil
+		}
+		return e.Failures(ctx, u, budget)
+	}
+
 	bw := bufio.NewWriter(c.Out)
 	defer bw.Flush()
 	var emit func(state.Unit) error
@@ -122,7 +148,11 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(bw, "{\n  \"model\": %s,\n  \"units\": [", name)
 		first := true
 		emit = func(u state.Unit) error {
-			b, err := json.Marshal(unitToJSON(u))
+			f, err := failuresOf(u)
+			if err != nil {
+				return err
+			}
+			b, err := json.Marshal(unitToJSON(u, f))
 			if err != nil {
 				return err
 			}
@@ -155,7 +185,11 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 				writeUnitLine(out, pal, unitsHeader, true)
 			}
 			rows++
-			return writeUnitLine(out, pal, unitCells(u), false)
+			f, err := failuresOf(u)
+			if err != nil {
+				return err
+			}
+			return writeUnitLine(out, pal, unitCells(u, f), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -191,7 +225,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 	return ExitOK
 }
 
-func unitToJSON(u state.Unit) unitJSON {
+func unitToJSON(u state.Unit, f engine.UnitFailures) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
 	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
@@ -203,6 +237,7 @@ func unitToJSON(u state.Unit) unitJSON {
 		j.Error = &u.Error
 	}
 	j.NotBefore = rfcOrNull(u.NotBefore)
+	j.Retry, j.AttemptErrors = retryToJSON(f.Retry), attemptsToJSON(f.Failures)
 	return j
 }
 
@@ -213,21 +248,17 @@ var (
 	unitsWidths = []int{20, 20, 7, 8, 20}
 )
 
-func unitCells(u state.Unit) []string {
+func unitCells(u state.Unit, f engine.UnitFailures) []string {
 	since, until := "-", "-"
 	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
 	}
 	var detail []string
-	if u.NotBefore != nil {
-		detail = append(detail, "retry at "+state.FormatTime(*u.NotBefore)+" after attempt "+strconv.Itoa(u.Attempts)+" failed:")
+	if s := oneLine(u.BlockedReason); s != "" {
+		detail = append(detail, s)
 	}
-	for _, s := range []string{u.BlockedReason, u.Error} {
-		if s = oneLine(s); s != "" {
-			detail = append(detail, s)
-		}
-	}
-	d := cmp.Or(strings.Join(detail, " "), "-")
+	detail = append(detail, failureDetail(u, f.Retry, f.Failures)...)
+	d := cmp.Or(strings.Join(detail, "; "), "-")
 	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
 }
 

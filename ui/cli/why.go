@@ -36,7 +36,15 @@ nothing:
                each with how many blocked or pending units downstream it releases
 
 TIME is RFC 3339 (2026-01-01T05:30:00Z) or a date (2026-01-01, midnight UTC).
-A window with no unit in the store shows as status "missing".`,
+A window with no unit in the store shows as status "missing".
+
+A failed unit waiting for its retry (a model's retry: budget) shows
+"retry 2/5 at TIME" — the try it makes next, of the model's retry.attempts —
+and a unit with failed attempts lists the earlier ones' errors, newest first,
+each with its time and run (the store keeps a unit's newest 20). With -o json
+they are "retry": {"try","of","at"} (null when not waiting) and
+"attempt_errors": [{"number","try","error","at","run_id"}], every kept failed
+attempt newest first (try 0: an expired lease; run_id null: a worker's).`,
 		examples: []string{
 			"bollhav why warehouse.daily_orders --at 2026-01-05",
 			"bollhav why raw.orders --at 2026-01-05T13:20:00Z --as-of 2026-01-06T00:00:00Z",
@@ -65,6 +73,8 @@ type whyJSON struct {
 	AppliedAt *string           `json:"applied_at"`
 	Attempts  int               `json:"attempts"`
 	NotBefore *string           `json:"not_before"`
+	Retry     *retryJSON        `json:"retry"`
+	Failures  []attemptJSON     `json:"attempt_errors"`
 	Satisfied bool              `json:"satisfied"`
 	AsOf      string            `json:"as_of"`
 	More      int               `json:"frontier_more"`
@@ -175,7 +185,7 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, RootCause: []whyLinkJSON{},
 		Frontier: []whyFrontierJSON{}, Pipeline: r.Pipeline, Temporal: r.Temporality.String(), Blocked: r.BlockedReason,
 		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, NotBefore: whyTimeJSON(r.NotBefore), Satisfied: r.Satisfied,
-		AsOf: state.FormatTime(r.Now), More: r.FrontierMore}
+		AsOf: state.FormatTime(r.Now), More: r.FrontierMore, Retry: retryToJSON(r.Retry), Failures: attemptsToJSON(r.Failures)}
 	out.Since, out.Until = whyWindowJSON(r.Window)
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
@@ -256,12 +266,13 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	if r.BlockedReason != "" {
 		fmt.Fprintf(out, "  blocked_reason: %s\n", r.BlockedReason)
 	}
-	if r.NotBefore != nil {
-		fmt.Fprintf(out, "  retry: at %s, after attempt %d failed\n", state.FormatTime(*r.NotBefore), r.Attempts)
+	if r.Retry != nil {
+		fmt.Fprintf(out, "  %s\n", r.Retry.Line(state.FormatTime))
 	}
 	if r.Error != "" {
 		fmt.Fprintf(out, "  error: %s\n", r.Error)
 	}
+	printEarlierFailures(out, r)
 	if r.AppliedAt != nil {
 		fmt.Fprintf(out, "  applied_at: %s\n", state.FormatTime(*r.AppliedAt))
 	}
@@ -360,5 +371,24 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "STATUS", "RELEASES"}, rows)
 	if r.FrontierMore > 0 {
 		fmt.Fprintf(out, "… and about %d more\n", r.FrontierMore)
+	}
+}
+
+// printEarlierFailures lists the unit's earlier failed attempts, newest
+// first, each with its time and run: the ones before the failure whose
+// error the report already shows.
+func printEarlierFailures(out io.Writer, r *gate.WhyReport) {
+	u := state.Unit{Status: r.Status, Error: r.Error, NotBefore: r.NotBefore}
+	earlier := state.EarlierFailures(u, r.Failures)
+	if len(earlier) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "  earlier attempts, newest first:")
+	for _, a := range earlier {
+		run := ""
+		if a.RunID != 0 {
+			run = " (run " + strconv.FormatInt(a.RunID, 10) + ")"
+		}
+		fmt.Fprintf(out, "    %s failed at %s%s: %s\n", a.Label(), state.FormatTime(a.At), run, oneLine(a.Error))
 	}
 }

@@ -1,0 +1,79 @@
+package postgres
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+)
+
+// TestUpgradeToAttemptHistory: a schema written by the release before the
+// attempt history (version 3), holding a failed unit and a running one,
+// opens in this release: migration 0004 adds the history, the units are
+// kept as they were, the failed unit's history starts empty (its earlier
+// errors were never kept one by one), and the running unit's expired lease
+// is logged in it.
+func TestUpgradeToAttemptHistory(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := testPool(t, dsn)
+	if v, err := migrate(ctx, pool, schema, ms[:3]); err != nil || v != 3 {
+		t.Fatalf("a version 3 schema: %d, %v", v, err)
+	}
+	lease := t0.Add(48 * time.Hour)
+	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, error, attempts, updated_at)
+		VALUES ('', 'a', false, $1, $2, 'failed', 'exit status 1: boom', 2, $1)`), t0, t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, lease_owner, lease_until, fence, updated_at)
+		VALUES ('', 'a', false, $1, $2, 'running', 'host:42', $3, 1, $1)`), t0.Add(time.Hour), t0.Add(2*time.Hour), lease); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, dsn, Options{Schema: schema})
+	if err != nil {
+		t.Fatalf("Open of a version 3 schema: %v", err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {
+		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4", v, err)
+	}
+	var ids []int64
+	var failed, running state.Unit
+	rows, err := pool.Query(ctx, sqlFor(schema, `SELECT id, status, error, attempts, lease_owner FROM {schema}.units ORDER BY since`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var u state.Unit
+		if err := rows.Scan(&u.ID, &u.Status, &u.Error, &u.Attempts, &u.LeaseOwner); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, u.ID)
+		if u.Status == state.Failed {
+			failed = u
+		} else {
+			running = u
+		}
+	}
+	rows.Close()
+	if len(ids) != 2 || failed.Error != "exit status 1: boom" || failed.Attempts != 2 || running.Status != state.Running || running.LeaseOwner != "host:42" {
+		t.Fatalf("units after the upgrade: failed %+v, running %+v", failed, running)
+	}
+	if as, err := s.Attempts(ctx, failed.ID); err != nil || len(as) != 0 {
+		t.Errorf("the failed unit's history after the upgrade = %+v, %v; want empty", as, err)
+	}
+	if n, err := s.ReleaseExpired(ctx, lease.Add(time.Second)); err != nil || n != 1 {
+		t.Fatalf("ReleaseExpired = %d, %v", n, err)
+	}
+	as, err := s.Attempts(ctx, running.ID)
+	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
+		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
+	}
+}

@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// TestUpgradeToAttemptHistory: a file written by the release before the
+// attempt history (schema version 3), holding a failed unit and a running
+// one, opens in this release: migration 0004 adds the history, the units are
+// kept as they were, the failed unit's history starts empty (its earlier
+// errors were never kept one by one), and the running unit's expired lease
+// is logged in it.
+func TestUpgradeToAttemptHistory(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
+	for _, m := range migrations()[:3] {
+		stmts = append(stmts, m.sql)
+	}
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for v := 1; v <= 3; v++ {
+		if _, err := db.ExecContext(ctx, `INSERT INTO "schema_version" VALUES (?, ?, 0)`, v, migrations()[v-1].name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO "models" ("env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
+		micros(t0), micros(t0), time.Hour.Microseconds()); err != nil {
+		t.Fatal(err)
+	}
+	lease := t0.Add(48 * time.Hour)
+	if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "error", "attempts", "updated_at") VALUES
+		(1, ?, ?, 'failed', 'exit status 1: boom', 2, ?)`, micros(t0), micros(t0.Add(time.Hour)), micros(t0)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "attempts", "lease_owner", "lease_until", "fence", "updated_at") VALUES
+		(1, ?, ?, 'running', 0, 'host:42', ?, 1, ?)`, micros(t0.Add(time.Hour)), micros(t0.Add(2*time.Hour)), micros(lease), micros(t0)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a version 3 file: %v", err)
+	}
+	defer s.Close()
+	if v, err := s.SchemaVersion(ctx); err != nil || v != 4 {
+		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4", v, err)
+	}
+	var units []state.Unit
+	if err := s.ScanUnits(ctx, state.UnitQuery{Model: "a"}, func(u state.Unit) error { units = append(units, u); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(units) != 2 || units[0].Status != state.Failed || units[0].Error != "exit status 1: boom" || units[0].Attempts != 2 ||
+		units[1].Status != state.Running || units[1].LeaseOwner != "host:42" {
+		t.Fatalf("units after the upgrade: %+v", units)
+	}
+	if as, err := s.Attempts(ctx, units[0].ID); err != nil || len(as) != 0 {
+		t.Errorf("the failed unit's history after the upgrade = %+v, %v; want empty", as, err)
+	}
+	if n, err := s.ReleaseExpired(ctx, lease.Add(time.Second)); err != nil || n != 1 {
+		t.Fatalf("ReleaseExpired = %d, %v", n, err)
+	}
+	as, err := s.Attempts(ctx, units[1].ID)
+	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
+		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
+	}
+}
