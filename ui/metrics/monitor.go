@@ -140,15 +140,15 @@ func (m *Monitor) register(started time.Time) {
 	}
 	m.runs = newRunObserver(started, runDuration)
 	m.reg.MustRegister(claims, retries, expiries, m.storeErrors, unitDuration, runDuration,
-		&snapshotCollector{m: m},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "bollhav_build_info",
 			Help:        "Always 1; its labels name the bollhav version and the Go version it was built with.",
 			ConstLabels: prometheus.Labels{"version": m.cfg.Version, "goversion": runtime.Version()}}, func() float64 { return 1 }),
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
-// Gatherer is what /metrics serves.
-func (m *Monitor) Gatherer() prometheus.Gatherer { return m.reg }
+// Gatherer is what /metrics serves: the snapshot's gauges and the
+// registry's counters, histograms and process metrics.
+func (m *Monitor) Gatherer() prometheus.Gatherer { return gatherer{m} }
 
 // pipelineOf names a model's pipeline as the snapshot knows it.
 func (m *Monitor) pipelineOf(model string) string {
@@ -320,7 +320,9 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 		}
 	}
 	now := time.Now()
-	m.snap.Store(&snapshot{models: models, incidents: incidents, at: now})
+	snap := &snapshot{models: models, incidents: incidents, at: now}
+	snap.buildFamilies()
+	m.snap.Store(snap)
 	clear(m.obs.dirty)
 	m.lastGauges, m.needFull = now, false
 	if full {

@@ -1,11 +1,16 @@
 package metrics_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/metrics"
@@ -285,5 +290,41 @@ func TestRunKeepsTheGaugesCurrent(t *testing.T) {
 			t.Fatal("the failed unit never reached the gauges")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestScrapeGzip: a scraper that accepts gzip (Prometheus does) gets the
+// exposition compressed, and it parses to the same samples; one that does
+// not gets plain text.
+func TestScrapeGzip(t *testing.T) {
+	e := newWorld(t, t0.Add(8*time.Hour))
+	h := newMonitor(t, metrics.Config{Engine: e}).Handler()
+	req := httptest.NewRequest("GET", "/metrics", nil)
+	req.Header.Set("Accept-Encoding", "deflate, gzip;q=0.8")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != 200 || rec.Header().Get("Content-Encoding") != "gzip" {
+		t.Fatalf("/metrics with gzip accepted: %d, Content-Encoding %q", rec.Code, rec.Header().Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(zr)
+	if err != nil {
+		t.Fatalf("the gzipped exposition does not parse: %v", err)
+	}
+	if got := value(fams, "bollhav_units", lbl("model", "raw.a", "status", "pending")); got != 6 {
+		t.Errorf("gzipped bollhav_units{raw.a,pending} = %v, want 6", got)
+	}
+	for _, enc := range []string{"", "gzip;q=0", "identity"} {
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		req.Header.Set("Accept-Encoding", enc)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Header().Get("Content-Encoding") != "" || !strings.Contains(rec.Body.String(), "bollhav_units{") {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want plain text", enc, rec.Header().Get("Content-Encoding"))
+		}
 	}
 }

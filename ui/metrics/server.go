@@ -22,13 +22,15 @@ type Server struct {
 // asks for it), /healthz and /readyz; anything else is 404.
 func (m *Monitor) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{
+	mux.Handle("GET /metrics", gzipFast(promhttp.HandlerFor(m.Gatherer(), promhttp.HandlerOpts{
 		EnableOpenMetrics: true,
+		// gzipFast compresses, faster than promhttp's default level.
+		DisableCompression: true,
 		ErrorLog:          slog.NewLogLogger(m.cfg.Log.Handler(), slog.LevelWarn),
 		// A collector error (there should be none: the snapshot is in
 		// memory) still serves the rest.
 		ErrorHandling: promhttp.ContinueOnError,
-	}))
+	})))
 	mux.HandleFunc("GET /healthz", healthz)
 	mux.HandleFunc("GET /readyz", m.readyz)
 	return mux

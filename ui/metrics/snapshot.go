@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
@@ -21,6 +23,9 @@ type snapshot struct {
 	// at is when the snapshot was last refreshed (the wall clock); zero
 	// before the first refresh.
 	at time.Time
+	// families are the gauges above as a scrape serves them (all but the
+	// lag, which moves with the clock), built once by buildFamilies.
+	families []*dto.MetricFamily
 }
 
 // modelSnap is one model's line of the snapshot.
