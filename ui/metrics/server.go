@@ -26,7 +26,7 @@ func (m *Monitor) Handler() http.Handler {
 		EnableOpenMetrics: true,
 		// gzipFast compresses, faster than promhttp's default level.
 		DisableCompression: true,
-		ErrorLog:          slog.NewLogLogger(m.cfg.Log.Handler(), slog.LevelWarn),
+		ErrorLog:           slog.NewLogLogger(m.cfg.Log.Handler(), slog.LevelWarn),
 		// A collector error (there should be none: the snapshot is in
 		// memory) still serves the rest.
 		ErrorHandling: promhttp.ContinueOnError,
