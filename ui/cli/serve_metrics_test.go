@@ -294,4 +294,3 @@ func TestServeMetricsBadAddress(t *testing.T) {
 		t.Errorf("a refused serve created .bollhav beside the spec (stat: %v)", err)
 	}
 }
-
