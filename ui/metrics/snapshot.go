@@ -1,0 +1,113 @@
+package metrics
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+)
+
+// snapshot is the state the gauges report, as of its last refresh. It is
+// never changed once published: a refresh builds a new one and swaps the
+// pointer, so a scrape reads it without a lock and without the store.
+type snapshot struct {
+	// models is sorted by name.
+	models []modelSnap
+	// incidents is the open incident count.
+	incidents int
+	// at is when the snapshot was last refreshed (the wall clock); zero
+	// before the first refresh.
+	at time.Time
+	// families are the gauges above as a scrape serves them (all but the
+	// lag, which moves with the clock), built once by buildFamilies.
+	families []*dto.MetricFamily
+}
+
+// modelSnap is one model's line of the snapshot.
+type modelSnap struct {
+	name, pipeline string
+	// counts is the model's units by status, in state.Statuses order.
+	counts [5]int
+	// lastApplied is the newest applied_at; zero when nothing is applied.
+	lastApplied time.Time
+	// blocked counts the model's blocked units; impact sums their
+	// downstream impact (gate.BlockedUnit.Impact).
+	blocked, impact int
+	// freshLimit is the tightest freshness `within` any gated downstream
+	// edge reads this model with; zero when none has one.
+	freshLimit time.Duration
+}
+
+// statusIndex is a status's place in modelSnap.counts.
+func statusIndex(s state.UnitStatus) int { return slices.Index(state.Statuses, s) }
+
+// modelFromStatus is a model's line from engine.Status.
+func modelFromStatus(st engine.ModelStatus) modelSnap {
+	m := modelSnap{name: st.Name, pipeline: st.Pipeline}
+	for s, n := range st.Counts {
+		if i := statusIndex(s); i >= 0 {
+			m.counts[i] = n
+		}
+	}
+	if st.LastAppliedAt != nil {
+		m.lastApplied = *st.LastAppliedAt
+	}
+	return m
+}
+
+// withStats replaces m's counts and newest applied_at by a fresh Stats read.
+func (m modelSnap) withStats(st state.UnitStats) modelSnap {
+	m.counts = [5]int{}
+	for s, n := range st.Counts {
+		if i := statusIndex(s); i >= 0 {
+			m.counts[i] += n
+		}
+	}
+	m.lastApplied = time.Time{}
+	if st.LastAppliedAt != nil {
+		m.lastApplied = st.LastAppliedAt.UTC()
+	}
+	return m
+}
+
+// withBlocked sets every model's blocked count and impact from Blocked's
+// list (models absent from it have none).
+func withBlocked(models []modelSnap, units []gate.BlockedUnit) {
+	idx := make(map[string]int, len(models))
+	for i := range models {
+		models[i].blocked, models[i].impact = 0, 0
+		idx[models[i].name] = i
+	}
+	for _, u := range units {
+		if i, ok := idx[u.Model]; ok {
+			models[i].blocked++
+			models[i].impact += u.Impact
+		}
+	}
+}
+
+// fallbackIncidents is the open incident count until the engine computes
+// incidents itself: the models with failed units plus the models with
+// blocked units (a model with both counts twice: a failure of its own and
+// a wait on something else are two things to look at).
+func fallbackIncidents(models []modelSnap) int {
+	n := 0
+	for _, m := range models {
+		if m.counts[statusIndex(state.Failed)] > 0 {
+			n++
+		}
+		if m.counts[statusIndex(state.Blocked)] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func sortModels(ms []modelSnap) {
+	slices.SortFunc(ms, func(a, b modelSnap) int { return cmp.Compare(a.name, b.name) })
+}
