@@ -225,8 +225,11 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 		if inc.Kind != gate.IncidentFailed || inc.Model != "raw.orders" || inc.Units != 1 || inc.Detail != "exit status 1: source flaky" {
 			t.Errorf("incident %+v, want raw.orders failed with its error", inc)
 		}
-		if inc.Retry == nil || !inc.Retry.At.Equal(*waiting.NotBefore) || inc.Retry.Attempts != 1 {
-			t.Errorf("retry %+v, want attempt 1 retried at %s", inc.Retry, waiting.NotBefore)
+		if inc.Retry == nil || !inc.Retry.At.Equal(*waiting.NotBefore) || inc.Retry.Try != 2 || inc.Retry.Of != 3 {
+			t.Errorf("retry %+v, want try 2 of 3 at %s", inc.Retry, waiting.NotBefore)
+		}
+		if got, want := inc.Retry.Line(state.FormatTime), "retry 2/3 at "+state.FormatTime(*waiting.NotBefore); got != want {
+			t.Errorf("retry line %q, want %q", got, want)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -175,7 +176,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 		behind = "nothing blocked behind it yet"
 	}
 	if inc.Retry != nil {
-		behind += fmt.Sprintf(" · retry %s after %s", durationText(inc.Retry.At.Sub(now)), plural(inc.Retry.Attempts, "attempt", "attempts"))
+		behind += " · " + inc.Retry.Line(func(t time.Time) string { return t.UTC().Format("15:04Z") }) + " (" + durationText(inc.Retry.At.Sub(now)) + ")"
 	}
 	lines = append(lines, indent+t.Muted.Render(behind))
 	return lines

@@ -78,9 +78,10 @@ type Incident struct {
 	// Detail is the one line an operator reads first: the newest error's
 	// first line, the stale verdict, the gate error or the blocked reason.
 	Detail string
-	// Retry is the next retry of a failed root whose units wait for one;
-	// nil when none does.
-	Retry *RetryWait
+	// Retry is the soonest retry of a failed root whose units wait for
+	// one (the next try of the model's retry.attempts, and when); nil when
+	// none does.
+	Retry *state.RetryWait
 	// Blocked counts the blocked units whose root cause this is;
 	// BlockedModels names their models, sorted.
 	Blocked       int
@@ -95,13 +96,6 @@ type Incident struct {
 	// the most impact, or the newest root unit when nothing is blocked
 	// behind it.
 	Focus UnitRef
-}
-
-// RetryWait is a failed root's next retry: the soonest not-before time of
-// its units waiting for one, and that unit's attempts so far.
-type RetryWait struct {
-	Attempts int
-	At       time.Time
 }
 
 // UnitRef names a unit: its model and window (zero when timeless).
@@ -221,11 +215,14 @@ func earliest(a, b time.Time) time.Time {
 // failed and wait for a retry, one incident.
 func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	var newest time.Time
+	var soonest *state.Unit
 	statuses := []state.UnitStatus{state.Failed}
+	budget := 0
 	if m, _, err := b.an.model(ctx, model); err == nil && m.Retry.Retries() {
 		// Only a model that retries has pending units waiting for a
 		// retry: the others' pending backlog is not read.
 		statuses = append(statuses, state.Pending)
+		budget = m.Retry.Attempts
 	}
 	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
 	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
@@ -240,13 +237,21 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 			inc.Detail = FirstLine(u.Error)
 			inc.Focus = UnitRef{Model: model, Window: u.Window}
 		}
-		if retrying && (inc.Retry == nil || u.NotBefore.Before(inc.Retry.At)) {
-			inc.Retry = &RetryWait{Attempts: u.Attempts, At: *u.NotBefore}
+		if retrying && (soonest == nil || u.NotBefore.Before(*soonest.NotBefore)) {
+			soonest = &u
 		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("reading the failed units of %s: %w", model, err)
+	}
+	if soonest != nil {
+		// Its history says which try comes next.
+		history, err := b.g.Store.Attempts(ctx, soonest.ID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return fmt.Errorf("reading the attempts of %s %s: %w", model, soonest.Window, err)
+		}
+		b.byKey[string(IncidentFailed)+" "+model].Retry = state.RetryWaitOf(*soonest, history, budget)
 	}
 	return nil
 }

@@ -33,12 +33,13 @@ windows reach, as 'blocked' counts impact. Most impact first. Each ends with the
 
 With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
-    "started_at","age_seconds","detail","retry":{"attempts","at"},
+    "started_at","age_seconds","detail","retry":{"try","of","at"},
     "blocked_units","blocked_models":[],"impact","focus":{"model","at"}}],
    "untraced"}
 kind is failed, gate_error, stale, missing, blocked or released; since/until
-are the root units' first..last bounds (null when timeless); retry is null
-unless a unit waits for a retry; focus.at is null for a timeless model.
+are the root units' first..last bounds (null when timeless); retry, null
+unless a unit waits for one, is the soonest: the next try, the model's
+retry.attempts and the not-before time; focus.at is null for a timeless model.
 untraced counts blocked units past the first 500 (by impact) whose model had
 no traced unit. The exit status is 0 whether or not anything is wrong.`,
 		examples: []string{
@@ -74,8 +75,9 @@ type incidentJSON struct {
 }
 
 type retryWaitJSON struct {
-	Attempts int    `json:"attempts"`
-	At       string `json:"at"`
+	Try int    `json:"try"`
+	Of  int    `json:"of"`
+	At  string `json:"at"`
 }
 
 type focusJSON struct {
@@ -122,7 +124,7 @@ func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 			j.Focus.At = &at
 		}
 		if inc.Retry != nil {
-			j.Retry = &retryWaitJSON{Attempts: inc.Retry.Attempts, At: state.FormatTime(inc.Retry.At)}
+			j.Retry = &retryWaitJSON{Try: inc.Retry.Try, Of: inc.Retry.Of, At: state.FormatTime(inc.Retry.At)}
 		}
 		out.Incidents = append(out.Incidents, j)
 	}
@@ -145,7 +147,7 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env string) {
 			fmt.Fprintf(w, "   %s\n", inc.Detail)
 		}
 		if inc.Retry != nil {
-			fmt.Fprintf(w, "   retry at %s (after %d attempt%s)\n", state.FormatTime(inc.Retry.At), inc.Retry.Attempts, plural(inc.Retry.Attempts))
+			fmt.Fprintf(w, "   %s\n", inc.Retry.Line(state.FormatTime))
 		}
 		if inc.Blocked > 0 {
 			fmt.Fprintf(w, "   blocks %d unit%s of %s · impact %d\n", inc.Blocked, plural(inc.Blocked), strings.Join(inc.BlockedModels, ", "), inc.Impact)

@@ -48,8 +48,6 @@ func listenMetrics(addr string) (net.Listener, error) {
 func startMetrics(ctx gocontext.Context, e *engine.Engine, l net.Listener, logger *slog.Logger, errc chan<- error) (func(gocontext.Context) error, error) {
 	mon, err := metrics.NewMonitor(ctx, metrics.Config{
 		Engine: e, Version: Version(), Log: logger,
-		// Incidents: nil counts models with failed units plus models with
-		// blocked units, until the engine computes incidents itself.
 	})
 	if err != nil {
 		return nil, err

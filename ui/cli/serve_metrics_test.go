@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -145,6 +146,13 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 	jsonOf(t, &st, append([]string{"status", "-o", "json"}, args...)...)
 	var bl blockedJSON
 	jsonOf(t, &bl, append([]string{"blocked", "-o", "json"}, args...)...)
+	var inc struct {
+		Incidents []json.RawMessage `json:"incidents"`
+	}
+	jsonOf(t, &inc, append([]string{"incidents", "-o", "json"}, args...)...)
+	if open := gauges(fams, "bollhav_open_incidents")[""]; open != float64(len(inc.Incidents)) {
+		t.Errorf("bollhav_open_incidents = %v, incidents -o json lists %d", open, len(inc.Incidents))
+	}
 	units := gauges(fams, "bollhav_units", "model", "pipeline", "status")
 	if len(st.Models) == 0 || len(units) != 5*len(st.Models) {
 		t.Errorf("%d bollhav_units samples for %d models in status, want 5 each", len(units), len(st.Models))

@@ -39,9 +39,9 @@ type Config struct {
 	// FeedPoll, Interval and FullEvery: DefaultFeedPoll, DefaultInterval
 	// and DefaultFullEvery when zero.
 	FeedPoll, Interval, FullEvery time.Duration
-	// Incidents counts the open incidents. When nil, the count is the
-	// models with failed units plus the models with blocked units. It is
-	// called by the refresh, in the background, never by a scrape.
+	// Incidents counts the open incidents; when nil, the rows of
+	// Engine.Incidents (`bollhav incidents`). It is called by the refresh,
+	// in the background, never by a scrape; tests replace it.
 	Incidents func(ctx context.Context) (int, error)
 	// Version is reported by bollhav_build_info.
 	Version string
@@ -313,11 +313,19 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 		return &refreshError{"blocked", err}
 	}
 	withBlocked(models, blocked)
-	incidents := fallbackIncidents(models)
-	if m.cfg.Incidents != nil {
-		if incidents, err = m.cfg.Incidents(ctx); err != nil {
-			return &refreshError{"incidents", err}
+	count := m.cfg.Incidents
+	if count == nil {
+		count = func(ctx context.Context) (int, error) {
+			rep, err := e.Incidents(ctx)
+			if err != nil {
+				return 0, err
+			}
+			return len(rep.Incidents), nil
 		}
+	}
+	incidents, err := count(ctx)
+	if err != nil {
+		return &refreshError{"incidents", err}
 	}
 	now := time.Now()
 	snap := &snapshot{models: models, incidents: incidents, at: now}

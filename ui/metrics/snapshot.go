@@ -91,23 +91,6 @@ func withBlocked(models []modelSnap, units []gate.BlockedUnit) {
 	}
 }
 
-// fallbackIncidents is the open incident count until the engine computes
-// incidents itself: the models with failed units plus the models with
-// blocked units (a model with both counts twice: a failure of its own and
-// a wait on something else are two things to look at).
-func fallbackIncidents(models []modelSnap) int {
-	n := 0
-	for _, m := range models {
-		if m.counts[statusIndex(state.Failed)] > 0 {
-			n++
-		}
-		if m.counts[statusIndex(state.Blocked)] > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 func sortModels(ms []modelSnap) {
 	slices.SortFunc(ms, func(a, b modelSnap) int { return cmp.Compare(a.name, b.name) })
 }
