@@ -26,6 +26,15 @@ func incidentString(inc gate.Incident) string {
 		inc.Blocked, strings.Join(inc.BlockedModels, ","), inc.Impact, focus)
 }
 
+// incidentStrings is every incident of rep in one line each.
+func incidentStrings(rep *gate.IncidentReport) []string {
+	out := []string{}
+	for _, inc := range rep.Incidents {
+		out = append(out, incidentString(inc))
+	}
+	return out
+}
+
 func mustIncidents(t *testing.T, e *Engine) *gate.IncidentReport {
 	t.Helper()
 	rep, err := e.Incidents(t.Context())
@@ -41,10 +50,7 @@ func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := whyWorld(t, s)
 		rep := mustIncidents(t, e)
-		got := []string{}
-		for _, inc := range rep.Incidents {
-			got = append(got, incidentString(inc))
-		}
+		got := incidentStrings(rep)
 		// By hand: raw.orders failed 05 and 07 (span 05..08). Blocked behind
 		// it: mart.daily day 0, mart.hourly 05+07, mart.flex 05+07,
 		// report.running day 0, report.snapshot, report.hourly_rollup day 0
@@ -97,10 +103,7 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 			t.Fatalf("mart.fresh %v, want 24 blocked", c)
 		}
 		rep := mustIncidents(t, e)
-		got := []string{}
-		for _, inc := range rep.Incidents {
-			got = append(got, incidentString(inc))
-		}
+		got := incidentStrings(rep)
 		// By hand:
 		//   failed raw.orders: the 8 blocked units before, plus mart.fresh 05
 		//     and 07 = 10; impact 8 + mart.fresh 05, 06, 07 = 11 (06 is
@@ -205,18 +208,7 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 			_, _ = e.Run(ctx, RunRequest{Window: firstDay()}, &flakyExec{fails: 5}, nil)
 		}()
 		defer func() { cancel(); <-done }()
-		var waiting state.Unit
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			waiting = unit(t, s, "raw.orders", days(0, 1))
-			if waiting.Status == state.Pending && waiting.NotBefore != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the unit never waited for a retry: %+v", waiting)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waiting := waitRetrying(t, s, "raw.orders", days(0, 1))
 		rep := mustIncidents(t, e)
 		if len(rep.Incidents) != 1 {
 			t.Fatalf("incidents %+v, want the retrying unit", rep.Incidents)

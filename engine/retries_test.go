@@ -129,18 +129,7 @@ func TestWorkerSuccessorRespectsTheRetryTime(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan error, 1)
 		go func() { done <- e.Work(ctx, first, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
-		var waiting state.Unit
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			waiting = unit(t, s, "raw.orders", days(0, 1))
-			if waiting.Status == state.Pending && waiting.NotBefore != nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the first worker never sent the unit back for a retry: %+v", waiting)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		waiting := waitRetrying(t, s, "raw.orders", days(0, 1))
 		cancel()
 		if err := <-done; err != nil {
 			t.Fatal(err)
@@ -152,7 +141,7 @@ func TestWorkerSuccessorRespectsTheRetryTime(t *testing.T) {
 		ctx2, cancel2 := context.WithCancel(t.Context())
 		done2 := make(chan error, 1)
 		go func() { done2 <- e.Work(ctx2, second, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}) }()
-		deadline = time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(20 * time.Second)
 		for unit(t, s, "raw.orders", days(0, 1)).Status != state.Applied {
 			if time.Now().After(deadline) {
 				t.Fatal("the second worker never ran the unit")
@@ -183,4 +172,21 @@ func unit(t *testing.T, s state.Store, model string, w state.Window) state.Unit 
 		t.Fatal(err)
 	}
 	return out
+}
+
+// waitRetrying waits until model's unit w is pending with a retry time (a
+// failure sent back for its next try) and returns it.
+func waitRetrying(t *testing.T, s state.Store, model string, w state.Window) state.Unit {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		u := unit(t, s, model, w)
+		if u.Status == state.Pending && u.NotBefore != nil {
+			return u
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s %s never went back to pending for a retry: %+v", model, w, u)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
