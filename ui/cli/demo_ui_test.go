@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/ui"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// TestDemoUIOpensOnTheOutage drives the real UI model (teatest, 80×24) on
+// the demo's store: with no key pressed the screen shows the incidents,
+// raw.payments' failed hour first with the provider's error; enter shows
+// the root-cause chain of the day it blocks, down to that hour.
+func TestDemoUIOpensOnTheOutage(t *testing.T) {
+	dir, sp := seedDemoDir(t)
+	s, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	loaded, err := spec.Load(sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &engine.Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test"}
+	m, err := ui.NewModel(t.Context(), e, ui.Options{Theme: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	})
+	var seen bytes.Buffer
+	waitOut := func(what string, want ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			seen.Write(b)
+			for _, w := range want {
+				if !strings.Contains(seen.String(), w) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	waitOut("the incidents", "Incidents", "raw.payments", "failed", "503 Service Unavailable", "blocks 4 units of core.daily_revenue")
+	if i, j := strings.Index(seen.String(), "raw.payments"), strings.Index(seen.String(), "raw.clickstream"); i < 0 || j >= 0 && j < i {
+		t.Errorf("raw.payments is not the first card:\n%s", seen.String())
+	}
+	seen.Reset()
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitOut("the root-cause chain", "why core.daily_revenue", "Root cause", "→ raw.payments")
+}
