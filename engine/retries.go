@@ -30,6 +30,10 @@ func newRetries() *retries { return &retries{tries: map[int64]int{}} }
 // store keeps in the unit's attempt history and "retry 2/5" is read from.
 func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict, now time.Time) unitVerdict {
 	if v.out.Status != state.Failed || v.recorded {
+		// It ran to an end that is no failure of the work (applied,
+		// blocked, or recorded by the executor): a later failure starts a
+		// fresh budget.
+		r.forget(c.Unit.ID)
 		return v
 	}
 	if !m.Retry.Retries() {
@@ -44,9 +48,19 @@ func (r *retries) apply(m *spec.Model, c state.Claim, v unitVerdict, now time.Ti
 	r.mu.Unlock()
 	v.out.Try = n
 	if v.hard || n >= m.Retry.Attempts {
-		return v // the last try: the failure is final
+		// The last try: the failure is final. A worker lives on, and an
+		// operator who re-pends the unit gives it a fresh budget.
+		r.forget(c.Unit.ID)
+		return v
 	}
 	v.out = state.Outcome{Status: state.Pending, Error: v.out.Error, At: v.out.At, Try: n,
 		NotBefore: now.Add(m.Retry.Backoff(n, rand.Float64()))}
 	return v
+}
+
+// forget drops a unit's count of failed tries.
+func (r *retries) forget(id int64) {
+	r.mu.Lock()
+	delete(r.tries, id)
+	r.mu.Unlock()
 }
