@@ -169,7 +169,8 @@ func overlapsRunning(ctx context.Context, tx *sql.Tx, m modelRef, w state.Window
 // claimUnit moves one pending unit to running under a new fence.
 func claimUnit(ctx context.Context, tx *sql.Tx, m modelRef, id int64, req state.ClaimRequest) (state.Claim, error) {
 	u, err := scanUnit(tx.QueryRowContext(ctx, `UPDATE "units" SET "status" = 'running', "lease_owner" = ?, "lease_until" = ?,
-			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?, "not_before" = NULL
+			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?, "not_before" = NULL,
+			"applied_at" = NULL, "error" = '', "blocked_reason" = ''
 		WHERE "id" = ? AND "status" = 'pending' RETURNING `+unitColumns,
 		req.Worker, micros(req.Now.Add(req.Lease)), req.RunID, micros(req.Now), id), m)
 	if err != nil {

@@ -43,4 +43,12 @@ func testRetryOutcome(t *testing.T, s state.Store, _ *config) {
 	if len(got) != 1 || got[0].Unit.NotBefore != nil {
 		t.Fatalf("claim at the retry time = %+v; want one unit, its wait cleared", got)
 	}
+	// Running again, the unit no longer shows the last try's error (the
+	// attempt history keeps it), on the claim and in the store alike.
+	if got[0].Unit.Error != "" {
+		t.Errorf("the claimed unit still carries the error %q", got[0].Unit.Error)
+	}
+	if u := unit(t, s, "", "m", got[0].Unit.Window); u.Status != state.Running || u.Error != "" {
+		t.Errorf("the running unit: %s, error %q; want running with no error", u.Status, u.Error)
+	}
 }
