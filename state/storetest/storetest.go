@@ -158,5 +158,6 @@ func groups() []group {
 		{"Migrations", migrationTests},
 		{"Data", dataTests},
 		{"Errors", errorTests},
+		{"Fingerprints", fingerprintTests},
 	}
 }
