@@ -145,6 +145,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if err != nil {
 		return nil, err
 	}
+	if req.Outdated {
+		outdatedScopes(scopes, plan)
+	}
 	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
 		Status: state.RunRunning, Actor: e.Actor, StartedAt: e.now()}
 	if req.Window != nil {

@@ -51,6 +51,12 @@ type WhyReport struct {
 	// NotBefore is when the unit, failed and waiting for its retry, may
 	// run again; nil otherwise.
 	NotBefore *time.Time
+	// Fingerprint is the definition an applied unit was built under (""
+	// when unknown); Definition, set by the engine, says whether that is
+	// the model's current one (current, outdated, unknown; "" unless
+	// applied).
+	Fingerprint string
+	Definition  string
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so
@@ -154,7 +160,7 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	r.Window, r.Status = w, StatusMissing
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
-		r.NotBefore = unit.NotBefore
+		r.NotBefore, r.Fingerprint = unit.NotBefore, unit.Fingerprint
 	}
 	gate, err := g.CachedUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/pflag"
@@ -34,12 +36,19 @@ keeps units in the given statuses (repeat it or separate them by commas).
 
 With -o json:
   {"model","units":[{"since","until","status","applied_at","blocked_reason",
-    "attempts","error","not_before"}]}
+    "attempts","error","not_before","fingerprint","definition"}]}
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
 has none; not_before is when a failed unit waiting for its retry (a model's
-retry: budget) may run again, null otherwise. The text output is one aligned line per unit, DETAIL holding the
-blocked reason or the error.`,
+retry: budget) may run again, null otherwise. fingerprint is the definition
+an applied unit was built under (16 hex digits; null when it is not applied or
+the definition is unknown) and definition says whether that is the model's
+current one: "current", "outdated" (built under an earlier definition; gates
+still count it applied) or "unknown" (marked applied by an operator, or
+applied before bollhav recorded definitions), null when the unit is not
+applied. The text output is one aligned line per unit, DEFINITION holding the
+short fingerprint (8 hex digits) and that word, DETAIL the blocked reason or
+the error.`,
 		examples: []string{
 			"bollhav units raw.orders",
 			"bollhav units raw.orders --since 2026-01-01 --until 2026-01-02",
@@ -68,6 +77,10 @@ type unitJSON struct {
 	// NotBefore is when a failed unit waiting for its retry may run again;
 	// null otherwise.
 	NotBefore *string `json:"not_before"`
+	// Fingerprint is the definition an applied unit was built under;
+	// Definition is current, outdated or unknown (null unless applied).
+	Fingerprint *string `json:"fingerprint"`
+	Definition  *string `json:"definition"`
 }
 
 // Open bounds of --since/--until: instants every unit lies within. The zero
@@ -122,7 +135,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(bw, "{\n  \"model\": %s,\n  \"units\": [", name)
 		first := true
 		emit = func(u state.Unit) error {
-			b, err := json.Marshal(unitToJSON(u))
+			b, err := json.Marshal(unitToJSON(u, ms.Fingerprint))
 			if err != nil {
 				return err
 			}
@@ -155,7 +168,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 				writeUnitLine(out, pal, unitsHeader, true)
 			}
 			rows++
-			return writeUnitLine(out, pal, unitCells(u), false)
+			return writeUnitLine(out, pal, unitCells(u, ms.Fingerprint), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -191,7 +204,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 	return ExitOK
 }
 
-func unitToJSON(u state.Unit) unitJSON {
+func unitToJSON(u state.Unit, current string) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
 	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
@@ -203,17 +216,23 @@ func unitToJSON(u state.Unit) unitJSON {
 		j.Error = &u.Error
 	}
 	j.NotBefore = rfcOrNull(u.NotBefore)
+	if u.Fingerprint != "" {
+		j.Fingerprint = &u.Fingerprint
+	}
+	if d := engine.UnitDefinition(u, current); d != "" {
+		j.Definition = &d
+	}
 	return j
 }
 
 // The text columns of units: every one but the last has a fixed width, so
 // lines stream out aligned without first reading every unit.
 var (
-	unitsHeader = []string{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DETAIL"}
-	unitsWidths = []int{20, 20, 7, 8, 20}
+	unitsHeader = []string{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DEFINITION", "DETAIL"}
+	unitsWidths = []int{20, 20, 7, 8, 20, 17}
 )
 
-func unitCells(u state.Unit) []string {
+func unitCells(u state.Unit, current string) []string {
 	since, until := "-", "-"
 	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
@@ -228,7 +247,11 @@ func unitCells(u state.Unit) []string {
 		}
 	}
 	d := cmp.Or(strings.Join(detail, " "), "-")
-	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
+	def := "-"
+	if ds := engine.UnitDefinition(u, current); ds != "" {
+		def = spec.ShortFingerprint(u.Fingerprint) + " " + ds
+	}
+	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), def, d}
 }
 
 // writeUnitLine writes cells padded to unitsWidths, two spaces apart; the
