@@ -109,6 +109,11 @@ type RunRequest struct {
 	IntervalOverride *state.Interval
 	// Workers is how many units run at once in this process (default 1).
 	Workers int
+	// Outdated selects exactly the applied units built under another
+	// definition than the model's current one (inside Window, when set)
+	// and rebuilds them in bulldozer mode; models without any are left
+	// out of the plan unless named.
+	Outdated bool
 	// Confirmed is the plan the operator was shown and accepted (a typed
 	// torch confirmation): Run plans again at its clock and refuses, before
 	// it records a run or changes a unit, when the store no longer gives

@@ -29,7 +29,16 @@ func (e *Engine) Blocked(ctx context.Context, f gate.BlockedFilter) ([]gate.Bloc
 // Why explains the unit of model that holds at: its state, each gated
 // upstream's verdict and the root cause of a wait; see gate.Reader.Why.
 func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*gate.WhyReport, error) {
-	return e.gates().Why(ctx, model, at)
+	r, err := e.gates().Why(ctx, model, at)
+	if err != nil || r.Status != state.Applied {
+		return r, err
+	}
+	current, err := e.CurrentFingerprint(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	r.Definition = UnitDefinition(state.Unit{Status: r.Status, Fingerprint: r.Fingerprint}, current)
+	return r, nil
 }
 
 // GateUnitFromStore gates one unit of m against the store at now.

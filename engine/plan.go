@@ -68,6 +68,10 @@ type ModelPlan struct {
 	// and in the run window (every pending unit of the model without one).
 	Run      []state.Window
 	Warnings []string
+	// Outdated marks a plan of `--outdated`: Reset lists exactly the
+	// outdated units, each reset on its own window, and Window is their
+	// hull.
+	Outdated bool
 
 	resetFrom []state.UnitStatus
 	record    *state.ModelRecord
@@ -123,6 +127,11 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 			return nil, fmt.Errorf("interval override: %w", err)
 		}
 	}
+	if req.Outdated {
+		if err := checkOutdatedRequest(req, mode); err != nil {
+			return nil, err
+		}
+	}
 	names, err := e.resolveModels(req)
 	if err != nil {
 		return nil, err
@@ -145,9 +154,17 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 	p := &Plan{Env: e.Env.Suffix, Request: req, Mode: mode, Now: now}
 	var errs []error
 	for _, name := range names {
-		mp, err := e.planModel(ctx, e.Spec.Model(name), existing, req, mode, now)
+		var mp *ModelPlan
+		if req.Outdated {
+			mp, err = e.planOutdated(ctx, e.Spec.Model(name), req)
+		} else {
+			mp, err = e.planModel(ctx, e.Spec.Model(name), existing, req, mode, now)
+		}
 		if err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if mp == nil {
 			continue
 		}
 		p.Models = append(p.Models, *mp)
@@ -708,6 +725,14 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 		}
 	}
 	for _, mp := range p.Models {
+		if mp.Outdated {
+			n, err := e.resetOutdated(ctx, mp, runID, now)
+			if err != nil {
+				return err
+			}
+			done = append(done, fmt.Sprintf("%s: reset %d outdated", mp.Model, n))
+			continue
+		}
 		if len(mp.Reset) > 0 {
 			var w state.Window
 			if mp.Window != nil {

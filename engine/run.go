@@ -145,6 +145,9 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if err != nil {
 		return nil, err
 	}
+	if req.Outdated {
+		outdatedScopes(scopes, plan)
+	}
 	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
 		Status: state.RunRunning, Actor: e.Actor, StartedAt: e.now()}
 	if req.Window != nil {
@@ -503,7 +506,10 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 	case !judged.Satisfied:
 		v.out = state.Outcome{Status: state.Blocked, BlockedReason: judged.BlockedReason}
 	default:
-		u := executor.UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir}
+		// The definition this unit is built under, recorded with its
+		// applied outcome so a later change of the model shows it outdated.
+		fp := spec.Fingerprint(m)
+		u := executor.UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir, Fingerprint: fp}
 		if ua, ok := exec.(executor.Applier); ok && ua.AppliesItself(m) {
 			at := e.now()
 			r, xerr := ua.ExecuteAndApply(unitCtx, u, c, at)
@@ -523,7 +529,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 				r, xerr = ua.ExecuteAndApply(unitCtx, u, c, at)
 			}
 			if xerr == nil {
-				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten}, recorded: true}
+				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten, Fingerprint: fp}, recorded: true}
 			}
 			if errors.Is(xerr, state.ErrLeaseLost) {
 				e.logger().Warn("lost the lease: another worker owns the unit now; its work was rolled back",
@@ -537,7 +543,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 		if xerr != nil {
 			v.out = failedOrReleased(ctx, xerr)
 		} else {
-			v.out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten}
+			v.out = state.Outcome{Status: state.Applied, RowsWritten: r.RowsWritten, Fingerprint: fp}
 		}
 	}
 	v.out.At = e.now()

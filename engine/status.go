@@ -36,6 +36,12 @@ type ModelStatus struct {
 	// for a timeless model, whose one row has no window.
 	Coverage      state.IntervalSet
 	LastAppliedAt *time.Time
+	// Outdated counts the applied units built under another definition
+	// than the model's current one (CurrentFingerprint); they stay in
+	// Counts[Applied] too, since gates still count them applied.
+	Outdated int
+	// Fingerprint is the model's current definition fingerprint.
+	Fingerprint string
 }
 
 // Timeless reports whether the model has one existence row and no windows.
@@ -68,6 +74,15 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
 	}
+	current, err := e.currentFingerprints(recs)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, "")
+	if err != nil {
+		return nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.Env, err)
+	}
+	outdated := outdatedCounts(counts, current)
 	out := make([]ModelStatus, 0, len(recs))
 	seen := make(map[string]bool, len(recs))
 	for _, rec := range recs {
@@ -76,12 +91,15 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 		if err != nil {
 			return nil, err
 		}
+		st.Outdated, st.Fingerprint = outdated[rec.Name], current[rec.Name]
 		out = append(out, st)
 	}
 	if e.Spec != nil {
 		for _, m := range e.Spec.Models {
 			if !seen[m.Name] {
-				out = append(out, specStatus(m))
+				st := specStatus(m)
+				st.Fingerprint = current[m.Name]
+				out = append(out, st)
 			}
 		}
 	}
@@ -98,10 +116,24 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
 	switch {
 	case err == nil:
-		return e.registeredStatus(ctx, rec)
+		st, err := e.registeredStatus(ctx, rec)
+		if err != nil {
+			return st, err
+		}
+		if st.Fingerprint, err = e.CurrentFingerprint(ctx, name); err != nil {
+			return st, err
+		}
+		counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, name)
+		if err != nil {
+			return st, fmt.Errorf("counting the applied units of %s by definition: %w", name, err)
+		}
+		st.Outdated = outdatedCounts(counts, map[string]string{name: st.Fingerprint})[name]
+		return st, nil
 	case errors.Is(err, state.ErrNotFound):
 		if m := e.Spec.Model(name); m != nil {
-			return specStatus(m), nil
+			st := specStatus(m)
+			st.Fingerprint = spec.Fingerprint(m)
+			return st, nil
 		}
 		return ModelStatus{}, e.unknownModel(name)
 	default:

@@ -84,6 +84,9 @@ type DataJob struct {
 	Columns []DataColumn
 	Rows    RowSource
 	Version string
+	// Fingerprint is recorded on the claim RunData is given, when the job
+	// applies its unit: the definition it was built under.
+	Fingerprint string
 }
 
 // DataResult is what a DataJob came to.

@@ -54,6 +54,12 @@ type Store interface {
 	// Stats counts a model's units by status and finds its newest
 	// applied_at, without reading every row into memory.
 	Stats(ctx context.Context, env, model string) (UnitStats, error)
+	// FingerprintCounts counts an environment's applied units by model and
+	// fingerprint in one grouped read of an index (Fingerprint "" counts
+	// the units whose fingerprint is unknown): what outdated counts are
+	// computed from, for every model at once.
+	// A model name narrows the read to that model; "" reads them all.
+	FingerprintCounts(ctx context.Context, env, model string) ([]FingerprintCount, error)
 	// Applied returns the applied rows of a model that overlap w (all of
 	// them when w is the zero Window), from an index, not a scan of the
 	// model's whole history: what the gate reads.
@@ -248,12 +254,24 @@ type Unit struct {
 	Fence       int64
 	RowsWritten *int64
 	UpdatedAt   time.Time
+	// Fingerprint is the definition fingerprint an applied unit was built
+	// under; empty for every other status and when unknown (marked applied
+	// by an operator, or applied before the store recorded fingerprints).
+	Fingerprint string
 }
 
 // UnitStats summarises one model's units.
 type UnitStats struct {
 	Counts        map[UnitStatus]int
 	LastAppliedAt *time.Time
+}
+
+// FingerprintCount is how many applied units of Model were built under
+// Fingerprint ("": unknown).
+type FingerprintCount struct {
+	Model       string
+	Fingerprint string
+	Count       int
 }
 
 // AppliedRow is an applied unit as the gate sees it.
@@ -337,6 +355,10 @@ type Outcome struct {
 	// within the retry budget it counted in, from 1; the store keeps it in
 	// the unit's attempt history. 0 is read as 1.
 	Try int
+	// Fingerprint, with Status Applied, is the definition fingerprint the
+	// unit was built under; empty records it unknown. Other statuses
+	// record none.
+	Fingerprint string
 }
 
 // Retry reports whether o sends a failed attempt back to pending for

@@ -29,6 +29,9 @@ type UnitRun struct {
 	// (a command's program, a file source's path) are relative to it, so a
 	// project runs the same from any working directory.
 	SpecDir string
+	// Fingerprint is the model's definition fingerprint, which an executor
+	// that records its unit applied itself (a data job) records with it.
+	Fingerprint string
 }
 
 // Result is what an executor reports about a unit it applied.

@@ -47,6 +47,7 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 	if err != nil {
 		return Result{}, err
 	}
+	job.Fingerprint = u.Fingerprint
 	if m.Run.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, m.Run.Timeout)

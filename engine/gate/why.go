@@ -57,6 +57,12 @@ type WhyReport struct {
 	// Failures is the unit's attempt history, newest first: its newest
 	// state.MaxAttemptHistory failed attempts.
 	Failures []state.Attempt
+	// Fingerprint is the definition an applied unit was built under (""
+	// when unknown); Definition, set by the engine, says whether that is
+	// the model's current one (current, outdated, unknown; "" unless
+	// applied).
+	Fingerprint string
+	Definition  string
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so
@@ -160,7 +166,7 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	r.Window, r.Status = w, StatusMissing
 	if unit != nil {
 		r.Status, r.BlockedReason, r.Error, r.AppliedAt, r.Attempts = unit.Status, unit.BlockedReason, unit.Error, unit.AppliedAt, unit.Attempts
-		r.NotBefore = unit.NotBefore
+		r.NotBefore, r.Fingerprint = unit.NotBefore, unit.Fingerprint
 		history, err := g.Store.Attempts(ctx, unit.ID)
 		if err != nil {
 			return nil, err

@@ -90,6 +90,7 @@ func (s *Store) completeRound(ctx context.Context, tx pgx.Tx, items []state.Comp
 		statuses, texts, reason = make([]string, n), make([]string, n), make([]string, n)
 		applied, ats            = make([]pgtype.Timestamptz, n), make([]pgtype.Timestamptz, n)
 		notBefore               = make([]pgtype.Timestamptz, n)
+		fingerprints            = make([]pgtype.Text, n)
 		rows                    = make([]pgtype.Int8, n)
 		attempts, order         = make([]int32, n), make([]int32, n)
 	)
@@ -103,18 +104,20 @@ func (s *Store) completeRound(ctx context.Context, tx pgx.Tx, items []state.Comp
 		}
 		attempts[k], order[k] = int32(v.attempt), int32(k)
 		notBefore[k] = v.notBefore
+		fingerprints[k] = v.fingerprint
 	}
 	res, err := tx.Query(ctx, s.sql(`
 		UPDATE {schema}.units u
 		SET status = i.status, applied_at = i.applied_at, error = i.error, blocked_reason = i.reason,
 		    rows_written = i.rows_written, attempts = u.attempts + i.attempt,
-		    lease_owner = '', lease_until = NULL, updated_at = i.at, not_before = i.not_before
+		    lease_owner = '', lease_until = NULL, updated_at = i.at, not_before = i.not_before,
+		    fingerprint = i.fingerprint
 		FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::timestamptz[], $5::text[], $6::text[],
-		            $7::bigint[], $8::int[], $9::timestamptz[], $10::int[], $11::timestamptz[])
-		     AS i (id, fence, status, applied_at, error, reason, rows_written, attempt, at, k, not_before)
+		            $7::bigint[], $8::int[], $9::timestamptz[], $10::int[], $11::timestamptz[], $12::text[])
+		     AS i (id, fence, status, applied_at, error, reason, rows_written, attempt, at, k, not_before, fingerprint)
 		WHERE u.id = i.id AND u.status = 'running' AND u.fence = i.fence
 		RETURNING i.k, u.env, u.model, u.since, u.until, u.run_id, u.attempts`),
-		ids, fences, statuses, applied, texts, reason, rows, attempts, ats, order, notBefore)
+		ids, fences, statuses, applied, texts, reason, rows, attempts, ats, order, notBefore, fingerprints)
 	if err != nil {
 		return nil, err
 	}

@@ -300,7 +300,8 @@ func (s *Store) markRunning(ctx context.Context, tx pgx.Tx, req state.ClaimReque
 	rows, err := tx.Query(ctx, s.sql(`
 		UPDATE {schema}.units u
 		SET status = 'running', lease_owner = $2, lease_until = $3, run_id = $4, updated_at = $5,
-		    fence = nextval('{schema}.fences'), applied_at = NULL, error = '', blocked_reason = '', not_before = NULL
+		    fence = nextval('{schema}.fences'), applied_at = NULL, error = '', blocked_reason = '', not_before = NULL,
+		    fingerprint = NULL
 		WHERE u.id = ANY($1)
 		RETURNING `+unitColumns), ids, req.Worker, req.Now.Add(req.Lease), req.RunID, req.Now)
 	if err != nil {

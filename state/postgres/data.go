@@ -51,8 +51,12 @@ func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Cla
 			return nil, err
 		}
 		rows := res.Rows
-		o := state.Outcome{Status: state.Applied, At: at, RowsWritten: &rows}
-		return s.complete(ctx, tx, *claim, o, outcomeColumns{applied: nullTime(at), attempt: 1})
+		o := state.Outcome{Status: state.Applied, At: at, RowsWritten: &rows, Fingerprint: job.Fingerprint}
+		v, err := columnsOf(*claim, o)
+		if err != nil {
+			return nil, err
+		}
+		return s.complete(ctx, tx, *claim, o, v)
 	})
 	return res, err
 }

@@ -54,6 +54,7 @@ func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 	switch {
 	case o.Status == state.Applied:
 		v.applied = nullTime(o.At)
+		v.fingerprint = pgtype.Text{String: o.Fingerprint, Valid: o.Fingerprint != ""}
 	case o.Status == state.Failed:
 		v.errText = o.Error
 	case o.Status == state.Blocked:
@@ -70,6 +71,7 @@ func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 type outcomeColumns struct {
 	applied         pgtype.Timestamptz
 	notBefore       pgtype.Timestamptz
+	fingerprint     pgtype.Text
 	errText, reason string
 	attempt         int
 }
@@ -86,10 +88,11 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.
 	err := tx.QueryRow(ctx, s.sql(`
 		UPDATE {schema}.units
 		SET status = $3, applied_at = $4, error = $5, blocked_reason = $6, rows_written = $7,
-		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9, not_before = $10
+		    attempts = attempts + $8, lease_owner = '', lease_until = NULL, updated_at = $9, not_before = $10,
+		    fingerprint = $11
 		WHERE id = $1 AND status = 'running' AND fence = $2
 		RETURNING env, model, since, until, run_id, attempts`),
-		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At, v.notBefore,
+		c.Unit.ID, c.Fence, string(o.Status), v.applied, v.errText, v.reason, o.RowsWritten, v.attempt, o.At, v.notBefore, v.fingerprint,
 	).Scan(&env, &model, &since, &until, &runID, &attempts)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, s.repeatedOutcome(ctx, tx, c, o)

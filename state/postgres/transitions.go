@@ -49,7 +49,8 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			), moved AS (
 			    UPDATE {schema}.units u
 			    SET status = $1, applied_at = $2, run_id = $3, updated_at = $4,
-			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL, not_before = NULL
+			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL, not_before = NULL,
+			        fingerprint = NULL
 			    FROM target t WHERE u.id = t.id
 			    RETURNING t.status AS from_status, u.since, u.until
 			)
@@ -178,9 +179,9 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			    FROM parts p WHERE u.id = p.id AND p.n = 1
 			), split AS (
 			    INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, blocked_reason,
-			                                error, attempts, run_id, lease_owner, lease_until, fence, rows_written, updated_at)
+			                                error, attempts, run_id, lease_owner, lease_until, fence, rows_written, updated_at, fingerprint)
 			    SELECT u.env, u.model, u.flexible, lower(p.part), upper(p.part), u.status, u.applied_at, u.blocked_reason,
-			           u.error, u.attempts, u.run_id, u.lease_owner, u.lease_until, u.fence, u.rows_written, $5
+			           u.error, u.attempts, u.run_id, u.lease_owner, u.lease_until, u.fence, u.rows_written, $5, u.fingerprint
 			    FROM parts p JOIN {schema}.units u ON u.id = p.id
 			    WHERE p.n = 2
 			)

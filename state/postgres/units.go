@@ -117,6 +117,32 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	return rows.Err()
 }
 
+// FingerprintCounts counts env's applied units by model and fingerprint in
+// one grouped index-only scan of units_applied_fingerprint.
+func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
+	q := `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
+		WHERE env = $1 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+	args := []any{env}
+	if model != "" {
+		q = `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
+		WHERE env = $1 AND model = $2 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+		args = append(args, model)
+	}
+	rows, err := s.pool.Query(ctx, s.sql(q), args...)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		out []state.FingerprintCount
+		c   state.FingerprintCount
+	)
+	_, err = pgx.ForEachRow(rows, []any{&c.Model, &c.Fingerprint, &c.Count}, func() error {
+		out = append(out, c)
+		return nil
+	})
+	return out, err
+}
+
 // Stats counts a model's units by status, every status present, and finds
 // the newest applied_at, in one aggregate on the server.
 func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, error) {

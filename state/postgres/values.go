@@ -67,7 +67,7 @@ func windowOf(since, until pgtype.Timestamptz) state.Window {
 
 // unitColumns are a unit's columns in scanUnit's order, from alias u.
 const unitColumns = `u.id, u.env, u.model, u.since, u.until, u.status, u.applied_at, u.blocked_reason,
-	u.error, u.attempts, u.run_id, u.lease_owner, u.lease_until, u.fence, u.rows_written, u.updated_at, u.not_before`
+	u.error, u.attempts, u.run_id, u.lease_owner, u.lease_until, u.fence, u.rows_written, u.updated_at, u.not_before, u.fingerprint`
 
 // unitScanner decodes unit rows into destinations it reuses, and keeps the
 // env and model strings of the previous row, so streaming a million units of
@@ -81,13 +81,13 @@ type unitScanner struct {
 	notBefore                              pgtype.Timestamptz
 	rows                                   pgtype.Int8
 	env, model, status, reason, errText    pgtype.DriverBytes
-	owner                                  pgtype.DriverBytes
+	owner, fingerprint                     pgtype.DriverBytes
 }
 
 func newUnitScanner() *unitScanner {
 	sc := &unitScanner{}
 	sc.dest = []any{&sc.u.ID, &sc.env, &sc.model, &sc.since, &sc.until, &sc.status, &sc.applied, &sc.reason,
-		&sc.errText, &sc.u.Attempts, &sc.u.RunID, &sc.owner, &sc.leased, &sc.u.Fence, &sc.rows, &sc.updated, &sc.notBefore}
+		&sc.errText, &sc.u.Attempts, &sc.u.RunID, &sc.owner, &sc.leased, &sc.u.Fence, &sc.rows, &sc.updated, &sc.notBefore, &sc.fingerprint}
 	return sc
 }
 
@@ -103,6 +103,7 @@ func (sc *unitScanner) scan(rows pgx.CollectableRow) (state.Unit, error) {
 	sc.u.Env, sc.u.Model = u.Env, u.Model
 	u.Status = statusOf(sc.status)
 	u.BlockedReason, u.Error, u.LeaseOwner = string(sc.reason), string(sc.errText), string(sc.owner)
+	u.Fingerprint = string(sc.fingerprint)
 	u.Window = windowOf(sc.since, sc.until)
 	u.AppliedAt, u.LeaseUntil, u.NotBefore = timePtrOf(sc.applied), timePtrOf(sc.leased), timePtrOf(sc.notBefore)
 	u.UpdatedAt = timeOf(sc.updated)

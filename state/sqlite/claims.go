@@ -169,7 +169,7 @@ func overlapsRunning(ctx context.Context, tx *sql.Tx, m modelRef, w state.Window
 // claimUnit moves one pending unit to running under a new fence.
 func claimUnit(ctx context.Context, tx *sql.Tx, m modelRef, id int64, req state.ClaimRequest) (state.Claim, error) {
 	u, err := scanUnit(tx.QueryRowContext(ctx, `UPDATE "units" SET "status" = 'running', "lease_owner" = ?, "lease_until" = ?,
-			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?, "not_before" = NULL,
+			"fence" = "fence" + 1, "run_id" = ?, "updated_at" = ?, "not_before" = NULL, "fingerprint" = NULL,
 			"applied_at" = NULL, "error" = '', "blocked_reason" = ''
 		WHERE "id" = ? AND "status" = 'pending' RETURNING `+unitColumns,
 		req.Worker, micros(req.Now.Add(req.Lease)), req.RunID, micros(req.Now), id), m)
@@ -240,11 +240,13 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 		return modelRef{}, state.Window{}, lost
 	}
 	var appliedAt, notBefore sql.NullInt64
+	var fingerprint sql.NullString
 	var reason, msg string
 	attempt := 1
 	switch {
 	case o.Status == state.Applied:
 		appliedAt = nullMicrosOf(o.At)
+		fingerprint = sql.NullString{String: o.Fingerprint, Valid: o.Fingerprint != ""}
 	case o.Status == state.Blocked:
 		reason = o.BlockedReason
 	case o.Status == state.Failed:
@@ -256,9 +258,9 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
 			"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?,
-			"not_before" = ?
+			"not_before" = ?, "fingerprint" = ?
 		WHERE "id" = ?`,
-		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), notBefore, c.Unit.ID)
+		string(o.Status), appliedAt, reason, msg, attempt, nullInt(o.RowsWritten), micros(o.At), notBefore, fingerprint, c.Unit.ID)
 	if err != nil {
 		return modelRef{}, state.Window{}, fmt.Errorf("sqlite: complete: %w", err)
 	}

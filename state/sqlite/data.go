@@ -61,7 +61,7 @@ func (s *Store) RunData(ctx context.Context, job state.DataJob, claim *state.Cla
 			return err
 		}
 		rows := res.Rows
-		return completeTx(ctx, tx, *claim, state.Outcome{Status: state.Applied, At: at, RowsWritten: &rows})
+		return completeTx(ctx, tx, *claim, state.Outcome{Status: state.Applied, At: at, RowsWritten: &rows, Fingerprint: job.Fingerprint})
 	})
 	return res, err
 }

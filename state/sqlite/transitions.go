@@ -78,7 +78,8 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			appliedAt = nullMicrosOf(at)
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = '', "error" = '',
-				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?, "not_before" = NULL
+				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?, "not_before" = NULL,
+				"fingerprint" = NULL
 			WHERE `+where, append([]any{string(req.To), appliedAt, req.RunID, micros(req.Now)}, args...)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
@@ -278,9 +279,9 @@ func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, n
 		_, err = tx.ExecContext(ctx, `DELETE FROM "units" WHERE "id" = ?`, id)
 	case u.Since.Before(w.Since) && u.Until.After(w.Until):
 		_, err = tx.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "blocked_reason", "error",
-				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at")
+				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at", "fingerprint")
 			SELECT "model_id", ?, "until", "status", "applied_at", "blocked_reason", "error",
-				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", ?
+				"attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", ?, "fingerprint"
 			FROM "units" WHERE "id" = ?`, micros(w.Until), micros(now), id)
 		if err == nil {
 			_, err = tx.ExecContext(ctx, `UPDATE "units" SET "until" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Since), micros(now), id)

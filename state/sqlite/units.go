@@ -10,7 +10,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-const unitColumns = `"id", "since", "until", "status", "applied_at", "blocked_reason", "error", "attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at", "not_before"`
+const unitColumns = `"id", "since", "until", "status", "applied_at", "blocked_reason", "error", "attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at", "not_before", "fingerprint"`
 
 // scanUnit reads unitColumns into a unit of m.
 func scanUnit(sc interface{ Scan(...any) error }, m modelRef) (state.Unit, error) {
@@ -18,8 +18,10 @@ func scanUnit(sc interface{ Scan(...any) error }, m modelRef) (state.Unit, error
 	var since, until, updated int64
 	var status string
 	var appliedAt, leaseUntil, rows, notBefore sql.NullInt64
+	var fingerprint sql.NullString
 	err := sc.Scan(&u.ID, &since, &until, &status, &appliedAt, &u.BlockedReason, &u.Error, &u.Attempts, &u.RunID,
-		&u.LeaseOwner, &leaseUntil, &u.Fence, &rows, &updated, &notBefore)
+		&u.LeaseOwner, &leaseUntil, &u.Fence, &rows, &updated, &notBefore, &fingerprint)
+	u.Fingerprint = fingerprint.String
 	u.Window = window(since, until)
 	u.Status = state.UnitStatus(status)
 	u.AppliedAt = timePtr(appliedAt)
@@ -214,6 +216,27 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 	}
 	st.LastAppliedAt = timePtr(last)
 	return st, nil
+}
+
+// FingerprintCounts implements state.Store: one grouped read of the
+// partial units_applied_fingerprint index, model by model of env.
+func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT m."name", coalesce(u."fingerprint", ''), count(*)
+		FROM "models" m JOIN "units" u INDEXED BY "units_applied_fingerprint" ON u."model_id" = m."id" AND u."status" = 'applied'
+		WHERE m."env" = ? AND (? = '' OR m."name" = ?) GROUP BY m."id", u."fingerprint" ORDER BY m."name", 2`, env, model, model)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: fingerprint counts of %q: %w", env, err)
+	}
+	defer rows.Close()
+	var out []state.FingerprintCount
+	for rows.Next() {
+		var c state.FingerprintCount
+		if err := rows.Scan(&c.Model, &c.Fingerprint, &c.Count); err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
 }
 
 // Applied implements state.Store.

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/bollhav/bollhav/state"
@@ -29,6 +30,51 @@ func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
 		}
 		benchScan(sub, big, n)
 	})
+	var wide state.Store
+	b.Run("FingerprintCounts1000x1000", func(sub *testing.B) {
+		if wide == nil {
+			wide = appliedModelsStore(b, open, 1000, 1000)
+		}
+		benchFingerprintCounts(sub, wide, 1000*1000)
+	})
+}
+
+// appliedModelsStore opens a store with models models of perModel applied
+// hourly units each: the shape behind 'bollhav status' at production scale.
+// The units are applied by SetStatus (so their fingerprint is unknown);
+// the grouped read does the same work per applied unit whatever its
+// fingerprint, and claiming a million units one by one would take minutes.
+func appliedModelsStore(b *testing.B, open func(tb testing.TB) state.Store, models, perModel int) state.Store {
+	s := open(b)
+	recs := make([]state.ModelRecord, models)
+	for i := range recs {
+		recs[i] = fixModel(fmt.Sprintf("m%04d", i))
+	}
+	register(b, s, "", recs...)
+	ws := hourly(0, perModel)
+	for _, r := range recs {
+		prefill(b, s, "", r.Name, ws, clock(1))
+		markApplied(b, s, "", r.Name, state.Window{}, clock(2))
+	}
+	return s
+}
+
+func benchFingerprintCounts(b *testing.B, s state.Store, want int) {
+	b.ResetTimer()
+	for range b.N {
+		counts, err := s.FingerprintCounts(b.Context(), "", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, c := range counts {
+			n += c.Count
+		}
+		if n != want {
+			b.Fatalf("FingerprintCounts counted %d applied units, want %d", n, want)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/read")
 }
 
 func benchPrefill(b *testing.B, open func(tb testing.TB) state.Store, n int) {

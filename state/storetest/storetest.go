@@ -166,5 +166,6 @@ func groups() []group {
 		{"Migrations", migrationTests},
 		{"Data", dataTests},
 		{"Errors", errorTests},
+		{"Fingerprints", fingerprintTests},
 	}
 }

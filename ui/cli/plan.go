@@ -30,6 +30,11 @@ range, and so what is created, ends at the last window complete by then.
 A run also registers the spec first (REGISTER in the table) and returns
 units whose lease expired to pending before planning; plan does neither.
 
+--outdated plans 'bollhav run --outdated': per model with any, its applied
+units built under an earlier definition (RESET and OUTDATED count them),
+reset to pending and run in bulldozer mode; models without any are left out
+unless named.
+
 Text: one row per model and the warnings (a bulldozer without a window runs as
 discover, an interval override ignored on a fixed model, a window outside the
 contract range, …). Windows print as RFC 3339 UTC spans.
@@ -37,13 +42,13 @@ contract range, …). Windows print as RFC 3339 UTC spans.
 JSON (-o json):
   {"env": "", "state_mode": "bulldozer", "as_of": "2026-03-01T12:00:00Z",
    "window": ["2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"],
-   "interval_override": null,
+   "interval_override": null, "outdated": false,
    "models": [{
      "name": "raw.orders", "temporality": "temporal", "flexibility": "fix",
      "mode": "bulldozer", "chunk": "1h",
      "window": ["…", "…"], "contract_range": ["…", "…"],
      "register": false, "migrate": null,
-     "created": 0, "reset": 24, "deleted": 0, "to_run": 24,
+     "created": 0, "reset": 24, "deleted": 0, "to_run": 24, "outdated": 0,
      "created_windows": [], "reset_windows": [["…", "…"]],
      "deleted_windows": [], "to_run_windows": [["…", "…"]],
      "warnings": []}]}
@@ -55,12 +60,14 @@ existence row has no window, so its lists stay empty while its counts are 1.
 mode is the effective mode (bulldozer without a window runs as discover);
 window is null without one; chunk is the grain units are cut at ("" when
 timeless); contract_range is null when empty; migrate, under torch, is
-{"registered", "defined", "units"} for a fixed model whose grain changes.`,
+{"registered", "defined", "units"} for a fixed model whose grain changes;
+outdated (a model's) counts the outdated units an --outdated plan rebuilds.`,
 		examples: []string{
 			"bollhav plan raw.orders --since 2026-01-01 --until 2026-01-02",
 			"bollhav plan --pipeline core --mode discover",
 			"bollhav plan raw.orders --mode torch --interval-override 1d -o json",
 			"STATE_MODE=torch bollhav plan stage.events --env pr123",
+			"bollhav plan --outdated",
 		},
 		flags: func(fs *pflag.FlagSet) { f.register(fs, false) },
 		run:   func(c *cmdContext, args []string) int { return runPlan(c, args, &f) },
@@ -102,6 +109,7 @@ type planJSON struct {
 	AsOf             string          `json:"as_of"`
 	Window           *[2]string      `json:"window"`
 	IntervalOverride *string         `json:"interval_override"`
+	Outdated         bool            `json:"outdated"`
 	Models           []planModelJSON `json:"models"`
 }
 
@@ -119,6 +127,7 @@ type planModelJSON struct {
 	Reset          int              `json:"reset"`
 	Deleted        int              `json:"deleted"`
 	ToRun          int              `json:"to_run"`
+	Outdated       int              `json:"outdated"`
 	CreatedWindows [][2]string      `json:"created_windows"`
 	ResetWindows   [][2]string      `json:"reset_windows"`
 	DeletedWindows [][2]string      `json:"deleted_windows"`
@@ -141,7 +150,7 @@ func planWindowJSON(w *state.Window) *[2]string {
 
 func planToJSON(p *engine.Plan) planJSON {
 	out := planJSON{Env: p.Env, StateMode: p.Mode.String(), AsOf: state.FormatTime(p.Now), Window: planWindowJSON(p.Request.Window),
-		Models: []planModelJSON{}}
+		Models: []planModelJSON{}, Outdated: p.Request.Outdated}
 	if iv := p.Request.IntervalOverride; iv != nil {
 		s := iv.String()
 		out.IntervalOverride = &s
@@ -162,6 +171,9 @@ func planToJSON(p *engine.Plan) planJSON {
 		}
 		if g := mp.Migrate; g != nil {
 			m.Migrate = &planMigrateJSON{Registered: g.Registered, Defined: g.Defined, Units: g.Units}
+		}
+		if mp.Outdated {
+			m.Outdated = len(mp.Reset)
 		}
 		out.Models = append(out.Models, m)
 	}
@@ -265,6 +277,9 @@ func planSpanText(ws []state.Window, timeless bool) string {
 // totals and the warnings.
 func printPlanText(w io.Writer, p *engine.Plan) {
 	head := fmt.Sprintf("plan: %s in %s", p.Mode, spec.Env{Suffix: p.Env})
+	if p.Request.Outdated {
+		head = fmt.Sprintf("plan: %s of the outdated windows in %s", p.Mode, spec.Env{Suffix: p.Env})
+	}
 	if win := p.Request.Window; win != nil {
 		head += ", window " + win.String()
 	} else {
@@ -289,6 +304,9 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 		if mp.Mode != p.Mode {
 			note = append(note, "runs as "+mp.Mode.String())
 		}
+		if mp.Outdated {
+			note = append(note, fmt.Sprintf("%d outdated", len(mp.Reset)))
+		}
 		rows = append(rows, []string{mp.Model, strconv.Itoa(len(mp.Create)), strconv.Itoa(len(mp.Reset)),
 			strconv.Itoa(planDeleted(mp)), strconv.Itoa(len(mp.Run)), planSpanText(mp.Run, timeless), strings.Join(note, ", ")})
 		created, reset, deleted, toRun = created+len(mp.Create), reset+len(mp.Reset), deleted+planDeleted(mp), toRun+len(mp.Run)
@@ -296,6 +314,9 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 	printTable(w, []string{"MODEL", "CREATE", "RESET", "DELETE", "RUN", "RUN WINDOWS", "NOTE"}, rows)
 	fmt.Fprintf(w, "total: %d model(s); units: %d created, %d reset to pending, %d deleted or uncovered, %d to run\n",
 		len(p.Models), created, reset, deleted, toRun)
+	if p.Request.Outdated && len(p.Models) == 0 {
+		fmt.Fprintln(w, "no outdated windows: every applied unit was built under its model's current definition (or its definition is unknown)")
+	}
 	if ws := p.Warnings(); len(ws) > 0 {
 		fmt.Fprintln(w, "warnings:")
 		for _, msg := range ws {

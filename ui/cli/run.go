@@ -30,6 +30,7 @@ type runFlags struct {
 	mode             string
 	intervalOverride string
 	downstream       bool
+	outdated         bool
 
 	workers int
 	yes     bool
@@ -44,6 +45,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, forRun bool) {
 	fs.StringVar(&f.mode, "mode", "", "STATE_MODE: discover, bulldozer (default) or torch (env STATE_MODE)")
 	fs.StringVar(&f.intervalOverride, "interval-override", "", "re-chunk flexible models (and, under torch, fixed ones) at this interval (env INTERVAL_OVERRIDE)")
 	fs.BoolVar(&f.downstream, "downstream", false, "add the downstream closure of the named models")
+	fs.BoolVar(&f.outdated, "outdated", false, "exactly the applied windows built under an earlier definition (of the named models, or every model), in bulldozer mode")
 	if forRun {
 		fs.IntVar(&f.workers, "workers", 1, "units to run at once per task")
 		fs.BoolVar(&f.yes, "yes", false, "confirm a torch without asking (required without a terminal)")
@@ -68,6 +70,15 @@ Window: --since and --until together, half-open [since, until), aligned to
 each fixed model's grid; neither means no window, which each mode reads as
 the STATE_MODE table of docs/design.md says. --mode, --interval-override and
 --env win over STATE_MODE, INTERVAL_OVERRIDE and SCHEMA_SUFFIX.
+
+--outdated rebuilds exactly the outdated windows: applied units built under
+an earlier definition of their model (its SQL, command, write, chunking or
+sources changed; see 'bollhav status'), of the named models or of every model
+that has any, inside --since/--until when given. They are reset to pending
+and run in bulldozer mode, and are current afterwards. Units of unknown
+definition (marked applied, or applied before bollhav recorded definitions)
+are left alone. It cannot be combined with --mode discover|torch,
+--interval-override or --downstream.
 
 --mode torch deletes state: the plan is printed first, then on a terminal
 you type "yes" to go on; without a terminal it needs --yes. --read-only
@@ -108,6 +119,8 @@ picks up skipped tasks' pending units.`,
 			"bollhav run raw.orders --downstream --mode discover",
 			"bollhav run stage.events --mode bulldozer --interval-override 6h --since 2026-01-01 --until 2026-01-08",
 			"bollhav run raw.orders --mode torch --yes -o json",
+			"bollhav run --outdated",
+			"bollhav run core.daily_revenue --outdated --since 2026-11-01 --until 2026-12-01",
 			"bollhav run --retry 42",
 		},
 		flags: func(fs *pflag.FlagSet) { f.register(fs, true) },
@@ -133,7 +146,7 @@ func (c *cmdContext) runErrLines(cmd string, err error) {
 // request turns the flags and model arguments into a run request; every
 // problem is one line for the user.
 func (f *runFlags) request(c *cmdContext, args []string) (engine.RunRequest, error) {
-	req := engine.RunRequest{Models: args, Pipeline: f.pipeline, Downstream: f.downstream, Workers: f.workers}
+	req := engine.RunRequest{Models: args, Pipeline: f.pipeline, Downstream: f.downstream, Workers: f.workers, Outdated: f.outdated}
 	for _, a := range args {
 		if strings.HasPrefix(a, "-") {
 			return req, fmt.Errorf("unexpected argument %q", a)
@@ -265,7 +278,7 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	if len(args) > 0 {
 		return c.runUsageLine(cmd, "--retry resumes run %d as it was: it takes no models (got %q)", f.retry, args[0])
 	}
-	for _, name := range []string{"pipeline", "since", "until", "mode", "interval-override", "downstream"} {
+	for _, name := range []string{"pipeline", "since", "until", "mode", "interval-override", "downstream", "outdated"} {
 		if c.flagGiven(name) {
 			return c.runUsageLine(cmd, "--retry resumes run %d with its own scope, window and mode: --%s cannot be combined with it", f.retry, name)
 		}

@@ -20,16 +20,22 @@ or a run), and the spec's models not registered yet with zero counts, ordered
 by pipeline and name. For each: its shape (fix or flex and the interval, or
 timeless), its units counted by status, its coverage (the union of its applied
 windows; the text shows its first..last bound and how many gaps lie between)
-and its newest applied_at.
+and its newest applied_at. OUTDATED counts the applied units built under
+another definition than the model's current one (the spec's, or the
+registration's without a spec): a change of its SQL, command, write, chunking
+or sources. They are counted in APPLIED too — gates still take them as
+applied; 'bollhav plan --outdated' lists them and 'bollhav run --outdated'
+rebuilds them. Units applied by an operator's mark or before bollhav recorded
+definitions are unknown, never outdated.
 
 With -o json:
   {"models":[{"name","pipeline","temporality","flexibility","interval",
     "counts":{"pending","running","applied","blocked","failed"},
-    "coverage":[["since","until"]],"last_applied_at"}]}
+    "coverage":[["since","until"]],"last_applied_at","outdated","fingerprint"}]}
 Timestamps are RFC 3339 UTC; last_applied_at is null when nothing is applied;
 flexibility and interval are null for a timeless model; coverage is the merged
 applied ranges, [] when none (always [] for a timeless model, whose one row
-has no window).`,
+has no window); fingerprint is the current definition's (16 hex digits).`,
 		examples: []string{
 			"bollhav status",
 			"bollhav status --env pr123",
@@ -56,6 +62,8 @@ type statusJSONModel struct {
 	Counts        statusJSONCounts `json:"counts"`
 	Coverage      [][2]string      `json:"coverage"`
 	LastAppliedAt *string          `json:"last_applied_at"`
+	Outdated      int              `json:"outdated"`
+	Fingerprint   *string          `json:"fingerprint"`
 }
 
 type statusJSONCounts struct {
@@ -93,7 +101,7 @@ func runStatus(c *cmdContext, args []string) int {
 		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env)
 		return ExitOK
 	}
-	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "LAST APPLIED", "COVERAGE"}
+	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}
 	rows := make([][]string, 0, len(models))
 	pal := c.palette()
 	for _, m := range models {
@@ -101,7 +109,7 @@ func runStatus(c *cmdContext, args []string) int {
 		for _, s := range state.Statuses {
 			row = append(row, pal.count(s, m.Counts[s]))
 		}
-		row = append(row, rfcOrDash(m.LastAppliedAt), statusCoverage(m))
+		row = append(row, strconv.Itoa(m.Outdated), rfcOrDash(m.LastAppliedAt), statusCoverage(m))
 		rows = append(rows, row)
 	}
 	printTable(c.Out, header, rows)
@@ -117,6 +125,10 @@ func statusModelJSON(m engine.ModelStatus) statusJSONModel {
 		},
 		Coverage:      [][2]string{},
 		LastAppliedAt: rfcOrNull(m.LastAppliedAt),
+		Outdated:      m.Outdated,
+	}
+	if m.Fingerprint != "" {
+		j.Fingerprint = &m.Fingerprint
 	}
 	if !m.Timeless() {
 		j.Flexibility, j.Interval = &m.Flexibility, &m.Interval

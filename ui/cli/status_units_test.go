@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -237,21 +238,28 @@ func TestStatusJSON(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("code %d: %s", code, errOut)
 		}
+		// Each model's current fingerprint is a hash (the spec package
+		// tests what it covers): here only its form is checked.
+		fp := regexp.MustCompile(`,\s*"fingerprint":\s*"[0-9a-f]{16}"`)
+		if n := len(fp.FindAllString(out, -1)); n != 4 {
+			t.Errorf("%d models with a 16-hex fingerprint, want 4:\n%s", n, out)
+		}
+		out = fp.ReplaceAllString(out, "")
 		suJSONEqual(t, out, `{"models": [
   {"name": "raw.a", "pipeline": "core", "temporality": "temporal", "flexibility": "fix", "interval": "1h",
    "counts": {"pending": 1, "running": 1, "applied": 3, "blocked": 1, "failed": 1},
    "coverage": [["2026-01-01T00:00:00Z", "2026-01-01T02:00:00Z"], ["2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z"]],
-   "last_applied_at": "2026-01-02T01:00:00Z"},
+   "last_applied_at": "2026-01-02T01:00:00Z", "outdated": 0},
   {"name": "stage.f", "pipeline": "core", "temporality": "temporal", "flexibility": "flex", "interval": "1d",
    "counts": {"pending": 0, "running": 0, "applied": 3, "blocked": 0, "failed": 0},
    "coverage": [["2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z"], ["2026-01-04T00:00:00Z", "2026-01-05T00:00:00Z"]],
-   "last_applied_at": "2026-01-06T00:00:00Z"},
+   "last_applied_at": "2026-01-06T00:00:00Z", "outdated": 0},
   {"name": "marts.new", "pipeline": "marts", "temporality": "temporal", "flexibility": "fix", "interval": "1d",
    "counts": {"pending": 0, "running": 0, "applied": 0, "blocked": 0, "failed": 0},
-   "coverage": [], "last_applied_at": null},
+   "coverage": [], "last_applied_at": null, "outdated": 0},
   {"name": "ref.c", "pipeline": "side", "temporality": "timeless", "flexibility": null, "interval": null,
    "counts": {"pending": 1, "running": 0, "applied": 0, "blocked": 0, "failed": 0},
-   "coverage": [], "last_applied_at": null}
+   "coverage": [], "last_applied_at": null, "outdated": 0}
 ]}`)
 	})
 }
@@ -269,14 +277,14 @@ func TestStatusTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 			t.Fatalf("want a header and 4 models:\n%s", out)
 		}
 		header := lines[0]
-		if got := suCells(header, header); !reflect.DeepEqual(got, []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "LAST APPLIED", "COVERAGE"}) {
+		if got := suCells(header, header); !reflect.DeepEqual(got, []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}) {
 			t.Fatalf("header %q", got)
 		}
 		want := [][]string{
-			{"raw.a", "core", "fix 1h", "1", "1", "3", "1", "1", "2026-01-02T01:00:00Z", "2026-01-01T00:00:00Z..2026-01-01T04:00:00Z (1 gap)"},
-			{"stage.f", "core", "flex 1d", "0", "0", "3", "0", "0", "2026-01-06T00:00:00Z", "2026-01-01T00:00:00Z..2026-01-05T00:00:00Z (1 gap)"},
-			{"marts.new", "marts", "fix 1d", "0", "0", "0", "0", "0", "-", "not registered"},
-			{"ref.c", "side", "timeless", "1", "0", "0", "0", "0", "-", "-"},
+			{"raw.a", "core", "fix 1h", "1", "1", "3", "1", "1", "0", "2026-01-02T01:00:00Z", "2026-01-01T00:00:00Z..2026-01-01T04:00:00Z (1 gap)"},
+			{"stage.f", "core", "flex 1d", "0", "0", "3", "0", "0", "0", "2026-01-06T00:00:00Z", "2026-01-01T00:00:00Z..2026-01-05T00:00:00Z (1 gap)"},
+			{"marts.new", "marts", "fix 1d", "0", "0", "0", "0", "0", "0", "-", "not registered"},
+			{"ref.c", "side", "timeless", "1", "0", "0", "0", "0", "0", "-", "-"},
 		}
 		for i, w := range want {
 			if got := suCells(header, lines[i+1]); !reflect.DeepEqual(got, w) {
@@ -294,14 +302,14 @@ func TestUnitsJSON(t *testing.T) {
 			t.Fatalf("code %d: %s", code, errOut)
 		}
 		suJSONEqual(t, out, `{"model": "raw.a", "units": [
-  {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []},
-  {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []},
-  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []},
-  {"since": "2026-01-01T03:00:00Z", "until": "2026-01-01T04:00:00Z", "status": "applied", "applied_at": "2026-01-02T01:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []},
+  {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown"},
+  {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown"},
+  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null},
+  {"since": "2026-01-01T03:00:00Z", "until": "2026-01-01T04:00:00Z", "status": "applied", "applied_at": "2026-01-02T01:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown"},
   {"since": "2026-01-01T04:00:00Z", "until": "2026-01-01T05:00:00Z", "status": "failed", "applied_at": null, "blocked_reason": null, "attempts": 1, "error": "boom\nexit status 1", "not_before": null, "retry": null,
-   "attempt_errors": [{"number": 1, "try": 1, "error": "boom\nexit status 1", "at": "2026-01-02T02:00:00Z", "run_id": null}]},
-  {"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z", "status": "blocked", "applied_at": null, "blocked_reason": "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)", "attempts": 1, "error": null, "not_before": null, "retry": null, "attempt_errors": []},
-  {"since": "2026-01-01T06:00:00Z", "until": "2026-01-01T07:00:00Z", "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []}
+   "attempt_errors": [{"number": 1, "try": 1, "error": "boom\nexit status 1", "at": "2026-01-02T02:00:00Z", "run_id": null}], "fingerprint": null, "definition": null},
+  {"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z", "status": "blocked", "applied_at": null, "blocked_reason": "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)", "attempts": 1, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null},
+  {"since": "2026-01-01T06:00:00Z", "until": "2026-01-01T07:00:00Z", "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null}
 ]}`)
 
 		// Narrowed by window (overlap) and by status.
@@ -347,7 +355,7 @@ func TestUnitsJSON(t *testing.T) {
 		if code != 0 {
 			t.Fatal(out)
 		}
-		suJSONEqual(t, out, `{"model": "ref.c", "units": [{"since": null, "until": null, "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": []}]}`)
+		suJSONEqual(t, out, `{"model": "ref.c", "units": [{"since": null, "until": null, "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null}]}`)
 		w.addExtraModel(t)
 		code, out, _ = run(t, w.args("units", "marts.new", "-o", "json")...)
 		if code != 0 {
@@ -367,11 +375,11 @@ func TestUnitsTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 		lines := suCheckAligned(t, out)
 		header := lines[0]
 		want := [][]string{
-			{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DETAIL"},
-			{"2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z", "applied", "0", "2026-01-02T01:00:00Z", "-"},
-			{"2026-01-01T04:00:00Z", "2026-01-01T05:00:00Z", "failed", "1", "-", "boom ⏎ exit status 1"},
-			{"2026-01-01T05:00:00Z", "2026-01-01T06:00:00Z", "blocked", "1", "-", "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"},
-			{"2026-01-01T06:00:00Z", "2026-01-01T07:00:00Z", "pending", "0", "-", "-"},
+			{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DEFINITION", "DETAIL"},
+			{"2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z", "applied", "0", "2026-01-02T01:00:00Z", "- unknown", "-"},
+			{"2026-01-01T04:00:00Z", "2026-01-01T05:00:00Z", "failed", "1", "-", "-", "boom ⏎ exit status 1"},
+			{"2026-01-01T05:00:00Z", "2026-01-01T06:00:00Z", "blocked", "1", "-", "-", "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"},
+			{"2026-01-01T06:00:00Z", "2026-01-01T07:00:00Z", "pending", "0", "-", "-", "-"},
 		}
 		if len(lines) != len(want) {
 			t.Fatalf("lines:\n%s", out)

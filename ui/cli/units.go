@@ -15,6 +15,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/pflag"
@@ -41,16 +42,23 @@ newest 20; the line names 3, why lists them all).
 
 With -o json:
   {"model","units":[{"since","until","status","applied_at","blocked_reason",
-    "attempts","error","not_before","retry","attempt_errors"}]}
+    "attempts","error","not_before","retry","attempt_errors","fingerprint",
+    "definition"}]}
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
 has none; not_before is when a unit waiting for its retry may run again, and
 retry {"try","of","at"} the same wait as the text says it, both null
 otherwise. attempt_errors lists a failed or pending unit's failed attempts
 newest first, [{"number","try","error","at","run_id"}] (try 0: an expired
-lease; run_id null: a worker's), and is [] for other units. The text output
-is one aligned line per unit, DETAIL holding the blocked reason, the retry
-wait and the errors.`,
+lease; run_id null: a worker's), and is [] for other units. fingerprint is
+the definition an applied unit was built under (16 hex digits; null when it
+is not applied or the definition is unknown) and definition says whether that
+is the model's current one: "current", "outdated" (built under an earlier
+definition; gates still count it applied) or "unknown" (marked applied by an
+operator, or applied before bollhav recorded definitions), null when the unit
+is not applied. The text output is one aligned line per unit, DEFINITION
+holding the short fingerprint (8 hex digits) and that word, DETAIL the blocked
+reason, the retry wait and the errors.`,
 		examples: []string{
 			"bollhav units raw.orders",
 			"bollhav units raw.orders --since 2026-01-01 --until 2026-01-02",
@@ -84,6 +92,10 @@ type unitJSON struct {
 	// AttemptErrors is a failed or pending unit's attempt history, newest
 	// first; [] for other units.
 	AttemptErrors []attemptJSON `json:"attempt_errors"`
+	// Fingerprint is the definition an applied unit was built under;
+	// Definition is current, outdated or unknown (null unless applied).
+	Fingerprint *string `json:"fingerprint"`
+	Definition  *string `json:"definition"`
 }
 
 // Open bounds of --since/--until: instants every unit lies within. The zero
@@ -152,7 +164,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			b, err := json.Marshal(unitToJSON(u, f))
+			b, err := json.Marshal(unitToJSON(u, f, ms.Fingerprint))
 			if err != nil {
 				return err
 			}
@@ -189,7 +201,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			return writeUnitLine(out, pal, unitCells(u, f), false)
+			return writeUnitLine(out, pal, unitCells(u, f, ms.Fingerprint), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -225,7 +237,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 	return ExitOK
 }
 
-func unitToJSON(u state.Unit, f engine.UnitFailures) unitJSON {
+func unitToJSON(u state.Unit, f engine.UnitFailures, current string) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
 	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
@@ -238,17 +250,23 @@ func unitToJSON(u state.Unit, f engine.UnitFailures) unitJSON {
 	}
 	j.NotBefore = rfcOrNull(u.NotBefore)
 	j.Retry, j.AttemptErrors = retryToJSON(f.Retry), attemptsToJSON(f.Failures)
+	if u.Fingerprint != "" {
+		j.Fingerprint = &u.Fingerprint
+	}
+	if d := engine.UnitDefinition(u, current); d != "" {
+		j.Definition = &d
+	}
 	return j
 }
 
 // The text columns of units: every one but the last has a fixed width, so
 // lines stream out aligned without first reading every unit.
 var (
-	unitsHeader = []string{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DETAIL"}
-	unitsWidths = []int{20, 20, 7, 8, 20}
+	unitsHeader = []string{"SINCE", "UNTIL", "STATUS", "ATTEMPTS", "APPLIED AT", "DEFINITION", "DETAIL"}
+	unitsWidths = []int{20, 20, 7, 8, 20, 17}
 )
 
-func unitCells(u state.Unit, f engine.UnitFailures) []string {
+func unitCells(u state.Unit, f engine.UnitFailures, current string) []string {
 	since, until := "-", "-"
 	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
@@ -259,7 +277,11 @@ func unitCells(u state.Unit, f engine.UnitFailures) []string {
 	}
 	detail = append(detail, failureDetail(u, f.Retry, f.Failures)...)
 	d := cmp.Or(strings.Join(detail, "; "), "-")
-	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), d}
+	def := "-"
+	if ds := engine.UnitDefinition(u, current); ds != "" {
+		def = spec.ShortFingerprint(u.Fingerprint) + " " + ds
+	}
+	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), def, d}
 }
 
 // writeUnitLine writes cells padded to unitsWidths, two spaces apart; the

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -75,9 +76,12 @@ type whyJSON struct {
 	NotBefore *string           `json:"not_before"`
 	Retry     *retryJSON        `json:"retry"`
 	Failures  []attemptJSON     `json:"attempt_errors"`
-	Satisfied bool              `json:"satisfied"`
-	AsOf      string            `json:"as_of"`
-	More      int               `json:"frontier_more"`
+	// Fingerprint and Definition as in units -o json.
+	Fingerprint *string `json:"fingerprint"`
+	Definition  *string `json:"definition"`
+	Satisfied   bool    `json:"satisfied"`
+	AsOf        string  `json:"as_of"`
+	More        int     `json:"frontier_more"`
 }
 
 type whyUpstreamJSON struct {
@@ -187,6 +191,12 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, NotBefore: whyTimeJSON(r.NotBefore), Satisfied: r.Satisfied,
 		AsOf: state.FormatTime(r.Now), More: r.FrontierMore, Retry: retryToJSON(r.Retry), Failures: attemptsToJSON(r.Failures)}
 	out.Since, out.Until = whyWindowJSON(r.Window)
+	if r.Fingerprint != "" {
+		out.Fingerprint = &r.Fingerprint
+	}
+	if r.Definition != "" {
+		out.Definition = &r.Definition
+	}
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
 			Reason: u.Reason, Missing: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
@@ -275,6 +285,12 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	printEarlierFailures(out, r)
 	if r.AppliedAt != nil {
 		fmt.Fprintf(out, "  applied_at: %s\n", state.FormatTime(*r.AppliedAt))
+	}
+	switch r.Definition {
+	case engine.DefinitionOutdated:
+		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", spec.ShortFingerprint(r.Fingerprint), r.Model)
+	case engine.DefinitionUnknown:
+		fmt.Fprintln(out, "  definition: unknown (marked applied, or applied before bollhav recorded definitions)")
 	}
 	switch {
 	case len(r.Upstreams) == 0:

@@ -1,0 +1,109 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+)
+
+// Definition states of an applied unit, beside its status: whether the
+// definition it was built under is the model's current one.
+const (
+	// DefinitionCurrent: built under the current definition.
+	DefinitionCurrent = "current"
+	// DefinitionOutdated: built under another definition; the gate still
+	// counts the unit applied.
+	DefinitionOutdated = "outdated"
+	// DefinitionUnknown: no fingerprint recorded (an operator's mark, or
+	// applied before the store recorded fingerprints): never outdated.
+	DefinitionUnknown = "unknown"
+)
+
+// CurrentFingerprint is model's current definition fingerprint: the
+// spec's when the engine has a spec that defines the model (what a run
+// would apply now, registered or not), the registration's otherwise (an
+// engine opened from the store alone). "" when neither knows the model.
+func (e *Engine) CurrentFingerprint(ctx context.Context, model string) (string, error) {
+	if m := e.Spec.Model(model); m != nil {
+		return spec.Fingerprint(m), nil
+	}
+	rec, err := e.Store.Model(ctx, e.Env.Suffix, model)
+	if errors.Is(err, state.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("reading the registration of %s: %w", model, err)
+	}
+	return spec.RecordFingerprint(rec)
+}
+
+// currentFingerprints is CurrentFingerprint for every registered model of
+// the environment and every model of the spec.
+func (e *Engine) currentFingerprints(recs []state.ModelRecord) (map[string]string, error) {
+	out := make(map[string]string, len(recs))
+	for _, rec := range recs {
+		fp, err := spec.RecordFingerprint(rec)
+		if err != nil {
+			return nil, err
+		}
+		out[rec.Name] = fp
+	}
+	if e.Spec != nil {
+		for _, m := range e.Spec.Models {
+			out[m.Name] = spec.Fingerprint(m)
+		}
+	}
+	return out, nil
+}
+
+// UnitDefinition is u's definition state against the model's current
+// fingerprint: "" for a unit that is not applied (only applied units were
+// built under a definition), else DefinitionCurrent, DefinitionOutdated or
+// DefinitionUnknown.
+func UnitDefinition(u state.Unit, current string) string {
+	switch {
+	case u.Status != state.Applied:
+		return ""
+	case u.Fingerprint == "" || current == "":
+		return DefinitionUnknown
+	case u.Fingerprint == current:
+		return DefinitionCurrent
+	default:
+		return DefinitionOutdated
+	}
+}
+
+// outdatedCounts sums, per model, the applied units whose recorded
+// fingerprint is known and differs from the model's current one.
+func outdatedCounts(counts []state.FingerprintCount, current map[string]string) map[string]int {
+	out := map[string]int{}
+	for _, c := range counts {
+		cur := current[c.Model]
+		if c.Fingerprint != "" && cur != "" && c.Fingerprint != cur {
+			out[c.Model] += c.Count
+		}
+	}
+	return out
+}
+
+// OutdatedCounts is how many applied units of each model of the
+// environment were built under another definition than the current one
+// (models with none are left out): one grouped read of the store.
+func (e *Engine) OutdatedCounts(ctx context.Context) (map[string]int, error) {
+	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+	}
+	current, err := e.currentFingerprints(recs)
+	if err != nil {
+		return nil, err
+	}
+	counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, "")
+	if err != nil {
+		return nil, fmt.Errorf("counting the applied units by definition: %w", err)
+	}
+	return outdatedCounts(counts, current), nil
+}
