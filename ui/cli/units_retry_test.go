@@ -34,8 +34,8 @@ func TestUnitsAndWhyShowRetryTriesAndEarlierErrors(t *testing.T) {
 		t.Fatalf("units: %d %s", code, errOut)
 	}
 	for _, want := range []string{
-		"pending  1         -                     retry 2/5 at 2026-01-03T14:05:00Z; try 1 failed: exit status 1: source down\n",
-		"pending  2         -                     retry 3/5 at 2026-01-03T14:05:00Z; try 2 failed: exit status 1: still down ⏎ after 30s; earlier: try 1 at 2026-01-03T14:00:00Z: exit status 1: source down\n",
+		"pending  1         -                     -                  retry 2/5 at 2026-01-03T14:05:00Z; try 1 failed: exit status 1: source down\n",
+		"pending  2         -                     -                  retry 3/5 at 2026-01-03T14:05:00Z; try 2 failed: exit status 1: still down ⏎ after 30s; earlier: try 1 at 2026-01-03T14:00:00Z: exit status 1: source down\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("units text lacks %q:\n%s", want, out)
