@@ -176,9 +176,11 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 		behind = "nothing blocked behind it yet"
 	}
 	if inc.Retry != nil {
-		behind += " · " + inc.Retry.Line(func(t time.Time) string { return t.UTC().Format("15:04Z") }) + " (" + durationText(inc.Retry.At.Sub(now)) + ")"
+		// A line of its own: beside the blocked models it is cut first.
+		retry := inc.Retry.Line(func(t time.Time) string { return t.UTC().Format("15:04Z") }) + " (" + durationText(inc.Retry.At.Sub(now)) + ")"
+		lines = append(lines, indent+t.Status(themes.Pending).Render(clip(retry, w-1-len(indent))))
 	}
-	lines = append(lines, indent+t.Muted.Render(behind))
+	lines = append(lines, indent+t.Muted.Render(clip(behind, w-1-len(indent))))
 	return lines
 }
 

@@ -104,7 +104,7 @@ func runIncidents(c *cmdContext, args []string) int {
 		writeJSON(c.Out, incidentsToJSON(rep))
 		return ExitOK
 	}
-	printIncidents(c.Out, rep, e.Env.String())
+	printIncidents(c.Out, rep, e.Env.String(), e.Env.Suffix)
 	return ExitOK
 }
 
@@ -133,7 +133,9 @@ func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 
 // printIncidents prints each incident as a short card: what the operator
 // reads, then what waits on it, then the command that explains it.
-func printIncidents(w io.Writer, rep *gate.IncidentReport, env string) {
+// suffix is the environment's schema suffix, which the why command it
+// names must carry too.
+func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 	if len(rep.Incidents) == 0 && rep.Untraced == 0 {
 		fmt.Fprintf(w, "all clear: nothing failed, blocked or stale in %s as of %s\n", env, state.FormatTime(rep.Now))
 		return
@@ -154,7 +156,7 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env string) {
 		} else {
 			fmt.Fprintf(w, "   nothing blocked behind it yet · impact %d\n", inc.Impact)
 		}
-		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus))
+		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus, suffix))
 	}
 	if rep.Untraced > 0 {
 		fmt.Fprintf(w, "\n%d more blocked unit%s not traced (past the first %d by impact): see 'bollhav blocked'\n",
@@ -162,10 +164,15 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env string) {
 	}
 }
 
-// whyCommand is the command that explains a unit.
-func whyCommand(u gate.UnitRef) string {
-	if u.Window.IsZero() {
-		return "bollhav why " + u.Model
+// whyCommand is the command that explains a unit of the environment of
+// suffix.
+func whyCommand(u gate.UnitRef, suffix string) string {
+	cmd := "bollhav why " + u.Model
+	if !u.Window.IsZero() {
+		cmd += " --at " + state.FormatTime(u.Window.Since)
 	}
-	return fmt.Sprintf("bollhav why %s --at %s", u.Model, state.FormatTime(u.Window.Since))
+	if suffix != "" {
+		cmd += " --env " + suffix
+	}
+	return cmd
 }

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,5 +81,24 @@ func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 
 	if code, _, errOut := run(t, "incidents", "raw.payments", "--spec", sp); code != ExitUsage || !strings.Contains(errOut, `unexpected argument "raw.payments"`) {
 		t.Errorf("an argument: exit %d, %q", code, errOut)
+	}
+}
+
+// The explain line is a command to paste: it names the unit's time, and
+// the environment when it is not prod, or it would explain another unit.
+func TestIncidentWhyCommandKeepsTheEnvironment(t *testing.T) {
+	day := state.Window{Since: time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
+	for _, c := range []struct {
+		u      gate.UnitRef
+		suffix string
+		want   string
+	}{
+		{gate.UnitRef{Model: "core.daily_revenue", Window: day}, "", "bollhav why core.daily_revenue --at 2026-11-30T00:00:00Z"},
+		{gate.UnitRef{Model: "core.daily_revenue", Window: day}, "dev", "bollhav why core.daily_revenue --at 2026-11-30T00:00:00Z --env dev"},
+		{gate.UnitRef{Model: "core.customers"}, "dev", "bollhav why core.customers --env dev"},
+	} {
+		if got := whyCommand(c.u, c.suffix); got != c.want {
+			t.Errorf("whyCommand(%v, %q) = %q, want %q", c.u, c.suffix, got, c.want)
+		}
 	}
 }
