@@ -148,8 +148,8 @@ type upstreamState struct {
 }
 
 // upstreamOutcome is task taskID's latest attempt in the newest run other
-// than runID that ran it over window, passing over a FAILED outcome of a
-// cancelled run.
+// than runID that ran it over window, passing over a task a cancel
+// interrupted (interruptedTask).
 func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.Run, logs map[int64][]state.TaskRunEntry,
 	taskID int, window state.Window) (upstreamState, bool, error) {
 	if taskID == 0 {
@@ -176,10 +176,11 @@ func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.
 		if !ok || st.Status == nil || !st.Status.Terminal() {
 			continue
 		}
-		if r.Status == state.RunCancelled && *st.Status == graph.StatusFailed {
-			// A cancelled run (Ctrl-C, SIGTERM, a UI quit) records the
-			// tasks it interrupted FAILED, which says nothing about the
-			// work: judge by an older run that ended on its own.
+		if *st.Status == graph.StatusFailed && latestEntry(log, taskID).Error == interruptedTask {
+			// A cancelled run (Ctrl-C, SIGTERM, a UI quit) records a task
+			// it interrupted FAILED, which says nothing about the work:
+			// judge by an older run. A task whose units failed before the
+			// cancel did fail, and counts.
 			continue
 		}
 		return upstreamState{TaskRunState: st, RunID: r.ID}, true, nil
@@ -193,6 +194,18 @@ func windowText(w state.Window) string {
 		return "any window"
 	}
 	return w.String()
+}
+
+// latestEntry is task taskID's latest attempt in log.
+func latestEntry(log []state.TaskRunEntry, taskID int) state.TaskRunEntry {
+	var out state.TaskRunEntry
+	latest := -1
+	for _, e := range log {
+		if e.TaskID == taskID && e.Attempt >= latest {
+			latest, out = e.Attempt, e
+		}
+	}
+	return out
 }
 
 func latestInProgress(log []state.TaskRunEntry, taskID int) bool {

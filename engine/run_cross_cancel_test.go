@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
@@ -58,6 +60,62 @@ func TestCancelledRunIsNoFailureForOtherPipelines(t *testing.T) {
 		}
 		if taskStatus(res, "y.copy") != "SUCCESS" || exec.count("y.copy") != 1 {
 			t.Errorf("copy %s, ran %d times; want it judged by the load that succeeded", taskStatus(res, "y.copy"), exec.count("y.copy"))
+		}
+	})
+}
+
+// failThenHang fails the first day's unit at once and holds the second
+// until its context ends.
+type failThenHang struct {
+	day0    state.Window
+	started chan struct{}
+}
+
+func (f *failThenHang) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	if u.Window != nil && u.Window.Equal(f.day0) {
+		return executor.Result{}, errors.New("exit status 1: source down")
+	}
+	select {
+	case f.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return executor.Result{}, ctx.Err()
+}
+
+// TestFailureBeforeACancelStillCounts: a load whose unit really failed
+// before the run was cancelled did fail: the FAILURE alert fires on it.
+func TestFailureBeforeACancelStillCounts(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, crossEdgeSpec)
+		ctx, cancel := context.WithCancel(t.Context())
+		exec := &failThenHang{day0: days(0, 1), started: make(chan struct{}, 1)}
+		two := days(0, 2)
+		done := make(chan *RunResult, 1)
+		go func() {
+			res, _ := e.Run(ctx, RunRequest{Pipeline: "x", Window: &two}, exec, nil)
+			done <- res
+		}()
+		<-exec.started
+		// The failed day is recorded before the cancel.
+		deadline := time.Now().Add(10 * time.Second)
+		for unit(t, s, "x.load", days(0, 1)).Status != state.Failed {
+			if time.Now().After(deadline) {
+				t.Fatal("the first day never failed")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
+			t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
+		}
+		y := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, y, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taskStatus(res, "y.alert") != "SUCCESS" || y.count("y.alert") != 1 {
+			t.Errorf("alert %s, ran %d times; want it to fire on the failure before the cancel", taskStatus(res, "y.alert"), y.count("y.alert"))
 		}
 	})
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -237,6 +238,11 @@ func (t *taskRun) snapshot(final bool) Progress {
 		Total: r.Applied + r.Blocked + r.Failed, Done: final, Status: r.Status}
 }
 
+// interruptedTask is the run log's error of a task recorded FAILED only
+// because its run was cancelled (Ctrl-C, SIGTERM, a UI quit) before it
+// ended, none of its units having failed.
+const interruptedTask = "interrupted: the run was cancelled before the task ended"
+
 // finish settles the task's status, records it in the run log and sends
 // the final progress report. It runs after the workers and the completer
 // have ended.
@@ -262,9 +268,14 @@ func (t *taskRun) finish() (TaskResult, error) {
 	finished := t.e.now()
 	entry := state.TaskRunEntry{RunID: t.runID, TaskID: t.sc.taskID, Attempt: t.attempt, Status: res.Status.String(),
 		StartedAt: t.started, FinishedAt: &finished, RowsWritten: res.RowsWritten}
-	if t.firstErr != nil {
+	switch {
+	case ctx.Err() != nil && res.Failed == 0 && (t.firstErr == nil || errors.Is(t.firstErr, context.Canceled) || errors.Is(t.firstErr, context.DeadlineExceeded)):
+		// FAILED only because the run was cancelled: the log says so, and
+		// the cross-pipeline gate does not read it as the work failing.
+		entry.Error = interruptedTask
+	case t.firstErr != nil:
 		entry.Error = t.firstErr.Error()
-	} else if len(res.Errors) > 0 {
+	case len(res.Errors) > 0:
 		entry.Error = fmt.Sprintf("%d unit(s) failed: %s", res.Failed, res.Errors[0])
 	}
 	if err := t.e.retryStore(context.WithoutCancel(ctx), "finish task", func() error {
