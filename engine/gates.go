@@ -51,3 +51,9 @@ func (e *Engine) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.
 func (e *Engine) Incidents(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Incidents(ctx)
 }
+
+// IncidentsOf is Incidents over blocked units already read with Blocked;
+// see gate.Reader.IncidentsOf.
+func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {
+	return e.gates().IncidentsOf(ctx, blocked)
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -222,6 +223,87 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 		}
 		if got, want := inc.Retry.Line(state.FormatTime), "retry 2/3 at "+state.FormatTime(*waiting.NotBefore); got != want {
 			t.Errorf("retry line %q, want %q", got, want)
+		}
+	})
+}
+
+// A unit failed by a hard gate error (EXACT over a flexible upstream can
+// never match) is a gate_error incident, not a failure a reload fixes.
+func TestIncidentsNameAHardGateError(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.flex
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+  - name: mart.exact
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.flex, contract: exact}]
+    run: {command: ["true"]}
+`)
+		w := hours(0, 2)
+		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if c := statuses(t, s, "mart.exact"); c[state.Failed] != 2 {
+			t.Fatalf("mart.exact %v, want 2 failed on the hard error", c)
+		}
+		rep := mustIncidents(t, e)
+		if len(rep.Incidents) != 1 {
+			t.Fatalf("incidents %v, want one", incidentStrings(rep))
+		}
+		inc := rep.Incidents[0]
+		if inc.Kind != gate.IncidentGateError || inc.Model != "mart.exact" || inc.Units != 2 || !strings.Contains(inc.Detail, "EXACT") {
+			t.Errorf("incident %s (%q), want a gate_error of mart.exact's 2 units naming EXACT", incidentString(inc), inc.Detail)
+		}
+	})
+}
+
+// Past the first MaxTracedBlocked blocked units, a unit joins an incident
+// only when a traced unit of its model had the very same reason; the others
+// are counted untraced, not credited to whatever root its model's first
+// unit had.
+func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 1,200 units")
+	}
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: up.h
+    pipeline: p
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: down.h
+    pipeline: p
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: up.h, contract: encapsulate}]
+    run: {command: ["true"]}
+`)
+		const n = gate.MaxTracedBlocked + 100
+		e.Now = func() time.Time { return t0.Add((n + 1) * time.Hour) }
+		w := hours(0, n)
+		failing := &fakeExec{fail: func(model string, _ *state.Window) error {
+			if model == "up.h" {
+				return errors.New("exit status 1: down")
+			}
+			return nil
+		}}
+		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, failing, nil); err != nil {
+			t.Fatal(err)
+		}
+		if c := statuses(t, s, "down.h"); c[state.Blocked] != n {
+			t.Fatalf("down.h %v, want %d blocked", c, n)
+		}
+		rep := mustIncidents(t, e)
+		// Every blocked hour names its own missing hour: the 500 traced
+		// ones are behind up.h's failure, the 100 past the bound share no
+		// reason with them.
+		if len(rep.Incidents) != 1 || rep.Incidents[0].Kind != gate.IncidentFailed || rep.Incidents[0].Blocked != gate.MaxTracedBlocked {
+			t.Errorf("incidents %v, want up.h failed with %d blocked behind it", incidentStrings(rep), gate.MaxTracedBlocked)
+		}
+		if rep.Untraced != 100 {
+			t.Errorf("untraced %d, want 100", rep.Untraced)
 		}
 	})
 }

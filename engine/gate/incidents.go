@@ -55,8 +55,8 @@ func (k IncidentKind) severity() int {
 
 // MaxTracedBlocked bounds the blocked units whose root cause Incidents
 // walks (most impact first); a blocked unit past it is put on the incident
-// of the first traced unit of its model, or counted in
-// IncidentReport.Untraced when no unit of its model was traced.
+// of a traced unit of its model with the same blocked reason, or counted in
+// IncidentReport.Untraced when there is none.
 const MaxTracedBlocked = 500
 
 // Incident is one root cause and what waits on it: the failed units of one
@@ -109,8 +109,8 @@ type UnitRef struct {
 type IncidentReport struct {
 	Now       time.Time
 	Incidents []Incident
-	// Untraced counts blocked units past MaxTracedBlocked whose model had
-	// no traced unit to share an incident with.
+	// Untraced counts blocked units past MaxTracedBlocked that share no
+	// model and reason with a traced unit.
 	Untraced int
 }
 
@@ -119,6 +119,17 @@ type IncidentReport struct {
 // upstream as Why walks it (the root-cause chain) and counted on the root
 // it ends at. It only reads the store.
 func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
+	blocked, err := g.Blocked(ctx, BlockedFilter{})
+	if err != nil {
+		return nil, err
+	}
+	return g.IncidentsOf(ctx, blocked)
+}
+
+// IncidentsOf is Incidents over blocked, the environment's blocked units as
+// Blocked lists them (most impact first), for a caller that has read them
+// already (the metrics refresh).
+func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*IncidentReport, error) {
 	lin, err := g.gatedLineage(ctx)
 	if err != nil {
 		return nil, err
@@ -130,18 +141,17 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 			return nil, err
 		}
 	}
-	blocked, err := g.Blocked(ctx, BlockedFilter{})
-	if err != nil {
-		return nil, err
-	}
-	firstOfModel := map[string]*Incident{}
-	untraced := map[string]bool{}
+	// Past the traced ones, a blocked unit joins the incident of a traced
+	// unit of its model with the very same reason (the same missing range,
+	// the same stale verdict), and is counted untraced otherwise: a guess
+	// by model alone would credit one root with another's units.
+	byReason := map[string]*Incident{}
 	for i, bu := range blocked {
+		key := bu.Model + "\x00" + bu.Reason
 		if i >= MaxTracedBlocked {
-			if inc := firstOfModel[bu.Model]; inc != nil {
+			if inc := byReason[key]; inc != nil {
 				b.behind(inc, bu)
 			} else {
-				untraced[bu.Model] = true
 				b.report.Untraced++
 			}
 			continue
@@ -151,8 +161,8 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 			return nil, err
 		}
 		b.behind(inc, bu)
-		if firstOfModel[bu.Model] == nil {
-			firstOfModel[bu.Model] = inc
+		if byReason[key] == nil {
+			byReason[key] = inc
 		}
 	}
 	if err := b.impacts(ctx); err != nil {
@@ -215,10 +225,11 @@ func earliest(a, b time.Time) time.Time {
 // failed and wait for a retry, one incident.
 func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	var newest time.Time
-	var soonest *state.Unit
+	var soonest, newestFailed *state.Unit
 	statuses := []state.UnitStatus{state.Failed}
 	budget := 0
-	if m, _, err := b.an.model(ctx, model); err == nil && m.Retry.Retries() {
+	m, _, merr := b.an.model(ctx, model)
+	if merr == nil && m.Retry.Retries() {
 		// Only a model that retries has pending units waiting for a
 		// retry: the others' pending backlog is not read.
 		statuses = append(statuses, state.Pending)
@@ -240,10 +251,25 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		if retrying && (soonest == nil || u.NotBefore.Before(*soonest.NotBefore)) {
 			soonest = &u
 		}
+		if u.Status == state.Failed && (newestFailed == nil || !u.UpdatedAt.Before(newestFailed.UpdatedAt)) {
+			newestFailed = &u
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("reading the failed units of %s: %w", model, err)
+	}
+	if newestFailed != nil && merr == nil {
+		// A hard gate error fails a unit too, with no "gate:" mark in the
+		// store: judging the newest failed unit's gate once tells a
+		// failure no load fixes from one of the work.
+		ug, err := b.g.CachedUnit(ctx, b.an.shapes, m, windowOf(m, newestFailed.Window), b.an.now)
+		if err != nil {
+			return err
+		}
+		if ug.Err != nil {
+			b.rekey(IncidentFailed, IncidentGateError, model).Detail = FirstLine(ug.Err.Error())
+		}
 	}
 	if soonest != nil {
 		// Its history says which try comes next.
@@ -251,7 +277,7 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
 			return fmt.Errorf("reading the attempts of %s %s: %w", model, soonest.Window, err)
 		}
-		b.byKey[string(IncidentFailed)+" "+model].Retry = state.RetryWaitOf(*soonest, history, budget)
+		b.failedOf(model).Retry = state.RetryWaitOf(*soonest, history, budget)
 	}
 	return nil
 }
@@ -302,12 +328,14 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 		inc = b.get(IncidentBlocked, last.Model)
 		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
 	case last.Status == state.Failed:
-		inc = b.get(IncidentFailed, last.Model)
+		if inc = b.failedOf(last.Model); inc == nil {
+			inc = b.get(IncidentFailed, last.Model)
+		}
 		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
 	case b.retrying(last):
 		// A pending unit that failed and waits for its retry: the failed
 		// incident addFailed made for it.
-		inc = b.byKey[string(IncidentFailed)+" "+last.Model]
+		inc = b.failedOf(last.Model)
 	case last.Stale:
 		inc = b.get(IncidentStale, last.Model)
 		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
@@ -323,7 +351,36 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 
 // retrying is whether l is a pending unit addFailed counted as failed.
 func (b *incidentBuilder) retrying(l ChainLink) bool {
-	return l.Status == state.Pending && b.seen[string(IncidentFailed)+" "+l.Model][l.Window.String()]
+	if l.Status != state.Pending || b.failedOf(l.Model) == nil {
+		return false
+	}
+	return b.seen[string(IncidentFailed)+" "+l.Model][l.Window.String()] || b.seen[string(IncidentGateError)+" "+l.Model][l.Window.String()]
+}
+
+// failedOf is the incident addFailed made of model's failed units — kind
+// failed, or gate_error — or nil.
+func (b *incidentBuilder) failedOf(model string) *Incident {
+	if inc := b.byKey[string(IncidentFailed)+" "+model]; inc != nil {
+		return inc
+	}
+	return b.byKey[string(IncidentGateError)+" "+model]
+}
+
+// rekey turns model's incident of kind from into one of kind to.
+func (b *incidentBuilder) rekey(from, to IncidentKind, model string) *Incident {
+	fk, tk := string(from)+" "+model, string(to)+" "+model
+	inc := b.byKey[fk]
+	inc.Kind = to
+	delete(b.byKey, fk)
+	b.byKey[tk] = inc
+	b.seen[tk] = b.seen[fk]
+	delete(b.seen, fk)
+	for i, k := range b.order {
+		if k == fk {
+			b.order[i] = tk
+		}
+	}
+	return inc
 }
 
 // windowText is a window as incident details name it.

@@ -316,7 +316,7 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 	count := m.cfg.Incidents
 	if count == nil {
 		count = func(ctx context.Context) (int, error) {
-			rep, err := e.Incidents(ctx)
+			rep, err := e.IncidentsOf(ctx, blocked)
 			if err != nil {
 				return 0, err
 			}
