@@ -141,6 +141,9 @@ type Store interface {
 	GetRun(ctx context.Context, id int64) (Run, error)
 	// Runs lists the newest runs first, at most limit.
 	Runs(ctx context.Context, env string, limit int) ([]Run, error)
+	// UnfinishedRuns lists the runs of env that have not finished (going
+	// on, or left so by a crash), oldest first.
+	UnfinishedRuns(ctx context.Context, env string) ([]Run, error)
 	// StartTask opens a new attempt of a task under a run and returns its
 	// attempt number (1 for the first).
 	StartTask(ctx context.Context, runID int64, taskID int, at time.Time) (int, error)

@@ -87,6 +87,16 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 	return pgx.CollectRows(rows, scanRun)
 }
 
+// UnfinishedRuns implements state.Store.
+func (s *Store) UnfinishedRuns(ctx context.Context, env string) ([]state.Run, error) {
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+runColumns+` FROM {schema}.runs WHERE env = $1 AND finished_at IS NULL
+		ORDER BY started_at, id`), env)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanRun)
+}
+
 // StartTask opens the next attempt of a task under a run, IN_PROGRESS.
 func (s *Store) StartTask(ctx context.Context, runID int64, taskID int, at time.Time) (int, error) {
 	var (

@@ -112,6 +112,24 @@ func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, e
 	return out, rows.Err()
 }
 
+// UnfinishedRuns implements state.Store.
+func (s *Store) UnfinishedRuns(ctx context.Context, env string) ([]state.Run, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? AND "finished_at" IS NULL ORDER BY "id"`, env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+	}
+	defer rows.Close()
+	var out []state.Run
+	for rows.Next() {
+		r, err := scanRun(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
 // sqlLimit turns "0 or less means no limit" into SQLite's LIMIT -1.
 func sqlLimit(limit int) int {
 	if limit <= 0 {

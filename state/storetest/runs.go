@@ -56,6 +56,13 @@ func testRunsRoundTrip(t *testing.T, s state.Store, _ *config) {
 	list, err = s.Runs(ctx, "pr1", 10)
 	must(t, "Runs", err)
 	eq(t, "pr1 runs", runIDs(list), []int64{ids[2]})
+	// Run 1 finished; run 2 goes on in prod, run 3 in pr1.
+	list, err = s.UnfinishedRuns(ctx, "")
+	must(t, "UnfinishedRuns", err)
+	eq(t, "unfinished prod runs", runIDs(list), []int64{ids[1]})
+	list, err = s.UnfinishedRuns(ctx, "pr1")
+	must(t, "UnfinishedRuns", err)
+	eq(t, "unfinished pr1 runs", runIDs(list), []int64{ids[2]})
 	if len(list) == 1 {
 		r3.ID, r3.Status = ids[2], state.RunRunning
 		checkRun(t, list[0], r3)

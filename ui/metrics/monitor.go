@@ -14,6 +14,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
 )
 
 // Defaults of Config.
@@ -224,7 +225,14 @@ func (m *Monitor) step(ctx context.Context, force bool) error {
 		runs, err := m.e.Store.Runs(rctx, m.e.Env.Suffix, runsRead)
 		note("runs", err)
 		if err == nil {
-			m.runs.observe(runs)
+			// Runs going on, however old: a long backfill overtaken by
+			// many newer runs is still followed to its end.
+			var going []state.Run
+			if going, err = m.e.Store.UnfinishedRuns(rctx, m.e.Env.Suffix); err == nil {
+				runs = append(runs, going...)
+				err = m.runs.observe(rctx, runs, m.e.Store.GetRun)
+			}
+			note("runs", err)
 		}
 	}
 	return first
