@@ -38,7 +38,7 @@ func (a *App) render() string {
 	case a.showHelp:
 		body = a.helpBody(w, bodyH)
 	case a.dialog != nil:
-		body = a.dialog.render(a, w, bodyH)
+		body = a.dialog.render(a, w, bodyH, a.top().render(w, bodyH))
 	default:
 		body = a.top().render(w, bodyH)
 		if a.palette != nil {

@@ -86,3 +86,66 @@ func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoFixFlowsDownstreamInThreeKeys: the payment provider is back; from
+// launch, r on the first incident (the failed payments hour), d for "with
+// downstream", y to confirm — and the store has the hour applied and the
+// revenue days that waited behind it applied too, by the real engine.
+func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
+	d := seedDemo(t)
+	var blockedDays []state.Window
+	for _, u := range d.units(t, "core.daily_revenue") {
+		if u.Status == state.Blocked {
+			blockedDays = append(blockedDays, u.Window)
+		}
+	}
+	if len(blockedDays) != 2 {
+		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(blockedDays))
+	}
+	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
+		t.Fatal(err) // the provider is back
+	}
+	r := ui.StartDemoUI(t, d.e, 80, 24, ui.Options{})
+	f := r.WaitIncidents(t)
+	if !strings.Contains(f, "›✗ raw.payments failed") {
+		t.Fatalf("the failed root is the first incident, selected:\n%s", f)
+	}
+	r.Keys("r")
+	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
+	r.Keys("d")
+	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units")
+	ui.CheckFrame(t, f, 80, 24)
+	// The dialog keeps its context: the incident it acts on is still on
+	// screen behind it.
+	for _, want := range []string{"›✗ raw.payments failed", "blocks 4 units of core.daily_revenue"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("behind the dialog %q is not visible:\n%s", want, f)
+		}
+	}
+	r.Keys("y")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		hourApplied := false
+		for _, u := range d.units(t, "raw.payments") {
+			if u.Window.Equal(d.outage) && u.Status == state.Applied {
+				hourApplied = true
+			}
+		}
+		days := 0
+		for _, u := range d.units(t, "core.daily_revenue") {
+			for _, w := range blockedDays {
+				if u.Window.Equal(w) && u.Status == state.Applied {
+					days++
+				}
+			}
+		}
+		if hourApplied && days == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the run: payments hour applied %v, %d of the 2 revenue days applied", hourApplied, days)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.WaitText(t, "succeeded (discover)")
+}
