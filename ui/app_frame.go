@@ -21,7 +21,12 @@ func (a *App) View() tea.View {
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	if a.mouse {
+		// Opt-in (BOLLHAV_MOUSE=wheel): reporting the mouse takes the
+		// terminal's own text selection away, and copying an error
+		// matters more than scrolling with the wheel.
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "bollhav — " + a.eng.Env.String()
 	return v
 }

@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"context"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/bollhav/bollhav/ui"
 	"github.com/bollhav/bollhav/ui/cli"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
 // demo is the demo shop (`bollhav demo --no-ui`) seeded into a temporary
@@ -148,4 +150,19 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	r.WaitText(t, "succeeded (discover)")
+}
+
+// TestDemoYankCopiesTheUnitWithOSC52: y on the first incident writes the
+// OSC 52 clipboard sequence with the failed unit's model and window (what
+// the terminal, local or over SSH, puts on the clipboard), and says so.
+func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
+	d := seedDemo(t)
+	r := ui.StartDemoUI(t, d.e, 80, 24, ui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("y")
+	id := "raw.payments [" + d.outage.Since.Format(time.RFC3339) + ", " + d.outage.Until.Format(time.RFC3339) + ")"
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\a"
+	r.WaitText(t, "copied the root (OSC 52): raw.payments [")
+	teatest.WaitFor(t, r.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+		teatest.WithDuration(10*time.Second))
 }

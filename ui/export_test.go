@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"io"
 	"testing"
 
 	"github.com/bollhav/bollhav/engine"
@@ -51,3 +52,7 @@ func CheckFrame(t *testing.T, frame string, w, h int) {
 	t.Helper()
 	checkFrame(t, frame, w, h)
 }
+
+// Output is the bytes the program wrote to its terminal (escape sequences
+// and all), as teatest records them.
+func (r *uiRun) Output() io.Reader { return r.tm.Output() }

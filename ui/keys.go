@@ -27,6 +27,10 @@ type keyMap struct {
 	Blocking    key.Binding // why: jump to the blocking upstream's window
 	Upstream    key.Binding // model: open the upstream holding the cursor's window back
 	Model       key.Binding // why, blocked: open the unit's model
+	// Yank copies the selected unit's model and window, YankError its
+	// error, to the clipboard of the terminal (OSC 52): reading, so
+	// bound under read-only too.
+	Yank, YankError key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -58,6 +62,8 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
 		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
+		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
+		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),

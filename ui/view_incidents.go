@@ -102,6 +102,10 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.c.openWhy(inc.Focus.Model, inc.Focus.Window.Since)
 	case key.Matches(msg, v.c.keys.Model):
 		v.c.openModel(inc.Model)
+	case key.Matches(msg, v.c.keys.Yank):
+		return v.c.yank("the root", unitID(inc.Model, inc.Span))
+	case key.Matches(msg, v.c.keys.YankError):
+		return v.c.yank("the error", inc.Detail)
 	case key.Matches(msg, v.c.keys.RunWindow):
 		// The root's own units: discover over its span re-runs the failed
 		// (and blocked, pending) ones there and leaves the applied alone.
@@ -125,7 +129,7 @@ func (v *incidentsView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run root")
 	}
-	return []key.Binding{enter, open, run}
+	return []key.Binding{enter, open, run, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 // incidentGlyph is the status glyph an incident kind is drawn with.

@@ -345,6 +345,19 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		v.c.openModel(v.model)
 		return nil
+	case key.Matches(msg, v.c.keys.Yank):
+		if t := v.actionTarget(); t != nil {
+			return v.c.yank("the unit", unitID(t.model, t.window))
+		}
+	case key.Matches(msg, v.c.keys.YankError):
+		// The error the screen is about: the root cause's, else the
+		// explained unit's own.
+		if v.r != nil {
+			if n := len(v.r.RootCause); n > 1 && v.r.RootCause[n-1].Detail != "" {
+				return v.c.yank("the root cause's error", v.r.RootCause[n-1].Detail)
+			}
+			return v.c.yank("the error", v.r.Error)
+		}
 	case key.Matches(msg, v.c.keys.RunWindow):
 		if t := v.actionTarget(); t != nil {
 			v.c.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
@@ -391,7 +404,7 @@ func (v *whyView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run selected window")
 	}
-	return []key.Binding{enter, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending}
+	return []key.Binding{enter, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 func (v *whyView) render(w, h int) []string {
