@@ -166,3 +166,31 @@ func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
 	teatest.WaitFor(t, r.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
 		teatest.WithDuration(10*time.Second))
 }
+
+// TestDemoUnitDetailShowsTheWholeErrorAndWhatRan: d on the failed payments
+// incident opens the unit: its whole error, its failed attempts with their
+// times and runs, the command that ran and the BOLLHAV_* variables it got.
+func TestDemoUnitDetailShowsTheWholeErrorAndWhatRan(t *testing.T) {
+	d := seedDemo(t)
+	r := ui.StartDemoUI(t, d.e, 80, 24, ui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("d")
+	f := r.WaitText(t, "Ran (as the spec has it now)")
+	ui.CheckFrame(t, f, 80, 24)
+	since := d.outage.Since.Format(time.RFC3339)
+	for _, want := range []string{
+		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down; retry later",
+		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE=" + since,
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the unit detail lacks %q:\n%s", want, f)
+		}
+	}
+	// The history is below: G scrolls to its end. The demo's payments hour
+	// failed in both seeding runs, the same error each time.
+	r.Keys("G")
+	f = r.WaitText(t, "· run 1")
+	if n := strings.Count(f, "try 1 · "); n != 2 || !strings.Contains(f, "· run 1") || !strings.Contains(f, "· run 2") {
+		t.Errorf("want the two failed attempts of runs 1 and 2:\n%s", f)
+	}
+}

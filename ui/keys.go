@@ -31,6 +31,8 @@ type keyMap struct {
 	// error, to the clipboard of the terminal (OSC 52): reading, so
 	// bound under read-only too.
 	Yank, YankError key.Binding
+	// Detail opens the unit's detail: its whole error, its attempts, what ran.
+	Detail key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -62,6 +64,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
 		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
+		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
 		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
 		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
 

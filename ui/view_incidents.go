@@ -102,6 +102,12 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.c.openWhy(inc.Focus.Model, inc.Focus.Window.Since)
 	case key.Matches(msg, v.c.keys.Model):
 		v.c.openModel(inc.Model)
+	case key.Matches(msg, v.c.keys.Detail):
+		if inc.Units == 1 {
+			v.c.openUnit(inc.Model, inc.Span)
+		} else {
+			v.c.openModel(inc.Model)
+		}
 	case key.Matches(msg, v.c.keys.Yank):
 		return v.c.yank("the root", unitID(inc.Model, inc.Span))
 	case key.Matches(msg, v.c.keys.YankError):
@@ -129,7 +135,7 @@ func (v *incidentsView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run root")
 	}
-	return []key.Binding{enter, open, run, v.c.keys.Yank, v.c.keys.YankError}
+	return []key.Binding{enter, v.c.keys.Detail, open, run, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 // incidentGlyph is the status glyph an incident kind is drawn with.

@@ -345,6 +345,11 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		v.c.openModel(v.model)
 		return nil
+	case key.Matches(msg, v.c.keys.Detail):
+		if t := v.actionTarget(); t != nil {
+			v.c.openUnit(t.model, t.window)
+			return nil
+		}
 	case key.Matches(msg, v.c.keys.Yank):
 		if t := v.actionTarget(); t != nil {
 			return v.c.yank("the unit", unitID(t.model, t.window))
@@ -404,7 +409,7 @@ func (v *whyView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run selected window")
 	}
-	return []key.Binding{enter, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.Yank, v.c.keys.YankError}
+	return []key.Binding{enter, v.c.keys.Detail, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 func (v *whyView) render(w, h int) []string {
