@@ -204,7 +204,7 @@ func (v *unitView) ran(u *state.Unit) []string {
 	}
 	m := e.Spec.Model(v.model)
 	if m == nil {
-		return []string{" " + t.Muted.Render(v.model + " is not in the spec: what ran is not known")}
+		return []string{" " + t.Muted.Render(v.model+" is not in the spec: what ran is not known")}
 	}
 	w := v.c.width
 	out := []string{" " + t.Title.Render("Ran") + t.Muted.Render(" (as the spec has it now)")}
