@@ -34,6 +34,13 @@ type action struct {
 	window *state.Window // nil: no window (the whole model)
 	mode   spec.StateMode
 	status state.UnitStatus // actionMark
+	// downstream adds every model downstream of model (the engine's
+	// --downstream), so a fix flows on to what waits behind it. The
+	// engine's run window is one for every model, and a downstream day
+	// does not fit an upstream hour: with downstream the run is a
+	// discover of the whole closure (every failed, blocked or pending
+	// unit of each model), not of the window alone.
+	downstream bool
 }
 
 // danger is how much harm the action can do.
@@ -41,12 +48,16 @@ func (a action) danger() danger.Level {
 	if a.kind == actionMark {
 		return danger.Mark
 	}
-	return danger.Run(a.mode)
+	return danger.Run(a.request().Mode)
 }
 
 // request is the engine request of a run action.
 func (a action) request() engine.RunRequest {
 	req := engine.RunRequest{Models: []string{a.model}, Mode: a.mode}
+	if a.downstream {
+		req.Downstream, req.Mode = true, spec.Discover
+		return req
+	}
 	if a.window != nil {
 		w := *a.window
 		req.Window = &w
@@ -56,6 +67,9 @@ func (a action) request() engine.RunRequest {
 
 // target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
 func (a action) target() string {
+	if a.downstream {
+		return a.model + " and downstream"
+	}
 	if a.window == nil || a.window.IsZero() {
 		return a.model
 	}

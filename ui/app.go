@@ -35,6 +35,7 @@ type App struct {
 	refused map[string]time.Time
 
 	autoTheme bool // no theme asked for: follow the terminal's background
+	mouse     bool // BOLLHAV_MOUSE=wheel: report the wheel (and so capture the mouse)
 	readOnly  bool
 	help      help.Model
 
@@ -82,6 +83,7 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 		common: c, opts: opts, readOnly: readOnly,
 		autoTheme: opts.Theme == "" && th.Name == themes.Default,
 		help:      help.New(),
+		mouse:     getenv("BOLLHAV_MOUSE") == "wheel",
 	}
 	c.feedPoll = a.feedPoll()
 	c.topID = func() int { return a.top().base().id }

@@ -21,7 +21,12 @@ func (a *App) View() tea.View {
 	}
 	v := tea.NewView(content)
 	v.AltScreen = true
-	v.MouseMode = tea.MouseModeCellMotion
+	if a.mouse {
+		// Opt-in (BOLLHAV_MOUSE=wheel): reporting the mouse takes the
+		// terminal's own text selection away, and copying an error
+		// matters more than scrolling with the wheel.
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	v.WindowTitle = "bollhav — " + a.eng.Env.String()
 	return v
 }
@@ -38,7 +43,7 @@ func (a *App) render() string {
 	case a.showHelp:
 		body = a.helpBody(w, bodyH)
 	case a.dialog != nil:
-		body = a.dialog.render(a, w, bodyH)
+		body = a.dialog.render(a, w, bodyH, a.top().render(w, bodyH))
 	default:
 		body = a.top().render(w, bodyH)
 		if a.palette != nil {

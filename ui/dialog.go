@@ -12,6 +12,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/danger"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // dialog confirms an action. It shows what the engine says the action
@@ -72,9 +73,16 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		for i, m := range modes {
 			if m == d.action.mode {
 				d.action.mode = modes[(i+step)%len(modes)]
+				// A mode is for the model's own window: choosing one
+				// leaves the downstream discover.
+				d.action.downstream = false
 				break
 			}
 		}
+		d.confirm = false
+		return d.replan(a)
+	case d.action.kind == actionRun && !d.typed() && key.Matches(msg, keyDownstream):
+		d.action.downstream = !d.action.downstream
 		d.confirm = false
 		return d.replan(a)
 	}
@@ -98,6 +106,13 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, keyYes):
+		if d.ready() {
+			return a.confirmAction(d.action)
+		}
+		d.notice = "wait for the plan"
+	case key.Matches(msg, keyNo):
+		return a.closeDialog()
 	case key.Matches(msg, keyButtonLeft):
 		d.confirm = false
 	case key.Matches(msg, keyButtonRight):
@@ -124,13 +139,16 @@ func (d *dialog) help() helpKeys {
 	var ks []key.Binding
 	if d.action.kind == actionRun {
 		ks = append(ks, keyNextMode)
+		if !d.typed() {
+			ks = append(ks, keyDownstream)
+		}
 	}
 	if d.typed() {
 		confirm := keyConfirm
 		confirm.SetHelp("enter", "torch (name typed)")
 		ks = append(ks, confirm)
 	} else {
-		ks = append(ks, keyButtonLeft, keyConfirm)
+		ks = append(ks, keyYes, keyButtonLeft, keyConfirm)
 	}
 	return helpKeys{short: append(ks, keyCancel)}
 }
@@ -146,7 +164,10 @@ func (d *dialog) verb() string {
 	return "Run"
 }
 
-func (d *dialog) render(a *App, w, h int) []string {
+// render draws the dialog over behind, the view it acts on, which stays
+// on screen dimmed (its styles removed, drawn muted) so the rows the
+// action is about are still there to read.
+func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	t := a.theme
 	boxW := min(w-2, 96)
 	inner := boxW - 4
@@ -165,8 +186,18 @@ func (d *dialog) render(a *App, w, h int) []string {
 				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
 			}
 		}
-		add("STATE_MODE " + strings.Join(ms, " "))
-		add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+		down := t.Muted.Render(" [d] with downstream: off")
+		if d.typed() {
+			down = ""
+		} else if act.downstream {
+			down = " " + t.Selected.Render("[d] with downstream: on")
+		}
+		add("STATE_MODE " + strings.Join(ms, " ") + down)
+		if act.downstream {
+			add(t.Muted.Render("discover of it and all downstream: failed, blocked and pending units"))
+		} else {
+			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+		}
 	case actionMark:
 		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
@@ -193,6 +224,14 @@ func (d *dialog) render(a *App, w, h int) []string {
 			}
 			add(fmt.Sprintf("%s of %s would become %s: ", plural(p.total, "unit", "units"), act.model, act.status) + strings.Join(parts, ", "))
 		}
+		if n := p.counts[state.Failed]; n > 0 && act.status == state.Applied {
+			its := "its"
+			if n > 1 {
+				its = "their"
+			}
+			add(t.Error.Render("warning: ") + fmt.Sprintf("%s failed: %s data may be missing or partial,", plural(n, "unit", "units"), its))
+			add("  and downstream will read it as complete")
+		}
 	case d.plan != nil:
 		for _, l := range planLines(t, d.plan) {
 			add(l)
@@ -218,6 +257,9 @@ func (d *dialog) render(a *App, w, h int) []string {
 			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
 		}
 		add(question(d, a) + "  " + cancel + "  " + confirm)
+		if d.notice != "" {
+			add(t.Error.Render(d.notice))
+		}
 	}
 	// Keep the box inside the body: the plan is cut first.
 	if maxLines := h - 2; len(lines) > maxLines && maxLines > 4 {
@@ -232,9 +274,30 @@ func (d *dialog) render(a *App, w, h int) []string {
 	if act.danger() == danger.Destroys {
 		border = border.BorderStyle(lipgloss.ThickBorder())
 	}
-	box := border.Render(strings.Join(lines, "\n"))
-	placed := lipgloss.Place(w, h, lipgloss.Center, lipgloss.Center, box)
-	return pad(strings.Split(placed, "\n"), w, h)
+	box := strings.Split(border.Render(strings.Join(lines, "\n")), "\n")
+	return overlay(t, pad(behind, w, h), box, w, h)
+}
+
+// overlay draws box centred over bg (exactly h lines of w cells), with bg
+// dimmed around it.
+func overlay(t themes.Theme, bg, box []string, w, h int) []string {
+	bw := 0
+	for _, l := range box {
+		bw = max(bw, width(l))
+	}
+	x, y := max(0, (w-bw)/2), max(0, (h-len(box))/2)
+	out := make([]string, len(bg))
+	for i, l := range bg {
+		plain := fit(ansiStrip(l), w)
+		if i < y || i >= y+len(box) {
+			out[i] = t.Muted.Render(plain)
+			continue
+		}
+		left := ansi.Truncate(plain, x, "")
+		right := ansi.TruncateLeft(plain, min(w, x+bw), "")
+		out[i] = fit(t.Muted.Render(left)+fit(box[i-y], bw)+t.Muted.Render(right), w)
+	}
+	return out
 }
 
 // envLabel is the environment, loud for prod.
@@ -256,6 +319,9 @@ func question(d *dialog, a *App) string {
 		n := 0
 		for _, m := range d.plan.Models {
 			n += len(m.Run)
+		}
+		if len(d.plan.Models) > 1 {
+			return fmt.Sprintf("Run %s of %s models in %s?", plural(n, "unit", "units"), count(len(d.plan.Models)), env)
 		}
 		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), d.action.model, env)
 	}
@@ -279,6 +345,9 @@ func modeHelp(m spec.StateMode, window bool) string {
 // planLines prints a plan: per model, what is created, reset, deleted,
 // uncovered and run, with spans, then the warnings.
 func planLines(t themes.Theme, p *engine.Plan) []string {
+	if len(p.Models) > 1 {
+		return planByModel(t, p)
+	}
 	var out []string
 	for _, m := range p.Models {
 		head := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
@@ -328,4 +397,37 @@ func hullText(w state.Window) string {
 		return ""
 	}
 	return windowText(w)
+}
+
+// planByModel prints a plan of several models (a run with downstream) a
+// line each, so what runs in which model fits a dialog at 80×24: "core.x
+// (discover)  run 2 units  2026-01-01–03 · reset 2".
+func planByModel(t themes.Theme, p *engine.Plan) []string {
+	var out []string
+	for _, m := range p.Models {
+		line := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		if len(m.Run) == 0 {
+			line += t.Muted.Render("  nothing to run")
+		} else {
+			line += "  run " + plural(len(m.Run), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
+		}
+		var more []string
+		if n := len(m.Reset); n > 0 {
+			more = append(more, fmt.Sprintf("reset %d", n))
+		}
+		if n := len(m.Create); n > 0 {
+			more = append(more, fmt.Sprintf("create %d", n))
+		}
+		if m.Delete != nil && m.Delete.Count > 0 {
+			more = append(more, t.Error.Render(fmt.Sprintf("delete %d", m.Delete.Count)))
+		}
+		if len(more) > 0 {
+			line += t.Muted.Render(" · ") + strings.Join(more, t.Muted.Render(" · "))
+		}
+		out = append(out, "  "+line)
+	}
+	for _, warn := range p.Warnings() {
+		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
+	}
+	return out
 }

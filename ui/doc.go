@@ -21,7 +21,10 @@
 // view_pipelines_graph.go), view_model.go (its timeline in
 // view_model_timeline.go, its loads and the gate's messages in
 // model_load.go), view_why.go, view_blocked.go, view_runs.go, view_run.go,
-// view_audit.go. A view sees the program only through its common
+// view_audit.go, view_incidents.go and view_unit.go (one unit in full: its
+// whole error, what ran, its failed attempts). Errors are wrapped whole
+// (wrap.go), never cut to a line; y / Y copy through OSC 52 (yank.go). A
+// view sees the program only through its common
 // (common.go): the context, the engine, the keymap, the theme, the
 // terminal's size, the renderers and the runs started here. A view does
 // not touch the stack or the dialog: it sends the app a message (nav.go)

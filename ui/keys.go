@@ -27,6 +27,12 @@ type keyMap struct {
 	Blocking    key.Binding // why: jump to the blocking upstream's window
 	Upstream    key.Binding // model: open the upstream holding the cursor's window back
 	Model       key.Binding // why, blocked: open the unit's model
+	// Yank copies the selected unit's model and window, YankError its
+	// error, to the clipboard of the terminal (OSC 52): reading, so
+	// bound under read-only too.
+	Yank, YankError key.Binding
+	// Detail opens the unit's detail: its whole error, its attempts, what ran.
+	Detail key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -58,6 +64,9 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
 		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
+		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
+		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
+		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
@@ -214,6 +223,9 @@ var (
 	keyCancel      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
 	keyNextMode    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next mode"))
 	keyPrevMode    = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev mode"))
+	keyDownstream  = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "with downstream"))
+	keyYes         = key.NewBinding(key.WithKeys("y"), key.WithHelp("y/n", "yes/no"))
+	keyNo          = key.NewBinding(key.WithKeys("n"))
 	keyButtonLeft  = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "button"))
 	keyButtonRight = key.NewBinding(key.WithKeys("right", "l"))
 	keyComplete    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete"))

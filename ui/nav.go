@@ -1,6 +1,10 @@
 package ui
 
-import "time"
+import (
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
 
 // Navigation: a view never changes the stack or opens a dialog itself; it
 // sends the app one of these messages (common.send), and the app, which
@@ -26,6 +30,10 @@ type reloadMsg struct{ view int }
 func (c *common) openModel(name string) { c.send(pushMsg{newModel(c, name)}) }
 
 // openWhy opens the explanation of model's unit at at.
+func (c *common) openUnit(model string, w state.Window) {
+	c.send(pushMsg{newUnitView(c, model, w)})
+}
+
 func (c *common) openWhy(model string, at time.Time) { c.send(pushMsg{newWhy(c, model, at)}) }
 
 // openAction opens an action's dialog.

@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/charmbracelet/x/ansi"
@@ -101,6 +102,24 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.c.openWhy(inc.Focus.Model, inc.Focus.Window.Since)
 	case key.Matches(msg, v.c.keys.Model):
 		v.c.openModel(inc.Model)
+	case key.Matches(msg, v.c.keys.Detail):
+		if inc.Units == 1 {
+			v.c.openUnit(inc.Model, inc.Span)
+		} else {
+			v.c.openModel(inc.Model)
+		}
+	case key.Matches(msg, v.c.keys.Yank):
+		return v.c.yank("the root", unitID(inc.Model, inc.Span))
+	case key.Matches(msg, v.c.keys.YankError):
+		return v.c.yank("the error", inc.Detail)
+	case key.Matches(msg, v.c.keys.RunWindow):
+		// The root's own units: discover over its span re-runs the failed
+		// (and blocked, pending) ones there and leaves the applied alone.
+		act := action{kind: actionRun, model: inc.Model, mode: spec.Discover}
+		if !inc.Span.IsZero() {
+			act.window = windowPtr(inc.Span)
+		}
+		v.c.openAction(act)
 	}
 	return nil
 }
@@ -112,7 +131,11 @@ func (v *incidentsView) bindings() []key.Binding {
 	enter.SetHelp("enter", "why")
 	open := v.c.keys.Model
 	open.SetHelp("o", "open root model")
-	return []key.Binding{enter, open}
+	run := v.c.keys.RunWindow
+	if run.Enabled() {
+		run.SetHelp("r", "run root")
+	}
+	return []key.Binding{enter, v.c.keys.Detail, open, run, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 // incidentGlyph is the status glyph an incident kind is drawn with.

@@ -237,6 +237,19 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 			v.c.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: spec.Bulldozer})
 			return nil
 		}
+	case key.Matches(msg, v.c.keys.Detail):
+		if u != nil {
+			v.c.openUnit(v.name, u.Window)
+			return nil
+		}
+	case key.Matches(msg, v.c.keys.Yank):
+		if u != nil {
+			return v.c.yank("the unit", unitID(v.name, u.Window))
+		}
+	case key.Matches(msg, v.c.keys.YankError):
+		if u != nil {
+			return v.c.yank("the error", u.Error)
+		}
 	case key.Matches(msg, v.c.keys.RunModel):
 		v.c.openAction(action{kind: actionRun, model: v.name, mode: spec.Discover})
 		return nil
@@ -281,7 +294,7 @@ func (v *modelView) bindings() []key.Binding {
 	if v.loaded && len(v.data.upstreams) == 0 {
 		up.SetEnabled(false)
 	}
-	return []key.Binding{enter, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut}
+	return []key.Binding{enter, v.c.keys.Detail, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 func (v *modelView) render(w, h int) []string {

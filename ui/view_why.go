@@ -29,6 +29,9 @@ type whyView struct {
 	cur    cursor
 	offset int // first item line on screen
 	placed bool
+	// builtW is the width the items were wrapped to: the errors are
+	// wrapped whole, so a resize builds them again.
+	builtW int
 }
 
 // whyItem is one line of the report; target is the unit it names, if any.
@@ -38,6 +41,7 @@ type whyItem struct {
 	up     *gate.UpstreamReport
 	link   *gate.ChainLink
 	root   bool
+	wrap   bool // the link's detail is on the lines under it
 	front  *frontierGroup
 	target *whyTarget
 }
@@ -127,7 +131,7 @@ func (v *whyView) apply(r *gate.WhyReport) {
 		keep = v.items[v.sel[v.cur.pos]].target
 	}
 	v.r = r
-	v.build()
+	v.build(v.c.width)
 	v.cur.setLen(len(v.sel))
 	switch {
 	case keep != nil:
@@ -149,9 +153,15 @@ func (v *whyView) apply(r *gate.WhyReport) {
 	v.placed = true
 }
 
-func (v *whyView) build() {
+func (v *whyView) build(cells int) {
 	r := v.r
-	v.items, v.sel = nil, nil
+	v.items, v.sel, v.builtW = nil, nil, cells
+	// wrapped adds s in full, wrapped under indent: an error is read whole.
+	wrapped := func(indent, s string) {
+		for _, l := range wrapLines(s, cells-len(indent)-1) {
+			v.items = append(v.items, whyItem{kind: whyText, text: indent + l})
+		}
+	}
 	add := func(it whyItem) {
 		if it.target != nil {
 			v.sel = append(v.sel, len(v.items))
@@ -185,7 +195,12 @@ func (v *whyView) build() {
 			t.Muted.Render(" ("+ageText(r.Now, &r.Retry.At)+")"))
 	}
 	if r.Error != "" {
-		text("   " + t.Error.Render("error: ") + oneLine(r.Error))
+		if line := "   " + t.Error.Render("error: ") + r.Error; !strings.Contains(r.Error, "\n") && width(line) < cells {
+			text(line)
+		} else {
+			text("   " + t.Error.Render("error:"))
+			wrapped("     ", r.Error)
+		}
 	}
 	v.earlierFailures(text)
 	if r.BlockedReason != "" {
@@ -221,6 +236,14 @@ func (v *whyView) build() {
 		it := whyItem{kind: whyLink, link: l, root: i == len(r.RootCause)-1 && i > 0}
 		if i > 0 {
 			it.target = &whyTarget{model: l.Model, window: l.Window}
+			if it.root && l.Detail != "" && (strings.Contains(l.Detail, "\n") || width(v.linkLine(l, true))+2+width(l.Detail) >= cells) {
+				it.wrap = true
+				// The root cause's error, whole: it is what the engineer
+				// came for ("… the payment provider is down").
+				add(it)
+				wrapped("       ", l.Detail)
+				continue
+			}
 		} else {
 			it.kind = whyText
 			it.text = "   " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + statusLabel(t, l.Status)
@@ -322,6 +345,24 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		v.c.openModel(v.model)
 		return nil
+	case key.Matches(msg, v.c.keys.Detail):
+		if t := v.actionTarget(); t != nil {
+			v.c.openUnit(t.model, t.window)
+			return nil
+		}
+	case key.Matches(msg, v.c.keys.Yank):
+		if t := v.actionTarget(); t != nil {
+			return v.c.yank("the unit", unitID(t.model, t.window))
+		}
+	case key.Matches(msg, v.c.keys.YankError):
+		// The error the screen is about: the root cause's, else the
+		// explained unit's own.
+		if v.r != nil {
+			if n := len(v.r.RootCause); n > 1 && v.r.RootCause[n-1].Detail != "" {
+				return v.c.yank("the root cause's error", v.r.RootCause[n-1].Detail)
+			}
+			return v.c.yank("the error", v.r.Error)
+		}
 	case key.Matches(msg, v.c.keys.RunWindow):
 		if t := v.actionTarget(); t != nil {
 			v.c.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
@@ -368,12 +409,17 @@ func (v *whyView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run selected window")
 	}
-	return []key.Binding{enter, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending}
+	return []key.Binding{enter, v.c.keys.Detail, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.Yank, v.c.keys.YankError}
 }
 
 func (v *whyView) render(w, h int) []string {
 	if !v.loaded || v.r == nil {
 		return loadingLines(&v.viewBase, w, h)
+	}
+	if w != v.builtW {
+		// The selectable items do not change with the width, so the
+		// cursor keeps its place.
+		v.build(w)
 	}
 	t := v.c.theme
 	upCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 10}, {w: 9}, {w: 9}, {w: 0}}
@@ -434,14 +480,9 @@ func (v *whyView) render(w, h int) []string {
 			cells = append(cells, t.Muted.Render(ageShort(v.r.Now, u.OldestAge)), detail)
 			line = row(w, upCols, cells...)
 		case whyLink:
-			l := it.link
-			status := statusLabel(t, l.Status)
-			if l.Stale {
-				status = t.Label(themes.Stale)
-			}
-			line = "   → " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + status
-			if l.Detail != "" {
-				line += t.Muted.Render(": " + oneLine(l.Detail))
+			line = v.linkLine(it.link, false)
+			if it.link.Detail != "" && !it.wrap {
+				line += t.Muted.Render(": " + oneLine(it.link.Detail))
 			}
 			if it.root {
 				line += "  " + t.Error.Render("← root cause")
@@ -466,6 +507,20 @@ func (v *whyView) render(w, h int) []string {
 		lines = append(lines, fit(line, w))
 	}
 	return pad(lines, w, h)
+}
+
+// linkLine is a link of the root-cause chain without its detail.
+func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
+	t := v.c.theme
+	status := statusLabel(t, l.Status)
+	if l.Stale {
+		status = t.Label(themes.Stale)
+	}
+	line := "   → " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + status
+	if root {
+		line += "  ← root cause"
+	}
+	return line
 }
 
 // upstreamVerdict is an upstream's verdict as a status, and the detail to

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	gocontext "context"
 	"fmt"
 	"os"
@@ -57,8 +56,3 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 
 // registersOrRuns are the commands that register the spec or run it.
 var registersOrRuns = map[string]bool{"apply": true, "run": true, "worker": true}
-
-// actor names the operator for the audit log: the login user.
-func actor() string {
-	return cmp.Or(os.Getenv("BOLLHAV_ACTOR"), os.Getenv("USER"), os.Getenv("LOGNAME"), "unknown")
-}

@@ -24,7 +24,7 @@ applied units move; running units belong to their worker and are left alone.
 A fixed model's window must align to its grid (the error names the nearest
 aligned bounds); a flexible model's need not. A timeless model's existence row
 is marked without --since/--until. Every mark, refused or not, is written to
-the audit log with the operator (BOLLHAV_ACTOR, else the login user); with
+the audit log with the operator (BOLLHAV_ACTOR, else $USER@host); with
 --read-only it is refused and nothing changes.
 
 With -o json: {"model","since","until","status","changed"} — since and until

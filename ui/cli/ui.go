@@ -37,12 +37,17 @@ MODEL TIME, blocked, runs, audit, incidents, env SUFFIX|prod, theme NAME),
 key, q quits. In Pipelines, v toggles the list and the graph; in a model the
 timeline opens fitted to the model's windows (zoomed out by itself when they
 do not fit), + and - zoom it and u jumps to the upstream window holding it
-back. Vim keys,
-arrows and the mouse wheel move in lists.
+back. Vim keys and
+arrows move in lists; the mouse is left to the terminal's text selection
+unless BOLLHAV_MOUSE=wheel turns on wheel scrolling. d opens a unit's detail
+(its whole error, what ran, each failed attempt); y copies the unit (model and
+window), Y its error, through OSC 52 (over SSH too).
 
-Actions — r run a window, R run a model, a / p mark applied / pending — open a
-dialog that shows the engine's plan first; tab picks the STATE_MODE; a torch
-asks for the model's name to be typed. Runs go on in the background. With
+Actions — r run a window (on an incident: its root), R run a model, a / p mark
+applied / pending — open a dialog over the dimmed screen that shows the
+engine's plan first; tab picks the STATE_MODE, d adds every model downstream
+(a discover of them all), y / n confirm or cancel; a torch asks for the
+model's name to be typed. Local actions are audited as $USER@host. Runs go on in the background. With
 --read-only (or --as-of, which looks at the past and so changes nothing)
 every action is hidden and the engine refuses them too.
 
