@@ -39,6 +39,9 @@ const (
 	IncidentReleased IncidentKind = "released"
 )
 
+// IncidentKinds lists every kind, in kindRank's order.
+var IncidentKinds = []IncidentKind{IncidentFailed, IncidentGateError, IncidentStale, IncidentMissing, IncidentBlocked, IncidentReleased}
+
 var kindRank = map[IncidentKind]int{IncidentFailed: 0, IncidentGateError: 1, IncidentStale: 2,
 	IncidentMissing: 3, IncidentBlocked: 4, IncidentReleased: 5}
 

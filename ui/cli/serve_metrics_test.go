@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -147,11 +146,23 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 	var bl blockedJSON
 	jsonOf(t, &bl, append([]string{"blocked", "-o", "json"}, args...)...)
 	var inc struct {
-		Incidents []json.RawMessage `json:"incidents"`
+		Incidents []struct {
+			Kind string `json:"kind"`
+		} `json:"incidents"`
 	}
 	jsonOf(t, &inc, append([]string{"incidents", "-o", "json"}, args...)...)
-	if open := gauges(fams, "bollhav_open_incidents")[""]; open != float64(len(inc.Incidents)) {
-		t.Errorf("bollhav_open_incidents = %v, incidents -o json lists %d", open, len(inc.Incidents))
+	wantKinds := map[string]float64{}
+	for _, i := range inc.Incidents {
+		wantKinds[i.Kind]++
+	}
+	open := gauges(fams, "bollhav_open_incidents", "kind")
+	if len(open) != 6 {
+		t.Errorf("bollhav_open_incidents has %d kinds, want all 6: %v", len(open), open)
+	}
+	for kind, n := range open {
+		if n != wantKinds[kind] {
+			t.Errorf("bollhav_open_incidents{kind=%s} = %v, incidents -o json lists %v", kind, n, wantKinds[kind])
+		}
 	}
 	units := gauges(fams, "bollhav_units", "model", "pipeline", "status")
 	if len(st.Models) == 0 || len(units) != 5*len(st.Models) {
@@ -191,8 +202,8 @@ func TestServeMetricsOnTheDemo(t *testing.T) {
 	if blocked := gauges(fams, "bollhav_blocked_units", "model"); blocked["core.daily_revenue"] == 0 || blocked["mart.kpi_daily"] == 0 {
 		t.Errorf("the demo's blocked models are not blocked in the metrics: %v", blocked)
 	}
-	if incidents := gauges(fams, "bollhav_open_incidents"); incidents[""] < 2 {
-		t.Errorf("bollhav_open_incidents = %v, want at least raw.payments' failure and the blocked models", incidents)
+	if incidents := gauges(fams, "bollhav_open_incidents", "kind"); incidents["failed"] != 1 || incidents["stale"] != 1 {
+		t.Errorf("bollhav_open_incidents = %v, want raw.payments' failure and the stale clicks", incidents)
 	}
 	checkLabels(t, fams, dir, "state.db")
 	if strings.Contains(body, dir) {

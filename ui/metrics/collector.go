@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"cmp"
+	"github.com/bollhav/bollhav/engine/gate"
 	"slices"
 	"time"
 
@@ -18,7 +19,7 @@ const (
 	helpUnits     = "Units of each model by status (pending, running, applied, blocked, failed), as `bollhav status` counts them."
 	helpBlocked   = "Blocked units of each model, as `bollhav blocked` lists them."
 	helpImpact    = "Sum over a model's blocked units of each one's downstream impact: the outstanding downstream units waiting on it (`bollhav blocked`, IMPACT). A downstream unit two blocked units reach counts twice."
-	helpIncidents = "Open incidents: root causes to look at (`bollhav incidents`)."
+	helpIncidents = "Open incidents, root causes to look at (`bollhav incidents`), by kind: failed, gate_error, stale, missing, blocked, released; every kind is present, 0 when it has none."
 	helpLag       = "Seconds since the model's newest applied_at, at scrape time; absent while nothing of the model is applied."
 	helpLimit     = "The tightest freshness limit (`within`) a gated downstream edge reads the model with: lag above it makes that downstream's units stale. Absent for a model no edge limits."
 	helpSnapshot  = "When the gauges above were last read from the state store (Unix time); a scrape never reads the store itself."
@@ -82,10 +83,14 @@ func (s *snapshot) buildFamilies() {
 			limit = append(limit, gaugeSample(m.freshLimit.Seconds(), l.model, l.pipeline))
 		}
 	}
+	incidents := make([]*dto.Metric, 0, len(gate.IncidentKinds))
+	for _, k := range gate.IncidentKinds {
+		incidents = append(incidents, gaugeSample(float64(s.incidents[k]), pair("kind", string(k))))
+	}
 	s.families = []*dto.MetricFamily{
 		family("bollhav_blocked_impact_units", helpImpact, impact),
 		family("bollhav_blocked_units", helpBlocked, blocked),
-		family("bollhav_open_incidents", helpIncidents, []*dto.Metric{gaugeSample(float64(s.incidents))}),
+		family("bollhav_open_incidents", helpIncidents, incidents),
 		family("bollhav_snapshot_timestamp_seconds", helpSnapshot, []*dto.Metric{gaugeSample(float64(s.at.UnixNano()) / 1e9)}),
 		family("bollhav_units", helpUnits, units),
 	}

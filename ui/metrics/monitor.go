@@ -40,10 +40,10 @@ type Config struct {
 	// FeedPoll, Interval and FullEvery: DefaultFeedPoll, DefaultInterval
 	// and DefaultFullEvery when zero.
 	FeedPoll, Interval, FullEvery time.Duration
-	// Incidents counts the open incidents; when nil, the rows of
+	// Incidents counts the open incidents by kind; when nil, the rows of
 	// Engine.Incidents (`bollhav incidents`). It is called by the refresh,
 	// in the background, never by a scrape; tests replace it.
-	Incidents func(ctx context.Context) (int, error)
+	Incidents func(ctx context.Context) (map[gate.IncidentKind]int, error)
 	// Version is reported by bollhav_build_info.
 	Version string
 	// Log hears the refresh's failures; nothing is logged when nil.
@@ -323,12 +323,16 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 	withBlocked(models, blocked)
 	count := m.cfg.Incidents
 	if count == nil {
-		count = func(ctx context.Context) (int, error) {
+		count = func(ctx context.Context) (map[gate.IncidentKind]int, error) {
 			rep, err := e.IncidentsOf(ctx, blocked)
 			if err != nil {
-				return 0, err
+				return nil, err
 			}
-			return len(rep.Incidents), nil
+			byKind := map[gate.IncidentKind]int{}
+			for _, inc := range rep.Incidents {
+				byKind[inc.Kind]++
+			}
+			return byKind, nil
 		}
 	}
 	incidents, err := count(ctx)

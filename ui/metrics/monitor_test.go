@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"github.com/bollhav/bollhav/engine/gate"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -86,10 +87,22 @@ func TestGaugesMatchTheStore(t *testing.T) {
 			t.Errorf("%s{model=%q} = %v, want %v", c.name, c.model, got, c.want)
 		}
 	}
-	// raw.a has a failed unit, mart.b blocked ones: two incidents until
-	// the engine counts them itself.
-	if got := value(fams, "bollhav_open_incidents", nil); got != 2 {
-		t.Errorf("bollhav_open_incidents = %v, want 2", got)
+	// The rows of `incidents`, by kind: every kind present.
+	rep, err := e.Incidents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[gate.IncidentKind]float64{}
+	for _, inc := range rep.Incidents {
+		want[inc.Kind]++
+	}
+	if len(rep.Incidents) == 0 {
+		t.Fatal("the world has no incident to count")
+	}
+	for _, k := range gate.IncidentKinds {
+		if got := value(fams, "bollhav_open_incidents", lbl("kind", string(k))); got != want[k] {
+			t.Errorf("bollhav_open_incidents{kind=%s} = %v, want %v", k, got, want[k])
+		}
 	}
 	if got := value(fams, "bollhav_build_info", lbl("version", "v1.2.3")); got != 1 {
 		t.Errorf("bollhav_build_info{version=v1.2.3} = %v, want 1", got)
@@ -239,13 +252,13 @@ func TestIncidentsHook(t *testing.T) {
 	ctx := context.Background()
 	e := newWorld(t, t0.Add(8*time.Hour))
 	n, fail := 7, false
-	m := newMonitor(t, metrics.Config{Engine: e, Incidents: func(context.Context) (int, error) {
+	m := newMonitor(t, metrics.Config{Engine: e, Incidents: func(context.Context) (map[gate.IncidentKind]int, error) {
 		if fail {
-			return 0, errors.New("incidents unavailable")
+			return nil, errors.New("incidents unavailable")
 		}
-		return n, nil
+		return map[gate.IncidentKind]int{gate.IncidentStale: n}, nil
 	}})
-	if got := value(scrape(t, m.Handler()), "bollhav_open_incidents", nil); got != 7 {
+	if got := value(scrape(t, m.Handler()), "bollhav_open_incidents", lbl("kind", "stale")); got != 7 {
 		t.Errorf("bollhav_open_incidents = %v, want 7 from the hook", got)
 	}
 	n, fail = 3, true
@@ -253,7 +266,7 @@ func TestIncidentsHook(t *testing.T) {
 		t.Errorf("Refresh = %v, want the hook's error", err)
 	}
 	fams := scrape(t, m.Handler())
-	if got := value(fams, "bollhav_open_incidents", nil); got != 7 {
+	if got := value(fams, "bollhav_open_incidents", lbl("kind", "stale")); got != 7 {
 		t.Errorf("bollhav_open_incidents after a failed count = %v, want the last 7", got)
 	}
 	if got := value(fams, "bollhav_store_errors_total", lbl("kind", "incidents")); got != 1 {

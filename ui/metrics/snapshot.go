@@ -18,8 +18,8 @@ import (
 type snapshot struct {
 	// models is sorted by name.
 	models []modelSnap
-	// incidents is the open incident count.
-	incidents int
+	// incidents counts the open incidents by kind.
+	incidents map[gate.IncidentKind]int
 	// at is when the snapshot was last refreshed (the wall clock); zero
 	// before the first refresh.
 	at time.Time
