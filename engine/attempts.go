@@ -43,5 +43,9 @@ func (e *Engine) Failures(ctx context.Context, u state.Unit, budget int) (UnitFa
 	if err != nil {
 		return UnitFailures{}, err
 	}
-	return UnitFailures{Retry: state.RetryWaitOf(u, history, budget), Failures: state.NewestFirst(history)}, nil
+	w := state.RetryWaitOf(u, history, budget)
+	if err := state.NoteEndedRun(ctx, e.Store, w, u); err != nil {
+		return UnitFailures{}, err
+	}
+	return UnitFailures{Retry: w, Failures: state.NewestFirst(history)}, nil
 }

@@ -208,7 +208,7 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 			defer close(done)
 			_, _ = e.Run(ctx, RunRequest{Window: firstDay()}, &flakyExec{fails: 5}, nil)
 		}()
-		defer func() { cancel(); <-done }()
+		t.Cleanup(cancel)
 		waiting := waitRetrying(t, s, "raw.orders", days(0, 1))
 		rep := mustIncidents(t, e)
 		if len(rep.Incidents) != 1 {
@@ -223,6 +223,28 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 		}
 		if got, want := inc.Retry.Line(state.FormatTime), "retry 2/3 at "+state.FormatTime(*waiting.NotBefore); got != want {
 			t.Errorf("retry line %q, want %q", got, want)
+		}
+
+		// The run is cancelled while the unit waits: no try 2 of 3 comes
+		// from it; a new run takes the unit from the same time on, with a
+		// fresh budget, and every view says so.
+		cancel()
+		<-done
+		runs, err := s.Runs(t.Context(), "", 1)
+		if err != nil || len(runs) != 1 {
+			t.Fatal(runs, err)
+		}
+		rep = mustIncidents(t, e)
+		if r := rep.Incidents[0].Retry; r == nil || r.EndedRun != runs[0].ID {
+			t.Fatalf("retry after the cancel %+v, want it to name the ended run %d", r, runs[0].ID)
+		}
+		want := fmt.Sprintf("retry by a new run from %s (run %d that set it ended)", state.FormatTime(*waiting.NotBefore), runs[0].ID)
+		if got := rep.Incidents[0].Retry.Line(state.FormatTime); got != want {
+			t.Errorf("retry line %q, want %q", got, want)
+		}
+		why := mustWhy(t, e, "raw.orders", t0)
+		if why.Retry == nil || why.Retry.EndedRun != runs[0].ID {
+			t.Errorf("why's retry %+v, want the ended run named", why.Retry)
 		}
 	})
 }

@@ -1,6 +1,8 @@
 package state
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"time"
 )
@@ -62,6 +64,30 @@ type RetryWait struct {
 	Of int
 	// At is the unit's not-before time.
 	At time.Time
+	// EndedRun, when not 0, is the run that set the retry, which has ended
+	// since (cancelled, or failed): no try comes from it, and the next run
+	// or worker takes the unit from At on with a fresh budget, so Try and
+	// Of no longer say where it stands.
+	EndedRun int64
+}
+
+// NoteEndedRun sets w.EndedRun when u's run, which set the retry, is no
+// longer running; w may be nil. A worker's retry (no run) is left alone.
+func NoteEndedRun(ctx context.Context, s Store, w *RetryWait, u Unit) error {
+	if w == nil || u.RunID == 0 {
+		return nil
+	}
+	run, err := s.GetRun(ctx, u.RunID)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if run.Status != RunRunning {
+		w.EndedRun = run.ID
+	}
+	return nil
 }
 
 // RetryWaitOf is u's retry wait, read from its history (oldest first, as
@@ -81,6 +107,9 @@ func RetryWaitOf(u Unit, history []Attempt, of int) *RetryWait {
 // Line renders w with RetryLine, its time printed by format (each view
 // prints times its own way).
 func (w RetryWait) Line(format func(time.Time) string) string {
+	if w.EndedRun != 0 {
+		return "retry by a new run from " + format(w.At) + " (run " + strconv.FormatInt(w.EndedRun, 10) + " that set it ended)"
+	}
 	return RetryLine(w.Try, w.Of, format(w.At))
 }
 

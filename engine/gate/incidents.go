@@ -280,7 +280,11 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
 			return fmt.Errorf("reading the attempts of %s %s: %w", model, soonest.Window, err)
 		}
-		b.failedOf(model).Retry = state.RetryWaitOf(*soonest, history, budget)
+		w := state.RetryWaitOf(*soonest, history, budget)
+		if err := state.NoteEndedRun(ctx, b.g.Store, w, *soonest); err != nil {
+			return err
+		}
+		b.failedOf(model).Retry = w
 	}
 	return nil
 }

@@ -172,6 +172,9 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 			return nil, err
 		}
 		r.Retry, r.Failures = state.RetryWaitOf(*unit, history, m.Retry.Attempts), state.NewestFirst(history)
+		if err := state.NoteEndedRun(ctx, g.Store, r.Retry, *unit); err != nil {
+			return nil, err
+		}
 	}
 	gate, err := g.CachedUnit(ctx, an.shapes, m, windowOf(m, w), an.now)
 	if err != nil {

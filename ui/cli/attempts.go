@@ -7,13 +7,16 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// retryJSON is a unit's retry wait in units and why JSON:
-// {"try":2,"of":5,"at":"…"} — the next try, the model's retry.attempts (0
-// when not known) and the not-before time.
+// retryJSON is a unit's retry wait in units, why and incidents JSON:
+// {"try":2,"of":5,"at":"…","ended_run":null} — the next try, the model's
+// retry.attempts (0 when not known), the not-before time, and the run that
+// set the retry when it has ended since (then no try comes from it, and the
+// next run starts a fresh budget).
 type retryJSON struct {
-	Try int    `json:"try"`
-	Of  int    `json:"of"`
-	At  string `json:"at"`
+	Try      int    `json:"try"`
+	Of       int    `json:"of"`
+	At       string `json:"at"`
+	EndedRun *int64 `json:"ended_run"`
 }
 
 // attemptJSON is one failed attempt in units and why JSON.
@@ -30,7 +33,11 @@ func retryToJSON(w *state.RetryWait) *retryJSON {
 	if w == nil {
 		return nil
 	}
-	return &retryJSON{Try: w.Try, Of: w.Of, At: state.FormatTime(w.At)}
+	j := &retryJSON{Try: w.Try, Of: w.Of, At: state.FormatTime(w.At)}
+	if w.EndedRun != 0 {
+		j.EndedRun = &w.EndedRun
+	}
+	return j
 }
 
 // attemptsToJSON lists failures (newest first) as JSON, [] when there are

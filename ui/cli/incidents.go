@@ -33,7 +33,7 @@ windows reach, as 'blocked' counts impact. Most impact first. Each ends with the
 
 With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
-    "started_at","age_seconds","detail","retry":{"try","of","at"},
+    "started_at","age_seconds","detail","retry":{"try","of","at","ended_run"},
     "blocked_units","blocked_models":[],"impact","focus":{"model","at"}}],
    "untraced"}
 kind is failed, gate_error, stale, missing, blocked or released; since/until
@@ -58,26 +58,20 @@ type incidentsJSON struct {
 }
 
 type incidentJSON struct {
-	Kind          string         `json:"kind"`
-	Model         string         `json:"model"`
-	Pipeline      string         `json:"pipeline"`
-	Since         *string        `json:"since"`
-	Until         *string        `json:"until"`
-	Units         int            `json:"units"`
-	StartedAt     *string        `json:"started_at"`
-	AgeSeconds    int64          `json:"age_seconds"`
-	Detail        string         `json:"detail"`
-	Retry         *retryWaitJSON `json:"retry"`
-	BlockedUnits  int            `json:"blocked_units"`
-	BlockedModels []string       `json:"blocked_models"`
-	Impact        int            `json:"impact"`
-	Focus         focusJSON      `json:"focus"`
-}
-
-type retryWaitJSON struct {
-	Try int    `json:"try"`
-	Of  int    `json:"of"`
-	At  string `json:"at"`
+	Kind          string     `json:"kind"`
+	Model         string     `json:"model"`
+	Pipeline      string     `json:"pipeline"`
+	Since         *string    `json:"since"`
+	Until         *string    `json:"until"`
+	Units         int        `json:"units"`
+	StartedAt     *string    `json:"started_at"`
+	AgeSeconds    int64      `json:"age_seconds"`
+	Detail        string     `json:"detail"`
+	Retry         *retryJSON `json:"retry"`
+	BlockedUnits  int        `json:"blocked_units"`
+	BlockedModels []string   `json:"blocked_models"`
+	Impact        int        `json:"impact"`
+	Focus         focusJSON  `json:"focus"`
 }
 
 type focusJSON struct {
@@ -123,9 +117,7 @@ func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 			at := state.FormatTime(inc.Focus.Window.Since)
 			j.Focus.At = &at
 		}
-		if inc.Retry != nil {
-			j.Retry = &retryWaitJSON{Try: inc.Retry.Try, Of: inc.Retry.Of, At: state.FormatTime(inc.Retry.At)}
-		}
+		j.Retry = retryToJSON(inc.Retry)
 		out.Incidents = append(out.Incidents, j)
 	}
 	return out

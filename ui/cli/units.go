@@ -47,7 +47,7 @@ With -o json:
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
 has none; not_before is when a unit waiting for its retry may run again, and
-retry {"try","of","at"} the same wait as the text says it, both null
+retry {"try","of","at","ended_run"} the same wait as the text says it, both null
 otherwise. attempt_errors lists a failed or pending unit's failed attempts
 newest first, [{"number","try","error","at","run_id"}] (try 0: an expired
 lease; run_id null: a worker's), and is [] for other units. fingerprint is

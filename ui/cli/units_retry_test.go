@@ -57,9 +57,9 @@ func TestUnitsAndWhyShowRetryTriesAndEarlierErrors(t *testing.T) {
 		t.Fatalf("units JSON %v:\n%s", err, out)
 	}
 	day1, day2 := units.Units[0], units.Units[1]
-	jsonEq(t, "day 1 retry", day1.Retry, `{"try":2,"of":5,"at":"2026-01-03T14:05:00Z"}`)
+	jsonEq(t, "day 1 retry", day1.Retry, `{"try":2,"of":5,"at":"2026-01-03T14:05:00Z","ended_run":null}`)
 	jsonEq(t, "day 1 attempt_errors", day1.AttemptErrors, `[{"number":1,"try":1,"error":"exit status 1: source down","at":"2026-01-03T14:00:00Z","run_id":1}]`)
-	jsonEq(t, "day 2 retry", day2.Retry, `{"try":3,"of":5,"at":"2026-01-03T14:05:00Z"}`)
+	jsonEq(t, "day 2 retry", day2.Retry, `{"try":3,"of":5,"at":"2026-01-03T14:05:00Z","ended_run":null}`)
 	jsonEq(t, "day 2 attempt_errors", day2.AttemptErrors, `[
 		{"number":2,"try":2,"error":"exit status 1: still down\nafter 30s","at":"2026-01-03T14:02:00Z","run_id":1},
 		{"number":1,"try":1,"error":"exit status 1: source down","at":"2026-01-03T14:00:00Z","run_id":1}]`)
@@ -92,7 +92,7 @@ after 30s
 	if err := json.Unmarshal([]byte(out), &w); err != nil {
 		t.Fatal(err)
 	}
-	jsonEq(t, "why retry", w.Retry, `{"try":3,"of":5,"at":"2026-01-03T14:05:00Z"}`)
+	jsonEq(t, "why retry", w.Retry, `{"try":3,"of":5,"at":"2026-01-03T14:05:00Z","ended_run":null}`)
 	jsonEq(t, "why attempt_errors", w.AttemptErrors, string(day2.AttemptErrors))
 
 	// A unit not waiting: why says no retry, in text and JSON.

@@ -43,7 +43,7 @@ A failed unit waiting for its retry (a model's retry: budget) shows
 "retry 2/5 at TIME" — the try it makes next, of the model's retry.attempts —
 and a unit with failed attempts lists the earlier ones' errors, newest first,
 each with its time and run (the store keeps a unit's newest 20). With -o json
-they are "retry": {"try","of","at"} (null when not waiting) and
+they are "retry": {"try","of","at","ended_run"} (null when not waiting) and
 "attempt_errors": [{"number","try","error","at","run_id"}], every kept failed
 attempt newest first (try 0: an expired lease; run_id null: a worker's).`,
 		examples: []string{
