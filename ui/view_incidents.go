@@ -155,7 +155,7 @@ func incidentGlyph(k gate.IncidentKind) themes.Status {
 
 // detailLines is how many lines the selected card's detail may wrap to;
 // the others get one.
-const detailLines = 3
+const detailLines = 4
 
 // card draws one incident: its title, its detail (wrapped when selected),
 // its retry, and what waits on it.
@@ -188,7 +188,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 				lines = append(lines, indent+t.Error.Render(l))
 			}
 		} else {
-			lines = append(lines, indent+t.Muted.Render(clip(d, w-1-len(indent))))
+			lines = append(lines, indent+t.Muted.Render(clip(gate.FirstLine(d), w-1-len(indent))))
 		}
 	}
 	var behind string

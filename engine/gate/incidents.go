@@ -78,8 +78,9 @@ type Incident struct {
 	// Since is when it began to hurt: the oldest change of a root unit (a
 	// failed unit) or of a blocked unit traced to it.
 	Since time.Time
-	// Detail is the one line an operator reads first: the newest error's
-	// first line, the stale verdict, the gate error or the blocked reason.
+	// Detail is what an operator reads first: the newest error (its first
+	// lines, ErrorLines), the stale verdict, the gate error or the blocked
+	// reason.
 	Detail string
 	// Retry is the soonest retry of a failed root whose units wait for
 	// one (the next try of the model's retry.attempts, and when); nil when
@@ -248,7 +249,7 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		b.root(inc, u.Window, u.UpdatedAt)
 		if !u.UpdatedAt.Before(newest) {
 			newest = u.UpdatedAt
-			inc.Detail = FirstLine(u.Error)
+			inc.Detail = ErrorLines(u.Error)
 			inc.Focus = UnitRef{Model: model, Window: u.Window}
 		}
 		if retrying && (soonest == nil || u.NotBefore.Before(*soonest.NotBefore)) {
@@ -338,7 +339,7 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 		if inc = b.failedOf(last.Model); inc == nil {
 			inc = b.get(IncidentFailed, last.Model)
 		}
-		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
+		inc.Detail = cmp.Or(inc.Detail, ErrorLines(last.Detail))
 	case b.retrying(last):
 		// A pending unit that failed and waits for its retry: the failed
 		// incident addFailed made for it.
@@ -432,6 +433,26 @@ func (b *incidentBuilder) impacts(ctx context.Context) error {
 			x.Since.Compare(y.Since), cmp.Compare(x.Model, y.Model))
 	})
 	return nil
+}
+
+// maxDetailLines bounds the lines of an error an incident keeps.
+const maxDetailLines = 4
+
+// ErrorLines is an error as an incident keeps it: its first
+// maxDetailLines non-empty lines, trimmed. A command's error often says
+// what happened on a line of its own ("exit status 1: GET …: 503" then
+// "the payment provider is down"), so the first line alone is not enough.
+func ErrorLines(s string) string {
+	var out []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if t := strings.TrimSpace(line); t != "" {
+			out = append(out, t)
+			if len(out) == maxDetailLines {
+				break
+			}
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // FirstLine is s's first non-empty line, trimmed: the line an incident

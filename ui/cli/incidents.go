@@ -137,8 +137,10 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%d. %s\n", i+1, inc.Title(rep.Now))
-		if inc.Detail != "" {
-			fmt.Fprintf(w, "   %s\n", inc.Detail)
+		for line := range strings.SplitSeq(inc.Detail, "\n") {
+			if line != "" {
+				fmt.Fprintf(w, "   %s\n", line)
+			}
 		}
 		if inc.Retry != nil {
 			fmt.Fprintf(w, "   %s\n", inc.Retry.Line(state.FormatTime))

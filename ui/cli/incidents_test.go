@@ -47,8 +47,8 @@ func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 		*first.Since != outage.Format(time.RFC3339) || *first.Until != outage.Add(time.Hour).Format(time.RFC3339) {
 		t.Errorf("first %+v, want raw.payments' failed hour at %s", first, outage)
 	}
-	if !strings.Contains(first.Detail, "503 Service Unavailable") {
-		t.Errorf("first detail %q, want the provider's error", first.Detail)
+	if !strings.Contains(first.Detail, "503 Service Unavailable\nthe payment provider is down") {
+		t.Errorf("first detail %q, want the provider's error with its second line", first.Detail)
 	}
 	// The outage's day and the next of core.daily_revenue (THROUGH), and
 	// both months of mart.monthly_revenue (WHOLE over daily_revenue).
@@ -71,8 +71,9 @@ func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 	lines := strings.Split(out, "\n")
 	if !strings.HasPrefix(lines[0], "1. raw.payments failed · 1 unit "+outage.Format(time.RFC3339)) ||
 		!strings.Contains(lines[1], "503 Service Unavailable") ||
-		lines[2] != "   blocks 4 units of core.daily_revenue, mart.monthly_revenue · impact 4" ||
-		lines[3] != "   explain: bollhav why core.daily_revenue --at "+day {
+		lines[2] != "   the payment provider is down; retry later" ||
+		lines[3] != "   blocks 4 units of core.daily_revenue, mart.monthly_revenue · impact 4" ||
+		lines[4] != "   explain: bollhav why core.daily_revenue --at "+day {
 		t.Errorf("text:\n%s", out)
 	}
 	if !strings.Contains(out, "2. raw.clickstream stale · 5 units") {
