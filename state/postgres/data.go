@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/bollhav/bollhav/state"
@@ -131,7 +132,13 @@ func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob)
 		res.Rows = tag.RowsAffected()
 	}
 	if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT `+state.UnitSavepoint); err != nil {
-		return res, state.TransactionEnded(err)
+		// Only a missing savepoint (3B001) means a statement ended the
+		// transaction; a connection lost at the release is just that.
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "3B001" {
+			return res, state.TransactionEnded(err)
+		}
+		return res, err
 	}
 	return res, nil
 }
