@@ -117,3 +117,51 @@ func (w *Warehouses) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Where says where a model's data lives, for status and why: "the state
+// store's database", or its connection's variable and the driver, host and
+// database its DSN names (read, not connected to; never the user or the
+// password). getenv is os.Getenv when nil.
+func Where(m *spec.Model, getenv func(string) string) DataHome {
+	if m == nil || m.Connection == nil {
+		return DataHome{}
+	}
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	h := DataHome{EnvVar: m.Connection.DSNEnvVar}
+	dsn := strings.TrimSpace(getenv(h.EnvVar))
+	if dsn == "" {
+		h.Problem = "not set"
+		return h
+	}
+	loc, err := stores.WarehouseLocation(dsn)
+	if err != nil {
+		h.Problem = "unreadable DSN"
+		return h
+	}
+	h.Location = loc
+	return h
+}
+
+// DataHome is where a model's data lives.
+type DataHome struct {
+	// EnvVar is the connection's variable; "" for the state store's
+	// database.
+	EnvVar   string
+	Location state.Location
+	// Problem is why Location is unknown: "not set", "unreadable DSN".
+	Problem string
+}
+
+// String reads "the state store's database" or
+// "$SHOP_WAREHOUSE_DSN (postgres 127.0.0.1:5432/shop)".
+func (h DataHome) String() string {
+	switch {
+	case h.EnvVar == "":
+		return "the state store's database"
+	case h.Problem != "":
+		return "$" + h.EnvVar + " (" + h.Problem + ")"
+	}
+	return "$" + h.EnvVar + " (" + h.Location.String() + ")"
+}

@@ -206,3 +206,15 @@ func (w *Warehouse) Ledger(ctx context.Context, key string) (state.LedgerEntry, 
 	}
 	return e, err == nil, err
 }
+
+// WarehouseLocation reads where a DSN points without connecting: the host
+// and port, and the database. It never returns the user or the password,
+// and its error never holds them.
+func WarehouseLocation(dsn string) (state.Location, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return state.Location{}, dsnError(dsn, err)
+	}
+	c := cfg.ConnConfig.Config
+	return state.Location{Driver: "postgres", Host: address(&c), Database: c.Database}, nil
+}

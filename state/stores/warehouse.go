@@ -35,3 +35,16 @@ func OpenWarehouse(ctx context.Context, dsn string) (state.Warehouse, error) {
 	}
 	return nil, fmt.Errorf("%w: unsupported DSN kind %q", state.ErrWarehouse, d.Kind)
 }
+
+// WarehouseLocation reads where a connection's DSN points, without
+// connecting: for status and why. No user, no password.
+func WarehouseLocation(dsn string) (state.Location, error) {
+	d, err := state.ParseDSN(dsn, "")
+	if err != nil {
+		return state.Location{}, err
+	}
+	if d.Kind == state.KindSQLite {
+		return state.Location{Driver: "sqlite", Database: d.Path}, nil
+	}
+	return postgres.WarehouseLocation(d.ConnString())
+}

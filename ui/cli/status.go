@@ -25,11 +25,16 @@ and its newest applied_at.
 With -o json:
   {"models":[{"name","pipeline","temporality","flexibility","interval",
     "counts":{"pending","running","applied","blocked","failed"},
-    "coverage":[["since","until"]],"last_applied_at"}]}
+    "coverage":[["since","until"]],"last_applied_at",
+    "data":{"connection","driver","host","database","problem"}}]}
 Timestamps are RFC 3339 UTC; last_applied_at is null when nothing is applied;
 flexibility and interval are null for a timeless model; coverage is the merged
 applied ranges, [] when none (always [] for a timeless model, whose one row
-has no window).`,
+has no window). data, only on a model whose connection: {dsn_env_var} puts
+its data in another database than the state store's, says where: connection
+is the variable, driver, host and database are read from its DSN — never the
+user or the password — and problem says why they are null ("not set"). The
+text lists, under the table, the models that keep their data on a connection.`,
 		examples: []string{
 			"bollhav status",
 			"bollhav status --env pr123",
@@ -56,6 +61,7 @@ type statusJSONModel struct {
 	Counts        statusJSONCounts `json:"counts"`
 	Coverage      [][2]string      `json:"coverage"`
 	LastAppliedAt *string          `json:"last_applied_at"`
+	Data          *dataJSON        `json:"data,omitempty"`
 }
 
 type statusJSONCounts struct {
@@ -84,7 +90,9 @@ func runStatus(c *cmdContext, args []string) int {
 	if c.Output == "json" {
 		out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
 		for _, m := range models {
-			out.Models = append(out.Models, statusModelJSON(m))
+			j := statusModelJSON(m)
+			j.Data = dataToJSON(e.DataHome(ctx, m.Name))
+			out.Models = append(out.Models, j)
 		}
 		writeJSON(c.Out, out)
 		return ExitOK
@@ -105,6 +113,16 @@ func runStatus(c *cmdContext, args []string) int {
 		rows = append(rows, row)
 	}
 	printTable(c.Out, header, rows)
+	homes, order := map[string][]string{}, []string(nil)
+	for _, m := range models {
+		if h := e.DataHome(ctx, m.Name); h.EnvVar != "" {
+			if homes[h.String()] == nil {
+				order = append(order, h.String())
+			}
+			homes[h.String()] = append(homes[h.String()], m.Name)
+		}
+	}
+	printDataHomes(c.Out, homes, order)
 	return ExitOK
 }
 

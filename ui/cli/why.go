@@ -78,6 +78,7 @@ type whyJSON struct {
 	Satisfied bool              `json:"satisfied"`
 	AsOf      string            `json:"as_of"`
 	More      int               `json:"frontier_more"`
+	Data      *dataJSON         `json:"data,omitempty"`
 }
 
 type whyUpstreamJSON struct {
@@ -173,11 +174,14 @@ func runWhy(c *cmdContext, args []string, at string) int {
 		}
 		return ExitUsage
 	}
+	home := e.DataHome(ctx, model)
 	if c.Output == "json" {
-		writeJSON(c.Out, whyToJSON(r))
+		j := whyToJSON(r)
+		j.Data = dataToJSON(home)
+		writeJSON(c.Out, j)
 		return ExitOK
 	}
-	printWhy(c.Out, r, c.palette())
+	printWhy(c.Out, r, home.String(), c.palette())
 	return ExitOK
 }
 
@@ -249,7 +253,8 @@ func whyVerdictText(v gate.UpstreamReport) string {
 	return "blocked"
 }
 
-func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
+// data is where the model's data lives (executor.DataHome's words).
+func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	out := colorWriter(w)
 	shape := "timeless"
 	switch {
@@ -260,6 +265,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	}
 	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), pal.status(string(r.Status)))
 	fmt.Fprintf(out, "  pipeline %s, %s, evaluated at %s\n", r.Pipeline, shape, state.FormatTime(r.Now))
+	fmt.Fprintf(out, "  data in %s\n", data)
 	if !r.Registered {
 		fmt.Fprintln(out, "  not registered yet (bollhav apply)")
 	}
