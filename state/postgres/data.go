@@ -210,7 +210,9 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 		del := "DELETE FROM " + target
 		var args []any
 		if !job.Window.IsZero() {
-			del += " WHERE " + quoteIdent(job.Column) + " >= $1 AND " + quoteIdent(job.Column) + " < $2"
+			// Typed, so a date column is compared as a time (midnight UTC)
+			// rather than the window truncated to dates.
+			del += " WHERE " + quoteIdent(job.Column) + " >= $1::timestamptz AND " + quoteIdent(job.Column) + " < $2::timestamptz"
 			args = []any{nullTime(job.Window.Since), nullTime(job.Window.Until)}
 		}
 		if _, err := tx.Exec(ctx, del, args...); err != nil {

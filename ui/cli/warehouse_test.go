@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -131,5 +132,55 @@ func TestWarehouseRunAndWhereItsDataLives(t *testing.T) {
 	}
 	if user := u.User.Username(); strings.Contains(status+why+js, user+"@") {
 		t.Errorf("the user %q is shown", user)
+	}
+}
+
+// TestShopExampleRunsEndToEnd runs examples/shop — its loader scripts with
+// psql included — against a warehouse database of its own, with the state
+// in the embedded store, over two Stockholm days, as the README shows. The
+// numbers are worked out from the scripts: an order every 20 minutes (72 a
+// day) of 100 + (epoch/1200 mod 900) SEK, a click every 5 minutes, two to
+// a session (144 sessions a day), VAT 25 %.
+func TestShopExampleRunsEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("psql"); err != nil {
+		t.Skip("the shop's loader scripts need psql")
+	}
+	base := pgtest.DSN(t)
+	db := "bollhav_shop_" + strings.ToLower(pgtest.ApplicationName(""))
+	if err := pgtest.Exec(base, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
+	u, _ := url.Parse(base)
+	u.Path = "/" + db
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../examples/shop")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BOLLHAV_DSN", "")
+	t.Setenv("SHOP_WAREHOUSE_DSN", u.String())
+	t.Cleanup(func() { _ = executor.DefaultWarehouses.Close() })
+	spec := filepath.Join(dir, "bollhav.yaml")
+	args := []string{"--spec", spec, "run", "--since", "2026-01-01T00:00:00+01:00", "--until", "2026-01-03T00:00:00+01:00"}
+	for round := range 2 { // the second is a bulldozer rerun: nothing doubles
+		if code, out, errOut := run(t, args...); code != 0 {
+			t.Fatalf("run %d: exit %d\n%s%s", round+1, code, out, errOut)
+		}
+	}
+	for query, want := range map[string]string{
+		`SELECT string_agg(day || ' ' || orders || ' ' || gross, ', ' ORDER BY day) FROM warehouse.orders_daily`:               "2026-01-01 72 30276, 2026-01-02 72 35460",
+		`SELECT string_agg(day || ' ' || net_revenue::numeric(12,1), ', ' ORDER BY day) FROM warehouse.revenue_daily`:          "2026-01-01 24220.8, 2026-01-02 28368.0",
+		`SELECT string_agg(day || ' ' || revenue_to_date::numeric(12,1), ', ' ORDER BY day) FROM warehouse.revenue_cumulative`: "2026-01-01 24220.8, 2026-01-02 52588.8",
+		`SELECT string_agg(day || ' ' || sessions, ', ' ORDER BY day) FROM warehouse.sessions_daily`:                           "2026-01-01 144, 2026-01-02 144",
+		`SELECT count(*) || ' ' || count(DISTINCT order_id) FROM raw.orders`:                                                   "144 144",
+		`SELECT value FROM ref.shop_config WHERE key = 'vat_rate'`:                                                             "0.25",
+	} {
+		var got string
+		if err := pgtest.QueryRow(u.String(), query, nil, &got); err != nil || got != want {
+			t.Errorf("%s\n got %q (%v)\nwant %q", query, got, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".bollhav", "state.db")); err != nil {
+		t.Errorf("the state is not in the embedded store beside the spec: %v", err)
 	}
 }
