@@ -386,9 +386,15 @@ func TestWarehouseLedgerFencesAnOldClaim(t *testing.T) {
 		x := e.Executor().(executor.Applier)
 		w := hours(0, 1)
 		u := executor.UnitRun{Model: e.Spec.Model("wh.log"), Window: &w}
-		if _, err := x.ExecuteAndApply(t.Context(), u, newer, e.now()); err != nil {
+		r, err := x.ExecuteAndApply(t.Context(), u, newer, e.now())
+		if err != nil {
 			t.Fatal(err)
 		}
+		if !r.Unrecorded || r.RowsWritten == nil {
+			t.Fatalf("a warehouse unit's result = %+v, want its rows, left for the caller to record", r)
+		}
+		// What the run loop does with it.
+		must(t, s.Complete(t.Context(), newer, state.Outcome{Status: state.Applied, At: e.now(), RowsWritten: r.RowsWritten}))
 		_, err = x.ExecuteAndApply(t.Context(), u, old, e.now())
 		if !errors.Is(err, state.ErrLeaseLost) || !strings.Contains(err.Error(), "the warehouse's ledger holds a newer claim") {
 			t.Fatalf("the old claim's run = %v, want the ledger's ErrLeaseLost", err)

@@ -40,6 +40,11 @@ func (d *dataExecutor) runs(m *spec.Model) bool {
 	return spec.IsDataRun(m) && (m.Connection != nil || d.store != nil)
 }
 
+// RecordedByCaller reports whether ExecuteAndApply leaves m's units to the
+// caller to record applied (Result.Unrecorded): a data model on a
+// connection, whose data commits in its warehouse.
+func RecordedByCaller(m *spec.Model) bool { return spec.IsDataRun(m) && m.Connection != nil }
+
 // dispatcher routes each unit to the executor of its model's run kind.
 type dispatcher struct {
 	command Executor

@@ -35,11 +35,12 @@ func (d *dataExecutor) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	return d.run(ctx, u, nil, d.now())
 }
 
-// ExecuteAndApply runs the unit's job and records it applied under c: in
-// one transaction in the store's database, or in the warehouse and then in
-// the store (warehouse.go). An error means the unit was not recorded
-// applied and is still running under c (ErrLeaseLost: another worker owns
-// it).
+// ExecuteAndApply runs the unit's job and records it applied under c in
+// the transaction that writes its data, in the store's database. In a
+// warehouse (warehouse.go) the data commits there with its ledger row and
+// the result is Unrecorded: the caller records the unit applied under c.
+// An error means nothing was recorded applied and the unit is still running
+// under c (ErrLeaseLost: another worker owns it).
 func (d *dataExecutor) ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
 	return d.run(ctx, u, &c, at)
 }
@@ -62,7 +63,10 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		ctx, cancel = context.WithTimeout(ctx, m.Run.Timeout)
 		defer cancel()
 	}
-	var rows int64
+	var (
+		rows       int64
+		unrecorded bool
+	)
 	switch {
 	case db.warehouse == nil:
 		var res state.DataResult
@@ -74,6 +78,7 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		rows = res.Rows
 	default:
 		rows, err = d.runInWarehouse(ctx, db.warehouse, job, u, *c, at)
+		unrecorded = true
 	}
 	if err != nil {
 		if errors.Is(err, state.ErrLeaseLost) {
@@ -85,9 +90,9 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		return Result{}, fmt.Errorf("%s%s: %w", m.Run.Kind, db.where, err)
 	}
 	if m.Run.Kind == spec.RunView {
-		return Result{}, nil // a view writes no rows: unknown, not zero
+		return Result{Unrecorded: unrecorded}, nil // a view writes no rows: unknown, not zero
 	}
-	return Result{RowsWritten: &rows}, nil
+	return Result{RowsWritten: &rows, Unrecorded: unrecorded}, nil
 }
 
 // database is where m's data lives: the state store's database, or the

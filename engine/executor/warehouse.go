@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -21,24 +20,16 @@ var AfterWarehouseCommit func(model string)
 // process there to make a zombie); it must be set before a run starts.
 var BeforeWarehouseUnit func(model string)
 
-// recordTries bounds how often the store is asked to record a unit whose
-// data already committed in the warehouse, and recordWait the pause
-// between tries: a store that blinks for a moment should not turn a
-// loaded unit into a failed one.
-const (
-	recordTries = 5
-	recordWait  = 200 * time.Millisecond
-)
-
-// runInWarehouse runs a claimed unit in its warehouse and then records it
-// applied in the state store — exactly once across the two databases
-// (docs/semantics.md, "Exactly once across two databases"):
+// runInWarehouse runs a claimed unit in its warehouse; the caller then
+// records it applied in the state store — exactly once across the two
+// databases (docs/semantics.md, "Exactly once across two databases"):
 //
 //  1. The warehouse transaction writes the unit's ledger row with the
 //     claim's fence first, then the data, and commits both. A newer fence
 //     in the row means a newer claim owns the unit: ErrLeaseLost, and the
 //     transaction rolls back, data and all.
-//  2. The store records the unit applied under the claim's fence.
+//  2. The run loop records the unit applied under the claim's fence, in
+//     its batched completions (one store commit for many units).
 //
 // A crash between 1 and 2 leaves the data and the ledger row behind. The
 // store meanwhile sees an expired lease (a failed attempt, numbered one
@@ -64,11 +55,7 @@ func (d *dataExecutor) runInWarehouse(ctx context.Context, wh state.Warehouse, j
 	if hook := AfterWarehouseCommit; hook != nil {
 		hook(u.Model.Name)
 	}
-	rows := res.Rows
-	if err := d.recordApplied(ctx, c, at, rows); err != nil {
-		return 0, err
-	}
-	return rows, nil
+	return res.Rows, nil
 }
 
 // unrecorded reports whether the claim that committed prev's data ended in
@@ -87,27 +74,4 @@ func (d *dataExecutor) unrecorded(ctx context.Context, unitID int64, prev state.
 		}
 	}
 	return false, nil
-}
-
-// recordApplied records c's unit applied once its data committed in the
-// warehouse. It does not give up when the run is cancelled: a cancelled
-// run hands its units back unrun, which this one is not. A Complete that
-// committed but whose acknowledgement was lost is repeated safely (the
-// store accepts the same outcome under the same fence again).
-func (d *dataExecutor) recordApplied(ctx context.Context, c state.Claim, at time.Time, rows int64) error {
-	ctx = context.WithoutCancel(ctx)
-	out := state.Outcome{Status: state.Applied, At: at, RowsWritten: &rows}
-	var err error
-	for try := range recordTries {
-		if try > 0 {
-			time.Sleep(recordWait)
-		}
-		if err = d.state.Complete(ctx, c, out); err == nil || errors.Is(err, state.ErrLeaseLost) {
-			break
-		}
-	}
-	if err != nil && !errors.Is(err, state.ErrLeaseLost) {
-		return fmt.Errorf("the data committed in the warehouse but the state store did not record the unit applied (the next claim records it from the warehouse's ledger without running it again): %w", err)
-	}
-	return err
 }
