@@ -132,10 +132,12 @@ func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob)
 		res.Rows = tag.RowsAffected()
 	}
 	if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT `+state.UnitSavepoint); err != nil {
-		// Only a missing savepoint (3B001) means a statement ended the
-		// transaction; a connection lost at the release is just that.
+		// The server's answer that no transaction or savepoint is open
+		// (25P01 after a COMMIT, 3B001 when one was rolled back) means a
+		// statement ended the transaction; a connection lost at the
+		// release is just that.
 		var pgErr *pgconn.PgError
-		if errors.As(err, &pgErr) && pgErr.Code == "3B001" {
+		if errors.As(err, &pgErr) && (pgErr.Code == "25P01" || pgErr.Code == "3B001") {
 			return res, state.TransactionEnded(err)
 		}
 		return res, err
