@@ -134,8 +134,10 @@ func (h *holdings) observe(d time.Duration) {
 }
 
 // appliesItself reports whether exec records m's units itself, in the
-// transaction that writes their data.
+// transaction that writes their data. A warehouse unit does not: its data
+// commits in the warehouse and its record goes with the batched
+// completions, so it may be claimed ahead like any other.
 func appliesItself(exec executor.Executor, m *spec.Model) bool {
 	ua, ok := exec.(executor.Applier)
-	return ok && ua.AppliesItself(m)
+	return ok && ua.AppliesItself(m) && !executor.RecordedByCaller(m)
 }

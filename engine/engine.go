@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -37,6 +38,10 @@ type Engine struct {
 	// clock when nil. Tests set it to drive backoff without sleeping.
 	LeaseClock func() time.Time
 	Log        *slog.Logger
+	// Warehouses are the pools of the databases models' connections name;
+	// executor.DefaultWarehouses, the process's, when nil. Tests give an
+	// engine its own and close it.
+	Warehouses *executor.Warehouses
 }
 
 // ErrReadOnly is an action refused because the engine is read-only.

@@ -45,6 +45,11 @@ const (
 	relEnvExec    = "BOLLHAV_REL_EXEC"    // "" the engine's executor; "log" relLogExec
 	relEnvLog     = "BOLLHAV_REL_LOG"     // relLogExec's file
 	relEnvDelay   = "BOLLHAV_REL_DELAY"   // relLogExec's time per unit, "model=duration,…"
+	// relEnvCrash SIGKILLs the worker after its first warehouse commit,
+	// before the store records the unit; relEnvPause SIGSTOPs it before
+	// its first warehouse transaction ("1" each).
+	relEnvCrash = "BOLLHAV_REL_CRASH_AFTER_WAREHOUSE"
+	relEnvPause = "BOLLHAV_REL_PAUSE_BEFORE_WAREHOUSE"
 )
 
 // init runs before TestMain: a process started as a reliability worker
@@ -91,6 +96,15 @@ func relWorkerMain() int {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log}
 	var x executor.Executor = e.Executor()
+	var once sync.Once
+	if os.Getenv(relEnvCrash) == "1" {
+		executor.AfterWarehouseCommit = func(string) { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
+	}
+	if os.Getenv(relEnvPause) == "1" {
+		executor.BeforeWarehouseUnit = func(string) {
+			once.Do(func() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) })
+		}
+	}
 	if os.Getenv(relEnvExec) == "log" {
 		delay := map[string]time.Duration{}
 		for _, kv := range strings.Split(os.Getenv(relEnvDelay), ",") {

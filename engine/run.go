@@ -529,7 +529,9 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 				r, xerr = ua.ExecuteAndApply(unitCtx, u, c, at)
 			}
 			if xerr == nil {
-				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten, Fingerprint: fp}, recorded: true}
+				// A warehouse unit's data committed there; its store record
+				// goes with the batched completions (r.Unrecorded).
+				return unitVerdict{out: state.Outcome{Status: state.Applied, At: at, RowsWritten: r.RowsWritten, Fingerprint: fp}, recorded: !r.Unrecorded}
 			}
 			if errors.Is(xerr, state.ErrLeaseLost) {
 				e.logger().Warn("lost the lease: another worker owns the unit now; its work was rolled back",

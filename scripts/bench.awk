@@ -27,7 +27,7 @@ BEGIN {
   for (i = 3; i < NF; i += 2) m[$(i + 1)] = $i
   value = ""; floor = ""; ratio = ""; goal = "—"; ok = ""
 
-  if (name ~ /^EngineThroughput/) {
+  if (name ~ /^(Engine|Warehouse)Throughput/) {
     value = sprintf("%.0f u/s", m["units/s"])
     if ("floor-tps" in m) {
       floor = sprintf("%.0f tps", m["floor-tps"])

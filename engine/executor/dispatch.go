@@ -15,15 +15,35 @@ import (
 // holds data. now is the engine's clock (the wall clock when nil), which the
 // store is given for the loads of hardcoded and file sources.
 func New(store state.Store, command Executor, now func() time.Time) Executor {
-	d := &dispatcher{command: command}
+	return NewWith(store, command, now, nil)
+}
+
+// NewWith is New with the registry of warehouse pools that models with a
+// connection run on: DefaultWarehouses when nil.
+func NewWith(store state.Store, command Executor, now func() time.Time, warehouses *Warehouses) Executor {
 	if now == nil {
 		now = time.Now
 	}
-	if ds, ok := store.(state.DataStore); ok {
-		d.data = &dataExecutor{store: ds, now: now}
+	if warehouses == nil {
+		warehouses = DefaultWarehouses
 	}
-	return d
+	data := &dataExecutor{state: store, warehouses: warehouses, now: now}
+	if ds, ok := store.(state.DataStore); ok {
+		data.store = ds
+	}
+	return &dispatcher{command: command, data: data}
 }
+
+// runs reports whether the data executor can run m: a sql, query or view
+// model whose data lives in a warehouse, or in a store that holds data.
+func (d *dataExecutor) runs(m *spec.Model) bool {
+	return spec.IsDataRun(m) && (m.Connection != nil || d.store != nil)
+}
+
+// RecordedByCaller reports whether ExecuteAndApply leaves m's units to the
+// caller to record applied (Result.Unrecorded): a data model on a
+// connection, whose data commits in its warehouse.
+func RecordedByCaller(m *spec.Model) bool { return spec.IsDataRun(m) && m.Connection != nil }
 
 // dispatcher routes each unit to the executor of its model's run kind.
 type dispatcher struct {
@@ -40,7 +60,7 @@ type Applier interface {
 
 var _ Applier = (*dispatcher)(nil)
 
-func (d *dispatcher) AppliesItself(m *spec.Model) bool { return d.data != nil && spec.IsDataRun(m) }
+func (d *dispatcher) AppliesItself(m *spec.Model) bool { return d.data.runs(m) }
 
 func (d *dispatcher) ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
 	return d.data.ExecuteAndApply(ctx, u, c, at)
@@ -52,7 +72,7 @@ func (d *dispatcher) Execute(ctx context.Context, u UnitRun) (Result, error) {
 		return d.command.Execute(ctx, u)
 	case u.Model.Run.Kind == spec.RunNone:
 		return Result{}, fmt.Errorf("model %s has no run block: its windows are only marked by an operator (bollhav mark)", u.Model.Name)
-	case spec.IsDataRun(u.Model) && d.data != nil:
+	case d.data.runs(u.Model):
 		return d.data.Execute(ctx, u)
 	default:
 		return Result{}, fmt.Errorf("model %s: the %s executor needs a store that holds data; this one does not", u.Model.Name, u.Model.Run.Kind)

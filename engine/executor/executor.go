@@ -40,6 +40,12 @@ type Result struct {
 	// prints no rows_written line. Zero is a real answer, which the HAS_DATA
 	// edge of the task graph depends on, so it must not double as "unknown".
 	RowsWritten *int64
+	// Unrecorded, from an Applier's ExecuteAndApply, means the unit's data
+	// committed (in its warehouse) but the unit is not recorded applied
+	// yet: the caller records it under the claim, in its batched
+	// completions, as it records any executor's result. Were that never to
+	// happen, the warehouse's ledger lets the next claim record it.
+	Unrecorded bool
 }
 
 // Executor does a unit's work. A nil error means the unit may be applied;

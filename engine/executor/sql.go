@@ -11,13 +11,20 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// dataExecutor runs sql, query and view models (docs/design.md, Executors) in
-// the state store's own database through state.DataStore: templates are
-// rendered here, the SQL of writes is the backend's. Run inside a claim, a
-// unit's data and its applied state commit in one transaction.
+// dataExecutor runs sql, query and view models (docs/design.md, Executors).
+// A model without a connection runs in the state store's own database
+// through state.DataStore, and its data and applied state commit in one
+// transaction. A model whose connection names a warehouse runs there,
+// under the warehouse's ledger (warehouse.go): templates are rendered
+// here, the SQL of writes is the backend's.
 type dataExecutor struct {
+	// store is the state store's database as a data database; nil when
+	// the store holds no data (then only models with a connection run).
 	store state.DataStore
-	loads sourceLoads
+	// state records outcomes and answers the ledger's questions.
+	state      state.Store
+	warehouses *Warehouses
+	loads      sourceLoads
 	// now is the engine's clock, for runs outside a claim.
 	now func() time.Time
 }
@@ -28,22 +35,26 @@ func (d *dataExecutor) Execute(ctx context.Context, u UnitRun) (Result, error) {
 	return d.run(ctx, u, nil, d.now())
 }
 
-// ExecuteAndApply runs the unit's job and records it applied under c, in
-// one transaction. An error means nothing was written and the unit is still
-// running under c (ErrLeaseLost: another worker owns it).
+// ExecuteAndApply runs the unit's job and records it applied under c in
+// the transaction that writes its data, in the store's database. In a
+// warehouse (warehouse.go) the data commits there with its ledger row and
+// the result is Unrecorded: the caller records the unit applied under c.
+// An error means nothing was recorded applied and the unit is still running
+// under c (ErrLeaseLost: another worker owns it).
 func (d *dataExecutor) ExecuteAndApply(ctx context.Context, u UnitRun, c state.Claim, at time.Time) (Result, error) {
 	return d.run(ctx, u, &c, at)
 }
 
 func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at time.Time) (Result, error) {
 	m := u.Model
-	if m.Connection != nil {
-		return Result{}, fmt.Errorf("model %s: connection.dsn_env_var is not supported by the %s executor yet: its data must live in the state store's database", m.Name, m.Run.Kind)
-	}
-	if err := d.loadSources(ctx, u, at); err != nil {
+	db, err := d.database(ctx, m)
+	if err != nil {
 		return Result{}, err
 	}
-	job, err := dataJob(u, d.store.QuoteTable)
+	if err := d.loadSources(ctx, u, db, at); err != nil {
+		return Result{}, err
+	}
+	job, err := dataJob(u, db.quote)
 	if err != nil {
 		return Result{}, err
 	}
@@ -53,7 +64,23 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		ctx, cancel = context.WithTimeout(ctx, m.Run.Timeout)
 		defer cancel()
 	}
-	res, err := d.store.RunData(ctx, job, c, at)
+	var (
+		rows       int64
+		unrecorded bool
+	)
+	switch {
+	case db.warehouse == nil:
+		var res state.DataResult
+		res, err = d.store.RunData(ctx, job, c, at)
+		rows = res.Rows
+	case c == nil:
+		var res state.DataResult
+		res, err = db.warehouse.RunData(ctx, job, at)
+		rows = res.Rows
+	default:
+		rows, err = d.runInWarehouse(ctx, db.warehouse, job, u, *c, at)
+		unrecorded = true
+	}
 	if err != nil {
 		if errors.Is(err, state.ErrLeaseLost) {
 			return Result{}, err
@@ -61,13 +88,43 @@ func (d *dataExecutor) run(ctx context.Context, u UnitRun, c *state.Claim, at ti
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return Result{}, fmt.Errorf("%s %s: stopped: %w", m.Run.Kind, m.Name, ctx.Err())
 		}
-		return Result{}, fmt.Errorf("%s: %w", m.Run.Kind, err)
+		return Result{}, fmt.Errorf("%s%s: %w", m.Run.Kind, db.where, err)
 	}
-	rows := res.Rows
 	if m.Run.Kind == spec.RunView {
-		return Result{}, nil // a view writes no rows: unknown, not zero
+		return Result{Unrecorded: unrecorded}, nil // a view writes no rows: unknown, not zero
 	}
-	return Result{RowsWritten: &rows}, nil
+	return Result{RowsWritten: &rows, Unrecorded: unrecorded}, nil
+}
+
+// database is where m's data lives: the state store's database, or the
+// warehouse its connection names.
+type database struct {
+	// key tells the databases apart in the per-process record of source
+	// loads: "" for the store's, the DSN variable for a warehouse.
+	key       string
+	quote     func(parts ...string) (string, error)
+	load      func(ctx context.Context, job state.DataJob, at time.Time) (state.DataResult, error)
+	warehouse state.Warehouse
+	// where prefixes a unit's error: " (warehouse postgres host/db)".
+	where string
+}
+
+func (d *dataExecutor) database(ctx context.Context, m *spec.Model) (database, error) {
+	if m.Connection == nil {
+		if d.store == nil {
+			return database{}, fmt.Errorf("model %s: the %s executor needs a store that holds data; this one does not", m.Name, m.Run.Kind)
+		}
+		load := func(ctx context.Context, job state.DataJob, at time.Time) (state.DataResult, error) {
+			return d.store.RunData(ctx, job, nil, at)
+		}
+		return database{quote: d.store.QuoteTable, load: load}, nil
+	}
+	wh, err := d.warehouses.Get(ctx, m.Connection)
+	if err != nil {
+		return database{}, fmt.Errorf("model %s: %w", m.Name, err)
+	}
+	return database{key: m.Connection.DSNEnvVar, quote: wh.QuoteTable, load: wh.RunData, warehouse: wh,
+		where: " (warehouse " + wh.Location().String() + ")"}, nil
 }
 
 // dataJob describes u's work for the backend, with every template rendered.

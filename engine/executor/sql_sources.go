@@ -31,7 +31,9 @@ type sourceLoads struct {
 // moved away after the load commits, and a missing file then means "already
 // loaded": the table keeps the last load. at is the engine's clock, which
 // the store records as the time of each load.
-func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun, at time.Time) error {
+// db is the database the model's data lives in: its sources are loaded
+// there, since its SQL reads them there.
+func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun, db database, at time.Time) error {
 	d.loads.mu.Lock()
 	defer d.loads.mu.Unlock()
 	if d.loads.loaded == nil {
@@ -41,9 +43,9 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun, at time.Time)
 		var err error
 		switch src.Kind {
 		case spec.KindHardcoded:
-			err = d.loadHardcoded(ctx, src, at)
+			err = d.loadHardcoded(ctx, db, src, at)
 		case spec.KindFile:
-			err = d.loadFile(ctx, src, u.SpecDir, at)
+			err = d.loadFile(ctx, db, src, u.SpecDir, at)
 		}
 		if err != nil {
 			return err
@@ -52,10 +54,14 @@ func (d *dataExecutor) loadSources(ctx context.Context, u UnitRun, at time.Time)
 	return nil
 }
 
-func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source, at time.Time) error {
+// loadKey names a source's load in one database, so a source read by
+// models on two databases is loaded into each.
+func loadKey(db database, src spec.Source) string { return db.key + "\x00" + src.Name }
+
+func (d *dataExecutor) loadHardcoded(ctx context.Context, db database, src spec.Source, at time.Time) error {
 	h := src.Hardcoded
 	version := h.ContentHash()
-	if d.loads.loaded[src.Name] == version {
+	if d.loads.loaded[loadKey(db, src)] == version {
 		return nil
 	}
 	job := state.DataJob{Target: spec.LoadedTable(src), Version: version}
@@ -66,14 +72,14 @@ func (d *dataExecutor) loadHardcoded(ctx context.Context, src spec.Source, at ti
 		// A sql constant is a view: always current, nothing to copy.
 		job.Kind, job.Query = state.DataView, h.SQL
 	}
-	if _, err := d.store.RunData(ctx, job, nil, at); err != nil {
+	if _, err := db.load(ctx, job, at); err != nil {
 		return fmt.Errorf("hardcoded source %s: materialising: %w", src.Name, err)
 	}
-	d.loads.loaded[src.Name] = version
+	d.loads.loaded[loadKey(db, src)] = version
 	return nil
 }
 
-func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir string, at time.Time) error {
+func (d *dataExecutor) loadFile(ctx context.Context, db database, src spec.Source, specDir string, at time.Time) error {
 	f := src.File
 	path := source.ResolvePath(f.Path, specDir)
 	info, err := os.Stat(path)
@@ -84,7 +90,7 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 		return fmt.Errorf("file source %s: %w", src.Name, err)
 	}
 	version := "file:" + path + ":" + strconv.FormatInt(info.Size(), 10) + ":" + info.ModTime().UTC().Format(time.RFC3339Nano)
-	if d.loads.loaded[src.Name] == version {
+	if d.loads.loaded[loadKey(db, src)] == version {
 		return nil
 	}
 	r, err := source.OpenFile(*f, specDir)
@@ -97,11 +103,11 @@ func (d *dataExecutor) loadFile(ctx context.Context, src spec.Source, specDir st
 		cols[i] = state.DataColumn{Name: c.Name, Type: source.FileColumnTypes[c.Type]}
 	}
 	job := state.DataJob{Kind: state.DataTable, Target: spec.LoadedTable(src), Columns: cols, Rows: r, Version: version}
-	res, err := d.store.RunData(ctx, job, nil, at)
+	res, err := db.load(ctx, job, at)
 	if err != nil {
 		return fmt.Errorf("file source %s: loading %s: %w", src.Name, f.Path, err)
 	}
-	d.loads.loaded[src.Name] = version
+	d.loads.loaded[loadKey(db, src)] = version
 	if res.Skipped {
 		return nil
 	}

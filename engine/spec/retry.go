@@ -53,6 +53,10 @@ func (r Retry) Backoff(failed int, jitter float64) time.Duration {
 type Defaults struct {
 	// Retry is the default retry policy; nil when defaults: sets none.
 	Retry *RetryDefaults
+	// Connection is the connection of every model that names none of its
+	// own; nil when defaults: sets none (they live in the state store's
+	// database).
+	Connection *Connection
 }
 
 // RetryDefaults is defaults: retry:, each field zero when not given.

@@ -138,21 +138,26 @@ func (d *decoder) decodeSpec(body ast.Node) ([]*Model, Defaults) {
 		models[i] = s.m
 		d.model, d.source = s.m.Name, ""
 		s.m.Retry = d.mergeRetry(s.retry, defaults.Retry)
+		applyDefaultConnection([]*Model{s.m}, defaults.Connection)
 		if len(s.m.Upstream) == 0 {
 			src := NewUnknownSource(s.m.Name)
 			src.Pos = s.m.Pos
 			s.m.Upstream = []Source{src}
 		}
 	}
+	d.checkConnections(models)
 	return models, defaults
 }
 
 // decodeDefaults reads the top-level defaults: mapping.
 func (d *decoder) decodeDefaults(f *field) Defaults {
 	var out Defaults
-	fs := d.mapping(f.val, "defaults", "retry")
+	fs := d.mapping(f.val, "defaults", "retry", "connection")
 	if fs == nil {
 		return out
+	}
+	if v := fs.present("connection"); v != nil {
+		out.Connection = d.decodeConnection(v)
 	}
 	if v := fs.present("retry"); v != nil {
 		if r, ok := d.decodeRetry(v); ok {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/bollhav/bollhav/state"
@@ -135,7 +136,15 @@ func (s *Store) runStatements(ctx context.Context, tx pgx.Tx, job state.DataJob)
 		res.Rows = tag.RowsAffected()
 	}
 	if _, err := tx.Exec(ctx, `RELEASE SAVEPOINT `+state.UnitSavepoint); err != nil {
-		return res, state.TransactionEnded(err)
+		// The server's answer that no transaction or savepoint is open
+		// (25P01 after a COMMIT, 3B001 when one was rolled back) means a
+		// statement ended the transaction; a connection lost at the
+		// release is just that.
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && (pgErr.Code == "25P01" || pgErr.Code == "3B001") {
+			return res, state.TransactionEnded(err)
+		}
+		return res, err
 	}
 	return res, nil
 }
@@ -207,7 +216,9 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 		del := "DELETE FROM " + target
 		var args []any
 		if !job.Window.IsZero() {
-			del += " WHERE " + quoteIdent(job.Column) + " >= $1 AND " + quoteIdent(job.Column) + " < $2"
+			// Typed, so a date column is compared as a time (midnight UTC)
+			// rather than the window truncated to dates.
+			del += " WHERE " + quoteIdent(job.Column) + " >= $1::timestamptz AND " + quoteIdent(job.Column) + " < $2::timestamptz"
 			args = []any{nullTime(job.Window.Since), nullTime(job.Window.Until)}
 		}
 		if _, err := tx.Exec(ctx, del, args...); err != nil {

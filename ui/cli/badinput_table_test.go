@@ -495,6 +495,24 @@ func btSpecRows() []btRow {
 			want: []string{"refused", "raw.a", "core.b", "cycle", "nothing was changed"},
 		})
 	}
+	// A data model's connection variable unset or empty: run and worker
+	// name it and stop before the store is opened.
+	onWarehouse := func(t *testing.T) []byte {
+		return btSpecWith(t, "    run: {command: [\"true\"]}\n  - name: core.b",
+			"    connection: {dsn_env_var: BOLLHAV_BT_WAREHOUSE}\n    run: {query: \"SELECT 1 AS n\", write: {mode: append}}\n  - name: core.b")
+	}
+	for _, cmd := range []string{"run", "worker"} {
+		for _, env := range [][]string{nil, {"BOLLHAV_BT_WAREHOUSE="}, {"BOLLHAV_BT_WAREHOUSE=  "}} {
+			rows = append(rows, btRow{
+				name: fmt.Sprintf("connection variable %q %s", env, cmd),
+				args: func(t *testing.T, w *btWorld) []string {
+					return []string{cmd, "--spec", w.file(t, "spec.yaml", onWarehouse(t)), "--dsn", w.dsn}
+				},
+				env:  env,
+				want: []string{"$BOLLHAV_BT_WAREHOUSE is not set or empty", "raw.a"},
+			})
+		}
+	}
 	rows = append(rows, btRow{
 		name: "spec is a directory",
 		args: func(t *testing.T, w *btWorld) []string { return []string{"apply", "--spec", w.dir, "--dsn", w.dsn} },

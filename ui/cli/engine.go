@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/stores"
 )
@@ -25,6 +26,14 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		// Refused before the store is even opened: a spec lint proves
 		// wrong leaves no registration, run row, unit or store file.
 		if err := engine.RefuseLintErrors(sp); err != nil {
+			fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+			return nil, nil, ExitUsage
+		}
+	}
+	if runsData[cmd] {
+		// A connection's variable unset or empty: named before the store
+		// is opened, so nothing runs half-way and fails unit by unit.
+		if err := executor.CheckConnections(sp.Models, os.Getenv); err != nil {
 			fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 			return nil, nil, ExitUsage
 		}
@@ -51,8 +60,17 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		at, _ := state.ParseTime(c.AsOf)
 		e.Now = func() time.Time { return at }
 	}
-	return e, func() { store.Close() }, ExitOK
+	return e, func() {
+		// The warehouse pools this process opened for models'
+		// connections (executor.DefaultWarehouses) end with the store.
+		_ = executor.DefaultWarehouses.Close()
+		store.Close()
+	}, ExitOK
 }
 
 // registersOrRuns are the commands that register the spec or run it.
 var registersOrRuns = map[string]bool{"apply": true, "run": true, "worker": true}
+
+// runsData are the commands that run models, and so need every data
+// model's connection variable set.
+var runsData = map[string]bool{"run": true, "worker": true}

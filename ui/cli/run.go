@@ -80,6 +80,12 @@ definition (marked applied, or applied before bollhav recorded definitions)
 are left alone. It cannot be combined with --mode discover|torch,
 --interval-override or --downstream.
 
+A sql, query or view model whose connection: {dsn_env_var: NAME} (or
+defaults: connection) names a warehouse runs there: $NAME must hold its
+PostgreSQL DSN. Unset or empty, run names it and exits 2 before the store is
+opened. An unreachable warehouse or a refused login fails the units with one
+line naming the server (never the password); the retry budget applies.
+
 --mode torch deletes state: the plan is printed first, then on a terminal
 you type "yes" to go on; without a terminal it needs --yes. --read-only
 refuses every run.
@@ -95,8 +101,8 @@ no attempt counted, the run is recorded cancelled and the command exits 1;
 
 Exit status: 0 every task succeeded (blocked units are reported, not
 failures); 1 a task failed, a hard gate error occurred, the run was
-interrupted, or a torch was not confirmed; 2 bad usage, spec, window or DSN
-(nothing was changed).
+interrupted, or a torch was not confirmed; 2 bad usage, spec, window or DSN,
+or a connection's variable unset (nothing was changed).
 
 JSON (-o json) prints no progress, only the result:
   {"run_id": 7, "state_mode": "bulldozer",

@@ -31,11 +31,17 @@ definitions are unknown, never outdated.
 With -o json:
   {"models":[{"name","pipeline","temporality","flexibility","interval",
     "counts":{"pending","running","applied","blocked","failed"},
-    "coverage":[["since","until"]],"last_applied_at","outdated","fingerprint"}]}
+    "coverage":[["since","until"]],"last_applied_at","outdated","fingerprint",
+    "data":{"connection","driver","host","database","problem"}}]}
 Timestamps are RFC 3339 UTC; last_applied_at is null when nothing is applied;
 flexibility and interval are null for a timeless model; coverage is the merged
 applied ranges, [] when none (always [] for a timeless model, whose one row
-has no window); fingerprint is the current definition's (16 hex digits).`,
+has no window); fingerprint is the current definition's (16 hex digits). data,
+only on a model whose connection: {dsn_env_var} puts its data in another
+database than the state store's, says where: connection is the variable,
+driver, host and database are read from its DSN — never the user or the
+password — and problem says why they are null ("not set"). The text lists,
+under the table, the models that keep their data on a connection.`,
 		examples: []string{
 			"bollhav status",
 			"bollhav status --env pr123",
@@ -64,6 +70,7 @@ type statusJSONModel struct {
 	LastAppliedAt *string          `json:"last_applied_at"`
 	Outdated      int              `json:"outdated"`
 	Fingerprint   *string          `json:"fingerprint"`
+	Data          *dataJSON        `json:"data,omitempty"`
 }
 
 type statusJSONCounts struct {
@@ -92,7 +99,9 @@ func runStatus(c *cmdContext, args []string) int {
 	if c.Output == "json" {
 		out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
 		for _, m := range models {
-			out.Models = append(out.Models, statusModelJSON(m))
+			j := statusModelJSON(m)
+			j.Data = dataToJSON(e.DataHome(ctx, m.Name))
+			out.Models = append(out.Models, j)
 		}
 		writeJSON(c.Out, out)
 		return ExitOK
@@ -113,6 +122,16 @@ func runStatus(c *cmdContext, args []string) int {
 		rows = append(rows, row)
 	}
 	printTable(c.Out, header, rows)
+	homes, order := map[string][]string{}, []string(nil)
+	for _, m := range models {
+		if h := e.DataHome(ctx, m.Name); h.EnvVar != "" {
+			if homes[h.String()] == nil {
+				order = append(order, h.String())
+			}
+			homes[h.String()] = append(homes[h.String()], m.Name)
+		}
+	}
+	printDataHomes(c.Out, homes, order)
 	return ExitOK
 }
 

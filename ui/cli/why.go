@@ -77,11 +77,12 @@ type whyJSON struct {
 	Retry     *retryJSON        `json:"retry"`
 	Failures  []attemptJSON     `json:"attempt_errors"`
 	// Fingerprint and Definition as in units -o json.
-	Fingerprint *string `json:"fingerprint"`
-	Definition  *string `json:"definition"`
-	Satisfied   bool    `json:"satisfied"`
-	AsOf        string  `json:"as_of"`
-	More        int     `json:"frontier_more"`
+	Fingerprint *string   `json:"fingerprint"`
+	Definition  *string   `json:"definition"`
+	Satisfied   bool      `json:"satisfied"`
+	AsOf        string    `json:"as_of"`
+	More        int       `json:"frontier_more"`
+	Data        *dataJSON `json:"data,omitempty"`
 }
 
 type whyUpstreamJSON struct {
@@ -177,11 +178,14 @@ func runWhy(c *cmdContext, args []string, at string) int {
 		}
 		return ExitUsage
 	}
+	home := e.DataHome(ctx, model)
 	if c.Output == "json" {
-		writeJSON(c.Out, whyToJSON(r))
+		j := whyToJSON(r)
+		j.Data = dataToJSON(home)
+		writeJSON(c.Out, j)
 		return ExitOK
 	}
-	printWhy(c.Out, r, c.palette())
+	printWhy(c.Out, r, home.String(), c.palette())
 	return ExitOK
 }
 
@@ -259,7 +263,8 @@ func whyVerdictText(v gate.UpstreamReport) string {
 	return "blocked"
 }
 
-func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
+// data is where the model's data lives (executor.DataHome's words).
+func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	out := colorWriter(w)
 	shape := "timeless"
 	switch {
@@ -270,6 +275,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, pal palette) {
 	}
 	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), pal.status(string(r.Status)))
 	fmt.Fprintf(out, "  pipeline %s, %s, evaluated at %s\n", r.Pipeline, shape, state.FormatTime(r.Now))
+	fmt.Fprintf(out, "  data in %s\n", data)
 	if !r.Registered {
 		fmt.Fprintln(out, "  not registered yet (bollhav apply)")
 	}

@@ -21,7 +21,13 @@ func init() {
 		long: `worker runs the spec's models: it claims pending units under a lease, gates
 each against its upstreams, executes it and records the outcome, until SIGINT or
 SIGTERM; then it takes no new work and lets the units it holds finish. A worker
-that dies leaves leases that expire, and its units run again elsewhere.`,
+that dies leaves leases that expire, and its units run again elsewhere.
+
+Models on a connection (connection: {dsn_env_var: NAME}) write their data in
+that warehouse: a worker whose environment lacks $NAME exits 2 naming it
+before it claims anything. A unit whose data committed in the warehouse but
+whose worker died before the store recorded it is recorded applied from the
+warehouse's ledger by the next claim, without running again.`,
 		examples: []string{
 			"bollhav worker --workers 4 --dsn postgres://bollhav@db/warehouse",
 		},

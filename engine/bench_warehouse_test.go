@@ -1,0 +1,160 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+)
+
+// warehouseUnitsEnv overrides BenchmarkWarehouseThroughput's unit count.
+const warehouseUnitsEnv = "BOLLHAV_BENCH_WAREHOUSE_UNITS"
+
+// warehouseBenchSpec is one hourly query model whose data lives in the
+// warehouse $BOLLHAV_BENCH_WH names: each unit is a real SQL unit (the
+// ledger's fence, an INSERT of its window's row, the ledger's record, the
+// warehouse's commit, then the store's).
+const warehouseBenchSpec = `defaults:
+  connection: {dsn_env_var: BOLLHAV_BENCH_WH}
+models:
+  - name: bench.wh_hourly
+    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"}
+    run:
+      query: SELECT :since AS ts, 1 AS n
+      write: {mode: append}
+`
+
+// BenchmarkWarehouseThroughput is issue 20's figure: SQL units per second
+// into a warehouse database apart from the state store, four workers, next
+// to pgbench's TPS on the same server in the same run (floor-tps); the goal
+// is units/s >= 0.5 x floor-tps. The state store is PostgreSQL (another
+// database) or the embedded SQLite file.
+func BenchmarkWarehouseThroughput(b *testing.B) {
+	for _, backend := range []string{"postgres", "sqlite"} {
+		b.Run("store="+backend, func(b *testing.B) {
+			dsn := pgtest.DSN(b)
+			floor, err := pgbenchFloor(dsn)
+			if err != nil {
+				b.Skipf("no pgbench floor: %v", err)
+			}
+			var perSecond float64
+			for range b.N {
+				perSecond = drainWarehouseUnits(b, backend, dsn)
+			}
+			b.ReportMetric(perSecond, "units/s")
+			b.ReportMetric(floor, "floor-tps")
+		})
+	}
+}
+
+func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
+	b.StopTimer()
+	total := 4_000
+	if v := os.Getenv(warehouseUnitsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 {
+			b.Fatalf("%s=%q: want a unit count of at least 10", warehouseUnitsEnv, v)
+		}
+		total = n
+	}
+	db := "bollhav_bench_wh_" + strings.ToLower(pgtest.ApplicationName(""))
+	if err := pgtest.Exec(base, "CREATE DATABASE "+db); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
+	u, err := url.Parse(base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	u.Path = "/" + db
+	b.Setenv("BOLLHAV_BENCH_WH", u.String())
+
+	dir := b.TempDir()
+	specPath := filepath.Join(dir, "bollhav.yaml")
+	if err := os.WriteFile(specPath, []byte(warehouseBenchSpec), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	sp, err := spec.Load(specPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stores := openThroughputStores(b, backend, dir, throughputWorkers)
+	ctx := b.Context()
+	wh := &executor.Warehouses{}
+	b.Cleanup(func() { _ = wh.Close() })
+	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+	if _, err := setup.Apply(ctx); err != nil {
+		b.Fatal(err)
+	}
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	ws := make([]state.Window, total)
+	for i := range ws {
+		ws[i] = state.MustWindow(start.Add(time.Duration(i)*time.Hour), start.Add(time.Duration(i+1)*time.Hour))
+	}
+	if _, err := stores[0].Prefill(ctx, state.PrefillRequest{Model: "bench.wh_hourly", Windows: ws, Now: time.Now()}); err != nil {
+		b.Fatal(err)
+	}
+	// The pool and the ledger's schema are made before the clock starts,
+	// as a long-running worker has them.
+	if _, err := wh.Get(ctx, sp.Model("bench.wh_hourly").Connection); err != nil {
+		b.Fatal(err)
+	}
+
+	workCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, throughputWorkers)
+	b.StartTimer()
+	started := time.Now()
+	for i, s := range stores {
+		e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+		wg.Go(func() {
+			errs <- e.Work(workCtx, e.Executor(), engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
+		})
+	}
+	deadline := started.Add(5 * time.Minute)
+	for {
+		st, err := stores[0].Stats(ctx, "", "bench.wh_hourly")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if st.Counts[state.Applied] == total {
+			break
+		}
+		if st.Counts[state.Failed] > 0 || time.Now().After(deadline) {
+			b.Fatalf("after %s: statuses %v", time.Since(started), st.Counts)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	elapsed := time.Since(started)
+	b.StopTimer()
+	stop()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatalf("worker: %v", err)
+		}
+	}
+	// Exactly once: one row per window, no more.
+	var rows, distinct int
+	if err := pgtest.QueryRow(u.String(), `SELECT count(*), count(DISTINCT ts) FROM bench.wh_hourly`, nil, &rows, &distinct); err != nil {
+		b.Fatal(err)
+	}
+	if rows != total || distinct != total {
+		b.Fatalf("the warehouse holds %d rows for %d windows (%d distinct), want one each", rows, total, distinct)
+	}
+	return float64(total) / elapsed.Seconds()
+}
