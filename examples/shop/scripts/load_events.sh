@@ -11,6 +11,9 @@ set -eu
 schema=${BOLLHAV_TARGET%%.*}
 n=$(psql "$SHOP_WAREHOUSE_DSN" -X -q -t -A -1 -v ON_ERROR_STOP=1 \
 	-v since="$BOLLHAV_SINCE" -v until="$BOLLHAV_UNTIL" -v target="$BOLLHAV_TARGET" -v schema="$schema" <<'SQL'
+-- IF NOT EXISTS is not safe against a concurrent twin (the units of both
+-- loaders run side by side): one lock for the DDL, held to the commit.
+DO $$ BEGIN PERFORM pg_advisory_xact_lock(hashtext('bollhav-shop-ddl')); END $$;
 CREATE SCHEMA IF NOT EXISTS :schema;
 CREATE TABLE IF NOT EXISTS :target (
     occurred_at timestamptz NOT NULL,
