@@ -191,17 +191,7 @@ func TestIncidentsAllClear(t *testing.T) {
 // says when the next try comes: the store's not-before time.
 func TestIncidentsShowTheNextRetry(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 3, delay: 1m, max_delay: 10m}
-    run: {command: ["true"]}
-`)
-		if _, err := e.Apply(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-		e.LeaseClock = clock.Now
+		e, _ := retryClockWorld(t, s)
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})
 		go func() {

@@ -97,13 +97,19 @@ func (e *Engine) OutdatedCounts(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
 	}
-	current, err := e.currentFingerprints(recs)
-	if err != nil {
-		return nil, err
+	outdated, _, err := e.outdatedOf(ctx, recs)
+	return outdated, err
+}
+
+// outdatedOf is OutdatedCounts over recs, the registered models, with
+// each model's current fingerprint.
+func (e *Engine) outdatedOf(ctx context.Context, recs []state.ModelRecord) (outdated map[string]int, current map[string]string, err error) {
+	if current, err = e.currentFingerprints(recs); err != nil {
+		return nil, nil, err
 	}
 	counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, "")
 	if err != nil {
-		return nil, fmt.Errorf("counting the applied units by definition: %w", err)
+		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.Env, err)
 	}
-	return outdatedCounts(counts, current), nil
+	return outdatedCounts(counts, current), current, nil
 }

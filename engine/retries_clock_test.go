@@ -9,6 +9,25 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
+// retryClockWorld is raw.orders, daily, with three tries 1m apart (up to
+// 10m), registered, on a lease clock the test moves by hand from
+// 2026-01-05T12:00Z.
+func retryClockWorld(t *testing.T, s state.Store) (*Engine, *fakeClock) {
+	t.Helper()
+	e := runEngine(t, s, `models:
+  - name: raw.orders
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    retry: {attempts: 3, delay: 1m, max_delay: 10m}
+    run: {command: ["true"]}
+`)
+	if _, err := e.Apply(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
+	e.LeaseClock = clock.Now
+	return e, clock
+}
+
 // fakeClock is a lease clock the test moves by hand.
 type fakeClock struct {
 	mu  sync.Mutex
@@ -34,17 +53,7 @@ func (c *fakeClock) set(t time.Time) {
 // while the clock stands before its time, and is once the clock passes it.
 func TestRetryBackoffFollowsTheEnginesClock(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 3, delay: 1m, max_delay: 10m}
-    run: {command: ["true"]}
-`)
-		if _, err := e.Apply(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-		e.LeaseClock = clock.Now
+		e, clock := retryClockWorld(t, s)
 		exec := &flakyExec{fails: 2}
 		done := make(chan *RunResult, 1)
 		go func() {

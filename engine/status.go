@@ -74,15 +74,10 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
 	}
-	current, err := e.currentFingerprints(recs)
+	outdated, current, err := e.outdatedOf(ctx, recs)
 	if err != nil {
 		return nil, err
 	}
-	counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, "")
-	if err != nil {
-		return nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.Env, err)
-	}
-	outdated := outdatedCounts(counts, current)
 	out := make([]ModelStatus, 0, len(recs))
 	seen := make(map[string]bool, len(recs))
 	for _, rec := range recs {
