@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/bollhav/bollhav/engine/executor"
 	"slices"
 	"time"
 
@@ -33,7 +34,10 @@ type modelData struct {
 	// tightest freshness limit among their edges from it.
 	downstream []string
 	fresh      freshLimit
-	units      []state.Unit
+	// home is where the model's data lives (its connection's warehouse,
+	// or the state store's database).
+	home  executor.DataHome
+	units []state.Unit
 	// more is true when the store holds units after the last one loaded.
 	more bool
 	// failures holds, by unit id, the attempt history of the loaded units
@@ -122,6 +126,7 @@ func loadModel(e *engine.Engine, name string, limit int, tl timelineLoad) func(c
 		}
 		slices.Sort(d.downstream)
 		d.fresh = tightestFreshness(defs, name)
+		d.home = e.DataHome(ctx, name)
 		if st.Registered {
 			err := e.ScanUnits(ctx, name, state.Window{}, nil, func(u state.Unit) error {
 				if len(d.units) == limit {

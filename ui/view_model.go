@@ -319,7 +319,12 @@ func (v *modelView) render(w, h int) []string {
 	if !st.Registered {
 		reg = t.Error.Render("  not registered yet (bollhav apply)")
 	}
-	lines = append(lines, " "+t.Glyph(health(st.Counts))+" "+t.Accent.Render(v.name)+t.Muted.Render("  pipeline "+st.Pipeline+" · "+shape)+reg)
+	home := ""
+	if v.data.home.EnvVar != "" {
+		// A model on a connection: where its data is, never who logs in.
+		home = " · data in " + v.data.home.String()
+	}
+	lines = append(lines, " "+t.Glyph(health(st.Counts))+" "+t.Accent.Render(v.name)+t.Muted.Render("  pipeline "+st.Pipeline+" · "+shape+home)+reg)
 
 	// Counts, newest applied_at, coverage.
 	var counts []string
