@@ -7,12 +7,12 @@ import (
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
+	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // OpenWarehouse opens the database a model's connection names: PostgreSQL
-// for postgres:// URLs and libpq keywords. A SQLite path is refused with a
-// way out (leave the connection out: models without one live in the state
-// store's database, which may be SQLite). Errors never hold the password.
+// for postgres:// URLs and libpq keywords, a SQLite file for a path (made
+// when missing). Errors never hold the password.
 func OpenWarehouse(ctx context.Context, dsn string) (state.Warehouse, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return nil, fmt.Errorf("%w: the DSN is empty", state.ErrWarehouse)
@@ -31,7 +31,11 @@ func OpenWarehouse(ctx context.Context, dsn string) (state.Warehouse, error) {
 		}
 		return w, nil
 	case state.KindSQLite:
-		return nil, fmt.Errorf("%w: a SQLite file cannot be a model's connection yet; leave connection out to keep the data in the state store's database, or name a PostgreSQL DSN", state.ErrWarehouse)
+		w, err := sqlite.OpenWarehouse(ctx, d.Path)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", state.ErrWarehouse, err)
+		}
+		return w, nil
 	}
 	return nil, fmt.Errorf("%w: unsupported DSN kind %q", state.ErrWarehouse, d.Kind)
 }

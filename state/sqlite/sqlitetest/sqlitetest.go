@@ -34,3 +34,17 @@ func WriterIdle(t testing.TB, path string) bool {
 	}
 	return true
 }
+
+// Exec runs statements on the SQLite file at path from outside any store,
+// as another program writing the file would: a test's fixture data.
+func Exec(t testing.TB, path, statements string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatalf("sqlitetest: opening %s: %v", path, err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(t.Context(), statements); err != nil {
+		t.Fatalf("sqlitetest: %v", err)
+	}
+}
