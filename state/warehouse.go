@@ -112,3 +112,45 @@ func LedgerKey(env, model string, w Window, unitID int64) string {
 // server, a refused login, an unsupported DSN. Its text never holds the
 // password.
 var ErrWarehouse = errors.New("warehouse")
+
+// LedgerSteps are one backend's parts of a unit's data transaction, all
+// run inside that transaction: Fence writes the claim's fence into the
+// unit's ledger row and returns the row as it was (ErrLeaseLost when it
+// holds a newer one), Run runs the job, Done records the claim's commit.
+type LedgerSteps struct {
+	Fence func() (LedgerEntry, error)
+	Run   func() (int64, error)
+	Done  func(rows int64) error
+}
+
+// RunLedgered is the exactly-once protocol of Warehouse.RunUnit, the same
+// on every backend (docs/semantics.md): fence the ledger row first; this
+// claim's own commit (an acknowledgement lost) is replayed; an earlier
+// claim's commit the store never recorded (unrecorded says so) is replayed
+// and passes to this claim; otherwise the job runs and its commit is
+// recorded. Call it inside the transaction the steps use.
+func RunLedgered(ctx context.Context, u LedgerUnit, steps LedgerSteps, unrecorded func(context.Context, LedgerEntry) (bool, error)) (UnitResult, error) {
+	prev, err := steps.Fence()
+	if err != nil {
+		return UnitResult{}, err
+	}
+	switch {
+	case prev.DoneFence == u.Fence:
+		return UnitResult{Rows: prev.Rows, Replayed: true}, nil
+	case prev.DoneFence != 0:
+		lost, err := unrecorded(ctx, prev)
+		if err != nil {
+			return UnitResult{}, err
+		}
+		if lost {
+			// An earlier claim committed the data and the store never
+			// recorded it: this claim records it instead of running.
+			return UnitResult{Rows: prev.Rows, Replayed: true}, steps.Done(prev.Rows)
+		}
+	}
+	rows, err := steps.Run()
+	if err != nil {
+		return UnitResult{}, err
+	}
+	return UnitResult{Rows: rows}, steps.Done(rows)
+}

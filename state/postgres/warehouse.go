@@ -125,37 +125,19 @@ func (w *Warehouse) RunUnit(ctx context.Context, job state.DataJob, u state.Ledg
 	}
 	var res state.UnitResult
 	err = pgx.BeginFunc(ctx, w.data.pool, func(tx pgx.Tx) error {
-		res = state.UnitResult{}
 		if _, err := tx.Exec(ctx, `SET LOCAL TIME ZONE 'UTC'`); err != nil {
 			return err
 		}
-		prev, err := w.fence(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		switch {
-		case prev.DoneFence == u.Fence:
-			// This claim's own commit, whose acknowledgement was lost.
-			res = state.UnitResult{Rows: prev.Rows, Replayed: true}
-			return nil
-		case prev.DoneFence != 0:
-			lost, err := unrecorded(ctx, prev)
-			if err != nil {
-				return err
-			}
-			if lost {
-				// An earlier claim committed the data and the store never
-				// recorded it: this claim records it instead of running.
-				res = state.UnitResult{Rows: prev.Rows, Replayed: true}
-				return w.done(ctx, tx, u, prev.Rows)
-			}
-		}
-		r, err := w.data.runJob(ctx, tx, job, target, u.At)
-		if err != nil {
-			return err
-		}
-		res.Rows = r.Rows
-		return w.done(ctx, tx, u, r.Rows)
+		var err error
+		res, err = state.RunLedgered(ctx, u, state.LedgerSteps{
+			Fence: func() (state.LedgerEntry, error) { return w.fence(ctx, tx, u) },
+			Run: func() (int64, error) {
+				r, err := w.data.runJob(ctx, tx, job, target, u.At)
+				return r.Rows, err
+			},
+			Done: func(rows int64) error { return w.done(ctx, tx, u, rows) },
+		}, unrecorded)
+		return err
 	})
 	return res, err
 }

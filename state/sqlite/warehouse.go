@@ -86,9 +86,8 @@ func (w *Warehouse) target(job state.DataJob) (string, error) {
 	return w.QuoteTable(job.Target...)
 }
 
-// RunUnit implements state.Warehouse, as the PostgreSQL warehouse does:
-// fence the ledger row first, replay a commit the store never recorded,
-// else run the job and record it done, all in one transaction.
+// RunUnit implements state.Warehouse: state.RunLedgered's protocol, in one
+// write transaction.
 func (w *Warehouse) RunUnit(ctx context.Context, job state.DataJob, u state.LedgerUnit, unrecorded func(context.Context, state.LedgerEntry) (bool, error)) (state.UnitResult, error) {
 	if err := job.Check(u.At); err != nil {
 		return state.UnitResult{}, err
@@ -99,32 +98,16 @@ func (w *Warehouse) RunUnit(ctx context.Context, job state.DataJob, u state.Ledg
 	}
 	var res state.UnitResult
 	err = w.data.write(ctx, func(tx *sql.Tx) error {
-		res = state.UnitResult{}
-		prev, err := fenceLedger(ctx, tx, u)
-		if err != nil {
-			return err
-		}
-		switch {
-		case prev.DoneFence == u.Fence:
-			// This claim's own commit, whose acknowledgement was lost.
-			res = state.UnitResult{Rows: prev.Rows, Replayed: true}
-			return nil
-		case prev.DoneFence != 0:
-			lost, err := unrecorded(ctx, prev)
-			if err != nil {
-				return err
-			}
-			if lost {
-				res = state.UnitResult{Rows: prev.Rows, Replayed: true}
-				return ledgerDone(ctx, tx, u, prev.Rows)
-			}
-		}
-		r, err := runJob(ctx, tx, job, target, u.At)
-		if err != nil {
-			return err
-		}
-		res.Rows = r.Rows
-		return ledgerDone(ctx, tx, u, r.Rows)
+		var err error
+		res, err = state.RunLedgered(ctx, u, state.LedgerSteps{
+			Fence: func() (state.LedgerEntry, error) { return fenceLedger(ctx, tx, u) },
+			Run: func() (int64, error) {
+				r, err := runJob(ctx, tx, job, target, u.At)
+				return r.Rows, err
+			},
+			Done: func(rows int64) error { return ledgerDone(ctx, tx, u, rows) },
+		}, unrecorded)
+		return err
 	})
 	return res, err
 }
