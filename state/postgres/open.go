@@ -71,14 +71,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
 	}
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = connectTimeout
-	}
+	sessionDefaults(cfg)
 	if opts.tracer != nil {
 		cfg.ConnConfig.Tracer = opts.tracer
-	}
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "bollhav"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -50,12 +50,8 @@ func OpenWarehouse(ctx context.Context, dsn string) (*Warehouse, error) {
 	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
 	}
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = connectTimeout
-	}
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "bollhav"
-	}
+	sessionDefaults(cfg)
+	cfg.ShouldPing = pingEveryAcquire
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
