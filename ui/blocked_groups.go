@@ -73,7 +73,7 @@ func (c cause) label() string {
 	case causeFailed:
 		return c.model + " " + windowsText(c.windows) + " failed"
 	case causeReady:
-		return "ready: the gate passes now, a run applies them"
+		return "ready: the gate passes now (R runs every ready unit)"
 	case causeMissing:
 		return c.model + " " + windowsText(c.windows) + " missing"
 	case causeStale:

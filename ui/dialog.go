@@ -188,8 +188,12 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	case act.kind == actionRun:
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		var ms []string
+		chosen := act.mode
+		if act.downstream {
+			chosen = spec.Discover // what a run with downstream is
+		}
 		for _, m := range modes {
-			if m == act.mode {
+			if m == chosen {
 				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
 			} else {
 				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
@@ -269,7 +273,14 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		if !d.ready() {
 			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
 		}
-		add(question(d, a) + "  " + cancel + "  " + confirm)
+		if q, buttons := question(d, a), cancel+"  "+confirm; width(q)+2+width(buttons) <= inner {
+			add(q + "  " + buttons)
+		} else {
+			// A long name: the buttons go on a line of their own rather
+			// than off the edge.
+			add(q)
+			add(buttons)
+		}
 		if d.notice != "" {
 			add(t.Error.Render(d.notice))
 		}

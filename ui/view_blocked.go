@@ -278,7 +278,7 @@ func (v *blockedView) bindings() []key.Binding {
 	prev.SetHelp("N", "previous cause")
 	if run.Enabled() {
 		run.SetHelp("r", "run")
-		applied.SetHelp("a", "applied")
+		applied.SetHelp("a", "mark applied")
 		pending.SetHelp("p", "pending")
 	}
 	return []key.Binding{enter, run, applied, pending, v.c.keys.RunReady, next, v.c.keys.Detail, v.c.keys.Model,
@@ -295,7 +295,8 @@ func (v *blockedView) render(w, h int) []string {
 	}
 	t := v.c.theme
 	nameW := min(28, max(14, w/4))
-	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 22}}
+	// A month's window, "2026-10-01 – 2026-11-01", is the widest.
+	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 23}}
 	head := []string{"", "IMPACT", "MODEL", "WINDOW"}
 	wide := w >= 120
 	if wide {
