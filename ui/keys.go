@@ -75,8 +75,10 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
 		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
 		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
-		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next failed/blocked")),
-		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous failed/blocked")),
+		// "✗/⊘": the glyphs of failed and blocked, short enough for the
+		// footer at 80 columns.
+		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next ✗/⊘")),
+		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous ✗/⊘")),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),

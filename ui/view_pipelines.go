@@ -349,10 +349,10 @@ func (v *pipelinesView) bindings() []key.Binding {
 		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.NextGraph, v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
 	}
 	run := v.c.keys.RunModel
-	if run.Enabled() {
-		run.SetHelp("R", "run model/pipeline")
+	if run.Enabled() && v.cur.pos < len(v.rows) && v.rows[v.cur.pos].model < 0 {
+		run.SetHelp("R", "run pipeline") // on a pipeline's heading
 	}
-	return []key.Binding{enter, v.c.keys.NextProblem, v.c.keys.ToggleGraph, run, v.c.keys.PrevProblem}
+	return []key.Binding{enter, v.c.keys.ToggleGraph, run, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }
 
 // pipelines columns: health glyph, name, shape, one count per status, then,
