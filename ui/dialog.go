@@ -22,13 +22,14 @@ import (
 // the model's name typed, and nothing can be confirmed before the plan is
 // in.
 type dialog struct {
-	id      int
-	gen     uint64
-	action  action
-	plan    *engine.Plan
-	preview *markPreview
-	err     error
-	loading bool
+	id       int
+	gen      uint64
+	action   action
+	plan     *engine.Plan
+	preview  *markPreview
+	releases int
+	err      error
+	loading  bool
 	// confirm is true when the confirm button has the focus.
 	confirm bool
 	input   lineInput
@@ -46,7 +47,7 @@ func (d *dialog) typed() bool { return d.action.danger().Typed() }
 // replan asks the engine for the action's plan.
 func (d *dialog) replan(a *App) tea.Cmd {
 	d.gen++
-	d.loading, d.plan, d.preview, d.err, d.notice = true, nil, nil, nil, ""
+	d.loading, d.plan, d.preview, d.err, d.notice, d.releases = true, nil, nil, nil, "", 0
 	d.input.SetValue("")
 	return loadPlan(a.ctx, a.eng, d.id, d.gen, d.action)
 }
@@ -56,7 +57,7 @@ func (d *dialog) applyPlan(msg planMsg) {
 		return
 	}
 	d.loading = false
-	d.plan, d.preview, d.err = msg.plan, msg.preview, msg.err
+	d.plan, d.preview, d.err, d.releases = msg.plan, msg.preview, msg.err, msg.releases
 }
 
 func (d *dialog) ready() bool { return !d.loading && d.err == nil }
@@ -248,6 +249,9 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	case d.plan != nil:
 		for _, l := range planLines(t, d.plan) {
 			add(l)
+		}
+		if d.releases > 0 {
+			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "blocked unit", "blocked units") + " downstream")
 		}
 	}
 	add("")

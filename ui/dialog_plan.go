@@ -18,7 +18,10 @@ type planMsg struct {
 	gen     uint64
 	plan    *engine.Plan
 	preview *markPreview
-	err     error
+	// releases counts the blocked units downstream of what the plan runs
+	// (engine.Releases); 0 when none or when it could not be counted.
+	releases int
+	err      error
 }
 
 // markPreview is what a mark would move: the units of the model in the
@@ -69,6 +72,11 @@ func loadPlan(ctx context.Context, e *engine.Engine, dialog int, gen uint64, a a
 			plans = append(plans, p)
 		}
 		msg.plan = mergePlans(plans)
+		// What the run can release is a hint beside the plan: a failure to
+		// count it leaves the line out rather than the plan.
+		if n, err := e.Releases(ctx, msg.plan); err == nil {
+			msg.releases = n
+		}
 		return msg
 	}
 }
