@@ -7,12 +7,11 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// TestReleasesCountsEachBlockedUnitOnce: in the why world (raw.orders 05
-// and 07 failed, eight units blocked behind them), a run of one failed hour
-// releases the six blocked units its impact counts; both hours release all
-// eight, the units both reach counted once; a model with nothing
-// downstream releases none; the plan of a run of raw.orders 05 says six.
-func TestReleasesCountsEachBlockedUnitOnce(t *testing.T) {
+// TestReleasesCountsWhatARunSupplies: in the why world (raw.orders 05 and
+// 07 failed, eight units blocked behind them), a blocked unit counts as
+// released when the run loads every upstream window its reason says is
+// missing — each unit once, however many windows reach it.
+func TestReleasesCountsWhatARunSupplies(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := whyWorld(t, s)
 		ctx := t.Context()
@@ -21,20 +20,30 @@ func TestReleasesCountsEachBlockedUnitOnce(t *testing.T) {
 			runs map[string][]state.Window
 			want int
 		}{
-			// By hand: mart.daily day 0, mart.hourly 05, mart.flex 05,
-			// report.running day 0 (THROUGH), report.snapshot (timeless),
-			// report.hourly_rollup day 0.
-			{"raw.orders 05", map[string][]state.Window{"raw.orders": {hours(5, 6)}}, 6},
-			// 07 adds mart.hourly 07 and mart.flex 07; the rest are shared.
-			{"raw.orders 05 and 07", map[string][]state.Window{"raw.orders": {hours(5, 6), hours(7, 8)}}, 8},
-			{"mart.hourly 05", map[string][]state.Window{"mart.hourly": {hours(5, 6)}}, 1},
-			{"mart.flex 05 (nothing downstream)", map[string][]state.Window{"mart.flex": {hours(5, 6)}}, 0},
-			// An upper bound, by reach alone: hours 00–05 overlap day 0, so
-			// they reach mart.daily day 0 and, through it, report.running
-			// and report.snapshot, and report.hourly_rollup day 0 through
-			// mart.hourly's hours 00–05 — but not mart.hourly 05 or
-			// mart.flex 05, which start where the range ends.
-			{"raw.orders 00–05", map[string][]state.Window{"raw.orders": {hours(0, 5)}}, 4},
+			// mart.hourly 05 and mart.flex 05 miss raw.orders 05 alone;
+			// mart.daily's day 0 misses 05 and 07, so one hour is not
+			// enough for it.
+			{"raw.orders 05", map[string][]state.Window{"raw.orders": {hours(5, 6)}}, 2},
+			// Both hours: mart.daily day 0, mart.hourly 05 and 07,
+			// mart.flex 05 and 07. The reports wait on the marts, which
+			// this run does not load.
+			{"raw.orders 05 and 07", map[string][]state.Window{"raw.orders": {hours(5, 6), hours(7, 8)}}, 5},
+			// With the marts' windows too (a run with downstream), two
+			// reports waiting on them are supplied as well: report.running
+			// on mart.daily's day 0 (THROUGH), report.hourly_rollup on
+			// mart.hourly's 05 and 07. report.snapshot is WHOLE over
+			// mart.daily's two days, and the run loads only day 0.
+			{"raw.orders and the marts", map[string][]state.Window{
+				"raw.orders":  {hours(5, 6), hours(7, 8)},
+				"mart.daily":  {days(0, 1)},
+				"mart.hourly": {hours(5, 6), hours(7, 8)},
+				"mart.flex":   {hours(5, 6), hours(7, 8)},
+			}, 7},
+			// report.hourly_rollup's day misses mart.hourly 05 and 07.
+			{"mart.hourly 05", map[string][]state.Window{"mart.hourly": {hours(5, 6)}}, 0},
+			// Hours nobody waits on release nothing, though every
+			// report is downstream of them.
+			{"raw.orders 00–05", map[string][]state.Window{"raw.orders": {hours(0, 5)}}, 0},
 			{"nothing", nil, 0},
 		} {
 			got, err := e.gates().Releases(ctx, tc.runs)
@@ -50,8 +59,8 @@ func TestReleasesCountsEachBlockedUnitOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, err := e.Releases(ctx, p); err != nil || n != 6 {
-			t.Errorf("the plan of a run of raw.orders 05 releases %d (%v), want 6", n, err)
+		if n, err := e.Releases(ctx, p); err != nil || n != 2 {
+			t.Errorf("the plan of a run of raw.orders 05 releases %d (%v), want 2", n, err)
 		}
 	})
 }

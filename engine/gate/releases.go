@@ -10,16 +10,18 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// Releases counts the blocked units downstream of the given windows of
-// their models (runs: model → windows, as a plan runs them): the units a
-// run of those windows can release, each counted once however many of the
-// windows reach it. It is what a run dialog shows before it is confirmed
-// ("releases 4 blocked units") — an upper bound, since a released unit may
-// still wait on another upstream. A window reaches a downstream model as
-// the impact of a blocked unit does: EXACT and ENCAPSULATE the overlapping
-// windows, THROUGH every window ending after it begins, WHOLE and a
-// timeless downstream every unit. A blocked unit of a model in runs counts
-// when another model's windows reach it.
+// Releases counts the blocked units a run of the given windows (runs:
+// model → windows, as a plan runs them) would supply with everything their
+// last gate found lacking, each unit once: what a run dialog shows before it
+// is confirmed ("releases 4 blocked units"). A unit counts when every
+// upstream its stored blocked_reason names is one the run loads and, where
+// the reason lists missing ranges, the run's windows of that upstream cover
+// them all; a stale or not-applied upstream counts as supplied by any run of
+// it. So a run of one failed hour releases the days waiting on that hour
+// alone, not a day that also misses another hour, and not the months
+// waiting on those days unless the run loads the days too (with
+// downstream). It reads the blocked units of the models downstream of the
+// run only; a reason it cannot read back counts as not released.
 func (g *Reader) Releases(ctx context.Context, runs map[string][]state.Window) (int, error) {
 	if len(runs) == 0 {
 		return 0, nil
@@ -28,78 +30,48 @@ func (g *Reader) Releases(ctx context.Context, runs map[string][]state.Window) (
 	if err != nil {
 		return 0, err
 	}
-	blocked := map[string][]state.Window{}
-	reached := map[string][]bool{}
-	load := func(model string) ([]state.Window, error) {
-		if ws, ok := blocked[model]; ok {
-			return ws, nil
-		}
-		var ws []state.Window
-		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: g.Env.Suffix, Model: model, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
-			ws = append(ws, u.Window)
-			return nil
-		})
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return nil, fmt.Errorf("reading the blocked units of %s: %w", model, err)
-		}
-		blocked[model], reached[model] = ws, make([]bool, len(ws))
-		return ws, nil
+	loaded := map[string]state.IntervalSet{}
+	for model, ws := range runs {
+		loaded[model] = state.NewIntervalSet(nonZero(ws)...)
 	}
-	for _, model := range slices.Sorted(maps.Keys(runs)) {
-		// Merged, a run of a thousand consecutive windows is one range.
-		islands := state.NewIntervalSet(nonZero(runs[model])...).Windows()
-		timeless := len(islands) == 0 && len(runs[model]) > 0
-		if len(islands) == 0 && !timeless {
-			continue
-		}
-		start := reachSame
-		if timeless {
-			start = reachAll
-		}
-		for down, k := range lin.downstreamReach(model, start) {
-			ws, err := load(down)
-			if err != nil {
-				return 0, err
-			}
-			for i, w := range ws {
-				if reached[down][i] {
-					continue
-				}
-				for _, r := range islands {
-					if reaches(k, r, w) {
-						reached[down][i] = true
-						break
-					}
-				}
-				if k == reachAll {
-					reached[down][i] = true
-				}
-			}
+	downstream := map[string]bool{}
+	for model := range runs {
+		for down := range lin.downstreamReach(model, reachAll) {
+			downstream[down] = true
 		}
 	}
 	n := 0
-	for _, rs := range reached {
-		for _, r := range rs {
-			if r {
+	for _, model := range slices.Sorted(maps.Keys(downstream)) {
+		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: g.Env.Suffix, Model: model, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
+			if supplied(ReasonParts(u.BlockedReason), runs, loaded) {
 				n++
 			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return 0, fmt.Errorf("reading the blocked units of %s: %w", model, err)
 		}
 	}
 	return n, nil
 }
 
-// reaches reports whether range r of an upstream reaches a downstream unit
-// of window w at reach k; see windowIndex.count.
-func reaches(k reachKind, r, w state.Window) bool {
-	switch k {
-	case reachAll:
-		return true
-	case reachFrom:
-		return w.IsZero() || w.Until.After(r.Since)
-	case reachSame:
-		return w.IsZero() || w.Overlaps(r)
+// supplied reports whether a run loading runs (merged per model in loaded)
+// answers every part of a blocked unit's reason.
+func supplied(parts []ReasonPart, runs map[string][]state.Window, loaded map[string]state.IntervalSet) bool {
+	if len(parts) == 0 {
+		return false
 	}
-	return false
+	for _, p := range parts {
+		if _, ok := runs[p.Upstream]; !ok || p.Upstream == "" {
+			return false
+		}
+		for _, m := range p.Missing {
+			if !loaded[p.Upstream].Covers(m) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // nonZero drops zero windows (a timeless model's existence row).
