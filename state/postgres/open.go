@@ -29,6 +29,8 @@ type Options struct {
 type Store struct {
 	pool   *pgxpool.Pool
 	schema string
+	// begin is how the store begins its transactions (beginOptions).
+	begin pgx.TxOptions
 	// channel is the NOTIFY channel of this schema's change feed.
 	channel string
 
@@ -89,6 +91,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	return &Store{
 		pool:    pool,
+		begin:   beginOptions(cfg),
 		schema:  schema,
 		channel: schema + channelSuffix,
 		closing: make(chan struct{}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -13,10 +14,10 @@ import (
 // until its session ends — the change feed's advisory lock serialises every
 // commit of the store, and a warehouse unit's ledger row lock stops every
 // newer claim of that unit — so without a bound one paused worker stops
-// every other worker of the deployment for as long as it is paused. No
-// bollhav transaction leaves its client idle for more than milliseconds
-// between statements, so half a minute is far above any real one. A DSN
-// that sets idle_in_transaction_session_timeout itself keeps its value.
+// every other worker of the deployment for as long as it is paused.
+// bollhav's transactions run only Go code between their statements (a
+// warehouse unit's one store read at most), so half a minute is far above
+// any real pause.
 const idleInTransactionTimeout = "30s"
 
 // pingTimeout bounds the liveness ping of a pooled connection; without it
@@ -29,16 +30,33 @@ func sessionDefaults(cfg *pgxpool.Config) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
 	}
-	params := cfg.ConnConfig.RuntimeParams
-	if params["application_name"] == "" {
-		params["application_name"] = "bollhav"
-	}
-	if params["idle_in_transaction_session_timeout"] == "" {
-		params["idle_in_transaction_session_timeout"] = idleInTransactionTimeout
+	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
+		cfg.ConnConfig.RuntimeParams["application_name"] = "bollhav"
 	}
 	if cfg.PingTimeout == 0 {
 		cfg.PingTimeout = pingTimeout
 	}
+}
+
+// beginOptions is how bollhav begins its transactions on a pool made from
+// cfg: with the idle bound set for the transaction alone (SET LOCAL, in the
+// same round trip as BEGIN). Not as a startup parameter of the session:
+// PgBouncer and the poolers built on it refuse a connection whose startup
+// packet carries one they do not know, and a per-role or per-database value
+// a DBA set stays in force outside bollhav's transactions. A DSN that sets
+// idle_in_transaction_session_timeout itself keeps its value for the whole
+// session, and the transactions then begin plainly.
+func beginOptions(cfg *pgxpool.Config) pgx.TxOptions {
+	if cfg.ConnConfig.RuntimeParams["idle_in_transaction_session_timeout"] != "" {
+		return pgx.TxOptions{}
+	}
+	return beginBounded(idleInTransactionTimeout)
+}
+
+// beginBounded begins a transaction that PostgreSQL ends once it has sat
+// idle for timeout.
+func beginBounded(timeout string) pgx.TxOptions {
+	return pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL idle_in_transaction_session_timeout = '" + timeout + "'"}
 }
 
 // pingEveryAcquire makes the pool check a connection each time it hands

@@ -6,27 +6,43 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
-func showSetting(t *testing.T, s *Store, name string) string {
+// idleSetting reads idle_in_transaction_session_timeout inside one of the
+// store's transactions and outside any.
+func idleSetting(t *testing.T, s *Store) (inTx, session string) {
 	t.Helper()
-	var v string
-	if err := s.pool.QueryRow(t.Context(), "SELECT current_setting($1)", name).Scan(&v); err != nil {
+	const q = "SELECT current_setting('idle_in_transaction_session_timeout')"
+	err := pgx.BeginTxFunc(t.Context(), s.pool, s.begin, func(tx pgx.Tx) error {
+		return tx.QueryRow(t.Context(), q).Scan(&inTx)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	return v
+	if err := s.pool.QueryRow(t.Context(), q).Scan(&session); err != nil {
+		t.Fatal(err)
+	}
+	return inTx, session
 }
 
-// TestSessionsBoundIdleTransactions: every connection of a store runs with
-// idle_in_transaction_session_timeout set, unless the DSN sets it itself.
-func TestSessionsBoundIdleTransactions(t *testing.T) {
+// TestTransactionsBoundTheirIdleTime: the store's transactions run with
+// idle_in_transaction_session_timeout set for themselves alone (SET LOCAL,
+// so a pooler that refuses unknown startup parameters still connects, and
+// the session keeps the server's value), unless the DSN sets it for the
+// whole session.
+func TestTransactionsBoundTheirIdleTime(t *testing.T) {
 	s, _ := openTest(t, Options{})
-	if got := showSetting(t, s, "idle_in_transaction_session_timeout"); got != idleInTransactionTimeout {
-		t.Errorf("idle_in_transaction_session_timeout = %q, want bollhav's %q", got, idleInTransactionTimeout)
+	inTx, session := idleSetting(t, s)
+	if inTx != idleInTransactionTimeout {
+		t.Errorf("inside a transaction: %q, want bollhav's %q", inTx, idleInTransactionTimeout)
+	}
+	if session == idleInTransactionTimeout {
+		t.Errorf("outside a transaction the session has bollhav's %q too: it went in the startup packet", session)
 	}
 	dsn := pgtest.DSN(t) + "&idle_in_transaction_session_timeout=7s"
 	own, err := Open(t.Context(), dsn, Options{Schema: pgtest.Schema(t, dsn)})
@@ -34,8 +50,8 @@ func TestSessionsBoundIdleTransactions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer own.Close()
-	if got := showSetting(t, own, "idle_in_transaction_session_timeout"); got != "7s" {
-		t.Errorf("with the DSN's own value: %q, want 7s", got)
+	if inTx, session := idleSetting(t, own); inTx != "7s" || session != "7s" {
+		t.Errorf("with the DSN's own value: %q in a transaction, %q outside, want 7s for both", inTx, session)
 	}
 }
 
@@ -45,17 +61,13 @@ func TestSessionsBoundIdleTransactions(t *testing.T) {
 // server ends its session once it has idled past the bound, the waiting
 // write commits, and the paused session's next statement finds its
 // connection gone (SQLSTATE 25P03, which the engine treats as a lost
-// connection).
+// connection). The bound is a second here instead of half a minute.
 func TestPausedTransactionReleasesTheFeedLock(t *testing.T) {
-	base := pgtest.DSN(t) + "&idle_in_transaction_session_timeout=1s"
-	s, err := Open(t.Context(), base, Options{Schema: pgtest.Schema(t, base)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s, _ := openTest(t, Options{})
+	s.begin = beginBounded("1s")
 	registerFlex(t, s, "m")
 
-	paused, err := s.pool.Begin(t.Context())
+	paused, err := s.pool.BeginTx(t.Context(), s.begin)
 	if err != nil {
 		t.Fatal(err)
 	}
