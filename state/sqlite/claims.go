@@ -10,9 +10,9 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// claimPerModelMax is the most models a claim may cover for its candidates
-// to be found model by model (units_status); past it they are read in
-// window order from units_pending.
+// claimPerModelMax is the most models a claim may name for their
+// registrations to be looked up one by one; past it they are read in
+// chunks (claimModelsNamed).
 const claimPerModelMax = 8
 
 // claimBatch is how many pending candidates Claim reads at a time; a
@@ -49,20 +49,9 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 			cond, a := overlap(req.Window, maxUnit)
 			where, args = where+" AND "+cond, append(args, a...)
 		}
-		// Few models: each one's pending units are found through
-		// units_status, whichever of them holds the oldest window. Many:
-		// the query planner, seeing a long IN list, still seeks each
-		// model's units and sorts all of them (51 ms a claim over 1,000
-		// models × 1,000 pending units, 127 ms when they are named), where
-		// walking the pending units in window order and stopping at the
-		// limit reads little more than the units it takes.
-		from := `"units"`
-		if len(models) > claimPerModelMax {
-			from = `"units" INDEXED BY "units_pending"`
-		}
 		afterSince, afterID := int64(-1<<63), int64(0)
 		for len(out) < req.Limit {
-			cands, err := claimCandidates(ctx, tx, from, where, args, afterSince, afterID)
+			cands, err := claimCandidates(ctx, tx, where, args, afterSince, afterID)
 			if err != nil {
 				return err
 			}
@@ -187,8 +176,8 @@ type candidate struct {
 
 // claimCandidates reads the next batch of pending units in claim order
 // (oldest window first, then unit id), after the last one considered.
-func claimCandidates(ctx context.Context, tx *sql.Tx, from, where string, args []any, afterSince, afterID int64) ([]candidate, error) {
-	query, args := candidatesQuery(from, where, args, afterSince, afterID)
+func claimCandidates(ctx context.Context, tx *sql.Tx, where string, args []any, afterSince, afterID int64) ([]candidate, error) {
+	query, args := candidatesQuery(where, args, afterSince, afterID)
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: claim: %w", err)
@@ -207,8 +196,8 @@ func claimCandidates(ctx context.Context, tx *sql.Tx, from, where string, args [
 
 // candidatesQuery pages through pending units in claim order by keyset, so
 // each batch is a seek, not a rescan of the units already considered.
-func candidatesQuery(from, where string, args []any, afterSince, afterID int64) (string, []any) {
-	return `SELECT "id", "model_id", "since", "until" FROM ` + from + `
+func candidatesQuery(where string, args []any, afterSince, afterID int64) (string, []any) {
+	return `SELECT "id", "model_id", "since", "until" FROM "units"
 		WHERE ` + where + ` AND ("since", "id") > (?, ?)
 		ORDER BY "since", "id" LIMIT ` + fmt.Sprint(claimBatch), append(append([]any{}, args...), afterSince, afterID)
 }
