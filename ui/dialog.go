@@ -260,7 +260,15 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		if act.pipeline != "" {
 			subject = "every model of pipeline " + act.pipeline
 		}
-		add(t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", subject, env)) + " Type its name to confirm:")
+		warn, ask := t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", subject, env)), "Type its name to confirm:"
+		if width(warn)+1+width(ask) <= inner {
+			add(warn + " " + ask)
+		} else {
+			// A long name: what to type goes on a line of its own rather
+			// than off the edge, and says the name.
+			add(warn)
+			add("Type its name (" + act.name() + ") to confirm:")
+		}
 		add("  " + d.input.view(t, inner-4))
 		if d.notice != "" {
 			add(t.Error.Render(d.notice))

@@ -45,3 +45,27 @@ func TestRunAPipelineFromItsHeading(t *testing.T) {
 		t.Fatalf("the newest run %+v, %v; want a discover of pipeline ingest", runs, err)
 	}
 }
+
+// TestPipelineTorchSaysWhatToType: at 80 columns the torch of a pipeline
+// still tells the user what to type — its warning names every model of the
+// pipeline, which leaves no room on the same line, so the request goes on a
+// line of its own with the pipeline's name — and a torch is not run before
+// that name is typed.
+func TestPipelineTorchSaysWhatToType(t *testing.T) {
+	w := newWorld(t)
+	before := w.counts(t, "raw.orders")
+	r := startUI(t, w.e, 80, 24, Options{})
+	r.waitSettled(t, viewPipelines)
+	r.keys("g") // the ingest heading
+	r.waitFor(t, "the cursor on the ingest heading", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "▾ ingest")
+	})
+	r.keys("R", "tab", "tab")
+	f := r.waitText(t, "[torch]", "delete    24 units", "Torch deletes the state of every model of pipeline ingest in prod.", "Type its name (ingest) to confirm:")
+	checkFrame(t, f, 80, 24)
+	r.keys("enter")
+	r.waitText(t, "type ingest to confirm the torch")
+	if after := w.counts(t, "raw.orders"); after[state.Applied] != before[state.Applied] || after[state.Failed] != before[state.Failed] {
+		t.Fatalf("an unconfirmed torch changed the store: %v → %v", before, after)
+	}
+}
