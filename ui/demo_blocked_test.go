@@ -151,6 +151,10 @@ func TestDemoPipelinesOpenOnTheFailedModel(t *testing.T) {
 	}
 	r.Keys("N")
 	r.WaitFor(t, "N back to mart.monthly_revenue", func(f string) bool { return strings.Contains(ui.SelectedLine(f), "mart.monthly_revenue") })
+	// The graph form selects along edges, not rows: n says where it works
+	// instead of claiming nothing is wrong.
+	r.Keys("v", "n")
+	r.WaitText(t, "n and N jump between rows of the list")
 }
 
 // waitStatus waits until model's unit of window w has status in the store.

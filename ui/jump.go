@@ -24,6 +24,9 @@ func (a *App) jumpProblem(j problemJumper, msg tea.KeyPressMsg) tea.Cmd {
 		dir = -1
 	}
 	if !j.jumpProblem(dir) {
+		if r, ok := j.(interface{ noJumpReason() string }); ok && r.noJumpReason() != "" {
+			return a.setFlash(r.noJumpReason(), false)
+		}
 		return a.setFlash("nothing failed or blocked here", false)
 	}
 	return a.settle(a.top())

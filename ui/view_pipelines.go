@@ -232,6 +232,15 @@ func (v *pipelinesView) rebuild(selected string) {
 	}
 }
 
+// noJumpReason says why n and N do not move in the graph form, whose
+// selection follows edges, not rows.
+func (v *pipelinesView) noJumpReason() string {
+	if v.graphForm && v.c.render.graph != nil {
+		return "n and N jump between rows of the list: v switches to it"
+	}
+	return ""
+}
+
 // jumpProblem moves the cursor to the next model row (dir 1, or the
 // previous: -1) with failed or blocked units, round the end; from a
 // pipeline heading or the top, the first such row.
