@@ -54,6 +54,8 @@ type App struct {
 	backoff     time.Duration
 
 	quitting bool // q pressed once while a run is going on
+	// toasted is the run the footer last spoke of, which w opens.
+	toasted *liveRun
 
 	flash    string
 	flashErr bool
@@ -383,7 +385,25 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.switchTo(topViews[i].kind)
 		}
 	}
+	if key.Matches(msg, a.keys.OpenRun) {
+		return a.openToastedRun()
+	}
 	return top.key(msg)
+}
+
+// openToastedRun opens the run the footer last spoke of, over the runs
+// view (esc leads there); before the engine has given it an id, the runs
+// view, where it is listed under "Started here".
+func (a *App) openToastedRun() tea.Cmd {
+	r := a.toasted
+	if r == nil {
+		return nil
+	}
+	cmd := a.switchTo(viewRuns)
+	if r.runID == 0 {
+		return cmd
+	}
+	return tea.Batch(cmd, a.push(newRun(a.common, r.runID)))
 }
 
 // quit ends the program; with a run going on, q asks first (a second q
@@ -521,6 +541,7 @@ func (a *App) handleRunEvent(msg runEventMsg) tea.Cmd {
 		r.runID = r.result.RunID
 	}
 	failed := r.err != nil || (r.result != nil && r.result.Failed())
+	a.toasted = r
 	return tea.Batch(a.setFlash(runSummary(r), failed), a.reload(a.top(), nil))
 }
 
@@ -553,8 +574,10 @@ func (a *App) confirmAction(act action) tea.Cmd {
 	}
 	r := &liveRun{id: a.newID(), action: act, started: time.Now()}
 	a.runs = append(a.runs, r)
+	a.toasted = r
+	a.keys.OpenRun.SetEnabled(true)
 	return tea.Batch(startRun(a.ctx, a.eng, &a.owned, r.id, act),
-		a.setFlash(fmt.Sprintf("started a %s run of %s — 3 shows runs", act.mode, act.target()), false),
+		a.setFlash(fmt.Sprintf("started a %s run of %s — %s", act.mode, act.target(), openRunHint), false),
 		a.startLoad(a.top()))
 }
 

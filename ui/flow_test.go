@@ -97,7 +97,7 @@ func TestRunFromTheDialogLandsInTheStore(t *testing.T) {
 	}
 	// The UI follows: the count and the outcome, without a key press.
 	r.waitText(t, "✓ 23 applied", "✗ 1 failed")
-	r.waitText(t, "run 4 succeeded (bulldozer)")
+	r.waitText(t, "run 4 succeeded (w opens it): bulldozer")
 	runs, err := w.e.Store.Runs(context.Background(), "", 10)
 	if err != nil || len(runs) != 4 || runs[0].StateMode != "bulldozer" || runs[0].Window != hours(5, 6) {
 		t.Fatalf("runs %+v, %v", runs, err)

@@ -33,6 +33,9 @@ type keyMap struct {
 	Yank, YankError key.Binding
 	// Detail opens the unit's detail: its whole error, its attempts, what ran.
 	Detail key.Binding
+	// OpenRun opens the run the footer last spoke of; enabled once this
+	// UI started a run.
+	OpenRun key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -67,6 +70,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
 		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
 		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
+		OpenRun:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "open the run started last"), key.WithDisabled()),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
@@ -106,7 +110,7 @@ func (k keyMap) navigation() []key.Binding {
 func (k keyMap) global() []key.Binding {
 	g := []key.Binding{k.Palette, k.Filter, k.Back}
 	g = append(g, k.Screens...)
-	return append(g, k.Help, k.Quit)
+	return append(g, k.OpenRun, k.Help, k.Quit)
 }
 
 // helpKeys is a help.KeyMap for one screen: its own bindings first, then

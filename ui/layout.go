@@ -209,6 +209,21 @@ func durationText(d time.Duration) string {
 	return state.RoughDuration(d) + " ago"
 }
 
+// elapsedText prints how long something took, to the precision a short
+// run needs: "40ms", "3.5s", "42s", then state.RoughDuration's "5m12s" —
+// a run of a second is not "0s".
+func elapsedText(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return state.RoughDuration(d)
+}
+
 // count prints n with thousands separators: 1,000,000.
 func count(n int) string {
 	s := strconv.Itoa(n)

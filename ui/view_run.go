@@ -241,7 +241,7 @@ func (v *runView) render(w, h int) []string {
 			}
 			tk := "-"
 			if e.FinishedAt != nil {
-				tk = state.RoughDuration(e.FinishedAt.Sub(e.StartedAt))
+				tk = elapsedText(e.FinishedAt.Sub(e.StartedAt))
 			}
 			ts := taskStatus(e.Status)
 			line = row(w-1, cols, t.Glyph(ts), indent+name, fmt.Sprint(e.Attempt), t.Status(ts).Render(e.Status), rows, t.Muted.Render(tk),

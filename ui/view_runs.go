@@ -117,13 +117,13 @@ func (v *runsView) render(w, h int) []string {
 	t := v.c.theme
 	var lines []string
 	if len(v.c.runs) > 0 {
-		lines = append(lines, " "+t.Title.Render("Started here"))
-		live := v.c.runs
-		if len(live) > 3 {
-			live = live[len(live)-3:]
-		}
+		lines = append(lines, " "+t.Title.Render("Started here")+t.Muted.Render(" · "+plural(len(v.c.runs), "run", "runs")+" this session"))
+		live, more := startedHere(v.c.runs, h)
 		for i := len(live) - 1; i >= 0; i-- {
 			lines = append(lines, liveRunLine(t, live[i], w))
+		}
+		if more > 0 {
+			lines = append(lines, t.Muted.Render(fmt.Sprintf("   +%d more started here, older (in the history below)", more)))
 		}
 		lines = append(lines, " "+t.Title.Render("History"))
 	}
@@ -159,6 +159,19 @@ func (v *runsView) render(w, h int) []string {
 	return pad(lines, w, h)
 }
 
+// startedHere is the runs of this session the runs view lists, oldest
+// first, on a body h lines high: every one while they fit in a third of
+// it (three at least), else the newest that fit beside a "+N more" line,
+// with N the older ones left out.
+func startedHere(runs []*liveRun, h int) (shown []*liveRun, more int) {
+	room := max(3, h/3)
+	if len(runs) <= room {
+		return runs, 0
+	}
+	more = len(runs) - (room - 1)
+	return runs[more:], more
+}
+
 // took is a run's duration, so far when it is still running.
 func took(r state.Run, now time.Time) string {
 	end := now
@@ -168,7 +181,7 @@ func took(r state.Run, now time.Time) string {
 	if end.Before(r.StartedAt) {
 		return "-"
 	}
-	return state.RoughDuration(end.Sub(r.StartedAt))
+	return elapsedText(end.Sub(r.StartedAt))
 }
 
 // liveRunLine is one run started from this UI: its state and the progress
