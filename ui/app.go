@@ -80,7 +80,8 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 		ec.ReadOnly = true
 		e = &ec
 	}
-	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24}
+	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24,
+		loc: viewerLocation(opts)}
 	a := &App{
 		common: c, opts: opts, readOnly: readOnly,
 		autoTheme: opts.Theme == "" && th.Name == themes.Default,
@@ -385,8 +386,19 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.switchTo(topViews[i].kind)
 		}
 	}
-	if key.Matches(msg, a.keys.OpenRun) {
+	switch {
+	case key.Matches(msg, a.keys.OpenRun):
 		return a.openToastedRun()
+	case key.Matches(msg, a.keys.Times):
+		a.times.absolute = !a.times.absolute
+		return a.setFlash("times: "+map[bool]string{false: "ages (3h ago)", true: "absolute"}[a.times.absolute]+" · t toggles", false)
+	case key.Matches(msg, a.keys.Zone):
+		a.times.local = !a.times.local
+		what := "UTC"
+		if a.times.local {
+			what = "local: windows in their model's time zone, times in " + zoneName(a.loc, a.now())
+		}
+		return a.setFlash("times: "+what+" · T toggles", false)
 	}
 	return top.key(msg)
 }

@@ -80,7 +80,7 @@ func (a *App) header(w int) string {
 		crumbs = append(crumbs, title)
 	}
 	trail := strings.Join(crumbs, " › ")
-	right := ""
+	right := t.Muted.Render(a.timesLabel()) + "  "
 	if n := a.activeRuns(); n > 0 {
 		right += t.Status(themes.Running).Render(themes.Glyph(themes.Running)+" "+plural(n, "run", "runs")) + "  "
 	}
@@ -175,7 +175,19 @@ func (a *App) helpBody(w, h int) []string {
 	}
 	lines = append(lines, " "+strings.Join(legend, "  "))
 	lines = append(lines, gap, " "+t.Accent.Render("Commands")+t.Muted.Render("  (: then enter; tab completes)"))
+	// The screens' commands share a line: each is a screen the keys
+	// above name, and one line each pushed the rest off a 24-line help.
+	var screens, keys []string
+	for _, tv := range topViews {
+		screens, keys = append(screens, string(tv.kind)), append(keys, tv.key)
+	}
 	for _, c := range paletteCommands {
+		if _, isScreen := topViewNamed(c.name); isScreen {
+			if c.name == screens[0] {
+				lines = append(lines, "   "+t.Accent.Render(strings.Join(screens, " "))+"  the screens of the keys "+strings.Join(keys, " "))
+			}
+			continue
+		}
 		lines = append(lines, "   "+t.Accent.Render(c.name)+" "+t.Muted.Render(c.args)+strings.Repeat(" ", max(1, 22-width(c.name+" "+c.args)))+c.help)
 	}
 	tight := len(lines) > h

@@ -190,7 +190,7 @@ func TestTimelineFollowsTheCursor(t *testing.T) {
 	r.waitSettled(t, viewModel)
 	r.waitText(t, "▲ 2026-01-01 05:00–06:00 ⊘ blocked", "╳ ENCAPSULATE unmet · 0s/1h covered (0%)")
 	r.keys("down")
-	r.waitText(t, "▲ 2026-01-01 06:00–07:00 ✓ applied at 2026-01-03 00:00Z", "▔ ENCAPSULATE ok · 1h/1h covered (100%)")
+	r.waitText(t, "▲ 2026-01-01 06:00–07:00 ✓ applied 0s ago", "▔ ENCAPSULATE ok · 1h/1h covered (100%)")
 }
 
 // TestTimelineLoadsTheVisibleTimeOnly: the timeline reads units and

@@ -36,6 +36,10 @@ type keyMap struct {
 	// OpenRun opens the run the footer last spoke of; enabled once this
 	// UI started a run.
 	OpenRun key.Binding
+	// Times toggles instants between ages and times, Zone between UTC
+	// and local time (times.go); TimesHelp is the one line the help
+	// shows for both.
+	Times, Zone, TimesHelp key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -70,6 +74,9 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
 		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
 		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
+		Times:       key.NewBinding(key.WithKeys("t")),
+		Zone:        key.NewBinding(key.WithKeys("T")),
+		TimesHelp:   key.NewBinding(key.WithKeys("t", "T"), key.WithHelp("t/T", "times ago/abs, UTC/local")),
 		OpenRun:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "open the run started last"), key.WithDisabled()),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
@@ -110,7 +117,7 @@ func (k keyMap) navigation() []key.Binding {
 func (k keyMap) global() []key.Binding {
 	g := []key.Binding{k.Palette, k.Filter, k.Back}
 	g = append(g, k.Screens...)
-	return append(g, k.OpenRun, k.Help, k.Quit)
+	return append(g, k.OpenRun, k.TimesHelp, k.Help, k.Quit)
 }
 
 // helpKeys is a help.KeyMap for one screen: its own bindings first, then

@@ -38,6 +38,11 @@ type Options struct {
 	// FeedPoll is the longest a change in the store waits unseen when the
 	// store sends no wake-up (default DefaultFeedPoll), for a UI's own feed.
 	FeedPoll time.Duration
+	// Location is the viewer's time zone, which T shows instants in;
+	// nil: the zone TZ (from Getenv) names, else the process's. An SSH
+	// session passes the zone its client sent, or UTC: the server's own
+	// says nothing of the viewer's.
+	Location *time.Location
 }
 
 // NewModel is the UI as a Bubble Tea model over e, for a caller that runs

@@ -387,7 +387,6 @@ func (v *pipelinesView) render(w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := v.c.now()
 	for i := from; i < to; i++ {
 		r := v.rows[i]
 		var line string
@@ -408,10 +407,10 @@ func (v *pipelinesView) render(w, h int) []string {
 				cells = append(cells, countCell(t, s, m.Counts[s]))
 			}
 			if wide {
-				cells = append(cells, t.Muted.Render(ageText(now, m.LastAppliedAt)))
+				cells = append(cells, t.Muted.Render(v.c.when(m.LastAppliedAt)))
 			}
 			if wider {
-				cells = append(cells, t.Muted.Render(coverageText(m)))
+				cells = append(cells, t.Muted.Render(v.c.coverageText(m)))
 			}
 			line = row(w-1, cols, cells...)
 		}
@@ -458,8 +457,8 @@ func shortStatus(s state.UnitStatus) string {
 }
 
 // coverageText summarises a model's coverage: its first..last bound and
-// the gaps between.
-func coverageText(m engine.ModelStatus) string {
+// the gaps between, the span printed by c.window (the time toggle).
+func (c *common) coverageText(m engine.ModelStatus) string {
 	switch {
 	case m.Timeless():
 		return "-"
@@ -468,7 +467,7 @@ func coverageText(m engine.ModelStatus) string {
 	}
 	ws := m.Coverage.Windows()
 	first, last := ws[0], ws[len(ws)-1]
-	s := windowText(state.Window{Since: first.Since, Until: last.Until})
+	s := c.window(m.Name, state.Window{Since: first.Since, Until: last.Until})
 	if gaps := len(ws) - 1; gaps > 0 {
 		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
 	}

@@ -154,7 +154,7 @@ func (v *pipelinesView) graphSummary(w int) string {
 			parts = append(parts, t.Status(themes.Stale).Render(themes.Glyph(themes.Stale)+" stale"))
 		}
 		if m.LastAppliedAt != nil {
-			parts = append(parts, t.Muted.Render("applied "+ageText(v.c.now(), m.LastAppliedAt)))
+			parts = append(parts, t.Muted.Render("applied "+v.c.when(m.LastAppliedAt)))
 		}
 		return fit(strings.Join(parts, "  "), w)
 	}
