@@ -56,6 +56,15 @@ type App struct {
 	quitting bool // q pressed once while a run is going on
 	// toasted is the run the footer last spoke of, which w opens.
 	toasted *liveRun
+	// lastChange is when the newest change the feed brought happened
+	// (the change's own time): "● live 14:03:22Z" says the UI is not
+	// only connected but seeing changes. Zero until one arrives.
+	lastChange time.Time
+	// lastKey is the last key press, idleWarning the idle timeout's
+	// banner, endReason why the UI quit by itself (idle.go).
+	lastKey     time.Time
+	idleWarning string
+	endReason   string
 
 	flash    string
 	flashErr bool
@@ -139,7 +148,7 @@ func (a *App) initialView() ([]view, error) {
 
 // Init loads the first screen and subscribes to the change feed.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll())}
+	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll()), a.startIdle()}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -251,8 +260,12 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.KeyPressMsg:
+		a.lastKey, a.idleWarning = time.Now(), ""
 		return a.handleKey(msg)
+	case idleCheckMsg:
+		return a.idleCheck()
 	case tea.MouseWheelMsg:
+		a.lastKey, a.idleWarning = time.Now(), ""
 		if a.dialog == nil && a.palette == nil && !a.showHelp {
 			a.top().wheel(msg)
 			return a.settle(a.top())
@@ -519,6 +532,18 @@ func (a *App) handleFeed(msg feedMsg) tea.Cmd {
 		a.feedBackoff = nextBackoff(a.feedBackoff)
 		cmds = append(cmds, tick(a.ctx, a.feedBackoff, func(time.Time) tea.Msg { return feedRetryMsg{} }))
 		return tea.Batch(cmds...)
+	}
+	if msg.all {
+		a.lastChange = a.now()
+	}
+	for _, ch := range msg.changes {
+		at := ch.At
+		if at.IsZero() {
+			at = a.now()
+		}
+		if at.After(a.lastChange) {
+			a.lastChange = at
+		}
 	}
 	switch {
 	case msg.all:

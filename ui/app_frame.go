@@ -67,8 +67,16 @@ func (a *App) header(w int) string {
 		env = t.Prod.Render(" prod ")
 	}
 	ro := ""
-	if a.readOnly {
-		ro = " " + t.Muted.Render("read-only")
+	if a.opts.User != "" {
+		who := a.opts.User
+		if a.opts.Role != "" {
+			who += " (" + a.opts.Role + ")"
+		}
+		ro = " " + t.Accent.Render(who)
+	}
+	if a.readOnly && a.opts.Role != "viewer" {
+		// A viewer is read-only by its role; anyone else is told.
+		ro += " " + t.Muted.Render("read-only")
 	}
 	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Store.Backend()) + ro + "  "
 	var crumbs []string
@@ -86,7 +94,11 @@ func (a *App) header(w int) string {
 	}
 	switch {
 	case a.live:
-		right += t.Status(themes.Applied).Render("● live") + " "
+		live := "● live"
+		if !a.lastChange.IsZero() {
+			live += " " + a.clockText(a.lastChange)
+		}
+		right += t.Status(themes.Applied).Render(live) + " "
 	case a.feedErr != nil:
 		right += t.Error.Render("○ offline") + " "
 	default:
@@ -96,8 +108,12 @@ func (a *App) header(w int) string {
 	return spread(left+t.Base.Render(clipLeft(trail, max(room, 0))), " "+right, w)
 }
 
-// banner reports a lost store connection; empty when all is well.
+// banner reports a lost store connection, or that the idle timeout is
+// about to close the session; empty when all is well.
 func (a *App) banner(w int) string {
+	if a.idleWarning != "" {
+		return a.theme.Banner.Render(fit(" ⏱ "+a.idleWarning, w))
+	}
 	err := a.loadErr
 	what := "store unreachable"
 	if err == nil && a.feedErr != nil {

@@ -43,6 +43,15 @@ type Options struct {
 	// session passes the zone its client sent, or UTC: the server's own
 	// says nothing of the viewer's.
 	Location *time.Location
+	// User and Role say who the session is, in the header ("alice
+	// (viewer)"): an SSH session's user name and its key's role. Empty
+	// for a local UI.
+	User, Role string
+	// IdleTimeout closes the UI when no key was pressed for this long,
+	// with a warning a minute before (0: never); a UI only watching a
+	// live view is kept unless IdleClosesWatchers (idle.go).
+	IdleTimeout        time.Duration
+	IdleClosesWatchers bool
 }
 
 // NewModel is the UI as a Bubble Tea model over e, for a caller that runs
