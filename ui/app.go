@@ -40,6 +40,10 @@ type App struct {
 	help      help.Model
 
 	stack []view
+	// history is the stacks jumps left (1–4, i, the palette's model and
+	// why), newest last, at most historyMax: - goes back to the one
+	// before, as k9s's - does.
+	history [][]view
 
 	showHelp bool
 	palette  *palette
@@ -215,12 +219,13 @@ func (a *App) pop() tea.Cmd {
 }
 
 // switchTo shows a top-level view: back to it when it is on the stack,
-// else on top of the pipelines view.
+// else on top of the pipelines view. The stack left is remembered for -.
 func (a *App) switchTo(k viewKind) tea.Cmd {
 	t, ok := topViewNamed(string(k))
-	if !ok {
+	if !ok || a.top().kind() == k {
 		return nil
 	}
+	a.remember()
 	for i, v := range a.stack {
 		if v.kind() == k {
 			a.stack = a.stack[:i+1]
@@ -400,6 +405,8 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	switch {
+	case key.Matches(msg, a.keys.Previous):
+		return a.previous()
 	case key.Matches(msg, a.keys.OpenRun):
 		return a.openToastedRun()
 	case key.Matches(msg, a.keys.Times):
@@ -636,7 +643,7 @@ func (a *App) switchEnv(suffix string) tea.Cmd {
 	ec := *a.eng
 	ec.Env = env
 	a.eng = &ec
-	a.stack = []view{topViews[0].open(a.common)}
+	a.stack, a.history = []view{topViews[0].open(a.common)}, nil
 	return tea.Batch(a.startLoad(a.top()), a.setFlash("environment "+env.String(), false))
 }
 

@@ -349,7 +349,7 @@ func renderTimeline(in timelineInput, w, height int) []string {
 		// drawn on the first temporal one's.
 		head += t.Muted.Render("timeless: one existence row") + " " + statusText(t, in.Cursor) + t.Muted.Render(" · ")
 	}
-	head += t.Muted.Render("zoom " + strings.Join(levels, " ") + "  +/-")
+	head += t.Muted.Render("zoom " + strings.Join(levels, " ") + "  +/_")
 	partial := in.Span.Partial || in.Span.StalePartial
 	for _, u := range in.Upstreams {
 		partial = partial || u.Span.Partial || u.Span.StalePartial

@@ -66,12 +66,16 @@ func (v *pipelinesView) graphKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, v.c.keys.NextGraph):
-		for i, p := range v.graphs {
-			if p.Name == v.graphOf {
-				v.graphOf, v.graph, v.graphSel = v.graphs[(i+1)%len(v.graphs)].Name, nil, ""
-				v.graphX, v.graphY = 0, 0
-				break
-			}
+		v.cycleGraph(1)
+	case key.Matches(msg, v.c.keys.PrevGraph):
+		v.cycleGraph(-1)
+	case key.Matches(msg, v.c.keys.EdgeUp):
+		if v.graphSel != "" {
+			v.followEdge(true)
+		}
+	case key.Matches(msg, v.c.keys.EdgeDown):
+		if v.graphSel != "" {
+			v.followEdge(false)
 		}
 	case key.Matches(msg, v.c.keys.Enter):
 		if v.graphSel != "" {

@@ -106,9 +106,20 @@ func (v *whyView) crumb(below view) string {
 	return title
 }
 
+// load explains the unit at v.at; with no time (:why MODEL), the model's
+// most impactful failed or blocked unit (worstUnitAt), which the view
+// then keeps to (apply).
 func (v *whyView) load(gen uint64, _ []string) tea.Cmd {
+	e, model, at := v.c.eng, v.model, v.at
 	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.WhyReport, error) {
-		return v.c.eng.Why(ctx, v.model, v.at)
+		if at.IsZero() {
+			picked, err := worstUnitAt(ctx, e, model)
+			if err != nil {
+				return nil, err
+			}
+			at = picked
+		}
+		return e.Why(ctx, model, at)
 	})
 }
 
@@ -133,6 +144,9 @@ func (v *whyView) apply(r *gate.WhyReport) {
 		keep = v.items[v.sel[v.cur.pos]].target
 	}
 	v.r = r
+	if v.at.IsZero() && r.Temporality == spec.Temporal {
+		v.at = r.Window.Since // the unit picked stays explained on reloads
+	}
 	v.build(v.c.width)
 	v.cur.setLen(len(v.sel))
 	switch {
