@@ -650,12 +650,9 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 	if err := e.refuseReadOnly(ctx, p.Mode.String(), map[string]string{"models": strings.Join(p.ModelNames(), ",")}); err != nil {
 		return err
 	}
-	if p.Env != e.Env.Suffix {
-		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
-	}
-	now := e.now()
 	var done []string
 	if p.Mode == spec.Torch || p.Mode == spec.Bulldozer {
+		now := e.now()
 		defer func() {
 			args := map[string]string{"env": p.Env, "mode": p.Mode.String(), "models": strings.Join(p.ModelNames(), ","),
 				"run_id": fmt.Sprint(runID)}
@@ -677,6 +674,18 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			}
 		}()
 	}
+	return e.applyPlan(ctx, p, runID, &done)
+}
+
+// applyPlan is ApplyPlan without its audit entry, so that a run, which
+// audits itself once, does not record its resets a second time. done
+// gets a line per change made ("core.x: reset 2"), those made before an
+// error included.
+func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string) error {
+	if p.Env != e.Env.Suffix {
+		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
+	}
+	now := e.now()
 	again, err := e.plan(ctx, p.Request, p.Now)
 	if err != nil {
 		return fmt.Errorf("the store changed since the plan was made: %w", err)
@@ -698,7 +707,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			if n != mp.Delete.Count {
 				return changed(mp.Model, "delete", mp.Delete.Count, n)
 			}
-			done = append(done, fmt.Sprintf("%s: deleted %d", mp.Model, n))
+			*done = append(*done, fmt.Sprintf("%s: deleted %d", mp.Model, n))
 		}
 		for _, w := range mp.Uncover {
 			n, err := e.Store.Uncover(ctx, state.RemoveRequest{Env: env, Model: mp.Model, Window: w, RunID: runID, Now: now})
@@ -708,7 +717,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			if want := mp.Uncovered.Count; n != want {
 				return changed(mp.Model, "uncover", want, n)
 			}
-			done = append(done, fmt.Sprintf("%s: uncovered %d", mp.Model, n))
+			*done = append(*done, fmt.Sprintf("%s: uncovered %d", mp.Model, n))
 		}
 	}
 	var recs []state.ModelRecord
@@ -730,7 +739,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			if err != nil {
 				return err
 			}
-			done = append(done, fmt.Sprintf("%s: reset %d outdated", mp.Model, n))
+			*done = append(*done, fmt.Sprintf("%s: reset %d outdated", mp.Model, n))
 			continue
 		}
 		if len(mp.Reset) > 0 {
@@ -746,7 +755,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			if n != len(mp.Reset) {
 				return changed(mp.Model, "reset", len(mp.Reset), n)
 			}
-			done = append(done, fmt.Sprintf("%s: reset %d", mp.Model, n))
+			*done = append(*done, fmt.Sprintf("%s: reset %d", mp.Model, n))
 		}
 		if len(mp.Create) > 0 {
 			n, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: mp.Create, Now: now})
@@ -756,11 +765,11 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			if n != len(mp.Create) {
 				return changed(mp.Model, "prefill", len(mp.Create), n)
 			}
-			done = append(done, fmt.Sprintf("%s: created %d", mp.Model, n))
+			*done = append(*done, fmt.Sprintf("%s: created %d", mp.Model, n))
 		}
 	}
-	if len(done) == 0 {
-		done = append(done, "nothing to change")
+	if len(*done) == 0 {
+		*done = append(*done, "nothing to change")
 	}
 	return nil
 }

@@ -153,16 +153,18 @@ func unitCount(st state.UnitStats) int {
 // torch. A flexible model may change its interval freely. The apply is
 // audited.
 func (e *Engine) Apply(ctx context.Context) (*ApplyResult, error) {
-	return e.apply(ctx, nil)
+	return e.apply(ctx, nil, false)
 }
 
 // ApplyFor is Apply ahead of a run of req: a fixed model whose grain changed
 // and that req torches is not refused but left at its old registration
 // (ApplyResult.Deferred) — ApplyPlan re-registers it after deleting its
-// units, which is the migration.
+// units, which is the migration. Unlike Apply it is audited only when it
+// changed a registration (or failed): every run registers the spec first,
+// and a row per run saying nothing changed would bury what did.
 func (e *Engine) ApplyFor(ctx context.Context, req RunRequest) (*ApplyResult, error) {
 	if req.Mode != spec.Torch {
-		return e.apply(ctx, nil)
+		return e.apply(ctx, nil, true)
 	}
 	names, err := e.resolveModels(req)
 	if err != nil {
@@ -172,10 +174,12 @@ func (e *Engine) ApplyFor(ctx context.Context, req RunRequest) (*ApplyResult, er
 	for _, n := range names {
 		torched[n] = true
 	}
-	return e.apply(ctx, torched)
+	return e.apply(ctx, torched, true)
 }
 
-func (e *Engine) apply(ctx context.Context, torched map[string]bool) (res *ApplyResult, err error) {
+// apply registers the spec; quiet leaves an apply that changed nothing out
+// of the audit log.
+func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool) (res *ApplyResult, err error) {
 	if err := e.refuseReadOnly(ctx, "apply", nil); err != nil {
 		return nil, err
 	}
@@ -191,6 +195,9 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool) (res *Apply
 		args := map[string]string{"env": env, "models": strconv.Itoa(len(e.Spec.Models))}
 		if e.Spec.Path != "" {
 			args["spec"] = e.Spec.Path
+		}
+		if quiet && err == nil && len(res.Created)+len(res.Changed)+len(res.Deferred) == 0 {
+			return
 		}
 		outcome := ""
 		if err != nil {

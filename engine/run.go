@@ -107,10 +107,17 @@ type runScope struct {
 // gates every unit against its upstreams, executes it and records the
 // outcome.
 // progress, when not nil, is called from the run's goroutines.
-func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor, progress func(Progress)) (*RunResult, error) {
+func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor, progress func(Progress)) (res *RunResult, err error) {
 	if err := e.refuseReadOnly(ctx, "run", runArgs(req)); err != nil {
 		return nil, err
 	}
+	started, clock := e.runClock()
+	audit := e.newRunAudit(ctx, "run", runArgs(req))
+	var (
+		runID int64
+		done  []string
+	)
+	defer func() { audit.failed(runID, err, done) }()
 	if e.Spec == nil {
 		return nil, errors.New("run needs a spec: the engine was opened from the store alone")
 	}
@@ -123,10 +130,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
-	var (
-		plan *Plan
-		err  error
-	)
+	var plan *Plan
 	if req.Confirmed != nil {
 		// Planned at the confirmed plan's clock, so that only a change in
 		// the store — not an hour passing while the operator typed — can
@@ -149,19 +153,22 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		outdatedScopes(scopes, plan)
 	}
 	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
-		Status: state.RunRunning, Actor: e.Actor, StartedAt: e.now()}
+		Status: state.RunRunning, Actor: e.Actor, StartedAt: started}
 	if req.Window != nil {
 		run.Window = *req.Window
 	}
-	runID, err := e.Store.CreateRun(ctx, run)
-	if err != nil {
+	if runID, err = e.Store.CreateRun(ctx, run); err != nil {
 		return nil, fmt.Errorf("recording the run: %w", err)
 	}
-	if err := e.ApplyPlan(ctx, plan, runID); err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+	if err := e.applyPlan(ctx, plan, runID, &done); err != nil {
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
-	res, err := e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress)
+	if err := audit.started(runID, fmt.Sprintf("%s run %d started", mode, runID), done); err != nil {
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
+		return nil, err
+	}
+	res, err = e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
 	}
@@ -172,10 +179,14 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 // run again, FAILED tasks get a new attempt in which their failed units run
 // again, and tasks that never started are scheduled as usual. No reset is
 // repeated: a retry never throws away what the first attempt applied.
-func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor, workers int, progress func(Progress)) (*RunResult, error) {
+func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, err error) {
 	if err := e.refuseReadOnly(ctx, "retry", map[string]string{"run": strconv.FormatInt(runID, 10)}); err != nil {
 		return nil, err
 	}
+	_, clock := e.runClock()
+	audit := e.newRunAudit(ctx, "retry", map[string]string{})
+	var reset []string
+	defer func() { audit.failed(runID, err, reset) }()
 	if e.Spec == nil {
 		return nil, errors.New("retry needs a spec: the engine was opened from the store alone")
 	}
@@ -216,13 +227,18 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 			// The task gets a new attempt: until it ends, its dependents
 			// wait for that outcome instead of the failed one.
 			delete(rs, sc.taskID)
-			if _, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
-				From: []state.UnitStatus{state.Failed}, To: state.Pending, RunID: runID, Now: e.now()}); err != nil {
+			n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+				From: []state.UnitStatus{state.Failed}, To: state.Pending, RunID: runID, Now: e.now()})
+			if err != nil {
 				return nil, err
 			}
+			reset = append(reset, fmt.Sprintf("%s: reset %d failed", sc.model.Name, n))
 		}
 	}
-	res, err := e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress)
+	if err := audit.started(runID, fmt.Sprintf("%s run %d retried", run.StateMode, runID), reset); err != nil {
+		return nil, err
+	}
+	res, err = e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress, clock)
 	if res != nil {
 		res.Window = run.Window
 	}
@@ -345,11 +361,11 @@ type taskDone struct {
 // (failuresFinal is true): SUCCESS and HAS_DATA dependents are SKIPPED, and
 // tasks that wait on another pipeline's outcome are left without a status.
 func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
-	exec executor.Executor, workers int, progress func(Progress)) (res *RunResult, runErr error) {
+	exec executor.Executor, workers int, progress func(Progress), clock func() time.Time) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}
 	g, outside, err := e.runGraph(scopes)
 	if err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	byID := map[int]runScope{}
@@ -358,7 +374,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	}
 	cross, err := e.crossSatisfied(ctx, runID, byID, outside)
 	if err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, e.now())
+		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	results := map[int]TaskResult{}
@@ -375,7 +391,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				if rs[id].Status != nil {
 					continue // in both lists
 				}
-				if err := e.retryStore(ctx, "record skipped task", func() error { return e.recordSkipped(ctx, runID, id) }); err != nil {
+				if err := e.retryStore(ctx, "record skipped task", func() error { return e.recordSkipped(ctx, runID, id, clock()) }); err != nil {
 					runErr = err
 				}
 				skipped := graph.StatusSkipped
@@ -392,7 +408,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				rs[id] = graph.TaskRunState{Status: &inProgress}
 				running++
 				go func(sc runScope) {
-					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, progress)
+					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, progress, clock)
 					done <- taskDone{scope: sc, result: r, err: err}
 				}(byID[id])
 			}
@@ -430,7 +446,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 		status = state.RunCancelled
 	}
 	if err := e.retryStore(context.WithoutCancel(ctx), "finish run", func() error {
-		return e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, e.now())
+		return e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, clock())
 	}); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -440,8 +456,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 // hardErrorPrefix marks a unit error that came from the gate, not the work.
 const hardErrorPrefix = "gate: "
 
-func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int) error {
-	now := e.now()
+func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int, now time.Time) error {
 	attempt, err := e.Store.StartTask(ctx, runID, taskID, now)
 	if err != nil {
 		return err
@@ -640,6 +655,22 @@ func (e *Engine) leaseNow() time.Time {
 	return leaseClock()
 }
 
+// runClock is the clock of a run's own record — its end, each task
+// attempt's start and end — started now at start, the engine's clock,
+// and moving on with the wall clock from there. With the wall clock that
+// is the wall clock; under a fixed clock (--as-of, the demo's past, tests)
+// a run still takes the time it took, not 0s. The run's own start is
+// start exactly, so runs under one fixed clock keep starting at the same
+// instant and the store orders them by id as it did.
+func (e *Engine) runClock() (start time.Time, clock func() time.Time) {
+	start = e.now()
+	if e.Now == nil {
+		return start, e.now
+	}
+	wall := time.Now()
+	return start, func() time.Time { return start.Add(time.Since(wall)) }
+}
+
 func workerName(runID int64) string {
 	host, _ := os.Hostname()
 	return fmt.Sprintf("%s:%d:run%d", host, os.Getpid(), runID)
@@ -656,6 +687,12 @@ func runArgs(req RunRequest) map[string]string {
 	}
 	if req.Window != nil {
 		args["window"] = req.Window.String()
+	}
+	if req.Downstream {
+		args["downstream"] = "true"
+	}
+	if req.Outdated {
+		args["outdated"] = "true"
 	}
 	return args
 }

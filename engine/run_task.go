@@ -20,8 +20,8 @@ import (
 // the run window — for its idle workers, and ahead of them while units are
 // short (holdings) — runs them on workers goroutines, and records their
 // outcomes in batches (completer), until none is left.
-func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, progress func(Progress)) (TaskResult, error) {
-	t := &taskRun{e: e, ctx: ctx, runID: runID, mode: mode, sc: sc, exec: exec, progress: progress,
+func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, progress func(Progress), clock func() time.Time) (TaskResult, error) {
+	t := &taskRun{e: e, ctx: ctx, runID: runID, mode: mode, sc: sc, exec: exec, progress: progress, clock: clock,
 		res: TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}, errSeen: map[string]bool{}}
 	if err := t.start(); err != nil {
 		t.res.Status = graph.StatusFailed
@@ -60,6 +60,8 @@ type taskRun struct {
 	sc       runScope
 	exec     executor.Executor
 	progress func(Progress)
+	// clock times the attempt in the run log (Engine.runClock).
+	clock func() time.Time
 	// worker names the claims' holder in the store.
 	worker string
 	// started and attempt identify the attempt in the run log.
@@ -88,7 +90,7 @@ type taskRun struct {
 
 // start records the attempt's start in the run log.
 func (t *taskRun) start() error {
-	t.started = t.e.now()
+	t.started = t.clock()
 	return t.e.retryStore(t.ctx, "start task", func() (err error) {
 		t.attempt, err = t.e.Store.StartTask(t.ctx, t.runID, t.sc.taskID, t.started)
 		return err
@@ -265,7 +267,7 @@ func (t *taskRun) finish() (TaskResult, error) {
 	sort.SliceStable(res.Errors, func(i, j int) bool {
 		return strings.HasPrefix(res.Errors[i], hardErrorPrefix) && !strings.HasPrefix(res.Errors[j], hardErrorPrefix)
 	})
-	finished := t.e.now()
+	finished := t.clock()
 	entry := state.TaskRunEntry{RunID: t.runID, TaskID: t.sc.taskID, Attempt: t.attempt, Status: res.Status.String(),
 		StartedAt: t.started, FinishedAt: &finished, RowsWritten: res.RowsWritten}
 	switch {

@@ -249,14 +249,23 @@ func markCmd(ctx context.Context, e *engine.Engine, a action) tea.Cmd {
 	}
 }
 
-// runSummary is one line for a finished run: "run 7 succeeded: 3 tasks,
-// 24 applied, 2 blocked, 0 failed".
+// runSummary is one line for a finished run, naming the key that opens
+// it early enough that an 80-column footer keeps it: "run 7 succeeded (w
+// opens it): discover, 3 tasks, 24 applied, 2 blocked, 0 failed".
 func runSummary(r *liveRun) string {
+	open := ""
+	if r.runID > 0 {
+		open = " (" + openRunHint + ")"
+	}
 	if r.err != nil {
-		return fmt.Sprintf("run of %s failed: %v", r.action.target(), r.err)
+		id := ""
+		if r.runID > 0 {
+			id = fmt.Sprintf(" %d", r.runID)
+		}
+		return fmt.Sprintf("run%s of %s failed%s: %v", id, r.action.target(), open, r.err)
 	}
 	if r.result == nil {
-		return fmt.Sprintf("run of %s ended", r.action.target())
+		return fmt.Sprintf("run of %s ended%s", r.action.target(), open)
 	}
 	var applied, blocked, failed int
 	for _, t := range r.result.Tasks {
@@ -269,9 +278,13 @@ func runSummary(r *liveRun) string {
 		outcome = "failed"
 	}
 	if n := len(r.action.batch); n > 1 {
-		return fmt.Sprintf("%d runs of the ready units (last run %d) %s (%s): %s, %d applied, %d blocked, %d failed", n, r.result.RunID,
-			outcome, r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+		return fmt.Sprintf("%d runs of the ready units (last run %d) %s%s: %s, %s, %d applied, %d blocked, %d failed", n, r.result.RunID,
+			outcome, open, r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
 	}
-	return fmt.Sprintf("run %d %s (%s): %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome,
+	return fmt.Sprintf("run %d %s%s: %s, %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome, open,
 		r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
 }
+
+// openRunHint is what a run's footer message says of the key that opens
+// the run (keyMap.OpenRun).
+const openRunHint = "w opens it"

@@ -40,6 +40,10 @@ type App struct {
 	help      help.Model
 
 	stack []view
+	// history is the stacks jumps left (1–4, i, the palette's model and
+	// why), newest last, at most historyMax: - goes back to the one
+	// before, as k9s's - does.
+	history [][]view
 
 	showHelp bool
 	palette  *palette
@@ -54,6 +58,17 @@ type App struct {
 	backoff     time.Duration
 
 	quitting bool // q pressed once while a run is going on
+	// toasted is the run the footer last spoke of, which w opens.
+	toasted *liveRun
+	// lastChange is when the newest change the feed brought happened
+	// (the change's own time): "● live 14:03:22Z" says the UI is not
+	// only connected but seeing changes. Zero until one arrives.
+	lastChange time.Time
+	// lastKey is the last key press, idleWarning the idle timeout's
+	// banner, endReason why the UI quit by itself (idle.go).
+	lastKey     time.Time
+	idleWarning string
+	endReason   string
 
 	flash    string
 	flashErr bool
@@ -78,7 +93,8 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 		ec.ReadOnly = true
 		e = &ec
 	}
-	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24}
+	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24,
+		loc: viewerLocation(opts)}
 	a := &App{
 		common: c, opts: opts, readOnly: readOnly,
 		autoTheme: opts.Theme == "" && th.Name == themes.Default,
@@ -136,7 +152,7 @@ func (a *App) initialView() ([]view, error) {
 
 // Init loads the first screen and subscribes to the change feed.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll())}
+	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll()), a.startIdle()}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -203,12 +219,13 @@ func (a *App) pop() tea.Cmd {
 }
 
 // switchTo shows a top-level view: back to it when it is on the stack,
-// else on top of the pipelines view.
+// else on top of the pipelines view. The stack left is remembered for -.
 func (a *App) switchTo(k viewKind) tea.Cmd {
 	t, ok := topViewNamed(string(k))
-	if !ok {
+	if !ok || a.top().kind() == k {
 		return nil
 	}
+	a.remember()
 	for i, v := range a.stack {
 		if v.kind() == k {
 			a.stack = a.stack[:i+1]
@@ -248,8 +265,12 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 		}
 		return nil
 	case tea.KeyPressMsg:
+		a.lastKey, a.idleWarning = time.Now(), ""
 		return a.handleKey(msg)
+	case idleCheckMsg:
+		return a.idleCheck()
 	case tea.MouseWheelMsg:
+		a.lastKey, a.idleWarning = time.Now(), ""
 		if a.dialog == nil && a.palette == nil && !a.showHelp {
 			a.top().wheel(msg)
 			return a.settle(a.top())
@@ -386,7 +407,38 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if j, ok := top.(problemJumper); ok && (key.Matches(msg, a.keys.NextProblem) || key.Matches(msg, a.keys.PrevProblem)) {
 		return a.jumpProblem(j, msg)
 	}
+	switch {
+	case key.Matches(msg, a.keys.Previous):
+		return a.previous()
+	case key.Matches(msg, a.keys.OpenRun):
+		return a.openToastedRun()
+	case key.Matches(msg, a.keys.Times):
+		a.times.absolute = !a.times.absolute
+		return a.setFlash("times: "+map[bool]string{false: "ages (3h ago)", true: "absolute"}[a.times.absolute]+" · t toggles", false)
+	case key.Matches(msg, a.keys.Zone):
+		a.times.local = !a.times.local
+		what := "UTC"
+		if a.times.local {
+			what = "local: windows in their model's time zone, times in " + zoneName(a.loc, a.now())
+		}
+		return a.setFlash("times: "+what+" · T toggles", false)
+	}
 	return top.key(msg)
+}
+
+// openToastedRun opens the run the footer last spoke of, over the runs
+// view (esc leads there); before the engine has given it an id, the runs
+// view, where it is listed under "Started here".
+func (a *App) openToastedRun() tea.Cmd {
+	r := a.toasted
+	if r == nil {
+		return nil
+	}
+	cmd := a.switchTo(viewRuns)
+	if r.runID == 0 {
+		return cmd
+	}
+	return tea.Batch(cmd, a.push(newRun(a.common, r.runID)))
 }
 
 // quit ends the program; with a run going on, q asks first (a second q
@@ -491,6 +543,18 @@ func (a *App) handleFeed(msg feedMsg) tea.Cmd {
 		cmds = append(cmds, tick(a.ctx, a.feedBackoff, func(time.Time) tea.Msg { return feedRetryMsg{} }))
 		return tea.Batch(cmds...)
 	}
+	if msg.all {
+		a.lastChange = a.now()
+	}
+	for _, ch := range msg.changes {
+		at := ch.At
+		if at.IsZero() {
+			at = a.now()
+		}
+		if at.After(a.lastChange) {
+			a.lastChange = at
+		}
+	}
 	switch {
 	case msg.all:
 		cmds = append(cmds, a.reload(a.top(), nil))
@@ -524,6 +588,7 @@ func (a *App) handleRunEvent(msg runEventMsg) tea.Cmd {
 		r.runID = r.result.RunID
 	}
 	failed := r.err != nil || (r.result != nil && r.result.Failed())
+	a.toasted = r
 	return tea.Batch(a.setFlash(runSummary(r), failed), a.reload(a.top(), nil))
 }
 
@@ -556,8 +621,10 @@ func (a *App) confirmAction(act action) tea.Cmd {
 	}
 	r := &liveRun{id: a.newID(), action: act, started: time.Now()}
 	a.runs = append(a.runs, r)
+	a.toasted = r
+	a.keys.OpenRun.SetEnabled(true)
 	return tea.Batch(startRun(a.ctx, a.eng, &a.owned, r.id, act),
-		a.setFlash(fmt.Sprintf("started a %s run of %s — 3 shows runs", act.mode, act.target()), false),
+		a.setFlash(fmt.Sprintf("started a %s run of %s — %s", act.mode, act.target(), openRunHint), false),
 		a.startLoad(a.top()))
 }
 
@@ -579,7 +646,7 @@ func (a *App) switchEnv(suffix string) tea.Cmd {
 	ec := *a.eng
 	ec.Env = env
 	a.eng = &ec
-	a.stack = []view{topViews[0].open(a.common)}
+	a.stack, a.history = []view{topViews[0].open(a.common)}, nil
 	return tea.Batch(a.startLoad(a.top()), a.setFlash("environment "+env.String(), false))
 }
 

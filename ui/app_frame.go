@@ -67,8 +67,16 @@ func (a *App) header(w int) string {
 		env = t.Prod.Render(" prod ")
 	}
 	ro := ""
-	if a.readOnly {
-		ro = " " + t.Muted.Render("read-only")
+	if a.opts.User != "" {
+		who := a.opts.User
+		if a.opts.Role != "" {
+			who += " (" + a.opts.Role + ")"
+		}
+		ro = " " + t.Accent.Render(who)
+	}
+	if a.readOnly && a.opts.Role != "viewer" {
+		// A viewer is read-only by its role; anyone else is told.
+		ro += " " + t.Muted.Render("read-only")
 	}
 	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Store.Backend()) + ro + "  "
 	var crumbs []string
@@ -80,13 +88,17 @@ func (a *App) header(w int) string {
 		crumbs = append(crumbs, title)
 	}
 	trail := strings.Join(crumbs, " › ")
-	right := ""
+	right := t.Muted.Render(a.timesLabel()) + "  "
 	if n := a.activeRuns(); n > 0 {
 		right += t.Status(themes.Running).Render(themes.Glyph(themes.Running)+" "+plural(n, "run", "runs")) + "  "
 	}
 	switch {
 	case a.live:
-		right += t.Status(themes.Applied).Render("● live") + " "
+		live := "● live"
+		if !a.lastChange.IsZero() {
+			live += " " + a.clockText(a.lastChange)
+		}
+		right += t.Status(themes.Applied).Render(live) + " "
 	case a.feedErr != nil:
 		right += t.Error.Render("○ offline") + " "
 	default:
@@ -96,8 +108,12 @@ func (a *App) header(w int) string {
 	return spread(left+t.Base.Render(clipLeft(trail, max(room, 0))), " "+right, w)
 }
 
-// banner reports a lost store connection; empty when all is well.
+// banner reports a lost store connection, or that the idle timeout is
+// about to close the session; empty when all is well.
 func (a *App) banner(w int) string {
+	if a.idleWarning != "" {
+		return a.theme.Banner.Render(fit(" ⏱ "+a.idleWarning, w))
+	}
 	err := a.loadErr
 	what := "store unreachable"
 	if err == nil && a.feedErr != nil {
@@ -175,7 +191,19 @@ func (a *App) helpBody(w, h int) []string {
 	}
 	lines = append(lines, " "+strings.Join(legend, "  "))
 	lines = append(lines, gap, " "+t.Accent.Render("Commands")+t.Muted.Render("  (: then enter; tab completes)"))
+	// The screens' commands share a line: each is a screen the keys
+	// above name, and one line each pushed the rest off a 24-line help.
+	var screens, keys []string
+	for _, tv := range topViews {
+		screens, keys = append(screens, string(tv.kind)), append(keys, tv.key)
+	}
 	for _, c := range paletteCommands {
+		if _, isScreen := topViewNamed(c.name); isScreen {
+			if c.name == screens[0] {
+				lines = append(lines, "   "+t.Accent.Render(strings.Join(screens, " "))+"  the screens of the keys "+strings.Join(keys, " "))
+			}
+			continue
+		}
 		lines = append(lines, "   "+t.Accent.Render(c.name)+" "+t.Muted.Render(c.args)+strings.Repeat(" ", max(1, 22-width(c.name+" "+c.args)))+c.help)
 	}
 	tight := len(lines) > h

@@ -23,6 +23,10 @@ type common struct {
 	theme themes.Theme
 	// width and height are the terminal's size.
 	width, height int
+	// times is how times read (t, T; times.go); loc is the viewer's
+	// time zone, which T shows instants in.
+	times timeMode
+	loc   *time.Location
 	// render draws the pipelines' graphs and the model view's timeline;
 	// a renderer left nil falls back to a simple form (hooks.go).
 	render renderers

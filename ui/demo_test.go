@@ -151,7 +151,7 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	r.WaitText(t, "succeeded (discover)")
+	r.WaitText(t, "succeeded (w opens it): discover")
 }
 
 // TestDemoYankCopiesTheUnitWithOSC52: y on the first incident writes the

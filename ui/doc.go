@@ -34,7 +34,9 @@
 // to open a view or an action's dialog, show a message or reload, which
 // the app handles before the next key. The top-level screens (keys 1–4,
 // palette commands, Options.View) are listed once, in screens.go; a view
-// opened from another needs only its own file.
+// opened from another needs only its own file. Jumps between them keep a
+// back stack for - (history.go); how times read, and the t / T toggle, is
+// times.go; the idle timeout of an SSH session is idle.go.
 //
 // # How messages flow
 //

@@ -99,7 +99,7 @@ func TestGoldenRetry(t *testing.T) {
 				checkFrame(t, frame, sz[0], sz[1])
 				if sc.name == "why_retry" {
 					for _, want := range []string{"retry 3/5 at 2026-01-03 14:05Z", "error: exit status 1: GET /settlements: 502",
-						"try 1 · 2026-01-03 13:50Z run 1: exit status 1: GET /settlements: 503"} {
+						"try 1 · 11m ago run 1: exit status 1: GET /settlements: 503"} {
 						if !strings.Contains(frame, want) {
 							t.Errorf("the why view lacks %q", want)
 						}

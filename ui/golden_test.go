@@ -44,7 +44,7 @@ var screens = []screen{
 		steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewModel) }},
 	{name: "model_zoom", opts: Options{View: "model", Model: "mart.hourly"}, steps: func(t *testing.T, r *uiRun) string {
 		r.waitSettled(t, viewModel)
-		r.keys("-")
+		r.keys("_")
 		return r.waitText(t, "[day]")
 	}},
 	{name: "model_timeless", opts: Options{View: "model", Model: "report.snapshot"},

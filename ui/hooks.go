@@ -79,8 +79,11 @@ type timelineInput struct {
 	// start, interval, timezone), nil when it cannot be read.
 	Model engine.ModelStatus
 	Def   *spec.Model
-	// Cursor is the unit under the cursor; nil for none.
-	Cursor *state.Unit
+	// Cursor is the unit under the cursor; nil for none. CursorLabel is
+	// written beside it: its window, status, and when it was applied or
+	// why it is not, in the times the toggle asks for (cursorLabel).
+	Cursor      *state.Unit
+	CursorLabel string
 	// Zoom is how many steps out from the model's grain the user zoomed
 	// (0: the grain); the renderer clamps it to its levels. Negative (the
 	// default) fits Range: the finest level at which it fits the width.

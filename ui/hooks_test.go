@@ -172,9 +172,9 @@ func TestTimelineInTheUI(t *testing.T) {
 			t.Errorf("timeline line %d %q lacks %q:\n%s", i, tl[i], s, f)
 		}
 	}
-	r.keys("-")
+	r.keys("_")
 	r.waitText(t, "zoom 1d [week] month")
-	r.keys("-", "-") // the last level stops the zoom
+	r.keys("_", "_") // the last level stops the zoom
 	r.waitText(t, "zoom 1d week [month]")
 	r.keys("+")
 	r.waitText(t, "zoom 1d [week] month")
@@ -190,7 +190,7 @@ func TestTimelineFollowsTheCursor(t *testing.T) {
 	r.waitSettled(t, viewModel)
 	r.waitText(t, "▲ 2026-01-01 05:00–06:00 ⊘ blocked", "╳ ENCAPSULATE unmet · 0s/1h covered (0%)")
 	r.keys("down")
-	r.waitText(t, "▲ 2026-01-01 06:00–07:00 ✓ applied at 2026-01-03 00:00Z", "▔ ENCAPSULATE ok · 1h/1h covered (100%)")
+	r.waitText(t, "▲ 2026-01-01 06:00–07:00 ✓ applied 0s ago", "▔ ENCAPSULATE ok · 1h/1h covered (100%)")
 }
 
 // TestTimelineLoadsTheVisibleTimeOnly: the timeline reads units and
@@ -213,7 +213,7 @@ func TestTimelineLoadsTheVisibleTimeOnly(t *testing.T) {
 			t.Errorf("%s read over %v: want the few screens of hours around the cursor", q.Model, q.Window)
 		}
 	}
-	r.keys("-", "-") // weeks: the range fits one, drawn 77 columns wide
+	r.keys("_", "_") // weeks: the range fits one, drawn 77 columns wide
 	r.waitText(t, "[week]")
 	week := state.Window{Since: time.Date(2025, 12, 29, 0, 0, 0, 0, time.UTC), Until: time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)}
 	for _, q := range rec.reads() {

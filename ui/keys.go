@@ -12,6 +12,8 @@ import (
 type keyMap struct {
 	// Global.
 	Quit, Help, Back, Palette, Filter key.Binding
+	// Previous returns to the screen before the last jump (history.go).
+	Previous key.Binding
 	// Screens are the top-level screens' keys, in topViews' order.
 	Screens []key.Binding
 
@@ -27,6 +29,12 @@ type keyMap struct {
 	Blocking    key.Binding // why: jump to the blocking upstream's window
 	Upstream    key.Binding // model: open the upstream holding the cursor's window back
 	Model       key.Binding // why, blocked: open the unit's model
+
+	// PrevGraph (pipelines, graph form) shows the previous pipeline;
+	// EdgeUp and EdgeDown follow an edge from the graph's selection to an
+	// upstream or a downstream model (graph_follow.go).
+	PrevGraph, EdgeUp, EdgeDown key.Binding
+
 	// Yank copies the selected unit's model and window, YankError its
 	// error, to the clipboard of the terminal (OSC 52): reading, so
 	// bound under read-only too.
@@ -38,6 +46,13 @@ type keyMap struct {
 	// model with failed or blocked units; in a model, such a unit; in
 	// Blocked, the next cause; in the incidents, the next card.
 	NextProblem, PrevProblem key.Binding
+	// OpenRun opens the run the footer last spoke of; enabled once this
+	// UI started a run.
+	OpenRun key.Binding
+	// Times toggles instants between ages and times, Zone between UTC
+	// and local time (times.go); TimesHelp is the one line the help
+	// shows for both.
+	Times, Zone, TimesHelp key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
@@ -54,6 +69,8 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Palette: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
 		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		// - as in k9s; the timeline's zoom out is _ for it.
+		Previous: key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "previous screen")),
 
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
@@ -65,10 +82,13 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 
 		ToggleGraph: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "graph/list")),
 		NextGraph:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pipeline")),
+		PrevGraph:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pipeline")),
+		EdgeUp:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "to upstream")),
+		EdgeDown:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "to downstream")),
 		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
 		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
 		ZoomIn:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "zoom in")),
-		ZoomOut:     key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "zoom out")),
+		ZoomOut:     key.NewBinding(key.WithKeys("_"), key.WithHelp("_", "zoom out")),
 		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
 		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
 		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
@@ -79,6 +99,10 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		// footer at 80 columns.
 		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next ✗/⊘")),
 		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous ✗/⊘")),
+		Times:       key.NewBinding(key.WithKeys("t")),
+		Zone:        key.NewBinding(key.WithKeys("T")),
+		TimesHelp:   key.NewBinding(key.WithKeys("t", "T"), key.WithHelp("t/T", "times ago/abs, UTC/local")),
+		OpenRun:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "open the run started last"), key.WithDisabled()),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
@@ -93,6 +117,9 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 	// ui/timeline; without them, their keys are not offered.
 	k.ToggleGraph.SetEnabled(rs.graph != nil)
 	k.NextGraph.SetEnabled(rs.graph != nil)
+	k.PrevGraph.SetEnabled(rs.graph != nil)
+	k.EdgeUp.SetEnabled(rs.graph != nil)
+	k.EdgeDown.SetEnabled(rs.graph != nil)
 	k.ZoomIn.SetEnabled(rs.timeline != nil)
 	k.ZoomOut.SetEnabled(rs.timeline != nil)
 	if readOnly {
@@ -117,9 +144,9 @@ func (k keyMap) navigation() []key.Binding {
 
 // global is the group every screen has.
 func (k keyMap) global() []key.Binding {
-	g := []key.Binding{k.Palette, k.Filter, k.Back}
+	g := []key.Binding{k.Palette, k.Filter, k.Back, k.Previous}
 	g = append(g, k.Screens...)
-	return append(g, k.Help, k.Quit)
+	return append(g, k.OpenRun, k.TimesHelp, k.Help, k.Quit)
 }
 
 // helpKeys is a help.KeyMap for one screen: its own bindings first, then

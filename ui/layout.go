@@ -140,12 +140,18 @@ func row(w int, cols []column, cells ...string) string {
 
 // windowText prints a unit window compactly: "2026-01-01 05:00–06:00" when
 // both ends share a day, dates alone for whole days, and "(existence row)"
-// for a timeless model's zero window. Times are UTC, like the CLI's.
-func windowText(w state.Window) string {
+// for a timeless model's zero window. Times are UTC, like the CLI's; a
+// view that knows the model says it with common.window, which follows the
+// time toggle.
+func windowText(w state.Window) string { return windowTextIn(w, time.UTC) }
+
+// windowTextIn is windowText in loc: a day of a model in Europe/Stockholm
+// reads as its date there, not as 23:00–23:00 UTC.
+func windowTextIn(w state.Window, loc *time.Location) string {
 	if w.IsZero() {
 		return "(existence row)"
 	}
-	s, u := w.Since.UTC(), w.Until.UTC()
+	s, u := w.Since.In(loc), w.Until.In(loc)
 	midnight := func(t time.Time) bool {
 		return t.Hour() == 0 && t.Minute() == 0 && t.Second() == 0 && t.Nanosecond() == 0
 	}
@@ -185,14 +191,6 @@ func windowsText(ws []state.Window) string {
 	return b.String()
 }
 
-// timeText prints an instant as "2026-01-01 05:00Z", or "-" when nil.
-func timeText(t *time.Time) string {
-	if t == nil || t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04Z")
-}
-
 // ageText prints how long ago t was at now: "3h ago", "-" when nil.
 func ageText(now time.Time, t *time.Time) string {
 	if t == nil || t.IsZero() {
@@ -207,6 +205,21 @@ func durationText(d time.Duration) string {
 		return "in " + state.RoughDuration(-d)
 	}
 	return state.RoughDuration(d) + " ago"
+}
+
+// elapsedText prints how long something took, to the precision a short
+// run needs: "40ms", "3.5s", "42s", then state.RoughDuration's "5m12s" —
+// a run of a second is not "0s".
+func elapsedText(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-"
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < 10*time.Second:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	}
+	return state.RoughDuration(d)
 }
 
 // count prints n with thousands separators: 1,000,000.

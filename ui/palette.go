@@ -30,7 +30,7 @@ type paletteCommand struct{ name, args, help string }
 var paletteCommands = func() []paletteCommand {
 	cs := []paletteCommand{
 		{"model", "NAME", "open a model"},
-		{"why", "MODEL [TIME]", "explain the unit of MODEL at TIME"},
+		{"why", "MODEL [TIME]", "explain MODEL at TIME, or its worst unit"},
 	}
 	for _, t := range topViews {
 		cs = append(cs, paletteCommand{string(t.kind), "", t.help})
@@ -142,7 +142,7 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 		if len(args) != 1 {
 			return nil, fmt.Errorf("model NAME: name one model")
 		}
-		return a.push(newModel(a.common, args[0])), nil
+		return a.jump(a.overview(newModel(a.common, args[0]))), nil
 	case "why":
 		if len(args) < 1 || len(args) > 2 {
 			return nil, fmt.Errorf("why MODEL [TIME]: TIME is RFC 3339 or a date")
@@ -155,7 +155,7 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 			}
 			at = t
 		}
-		return a.push(newWhy(a.common, args[0], at)), nil
+		return a.jump(a.overview(newModel(a.common, args[0]), newWhy(a.common, args[0], at))), nil
 	case "env":
 		if len(args) != 1 {
 			return nil, fmt.Errorf("env SUFFIX: a schema suffix, or prod")
@@ -174,7 +174,7 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 	if len(args) == 0 {
 		for _, m := range a.knownModels() {
 			if m == cmd {
-				return a.push(newModel(a.common, cmd)), nil
+				return a.jump(a.overview(newModel(a.common, cmd))), nil
 			}
 		}
 	}

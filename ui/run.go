@@ -38,6 +38,20 @@ type Options struct {
 	// FeedPoll is the longest a change in the store waits unseen when the
 	// store sends no wake-up (default DefaultFeedPoll), for a UI's own feed.
 	FeedPoll time.Duration
+	// Location is the viewer's time zone, which T shows instants in;
+	// nil: the zone TZ (from Getenv) names, else the process's. An SSH
+	// session passes the zone its client sent, or UTC: the server's own
+	// says nothing of the viewer's.
+	Location *time.Location
+	// User and Role say who the session is, in the header ("alice
+	// (viewer)"): an SSH session's user name and its key's role. Empty
+	// for a local UI.
+	User, Role string
+	// IdleTimeout closes the UI when no key was pressed for this long,
+	// with a warning a minute before (0: never); a UI only watching a
+	// live view is kept unless IdleClosesWatchers (idle.go).
+	IdleTimeout        time.Duration
+	IdleClosesWatchers bool
 }
 
 // NewModel is the UI as a Bubble Tea model over e, for a caller that runs

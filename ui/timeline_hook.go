@@ -287,15 +287,16 @@ func laneContract(u timelineUpstream, cursor state.Window, now time.Time) timeli
 }
 
 // cursorLabel is written beside the cursor: the window, its status, and
-// when it was applied or why it is not.
-func cursorLabel(u *state.Unit) string {
+// when it was applied or why it is not; the model view prints the window
+// and the time as the time toggle says.
+func cursorLabel(u *state.Unit, window func(state.Window) string, when func(*time.Time) string) string {
 	if u == nil {
 		return ""
 	}
-	s := windowText(u.Window) + " " + themes.Glyph(unitStatus(u.Status)) + " " + string(u.Status)
+	s := window(u.Window) + " " + themes.Glyph(unitStatus(u.Status)) + " " + string(u.Status)
 	switch {
 	case u.Status == state.Applied && u.AppliedAt != nil:
-		s += " at " + timeText(u.AppliedAt)
+		s += " " + when(u.AppliedAt)
 	case u.Status == state.Failed && u.Error != "":
 		s += " · " + oneLine(u.Error)
 	case u.BlockedReason != "":
@@ -348,7 +349,7 @@ func renderTimeline(in timelineInput, w, height int) []string {
 		// drawn on the first temporal one's.
 		head += t.Muted.Render("timeless: one existence row") + " " + statusText(t, in.Cursor) + t.Muted.Render(" · ")
 	}
-	head += t.Muted.Render("zoom " + strings.Join(levels, " ") + "  +/-")
+	head += t.Muted.Render("zoom " + strings.Join(levels, " ") + "  +/_")
 	partial := in.Span.Partial || in.Span.StalePartial
 	for _, u := range in.Upstreams {
 		partial = partial || u.Span.Partial || u.Span.StalePartial
@@ -371,7 +372,7 @@ func renderTimeline(in timelineInput, w, height int) []string {
 	if in.Cursor != nil {
 		cur = in.Cursor.Window
 	}
-	v := timeline.View{Axis: a, Cursor: cur, CursorLabel: cursorLabel(in.Cursor), Styles: st, Model: tracks.model}
+	v := timeline.View{Axis: a, Cursor: cur, CursorLabel: in.CursorLabel, Styles: st, Model: tracks.model}
 	for i, u := range in.Upstreams {
 		v.Lanes = append(v.Lanes, timeline.Lane{Name: u.Source.Name, Track: tracks.ups[i], Contract: laneContract(u, cur, in.Now)})
 	}

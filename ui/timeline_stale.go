@@ -87,10 +87,10 @@ func loadStale(ctx context.Context, e *engine.Engine, name string, st *engine.Mo
 // 24h (raw.payments→core.daily_revenue)". STALE means the newest row is
 // older than the limit, so every window is stale for that downstream; it
 // comes before the limit so that an 80-column terminal still shows it.
-func freshnessText(t themes.Theme, name string, st engine.ModelStatus, lim freshLimit, now time.Time) string {
+func freshnessText(t themes.Theme, name string, st engine.ModelStatus, lim freshLimit, now time.Time, when func(*time.Time) string) string {
 	s := t.Muted.Render("nothing applied yet")
 	if st.LastAppliedAt != nil {
-		s = t.Muted.Render("newest applied " + ageText(now, st.LastAppliedAt) + " (" + timeText(st.LastAppliedAt) + ")")
+		s = t.Muted.Render("newest applied " + when(st.LastAppliedAt))
 	}
 	if lim.Within <= 0 {
 		return s

@@ -245,12 +245,10 @@ func (v *auditView) render(w, h int) []string {
 	}
 	t := v.c.theme
 	wide := w >= 120
-	cols := []column{{w: 1}, {w: 9}}
+	// One WHEN column, as the time toggle says (t): an age, or the time;
+	// the selected entry's exact time is in the detail below.
+	cols := []column{{w: 1}, {w: v.c.instantWidth()}}
 	head := []string{"", "WHEN"}
-	if wide {
-		cols = append(cols, column{w: 17})
-		head = append(head, "AT (UTC)")
-	}
 	actorW, outcomeW := 14, 20
 	if wide {
 		actorW, outcomeW = min(40, max(14, w/5)), min(36, max(20, w/6))
@@ -269,15 +267,10 @@ func (v *auditView) render(w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := v.c.now()
 	for i := from; i < to; i++ {
 		e := v.entries[v.idx[i]]
-		at := e.At
 		glyph, outcome := auditOutcome(t, e.Outcome)
-		cells := []string{glyph, t.Muted.Render(ageText(now, &at))}
-		if wide {
-			cells = append(cells, t.Muted.Render(timeText(&at)))
-		}
+		cells := []string{glyph, t.Muted.Render(v.c.whenAt(e.At))}
 		cells = append(cells, e.Actor, t.Accent.Render(e.Action), outcome, t.Muted.Render(auditArgs(e.Args)))
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -165,7 +164,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(inc.Model) + " " +
 		t.Status(incidentGlyph(inc.Kind)).Render(inc.Kind.Word())
 	if !inc.Span.IsZero() {
-		title += " " + windowText(inc.Span)
+		title += " " + v.c.window(inc.Model, inc.Span)
 	}
 	if inc.Units > 1 {
 		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
@@ -200,7 +199,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	}
 	if inc.Retry != nil {
 		// A line of its own: beside the blocked models it is cut first.
-		retry := inc.Retry.Line(func(t time.Time) string { return t.UTC().Format("15:04Z") }) + " (" + durationText(inc.Retry.At.Sub(now)) + ")"
+		retry := inc.Retry.Line(v.c.clockShort) + " (" + durationText(inc.Retry.At.Sub(now)) + ")"
 		lines = append(lines, indent+t.Status(themes.Pending).Render(clip(retry, w-1-len(indent))))
 	}
 	lines = append(lines, indent+t.Muted.Render(clip(behind, w-1-len(indent))))

@@ -337,7 +337,7 @@ func (v *modelView) render(w, h int) []string {
 		counts = append(counts, c)
 	}
 	lines = append(lines, "   "+strings.Join(counts, "  "))
-	lines = append(lines, "   "+freshnessText(t, v.name, st, v.data.fresh, v.c.now())+t.Muted.Render(" · coverage "+coverageText(st)))
+	lines = append(lines, "   "+freshnessText(t, v.name, st, v.data.fresh, v.c.now(), v.c.when)+t.Muted.Render(" · coverage "+v.c.coverageText(st)))
 
 	// The timeline.
 	tl, allLanes := v.timeline(w, h)
@@ -371,7 +371,7 @@ func (v *modelView) render(w, h int) []string {
 			glyph := t.Glyph(themes.Missing)
 			if u.status != nil {
 				glyph = t.Glyph(health(u.status.Counts))
-				state = t.Muted.Render(shapeText(*u.status) + " · " + coverageText(*u.status))
+				state = t.Muted.Render(shapeText(*u.status) + " · " + v.c.coverageText(*u.status))
 			}
 			lines = append(lines, row(w, cols, "  "+glyph, u.src.Name, u.src.Contract.String(), t.Muted.Render(fresh), state))
 		}
@@ -395,8 +395,11 @@ func (v *modelView) render(w, h int) []string {
 		return pad(lines, w, h)
 	}
 	wide := w >= 120
-	cols := []column{{w: 1}, {w: 24}, {w: 10}, {w: 17}}
-	head := []string{"", "WINDOW", "STATUS", "APPLIED AT"}
+	cols := []column{{w: 1}, {w: 24}, {w: 10}, {w: v.c.instantWidth()}}
+	head := []string{"", "WINDOW", "STATUS", "APPLIED"}
+	if zone := v.c.windowZone(v.name); zone != "" {
+		head[1] = "WINDOW (" + zone + ")"
+	}
 	if wide {
 		cols = append(cols, column{w: 4, right: true})
 		head = append(head, "ATT")
@@ -414,9 +417,9 @@ func (v *modelView) render(w, h int) []string {
 		case u.Status == state.Failed:
 			detail = u.Error
 		case u.NotBefore != nil:
-			detail = retryDetail(u, v.data.failures[u.ID])
+			detail = retryDetail(u, v.data.failures[u.ID], v.c.absAt)
 		}
-		cells := []string{t.Glyph(unitStatus(u.Status)), windowText(u.Window), statusLabel(t, u.Status), t.Muted.Render(timeText(u.AppliedAt))}
+		cells := []string{t.Glyph(unitStatus(u.Status)), v.c.windowBare(v.name, u.Window), statusLabel(t, u.Status), t.Muted.Render(v.c.when(u.AppliedAt))}
 		if wide {
 			cells = append(cells, t.Muted.Render(fmt.Sprint(u.Attempts)))
 		}
@@ -427,11 +430,12 @@ func (v *modelView) render(w, h int) []string {
 }
 
 // retryDetail is the detail of a unit waiting for its retry: "retry 2/5 at
-// 2026-01-03 14:05Z · try 1 failed: <error>", in state.RetryLine's words.
-func retryDetail(u state.Unit, f engine.UnitFailures) string {
-	line := "retry at " + timeText(u.NotBefore) // the history was not read: the try is not known
+// 2026-01-03 14:05Z · try 1 failed: <error>", in state.RetryLine's words,
+// its time printed by at.
+func retryDetail(u state.Unit, f engine.UnitFailures, at func(time.Time) string) string {
+	line := "retry at " + at(*u.NotBefore) // the history was not read: the try is not known
 	if f.Retry != nil {
-		line = f.Retry.Line(func(t time.Time) string { return timeText(&t) })
+		line = f.Retry.Line(at)
 	}
 	label := "failed"
 	if len(f.Failures) > 0 && f.Failures[0].Error == u.Error {

@@ -355,7 +355,8 @@ func (v *pipelinesView) bindings() []key.Binding {
 	enter := v.c.keys.Enter
 	enter.SetHelp("enter", "open model")
 	if v.graphForm && v.c.render.graph != nil {
-		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.NextGraph, v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
+		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.EdgeUp, v.c.keys.EdgeDown, v.c.keys.NextGraph, v.c.keys.PrevGraph,
+			v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
 	}
 	run := v.c.keys.RunModel
 	if run.Enabled() && v.cur.pos < len(v.rows) && v.rows[v.cur.pos].model < 0 {
@@ -366,9 +367,12 @@ func (v *pipelinesView) bindings() []key.Binding {
 
 // pipelines columns: health glyph, name, shape, one count per status, then,
 // when there is room, the newest applied_at and the coverage.
-func (v *pipelinesView) columns(w int) (cols []column, wide, wider bool) {
+func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column, wide, wider bool) {
 	wide, wider = w >= 110, w >= 150
-	fixed := 2 + 9 + 1 + len(countColumns)*8
+	fixed := 2 + 9 + 1 + len(counts)*8
+	// LAST APPLIED also when the counts left room for it and a model
+	// name of 20.
+	wide = wide || fixed+13+20 <= w
 	if wide {
 		fixed += 13
 	}
@@ -380,7 +384,7 @@ func (v *pipelinesView) columns(w int) (cols []column, wide, wider bool) {
 		name = min(name, 44) // the coverage column takes the rest
 	}
 	cols = []column{{w: 1}, {w: name}, {w: 9}}
-	for range countColumns {
+	for range counts {
 		cols = append(cols, column{w: 7, right: true})
 	}
 	if wide {
@@ -392,6 +396,30 @@ func (v *pipelinesView) columns(w int) (cols []column, wide, wider bool) {
 	return cols, wide, wider
 }
 
+// countsShown are the count columns drawn at width w: every one on a
+// terminal wide enough for them all and LAST APPLIED (110), else only the
+// statuses some model has — a column of zeros says nothing, and dropping
+// it makes room for when each model was last applied — the applied count
+// at least.
+func (v *pipelinesView) countsShown(w int) []state.UnitStatus {
+	if w >= 110 {
+		return countColumns
+	}
+	var out []state.UnitStatus
+	for _, s := range countColumns {
+		for _, m := range v.models {
+			if m.Counts[s] > 0 {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return countColumns[:1]
+	}
+	return out
+}
+
 func (v *pipelinesView) render(w, h int) []string {
 	if !v.loaded {
 		return loadingLines(&v.viewBase, w, h)
@@ -400,9 +428,10 @@ func (v *pipelinesView) render(w, h int) []string {
 	if v.graphForm && v.c.render.graph != nil {
 		return v.renderGraph(w, h)
 	}
-	cols, wide, wider := v.columns(w - 1)
+	counts := v.countsShown(w - 1)
+	cols, wide, wider := v.columns(w-1, counts)
 	head := []string{"", "MODEL", "SHAPE"}
-	for _, s := range countColumns {
+	for _, s := range counts {
 		head = append(head, themes.Glyph(unitStatus(s))+" "+shortStatus(s))
 	}
 	if wide {
@@ -426,7 +455,6 @@ func (v *pipelinesView) render(w, h int) []string {
 		lines = append(lines, t.Muted.Render(msg))
 	}
 	from, to := v.cur.visible()
-	now := v.c.now()
 	for i := from; i < to; i++ {
 		r := v.rows[i]
 		var line string
@@ -436,21 +464,21 @@ func (v *pipelinesView) render(w, h int) []string {
 				mark = "▸ "
 			}
 			cells := []string{t.Glyph(health(r.counts)), t.Title.Render(mark+r.pipeline) + t.Muted.Render(" "+plural(r.n, "model", "models")), ""}
-			for _, s := range countColumns {
+			for _, s := range counts {
 				cells = append(cells, countCell(t, s, r.counts[s]))
 			}
 			line = row(w-1, cols, cells...)
 		} else {
 			m := v.models[r.model]
 			cells := []string{t.Glyph(v.health(m)), "  " + m.Name, t.Muted.Render(shapeText(m))}
-			for _, s := range countColumns {
+			for _, s := range counts {
 				cells = append(cells, countCell(t, s, m.Counts[s]))
 			}
 			if wide {
-				cells = append(cells, t.Muted.Render(ageText(now, m.LastAppliedAt)))
+				cells = append(cells, t.Muted.Render(v.c.when(m.LastAppliedAt)))
 			}
 			if wider {
-				cells = append(cells, t.Muted.Render(coverageText(m)))
+				cells = append(cells, t.Muted.Render(v.c.coverageText(m)))
 			}
 			line = row(w-1, cols, cells...)
 		}
@@ -497,8 +525,8 @@ func shortStatus(s state.UnitStatus) string {
 }
 
 // coverageText summarises a model's coverage: its first..last bound and
-// the gaps between.
-func coverageText(m engine.ModelStatus) string {
+// the gaps between, the span printed by c.window (the time toggle).
+func (c *common) coverageText(m engine.ModelStatus) string {
 	switch {
 	case m.Timeless():
 		return "-"
@@ -507,7 +535,7 @@ func coverageText(m engine.ModelStatus) string {
 	}
 	ws := m.Coverage.Windows()
 	first, last := ws[0], ws[len(ws)-1]
-	s := windowText(state.Window{Since: first.Since, Until: last.Until})
+	s := c.window(m.Name, state.Window{Since: first.Since, Until: last.Until})
 	if gaps := len(ws) - 1; gaps > 0 {
 		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
 	}

@@ -66,12 +66,16 @@ func (v *pipelinesView) graphKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, v.c.keys.NextGraph):
-		for i, p := range v.graphs {
-			if p.Name == v.graphOf {
-				v.graphOf, v.graph, v.graphSel = v.graphs[(i+1)%len(v.graphs)].Name, nil, ""
-				v.graphX, v.graphY = 0, 0
-				break
-			}
+		v.cycleGraph(1)
+	case key.Matches(msg, v.c.keys.PrevGraph):
+		v.cycleGraph(-1)
+	case key.Matches(msg, v.c.keys.EdgeUp):
+		if v.graphSel != "" {
+			v.followEdge(true)
+		}
+	case key.Matches(msg, v.c.keys.EdgeDown):
+		if v.graphSel != "" {
+			v.followEdge(false)
 		}
 	case key.Matches(msg, v.c.keys.Enter):
 		if v.graphSel != "" {
@@ -154,7 +158,7 @@ func (v *pipelinesView) graphSummary(w int) string {
 			parts = append(parts, t.Status(themes.Stale).Render(themes.Glyph(themes.Stale)+" stale"))
 		}
 		if m.LastAppliedAt != nil {
-			parts = append(parts, t.Muted.Render("applied "+ageText(v.c.now(), m.LastAppliedAt)))
+			parts = append(parts, t.Muted.Render("applied "+v.c.when(m.LastAppliedAt)))
 		}
 		return fit(strings.Join(parts, "  "), w)
 	}

@@ -184,8 +184,8 @@ func (v *runView) render(w, h int) []string {
 	st := runStatus(r.Status)
 	lines := []string{
 		" " + t.Status(st).Render(themes.Glyph(st)+" "+string(r.Status)) + "  " + t.Accent.Render(fmt.Sprintf("run %d", r.ID)) +
-			"  " + r.StateMode + "  " + runScope(r) + "  " + runWindow(r.Window),
-		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, r.Actor, timeText(&r.StartedAt), took(r, v.c.now()))),
+			"  " + r.StateMode + "  " + runScope(r) + "  " + v.c.runWindow(r),
+		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, r.Actor, v.c.when(&r.StartedAt), took(r, v.c.now()))),
 	}
 	if len(r.Models) > 1 {
 		lines = append(lines, "   "+t.Muted.Render("models "+strings.Join(r.Models, ", ")))
@@ -241,7 +241,7 @@ func (v *runView) render(w, h int) []string {
 			}
 			tk := "-"
 			if e.FinishedAt != nil {
-				tk = state.RoughDuration(e.FinishedAt.Sub(e.StartedAt))
+				tk = elapsedText(e.FinishedAt.Sub(e.StartedAt))
 			}
 			ts := taskStatus(e.Status)
 			line = row(w-1, cols, t.Glyph(ts), indent+name, fmt.Sprint(e.Attempt), t.Status(ts).Render(e.Status), rows, t.Muted.Render(tk),

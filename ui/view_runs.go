@@ -106,39 +106,51 @@ func runScope(r state.Run) string {
 	return fmt.Sprintf("%s +%d", r.Models[0], len(r.Models)-1)
 }
 
-func runWindow(w state.Window) string {
-	if w.Empty() {
+// runWindow is a run's window: in its model's zone when it ran one model
+// and the time toggle says local, else UTC.
+func (c *common) runWindow(r state.Run) string {
+	if r.Window.Empty() {
 		return "no window"
 	}
-	return windowText(w)
+	if len(r.Models) == 1 {
+		return c.window(r.Models[0], r.Window)
+	}
+	return windowText(r.Window)
 }
 
 func (v *runsView) render(w, h int) []string {
 	t := v.c.theme
 	var lines []string
 	if len(v.c.runs) > 0 {
-		lines = append(lines, " "+t.Title.Render("Started here"))
-		live := v.c.runs
-		if len(live) > 3 {
-			live = live[len(live)-3:]
-		}
+		lines = append(lines, " "+t.Title.Render("Started here")+t.Muted.Render(" · "+plural(len(v.c.runs), "run", "runs")+" this session"))
+		live, more := startedHere(v.c.runs, h)
 		for i := len(live) - 1; i >= 0; i-- {
 			lines = append(lines, liveRunLine(t, live[i], w))
+		}
+		if more > 0 {
+			lines = append(lines, t.Muted.Render(fmt.Sprintf("   +%d more started here, older (in the history below)", more)))
 		}
 		lines = append(lines, " "+t.Title.Render("History"))
 	}
 	if !v.loaded {
 		return pad(append(lines, loadingLines(&v.viewBase, w, 1)...), w, h)
 	}
+	// When a run started and how long it took come before its window at
+	// any width; the actor, which the run's own view shows, only when
+	// there is room.
 	wide := w >= 120
-	cols := []column{{w: 5, right: true}, {w: 12}, {w: 9}, {w: min(24, max(12, w/5))}, {w: 22}}
-	head := []string{"ID", "STATUS", "MODE", "SCOPE", "WINDOW"}
+	cols := []column{{w: 4, right: true}, {w: 11}, {w: 9}, {w: min(24, max(12, w/6))}, {w: v.c.instantWidth()}, {w: 5, right: true}}
+	head := []string{"ID", "STATUS", "MODE", "SCOPE", "STARTED", "TOOK"}
 	if wide {
-		cols = append(cols, column{w: 17}, column{w: 7})
-		head = append(head, "STARTED", "TOOK")
+		cols = append(cols, column{w: 24})
+		head = append(head, "WINDOW")
 	}
 	cols = append(cols, column{w: 0})
-	head = append(head, "ACTOR")
+	if wide {
+		head = append(head, "ACTOR")
+	} else {
+		head = append(head, "WINDOW")
+	}
 	lines = append(lines, t.Muted.Render(" "+row(w-1, cols, head...)))
 	if len(v.runs) == 0 {
 		lines = append(lines, t.Muted.Render("   no runs yet in "+v.c.eng.Env.String()))
@@ -148,15 +160,28 @@ func (v *runsView) render(w, h int) []string {
 	now := v.c.now()
 	for i := from; i < to; i++ {
 		r := v.runs[i]
-		cells := []string{fmt.Sprint(r.ID), t.Label(runStatus(r.Status)), r.StateMode, runScope(r), runWindow(r.Window)}
-		cells[1] = t.Status(runStatus(r.Status)).Render(themes.Glyph(runStatus(r.Status)) + " " + string(r.Status))
+		status := t.Status(runStatus(r.Status)).Render(themes.Glyph(runStatus(r.Status)) + " " + string(r.Status))
+		cells := []string{fmt.Sprint(r.ID), status, r.StateMode, runScope(r), t.Muted.Render(v.c.when(&r.StartedAt)),
+			t.Muted.Render(took(r, now)), v.c.runWindow(r)}
 		if wide {
-			cells = append(cells, t.Muted.Render(timeText(&r.StartedAt)), t.Muted.Render(took(r, now)))
+			cells = append(cells, t.Muted.Render(r.Actor))
 		}
-		cells = append(cells, t.Muted.Render(r.Actor))
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	return pad(lines, w, h)
+}
+
+// startedHere is the runs of this session the runs view lists, oldest
+// first, on a body h lines high: every one while they fit in a third of
+// it (three at least), else the newest that fit beside a "+N more" line,
+// with N the older ones left out.
+func startedHere(runs []*liveRun, h int) (shown []*liveRun, more int) {
+	room := max(3, h/3)
+	if len(runs) <= room {
+		return runs, 0
+	}
+	more = len(runs) - (room - 1)
+	return runs[more:], more
 }
 
 // took is a run's duration, so far when it is still running.
@@ -168,7 +193,7 @@ func took(r state.Run, now time.Time) string {
 	if end.Before(r.StartedAt) {
 		return "-"
 	}
-	return state.RoughDuration(end.Sub(r.StartedAt))
+	return elapsedText(end.Sub(r.StartedAt))
 }
 
 // liveRunLine is one run started from this UI: its state and the progress

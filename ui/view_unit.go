@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -46,7 +45,7 @@ func (v *unitView) title() string {
 	if v.window.IsZero() {
 		return "unit " + v.model
 	}
-	return "unit " + v.model + " " + windowText(v.window)
+	return "unit " + v.model + " " + v.c.window(v.model, v.window)
 }
 
 func (v *unitView) load(gen uint64, _ []string) tea.Cmd {
@@ -144,7 +143,7 @@ func (v *unitView) render(w, h int) []string {
 	t := v.c.theme
 	u := v.data.unit
 	if u == nil {
-		return pad([]string{" " + t.Muted.Render("no unit of "+v.model+" at "+windowText(v.window)+" in the store")}, w, h)
+		return pad([]string{" " + t.Muted.Render("no unit of "+v.model+" at "+v.c.window(v.model, v.window)+" in the store")}, w, h)
 	}
 	var lines []string
 	add := func(s string) { lines = append(lines, s) }
@@ -153,10 +152,10 @@ func (v *unitView) render(w, h int) []string {
 			add(indent + l)
 		}
 	}
-	add(" " + t.Glyph(unitStatus(u.Status)) + " " + t.Accent.Render(v.model) + " " + windowText(u.Window) + "  " + statusLabel(t, u.Status))
-	meta := fmt.Sprintf("attempts %d · applied_at %s", u.Attempts, timeText(u.AppliedAt))
+	add(" " + t.Glyph(unitStatus(u.Status)) + " " + t.Accent.Render(v.model) + " " + v.c.window(v.model, u.Window) + "  " + statusLabel(t, u.Status))
+	meta := fmt.Sprintf("attempts %d · applied %s", u.Attempts, v.c.when(u.AppliedAt))
 	if r := v.data.failures.Retry; r != nil {
-		meta += " · " + r.Line(func(at time.Time) string { return timeText(&at) })
+		meta += " · " + r.Line(v.c.absAt)
 	}
 	add("   " + t.Muted.Render(meta))
 	if u.Error != "" {
@@ -180,7 +179,7 @@ func (v *unitView) render(w, h int) []string {
 			if a.RunID != 0 {
 				run = fmt.Sprintf(" · run %d", a.RunID)
 			}
-			add("   " + a.Label() + t.Muted.Render(" · "+timeText(&a.At)+run))
+			add("   " + a.Label() + t.Muted.Render(" · "+v.c.whenAt(a.At)+run))
 			wrapped("     ", a.Error)
 		}
 	}

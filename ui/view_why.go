@@ -32,6 +32,8 @@ type whyView struct {
 	// builtW is the width the items were wrapped to: the errors are
 	// wrapped whole, so a resize builds them again.
 	builtW int
+	// builtTimes is the time toggle the items were written with.
+	builtTimes timeMode
 }
 
 // whyItem is one line of the report; target is the unit it names, if any.
@@ -86,7 +88,7 @@ func (v *whyView) title() string {
 		if v.r.Temporality == spec.Timeless {
 			return "why " + v.model
 		}
-		return "why " + v.model + " " + windowText(v.r.Window)
+		return "why " + v.model + " " + v.c.window(v.model, v.r.Window)
 	}
 	if v.at.IsZero() {
 		return "why " + v.model
@@ -104,9 +106,20 @@ func (v *whyView) crumb(below view) string {
 	return title
 }
 
+// load explains the unit at v.at; with no time (:why MODEL), the model's
+// most impactful failed or blocked unit (worstUnitAt), which the view
+// then keeps to (apply).
 func (v *whyView) load(gen uint64, _ []string) tea.Cmd {
+	e, model, at := v.c.eng, v.model, v.at
 	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.WhyReport, error) {
-		return v.c.eng.Why(ctx, v.model, v.at)
+		if at.IsZero() {
+			picked, err := worstUnitAt(ctx, e, model)
+			if err != nil {
+				return nil, err
+			}
+			at = picked
+		}
+		return e.Why(ctx, model, at)
 	})
 }
 
@@ -131,6 +144,9 @@ func (v *whyView) apply(r *gate.WhyReport) {
 		keep = v.items[v.sel[v.cur.pos]].target
 	}
 	v.r = r
+	if v.at.IsZero() && r.Temporality == spec.Temporal {
+		v.at = r.Window.Since // the unit picked stays explained on reloads
+	}
 	v.build(v.c.width)
 	v.cur.setLen(len(v.sel))
 	switch {
@@ -155,7 +171,7 @@ func (v *whyView) apply(r *gate.WhyReport) {
 
 func (v *whyView) build(cells int) {
 	r := v.r
-	v.items, v.sel, v.builtW = nil, nil, cells
+	v.items, v.sel, v.builtW, v.builtTimes = nil, nil, cells, v.c.times
 	// wrapped adds s in full, wrapped under indent: an error is read whole.
 	wrapped := func(indent, s string) {
 		for _, l := range wrapLines(s, cells-len(indent)-1) {
@@ -178,8 +194,8 @@ func (v *whyView) build(cells int) {
 	case r.Temporality == spec.Temporal:
 		shape = "fixed " + r.Interval.String() + " grid"
 	}
-	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + windowText(r.Window) + "  " + statusLabel(t, r.Status))
-	meta := fmt.Sprintf("pipeline %s · %s · evaluated at %s", r.Pipeline, shape, timeText(&r.Now))
+	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + v.c.window(r.Model, r.Window) + "  " + statusLabel(t, r.Status))
+	meta := fmt.Sprintf("pipeline %s · %s · evaluated at %s", r.Pipeline, shape, v.c.absAt(r.Now))
 	if r.Attempts > 0 {
 		meta += fmt.Sprintf(" · attempts %d", r.Attempts)
 	}
@@ -188,10 +204,10 @@ func (v *whyView) build(cells int) {
 		text("   " + t.Error.Render("not registered yet (bollhav apply)"))
 	}
 	if r.AppliedAt != nil {
-		text("   applied_at " + timeText(r.AppliedAt) + t.Muted.Render(" ("+ageText(r.Now, r.AppliedAt)+")"))
+		text("   applied " + v.c.when(r.AppliedAt))
 	}
 	if r.Retry != nil {
-		text("   " + t.Accent.Render(r.Retry.Line(func(at time.Time) string { return timeText(&at) })) +
+		text("   " + t.Accent.Render(r.Retry.Line(v.c.absAt)) +
 			t.Muted.Render(" ("+ageText(r.Now, &r.Retry.At)+")"))
 	}
 	if r.Error != "" {
@@ -246,7 +262,7 @@ func (v *whyView) build(cells int) {
 			}
 		} else {
 			it.kind = whyText
-			it.text = "   " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + statusLabel(t, l.Status)
+			it.text = "   " + t.Accent.Render(l.Model) + " " + v.c.window(l.Model, l.Window) + "  " + statusLabel(t, l.Status)
 			if i == len(r.RootCause)-1 && r.Status != state.Applied && len(r.Upstreams) > 0 && !r.Satisfied {
 				it.text += t.Muted.Render("  (nothing upstream to name)")
 			}
@@ -304,7 +320,7 @@ func (v *whyView) earlierFailures(text func(string)) {
 		if a.RunID != 0 {
 			run = fmt.Sprintf(" run %d", a.RunID)
 		}
-		text("     " + t.Muted.Render(a.Label()+" · "+timeText(&a.At)+run+": ") + oneLine(a.Error))
+		text("     " + t.Muted.Render(a.Label()+" · "+v.c.whenAt(a.At)+run+": ") + oneLine(a.Error))
 	}
 }
 
@@ -416,9 +432,9 @@ func (v *whyView) render(w, h int) []string {
 	if !v.loaded || v.r == nil {
 		return loadingLines(&v.viewBase, w, h)
 	}
-	if w != v.builtW {
-		// The selectable items do not change with the width, so the
-		// cursor keeps its place.
+	if w != v.builtW || v.c.times != v.builtTimes {
+		// The selectable items do not change with the width or the
+		// time toggle, so the cursor keeps its place.
 		v.build(w)
 	}
 	t := v.c.theme
@@ -464,7 +480,7 @@ func (v *whyView) render(w, h int) []string {
 			}
 		case whyUpstream:
 			u := it.up
-			verdict, detail := upstreamVerdict(u)
+			verdict, detail := upstreamVerdict(u, v.c.windows)
 			cells := []string{"", u.Upstream, u.Level.String(), t.Label(verdict), t.Muted.Render(ageShort(v.r.Now, u.NewestAge))}
 			if narrow {
 				line = row(w, upCols, cells...)
@@ -499,7 +515,7 @@ func (v *whyView) render(w, h int) []string {
 			if g.n > 1 {
 				rel += fmt.Sprintf(" each (%d windows)", g.n)
 			}
-			line = row(w, frCols, "", g.f.Model, windowText(g.window), status, rel)
+			line = row(w, frCols, "", g.f.Model, v.c.window(g.f.Model, g.window), status, rel)
 		}
 		if i == selLine {
 			line = listLine(t, true, ansiCut(line, 1), w)
@@ -516,7 +532,7 @@ func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
 	if l.Stale {
 		status = t.Label(themes.Stale)
 	}
-	line := "   → " + t.Accent.Render(l.Model) + " " + windowText(l.Window) + "  " + status
+	line := "   → " + t.Accent.Render(l.Model) + " " + v.c.window(l.Model, l.Window) + "  " + status
 	if root {
 		line += "  ← root cause"
 	}
@@ -524,8 +540,9 @@ func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
 }
 
 // upstreamVerdict is an upstream's verdict as a status, and the detail to
-// show: its missing ranges, its freshness, its hard error.
-func upstreamVerdict(u *gate.UpstreamReport) (themes.Status, string) {
+// show: its missing ranges (printed by windows), its freshness, its hard
+// error.
+func upstreamVerdict(u *gate.UpstreamReport, windows func(model string, ws []state.Window) string) (themes.Status, string) {
 	switch {
 	case u.Skipped:
 		return themes.Applied, "deactivate_for_dev: trusted, not gated"
@@ -543,7 +560,7 @@ func upstreamVerdict(u *gate.UpstreamReport) (themes.Status, string) {
 	if len(u.Missing) == 0 {
 		return themes.Blocked, oneLine(u.Reason)
 	}
-	return themes.Blocked, "missing " + windowsText(u.Missing)
+	return themes.Blocked, "missing " + windows(u.Upstream, u.Missing)
 }
 
 // ageShort is an age as "2d1h ago", or "-".

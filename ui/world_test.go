@@ -111,7 +111,9 @@ func newWorld(t *testing.T) *world {
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
 	run := func(models []string, w state.Window) {
 		t.Helper()
-		if _, err := e.Run(ctx, engine.RunRequest{Models: models, Window: &w}, e.Executor(), nil); err != nil {
+		seeder := *e
+		seeder.Store = pinnedRunTimes{Store: s, now: e.Now}
+		if _, err := seeder.Run(ctx, engine.RunRequest{Models: models, Window: &w}, seeder.Executor(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,6 +139,36 @@ func newWorld(t *testing.T) *world {
 		t.Fatalf("a read-only mark: %v", err)
 	}
 	return &world{e: e, path: path, specDir: dir}
+}
+
+// pinnedRunTimes is the world's store while its runs are seeded: the
+// engine times a run and its tasks with the wall clock from the run's
+// start (so none takes 0s), and the goldens need the times the same on
+// every machine, so the seeded runs' record is pinned to the engine's
+// clock. Only the run log's times are touched; units and their outcomes
+// go to the store as the engine writes them.
+type pinnedRunTimes struct {
+	state.Store
+	now func() time.Time
+}
+
+func (p pinnedRunTimes) CreateRun(ctx context.Context, r state.Run) (int64, error) {
+	r.StartedAt = p.now()
+	return p.Store.CreateRun(ctx, r)
+}
+
+func (p pinnedRunTimes) FinishRun(ctx context.Context, id int64, status state.RunStatus, _ time.Time) error {
+	return p.Store.FinishRun(ctx, id, status, p.now())
+}
+
+func (p pinnedRunTimes) StartTask(ctx context.Context, runID int64, taskID int, _ time.Time) (int, error) {
+	return p.Store.StartTask(ctx, runID, taskID, p.now())
+}
+
+func (p pinnedRunTimes) FinishTask(ctx context.Context, entry state.TaskRunEntry) error {
+	at := p.now()
+	entry.StartedAt, entry.FinishedAt = at, &at
+	return p.Store.FinishTask(ctx, entry)
 }
 
 // counts is a model's units by status, read from the store.
@@ -270,6 +302,8 @@ func keyPress(n string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeyLeft}
 	case "tab":
 		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
 	}

@@ -54,6 +54,11 @@ first start in --state-dir (mode 0600) and reused after.
             version serve started with; otherwise 503 and one line why.
 docs/oncall.md lists every metric and example alerting rules.
 
+A session with no key pressed for --idle-timeout is closed, after a banner a
+minute ahead says so (any key keeps it); one only watching a live view (the
+change feed live, no dialog open) stays, unless --idle-closes-watchers. The
+header shows who each session is and its role ("alice (viewer)").
+
 SIGINT/SIGTERM: every session is told goodbye, runs started from the UI
 release their claims, and the server stops.`,
 		examples: []string{
@@ -70,7 +75,8 @@ release their claims, and the server stops.`,
 			fs.StringVar(&f.operators, "operators", "", "authorized_keys file of operators (full UI)")
 			fs.StringVar(&f.viewers, "viewers", "", "authorized_keys file of viewers (read-only UI)")
 			fs.StringVar(&f.stateDir, "state-dir", "", "where the host key lives (default .bollhav beside the spec)")
-			fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "close a session idle this long")
+			fs.DurationVar(&f.idle, "idle-timeout", 30*time.Minute, "close a session with no key pressed this long, after a warning a minute before (0: never); one only watching a live view stays")
+			fs.BoolVar(&f.idleWatchers, "idle-closes-watchers", false, "let --idle-timeout close a session that is only watching a live view too")
 			fs.IntVar(&f.maxSessions, "max-sessions", 32, "refuse sessions beyond this many at once")
 		},
 		run: func(c *cmdContext, args []string) int { return runServe(c, f, args) },
@@ -80,6 +86,7 @@ release their claims, and the server stops.`,
 type serveFlags struct {
 	addr, metrics, operators, viewers, stateDir string
 	idle                                        time.Duration
+	idleWatchers                                bool
 	maxSessions                                 int
 }
 
@@ -94,6 +101,8 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 		return c.fail(cmd, &usageError{"give --operators and/or --viewers: authorized_keys files of who may connect"})
 	case f.maxSessions < 1:
 		return c.fail(cmd, &usageError{"--max-sessions must be at least 1"})
+	case f.idle < 0:
+		return c.fail(cmd, &usageError{fmt.Sprintf("--idle-timeout %s is negative: give a length, or 0 for never", f.idle)})
 	}
 	if f.addr != "" {
 		if _, _, err := net.SplitHostPort(f.addr); err != nil {
@@ -172,10 +181,12 @@ func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engi
 	stateDir := cmp.Or(f.stateDir, filepath.Join(filepath.Dir(c.Spec), ".bollhav"))
 	srv, err := serve.New(serve.Config{
 		Addr: f.addr, StateDir: stateDir, Keys: serve.Keys{Operators: f.operators, Viewers: f.viewers},
-		Engine: e, IdleTimeout: f.idle, MaxSessions: f.maxSessions, Log: logger,
+		Engine: e, MaxSessions: f.maxSessions, Log: logger,
 		NewModel: func(ctx gocontext.Context, se *engine.Engine, s ssh.Session) (tea.Model, error) {
 			env := sessionEnv(s.Environ())
-			return ui.NewModel(ctx, se, ui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed})
+			return ui.NewModel(ctx, se, ui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed,
+				User: serve.SessionUser(s), Role: serve.SessionRole(s).String(),
+				IdleTimeout: f.idle, IdleClosesWatchers: f.idleWatchers})
 		},
 	})
 	if err != nil {

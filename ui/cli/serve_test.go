@@ -106,7 +106,7 @@ func startServeSpec(t *testing.T, body string) *served {
 
 // startServeIn runs `bollhav serve` on dir's bollhav.yaml and the store
 // at db, with an operator and a viewer key written beside the spec.
-func startServeIn(t *testing.T, dir, db string) *served {
+func startServeIn(t *testing.T, dir, db string, extra ...string) *served {
 	t.Helper()
 	s := &served{dir: dir, db: db, stderr: &sshScreen{}}
 	var opLine, viewLine string
@@ -129,6 +129,7 @@ func startServeIn(t *testing.T, dir, db string) *served {
 	}
 	s.cmd = exec.Command(os.Args[0], "-test.run=^$", "--", "serve", "--ssh", s.addr, "--spec", sp, "--dsn", s.db,
 		"--operators", filepath.Join(dir, "operators"), "--viewers", filepath.Join(dir, "viewers"))
+	s.cmd.Args = append(s.cmd.Args, extra...)
 	s.cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {

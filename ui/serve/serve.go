@@ -44,8 +44,6 @@ type Config struct {
 	Engine *engine.Engine
 	// NewModel builds a session's UI.
 	NewModel ModelFunc
-	// IdleTimeout closes a session with no input for this long (0: 30 min).
-	IdleTimeout time.Duration
 	// MaxSessions refuses sessions beyond this many at once (0: 32).
 	MaxSessions int
 	Log         *slog.Logger
@@ -88,9 +86,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	limit := newRateLog(time.Minute)
-	if cfg.IdleTimeout <= 0 {
-		cfg.IdleTimeout = 30 * time.Minute
-	}
 	if cfg.MaxSessions <= 0 {
 		cfg.MaxSessions = 32
 	}
@@ -113,7 +108,12 @@ func New(cfg Config) (*Server, error) {
 		// into the working directory.
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithAddress(cfg.Addr),
-		wish.WithIdleTimeout(cfg.IdleTimeout),
+		// A connection with no traffic at all is dropped; a session's
+		// keepalives (keepAlive) are traffic, so this closes connections
+		// that opened no session or whose client is gone. How long a
+		// session may go without a key press is its UI's idle timeout,
+		// which warns first and knows a session that is only watching.
+		wish.WithIdleTimeout(transportIdle),
 		// Public keys only: with no password or keyboard-interactive
 		// handler, those methods are refused.
 		wish.WithPublicKeyAuth(func(ctx ssh.Context, key ssh.PublicKey) bool {
@@ -282,10 +282,13 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			closing := s.closed
 			s.mu.Unlock()
 			ui.end(s.log)
-			if closing {
+			switch {
+			case closing:
 				// Written after the UI restored the terminal: written
 				// before, the restore of the alternate screen wipes it.
 				_, _ = fmt.Fprint(sess, goodbye)
+			case ui.reason() != "":
+				_, _ = fmt.Fprint(sess, "\r\nbollhav: "+ui.reason()+".\r\n")
 			}
 			s.wg.Done()
 		}()
@@ -308,6 +311,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		wish.Fatalln(sess, "bollhav: this key may not open a terminal (no-pty or restrict in its authorized_keys line), and the UI needs one")
 		return nil
 	}
+	sess.Context().SetValue(roleKey{}, role)
 	e := *s.cfg.Engine
 	e.ReadOnly = e.ReadOnly || role == Viewer
 	e.Actor = Actor(sess.User(), key)
@@ -327,6 +331,9 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		wish.Fatalln(sess, "bollhav: "+err.Error())
 		return nil
 	}
+	if conn, ok := sess.Context().Value(ssh.ContextKeyConn).(gossh.Conn); ok {
+		go keepAlive(ctx, conn, keepAliveEvery)
+	}
 	s.mu.Lock()
 	if ui := s.live[sess]; ui != nil {
 		ui.model, ui.cancel = m, cancel
@@ -340,6 +347,20 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	opts := append(wishtea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler())
 	return tea.NewProgram(m, opts...)
 }
+
+// roleKey is the session context's key of the role its key was given.
+type roleKey struct{}
+
+// SessionRole is the role the session's key was given (NoRole before the
+// session's UI is built), for a UI that says who its user is.
+func SessionRole(sess ssh.Session) Role {
+	r, _ := sess.Context().Value(roleKey{}).(Role)
+	return r
+}
+
+// SessionUser is the session's user name as the client sent it, cleaned
+// for the screen (cleanUser).
+func SessionUser(sess ssh.Session) string { return cleanUser(sess.User()) }
 
 // Actor names an SSH session for the audit log: "ssh:SHA256:… USER". The
 // fingerprint of the key that authenticated comes first because it is the

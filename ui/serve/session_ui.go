@@ -24,6 +24,21 @@ type sessionUI struct {
 	cancel context.CancelFunc
 }
 
+// ender is a UI that can end by itself (ui.App's idle timeout) and says
+// why, for the session to print once the screen is restored.
+type ender interface{ EndReason() string }
+
+// reason is why the UI ended by itself; empty when the user quit.
+func (u *sessionUI) reason() string {
+	if u == nil {
+		return ""
+	}
+	if e, ok := u.model.(ender); ok {
+		return e.EndReason()
+	}
+	return ""
+}
+
 // end stops the session's UI and the runs it started — a run started over
 // SSH does not outlive the session that started it (a disconnect, a quit or
 // the server's Shutdown): its units go back to pending and it is recorded
