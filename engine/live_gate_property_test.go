@@ -165,6 +165,11 @@ func liveProperty(t *testing.T, rt *rapid.T, s state.Store, sp *spec.Spec) {
 	if storeOnly {
 		w.e = &engine.Engine{Store: s, Now: func() time.Time { return w.now }}
 	}
+	if rapid.Bool().Draw(rt, "plainStore") {
+		// Without SweepReader and RegionReader: the index reads back a
+		// window at a time through ScanUnits.
+		w.e.Store = hideSweep{s}
+	}
 	live, err := w.e.LiveGate(ctx)
 	if err != nil {
 		rt.Fatal(err)

@@ -214,66 +214,116 @@ type modelRead struct {
 // back may reach past it (Uncover trims units at a window's edges), so a
 // span grows to hold every unit it meets, in memory and in the store, and
 // is read again; a model whose units overlap one another, a timeless one,
-// and a change without a window are read whole.
+// and a change without a window are read whole. Each round of spans is
+// one read of the store (state.RegionReader) however many models it
+// spans.
 func (l *Live) readChanges(ctx context.Context, st *liveState, changes []state.Change) ([]modelRead, int, error) {
-	byModel := map[string][]state.Change{}
-	var order []string
+	byModel := map[string]*modelRead{}
+	var order []*modelRead
 	for _, c := range changes {
-		if _, ok := byModel[c.Model]; !ok {
-			order = append(order, c.Model)
+		rd := byModel[c.Model]
+		if rd == nil {
+			m := st.models[c.Model]
+			rd = &modelRead{m: m, whole: !m.disjoint || m.timeless}
+			byModel[c.Model] = rd
+			order = append(order, rd)
 		}
-		byModel[c.Model] = append(byModel[c.Model], c)
-	}
-	var out []modelRead
-	read := 0
-	for _, name := range order {
-		m := st.models[name]
-		rd := modelRead{m: m, whole: !m.disjoint || m.timeless}
-		for _, c := range byModel[name] {
-			if c.Window.IsZero() {
-				rd.whole = true
-				break
-			}
-			rd.spans = append(rd.spans, span{c.Window.Since.UnixMicro(), c.Window.Until.UnixMicro()})
+		if c.Window.IsZero() {
+			rd.whole = true
 		}
 		if !rd.whole {
-			rd.whole = true
-			for range maxRefine {
-				rd.spans = m.coalesce(mergeSpans(m.grow(mergeSpans(rd.spans))))
-				grown := false
-				rd.got = rd.got[:0]
-				for i, s := range rd.spans {
-					rows, err := l.readUnits(ctx, name, state.Window{Since: time.UnixMicro(s.a).UTC(), Until: time.UnixMicro(s.b).UTC()})
-					if err != nil {
-						return nil, 0, err
-					}
-					read += len(rows)
-					rd.got = append(rd.got, rows)
-					if len(rows) > 0 && (rows[0].Since < s.a || slices.MaxFunc(rows, byUntil).Until > s.b) {
-						rd.spans[i] = span{min(s.a, rows[0].Since), max(s.b, slices.MaxFunc(rows, byUntil).Until)}
-						grown = true
-					}
-				}
-				if !grown {
-					rd.whole = false
-					break
-				}
+			rd.spans = append(rd.spans, span{c.Window.Since.UnixMicro(), c.Window.Until.UnixMicro()})
+		}
+	}
+	read := 0
+	var todo []*modelRead
+	for _, rd := range order {
+		if !rd.whole {
+			todo = append(todo, rd)
+		}
+	}
+	for round := 0; len(todo) > 0; round++ {
+		if round == maxRefine {
+			for _, rd := range todo {
+				rd.whole = true
+			}
+			break
+		}
+		var regions []state.Region
+		for _, rd := range todo {
+			rd.spans = rd.m.coalesce(mergeSpans(rd.m.grow(mergeSpans(rd.spans))))
+			rd.got = make([][]state.SweepUnit, len(rd.spans))
+			for _, s := range rd.spans {
+				regions = append(regions, state.Region{Model: rd.m.name, Window: state.Window{Since: time.UnixMicro(s.a).UTC(), Until: time.UnixMicro(s.b).UTC()}})
 			}
 		}
+		got, err := l.readRegions(ctx, regions)
+		if err != nil {
+			return nil, 0, err
+		}
+		var again []*modelRead
+		k := 0
+		for _, rd := range todo {
+			grown := false
+			for i, s := range rd.spans {
+				rows := got[k]
+				k++
+				read += len(rows)
+				rd.got[i] = rows
+				if len(rows) == 0 {
+					continue
+				}
+				if hi := slices.MaxFunc(rows, byUntil).Until; rows[0].Since < s.a || hi > s.b {
+					rd.spans[i] = span{min(s.a, rows[0].Since), max(s.b, hi)}
+					grown = true
+				}
+			}
+			if grown {
+				again = append(again, rd)
+			}
+		}
+		todo = again
+	}
+	out := make([]modelRead, 0, len(order))
+	for _, rd := range order {
 		if rd.whole {
-			rows, err := l.readUnits(ctx, name, state.Window{})
+			rows, err := l.readUnits(ctx, rd.m.name, state.Window{})
 			if err != nil {
 				return nil, 0, err
 			}
 			read += len(rows)
 			rd.rows, rd.spans, rd.got = rows, nil, nil
 		}
-		out = append(out, rd)
+		out = append(out, *rd)
 	}
 	return out, read, nil
 }
 
 func byUntil(a, b state.SweepUnit) int { return cmp.Compare(a.Until, b.Until) }
+
+// readRegions reads the units of each region: in one round trip when the
+// store is a state.RegionReader, else a ScanUnits each.
+func (l *Live) readRegions(ctx context.Context, regions []state.Region) ([][]state.SweepUnit, error) {
+	out := make([][]state.SweepUnit, len(regions))
+	if rr, ok := l.r.Store.(state.RegionReader); ok {
+		err := rr.SweepRegions(ctx, l.r.Env.Suffix, regions, func(i int, us []state.SweepUnit) error {
+			out[i] = us
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("reading the changed windows: %w", err)
+		}
+		return out, nil
+	}
+	for i, r := range regions {
+		us, err := l.readUnits(ctx, r.Model, r.Window)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = us
+	}
+	return out, nil
+}
 
 // readUnits reads model's units overlapping w (every unit when w is zero)
 // in window order.
