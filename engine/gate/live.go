@@ -224,12 +224,15 @@ func (st *liveState) buildEdges(m *liveModel) {
 }
 
 // rangeFlip is the earliest moment after which one of m's WHOLE edges asks
-// for more of its upstream because a window completed.
+// for more of its upstream because a window completed. An edge that
+// misses part of a range it has keeps missing it as the range grows, so
+// only the others count.
 func (st *liveState) rangeFlip(m *liveModel) int64 {
 	flip := int64(noFlip)
 	for k := range m.edges {
-		if m.srcs[k].Contract == spec.Whole {
-			flip = min(flip, m.edges[k].ix.nextRange(st.now))
+		e := &m.edges[k]
+		if m.srcs[k].Contract == spec.Whole && !(e.verdict == edgeMissing && e.ix.hasRange) {
+			flip = min(flip, e.ix.nextRange(st.now))
 		}
 	}
 	return flip
