@@ -35,7 +35,7 @@ func (v *blockedView) title() string  { return "Blocked" }
 
 func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
 	return loadCmd(v.c, v.id, gen, func(ctx context.Context) ([]gate.BlockedUnit, error) {
-		return v.c.eng.Blocked(ctx, gate.BlockedFilter{})
+		return v.c.blockedNow(ctx, gate.BlockedFilter{})
 	})
 }
 
