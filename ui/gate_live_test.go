@@ -8,19 +8,21 @@ import (
 	"github.com/bollhav/bollhav/engine/gate"
 )
 
-// The clock flips verdicts by itself, and the feed's timer (armed for the
-// index's NextChange, nothing polls) catches it: with no change in the
-// store, mart.fresh's blocked hours go from ready (raw.orders applied
-// 59m59.6s ago, within its 1h limit) to stale once the hour is up, and
-// every subscriber hears that verdicts changed.
+// The Blocked view's first load builds the live index in the background
+// and the subscribers hear when its verdicts are there; then the clock
+// flips verdicts by itself, and the feed's timer (armed for the index's
+// NextChange, nothing polls) catches it: with no change in the store,
+// mart.fresh's blocked hours go from ready (raw.orders applied 59m57s
+// ago, within its 1h limit) to stale once the hour is up, and every
+// subscriber hears that verdicts changed.
 func TestLiveGateTimerFlipsVerdictsWhenFreshnessRunsOut(t *testing.T) {
 	w := newWorld(t)
 	ctx := t.Context()
-	// The engine's clock stands 400ms before the limit (raw.orders was
-	// applied at rawClock) until the test moves it past; the timer,
-	// armed for 400ms of wall time, then finds the flip.
+	// The engine's clock stands 3s before the limit (raw.orders was
+	// applied at rawClock) until the test moves it past, well before the
+	// timer, armed for 3s of wall time, fires and finds the flip.
 	var mu sync.Mutex
-	clock := rawClock.Add(time.Hour - 400*time.Millisecond)
+	clock := rawClock.Add(time.Hour - 3*time.Second)
 	e := *w.e
 	e.Now = func() time.Time {
 		mu.Lock()
@@ -47,32 +49,42 @@ func TestLiveGateTimerFlipsVerdictsWhenFreshnessRunsOut(t *testing.T) {
 		}
 		return out
 	}
-	before := fresh()
-	if len(before) != 5 {
-		t.Fatalf("mart.fresh has %d blocked hours, want 5", len(before))
-	}
-	for _, r := range before {
-		if r != gate.Ready {
-			t.Fatalf("before the limit mart.fresh's hours are %v, want all ready", before)
+	waitVerdicts := func(what string) {
+		t.Helper()
+		deadline := time.After(20 * time.Second)
+		for {
+			select {
+			case <-deadline:
+				t.Fatalf("no subscriber heard of %s in 20s", what)
+			case <-sub.poke:
+				sub.poke <- struct{}{} // next waits on it
+				if msg := sub.next(ctx)().(feedMsg); msg.verdicts {
+					return
+				}
+			}
 		}
 	}
+	all := func(when string, want gate.Readiness) {
+		t.Helper()
+		got := fresh()
+		if len(got) != 5 {
+			t.Fatalf("mart.fresh has %d blocked hours, want 5", len(got))
+		}
+		for _, r := range got {
+			if r != want {
+				t.Fatalf("%s mart.fresh's hours are %v, want all %q", when, got, want)
+			}
+		}
+	}
+	// The first load starts the index and shows the units unjudged; the
+	// subscribers hear when the verdicts are there.
+	all("before the index is built", 0)
+	waitVerdicts("the index built")
+	all("before the limit", gate.Ready)
+
 	mu.Lock()
-	clock = clock.Add(time.Second)
+	clock = clock.Add(4 * time.Second)
 	mu.Unlock()
-	deadline := time.After(10 * time.Second)
-	for heard := false; !heard; {
-		select {
-		case <-deadline:
-			t.Fatal("no subscriber heard of the flip in 10s")
-		case <-sub.poke:
-			sub.poke <- struct{}{} // next waits on it
-			msg := sub.next(ctx)().(feedMsg)
-			heard = msg.verdicts
-		}
-	}
-	for _, r := range fresh() {
-		if r != gate.Stale {
-			t.Fatalf("after the limit mart.fresh's hours are %v, want all stale", fresh())
-		}
-	}
+	waitVerdicts("the flip")
+	all("after the limit", gate.Stale)
 }

@@ -105,8 +105,8 @@ func (f *Feed) publish(c state.Change) {
 	}
 }
 
-// publishVerdicts tells every subscriber that the clock changed verdicts
-// of the gate index.
+// publishVerdicts tells every subscriber that the gate index's verdicts
+// changed with no change in the store.
 func (f *Feed) publishVerdicts() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -148,7 +148,7 @@ type subscription struct {
 	err      error
 	errSet   bool
 	closed   bool
-	// verdicts: the clock changed verdicts of the gate index.
+	// verdicts: the gate index's verdicts changed by themselves.
 	verdicts bool
 	poke     chan struct{}
 }

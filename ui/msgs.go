@@ -28,8 +28,9 @@ type feedMsg struct {
 	err     error
 	errSet  bool
 	closed  bool
-	// verdicts: the clock changed what the gate says (a freshness limit
-	// ran out, a window completed); views showing verdicts reload.
+	// verdicts: what the gate says changed with no change in the store (a
+	// freshness limit ran out, a window completed, the live index was
+	// built); views showing verdicts reload.
 	verdicts bool
 }
 
