@@ -108,6 +108,48 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 	})
 }
 
+// TestTriageRanksFailedUnitsWithTheBlocked: the triage queue holds the
+// failed hours of raw.orders with the blocked units, each failed hour
+// carrying its impact as a blocked unit would, so the failed roots come
+// first; a failed unit keeps its error and a blocked one its reason.
+func TestTriageRanksFailedUnitsWithTheBlocked(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		got, err := e.Triage(t.Context(), gate.BlockedFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// raw.orders 05 by hand: mart.daily day 0, mart.hourly 05,
+		// mart.flex 05 (ENCAPSULATE: the hour itself), report.running
+		// day 0 (THROUGH on mart.daily), report.snapshot (timeless),
+		// report.hourly_rollup day 0 (on mart.hourly 05) = 6; 07 alike.
+		// mart.fresh never ran: no units.
+		expectStrings(t, "triage", blockedString(got), []string{
+			"raw.orders " + hours(5, 6).String() + " impact=6",
+			"raw.orders " + hours(7, 8).String() + " impact=6",
+			"mart.daily " + days(0, 1).String() + " impact=2",
+			"mart.hourly " + hours(5, 6).String() + " impact=1",
+			"mart.hourly " + hours(7, 8).String() + " impact=1",
+			"mart.flex " + hours(5, 6).String() + " impact=0",
+			"mart.flex " + hours(7, 8).String() + " impact=0",
+			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
+			"report.running " + days(0, 1).String() + " impact=0",
+			"report.snapshot existence impact=0",
+		})
+		if f := got[0]; f.Status != state.Failed || f.Error != "exit status 3: source unavailable" || f.Reason != "" {
+			t.Errorf("the failed hour: status %s, error %q, reason %q", f.Status, f.Error, f.Reason)
+		}
+		if b := got[2]; b.Status != state.Blocked || b.Error != "" || b.Reason == "" {
+			t.Errorf("the blocked day: status %s, error %q, reason %q", b.Status, b.Error, b.Reason)
+		}
+		// Blocked alone still lists no failed unit.
+		blocked, err := e.Blocked(t.Context(), gate.BlockedFilter{})
+		if err != nil || len(blocked) != len(got)-2 {
+			t.Errorf("Blocked lists %d units (%v), want the %d blocked ones", len(blocked), err, len(got)-2)
+		}
+	})
+}
+
 // TestBlockedScales lists 100,000 blocked units, each holding back one
 // pending unit downstream, from the store of each backend.
 func TestBlockedScales(t *testing.T) {

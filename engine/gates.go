@@ -26,6 +26,12 @@ func (e *Engine) Blocked(ctx context.Context, f gate.BlockedFilter) ([]gate.Bloc
 	return e.gates().Blocked(ctx, f)
 }
 
+// Triage lists the failed and blocked units the filter selects with their
+// downstream impact, the UI's triage queue; see gate.Reader.Triage.
+func (e *Engine) Triage(ctx context.Context, f gate.BlockedFilter) ([]gate.BlockedUnit, error) {
+	return e.gates().Triage(ctx, f)
+}
+
 // Why explains the unit of model that holds at: its state, each gated
 // upstream's verdict and the root cause of a wait; see gate.Reader.Why.
 func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*gate.WhyReport, error) {

@@ -205,6 +205,7 @@ func TestReliabilityConnectionLostClassification(t *testing.T) {
 		want bool
 	}{
 		{&pgconn.PgError{Severity: "FATAL", Code: "57P01", Message: "terminating connection due to administrator command"}, true},
+		{&pgconn.PgError{Severity: "FATAL", Code: "25P03", Message: "terminating connection due to idle-in-transaction timeout"}, true},
 		{fmt.Errorf("claim: %w", &pgconn.PgError{Code: "57P03", Message: "the database system is starting up"}), true},
 		{&pgconn.PgError{Code: "08006", Message: "connection failure"}, true},
 		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},

@@ -24,7 +24,8 @@ const (
 
 // connectionLost reports whether err says the store's connection went away
 // rather than that the call was wrong: a connection the server terminated
-// or is shutting down (SQLSTATE class 08, 57P01–57P03), a socket that was
+// or is shutting down (SQLSTATE class 08, 57P01–57P03), a session ended
+// for idling in a transaction (25P03: the process was paused), a socket that was
 // reset, refused or hit end of file, or a driver error that happened before
 // anything reached the server. Running the same call again on a new
 // connection is then the whole remedy. The engine sees the driver's errors
@@ -36,7 +37,7 @@ func connectionLost(err error) bool {
 	var coded interface{ SQLState() string }
 	if errors.As(err, &coded) {
 		switch code := coded.SQLState(); {
-		case len(code) == 5 && code[:2] == "08", code == "57P01", code == "57P02", code == "57P03":
+		case len(code) == 5 && code[:2] == "08", code == "57P01", code == "57P02", code == "57P03", code == "25P03":
 			return true
 		}
 	}

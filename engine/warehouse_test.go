@@ -461,8 +461,11 @@ func TestWarehouseConnectionsTerminatedMidRun(t *testing.T) {
 		// The warehouse is back: the units that failed run again.
 		_, err := s.SetStatus(t.Context(), state.StatusChange{Model: "wh.log", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: e.now()})
 		must(t, err)
-		_, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &two, Mode: spec.Discover, Workers: 4}, e.Executor(), nil)
+		res, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &two, Mode: spec.Discover, Workers: 4}, e.Executor(), nil)
 		must(t, err)
+		for _, tr := range res.Tasks {
+			t.Logf("recovery: %s: %d applied, %d failed: %q", tr.Model, tr.Applied, tr.Failed, tr.Errors)
+		}
 		if got := perHour(t, dsn); got != twoEach(48) {
 			t.Errorf("wh.log per hour after recovery = %s", got)
 		}

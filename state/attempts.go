@@ -21,7 +21,9 @@ type Attempt struct {
 	Number int
 	// Try is the attempt's try number within the retry budget it counted
 	// in, from 1 (a model's retry: attempts bounds it). 0 is an expired
-	// lease: its worker died, and the budget it counted in with it.
+	// lease (its worker died, and the budget it counted in with it), or a
+	// failure from before the history existed, logged when SetStatus
+	// cleared its error: which try it was is not known.
 	Try int
 	// Error is why the attempt failed.
 	Error string

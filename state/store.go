@@ -72,7 +72,10 @@ type Store interface {
 	// blocked reason, and returns how many moved: bulldozer's re-pending,
 	// blocked units re-evaluated, operator marks. From must name at least
 	// one status: an empty list is refused, not read as "every status",
-	// so a caller that forgot it cannot re-pend applied history.
+	// so a caller that forgot it cannot re-pend applied history. An error
+	// it clears that the unit's attempt history does not hold (a failure
+	// from before the history existed) is logged there first, so a mark
+	// never loses a unit's last error.
 	SetStatus(ctx context.Context, req StatusChange) (int, error)
 	// Delete removes the model's units inside w (all of them when w is
 	// zero) and returns how many: torch on a fixed grid. It refuses with

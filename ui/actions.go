@@ -41,6 +41,13 @@ type action struct {
 	// discover of the whole closure (every failed, blocked or pending
 	// unit of each model), not of the window alone.
 	downstream bool
+	// pipeline, when set, runs every model of the pipeline (the engine's
+	// --pipeline) instead of model.
+	pipeline string
+	// batch, when set, is the runs of "run every ready unit": one discover
+	// run per stretch of ready windows of a model (readyRequests), run one
+	// after the other. It takes no STATE_MODE and no downstream choice.
+	batch []engine.RunRequest
 }
 
 // danger is how much harm the action can do.
@@ -48,12 +55,18 @@ func (a action) danger() danger.Level {
 	if a.kind == actionMark {
 		return danger.Mark
 	}
+	if len(a.batch) > 0 {
+		return danger.Run(spec.Discover)
+	}
 	return danger.Run(a.request().Mode)
 }
 
 // request is the engine request of a run action.
 func (a action) request() engine.RunRequest {
 	req := engine.RunRequest{Models: []string{a.model}, Mode: a.mode}
+	if a.pipeline != "" {
+		req.Models, req.Pipeline = nil, a.pipeline
+	}
 	if a.downstream {
 		req.Downstream, req.Mode = true, spec.Discover
 		return req
@@ -65,12 +78,36 @@ func (a action) request() engine.RunRequest {
 	return req
 }
 
+// requests are the engine requests the action runs, in order: the batch,
+// or the one request.
+func (a action) requests() []engine.RunRequest {
+	if len(a.batch) > 0 {
+		return a.batch
+	}
+	return []engine.RunRequest{a.request()}
+}
+
+// name is what a torch confirmation must type: the model's name, or the
+// pipeline's.
+func (a action) name() string {
+	if a.pipeline != "" {
+		return a.pipeline
+	}
+	return a.model
+}
+
 // target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
 func (a action) target() string {
-	if a.downstream {
+	switch {
+	case len(a.batch) > 0:
+		return "the ready units"
+	case a.pipeline != "" && a.downstream:
+		return "pipeline " + a.pipeline + " and downstream"
+	case a.pipeline != "":
+		return "pipeline " + a.pipeline
+	case a.downstream:
 		return a.model + " and downstream"
-	}
-	if a.window == nil || a.window.IsZero() {
+	case a.window == nil || a.window.IsZero():
 		return a.model
 	}
 	return a.model + " [" + windowText(*a.window) + "]"
@@ -137,7 +174,7 @@ func startRun(ctx context.Context, e *engine.Engine, owned *sync.WaitGroup, loca
 	go func() {
 		defer owned.Done()
 		defer close(ev.done)
-		res, err := e.Run(ctx, a.request(), e.Executor(), ev.report)
+		res, err := runAll(ctx, e, a.requests(), ev.report)
 		ev.mu.Lock()
 		ev.result, ev.err = res, err
 		if res != nil {
@@ -146,6 +183,40 @@ func startRun(ctx context.Context, e *engine.Engine, owned *sync.WaitGroup, loca
 		ev.mu.Unlock()
 	}()
 	return waitRun(local, ev)
+}
+
+// runAll runs the requests one after the other, stopping at the first
+// that cannot run (a refusal, a cancel); one request's result is its own,
+// several are folded into one (runResults).
+func runAll(ctx context.Context, e *engine.Engine, reqs []engine.RunRequest, progress func(engine.Progress)) (*engine.RunResult, error) {
+	var results []*engine.RunResult
+	for _, req := range reqs {
+		res, err := e.Run(ctx, req, e.Executor(), progress)
+		if res != nil {
+			results = append(results, res)
+		}
+		if err != nil {
+			return runResults(results), err
+		}
+	}
+	return runResults(results), nil
+}
+
+// runResults folds the results of a batch into one: every task, the hard
+// errors summed, the newest run's id (the runs view lists the others).
+func runResults(rs []*engine.RunResult) *engine.RunResult {
+	switch len(rs) {
+	case 0:
+		return nil
+	case 1:
+		return rs[0]
+	}
+	out := &engine.RunResult{RunID: rs[len(rs)-1].RunID, Mode: rs[0].Mode}
+	for _, r := range rs {
+		out.Tasks = append(out.Tasks, r.Tasks...)
+		out.HardErrors += r.HardErrors
+	}
+	return out
 }
 
 // waitRun waits for the run's next report or its end.
@@ -196,6 +267,10 @@ func runSummary(r *liveRun) string {
 	outcome := "succeeded"
 	if r.result.Failed() {
 		outcome = "failed"
+	}
+	if n := len(r.action.batch); n > 1 {
+		return fmt.Sprintf("%d runs of the ready units (last run %d) %s (%s): %s, %d applied, %d blocked, %d failed", n, r.result.RunID,
+			outcome, r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
 	}
 	return fmt.Sprintf("run %d %s (%s): %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome,
 		r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)

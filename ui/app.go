@@ -386,6 +386,9 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.switchTo(topViews[i].kind)
 		}
 	}
+	if j, ok := top.(problemJumper); ok && (key.Matches(msg, a.keys.NextProblem) || key.Matches(msg, a.keys.PrevProblem)) {
+		return a.jumpProblem(j, msg)
+	}
 	return top.key(msg)
 }
 

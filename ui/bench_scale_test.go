@@ -101,7 +101,7 @@ func BenchmarkUIScale(b *testing.B) {
 		b.Run("units="+unitsLabel(units), func(b *testing.B) {
 			e, biggest, genPeak := scaleEngine(b, models, units)
 			resetPeakRSS(b)
-			for _, view := range []string{"pipelines", "model"} {
+			for _, view := range []string{"pipelines", "model", "blocked"} {
 				b.Run("view="+view, func(b *testing.B) {
 					benchScaleView(b, e, view, biggest)
 				})
@@ -154,9 +154,9 @@ func scaleEngine(b *testing.B, models, units int) (*engine.Engine, string, float
 // scaleApp is a fresh UI on e showing view, sized, that has asked for its
 // first load and drawn nothing yet; cmd is that load.
 func scaleApp(b *testing.B, e *engine.Engine, view, model string) (a *App, cmd tea.Cmd) {
-	opts := Options{Theme: "dark", View: "pipelines"}
+	opts := Options{Theme: "dark", View: view}
 	if view == "model" {
-		opts.View, opts.Model = "model", model
+		opts.Model = model
 	}
 	a, err := newApp(b.Context(), e, withDefaults(opts), standardRenderers())
 	if err != nil {
@@ -239,6 +239,8 @@ func scaleCursor(a *App) *cursor {
 		return &v.cur
 	case *modelView:
 		return &v.cur
+	case *blockedView:
+		return &v.cur
 	}
 	panic("no cursor on this view")
 }
@@ -248,8 +250,11 @@ func scaleCursor(a *App) *cursor {
 func checkScaleFrame(b *testing.B, frame, view, model string) {
 	b.Helper()
 	want := []string{"MODEL", "pipelines"}
-	if view == "model" {
+	switch view {
+	case "model":
 		want = []string{model, "WINDOW"}
+	case "blocked":
+		want = []string{"IMPACT", "causes"}
 	}
 	for _, w := range want {
 		if !strings.Contains(frame, w) {

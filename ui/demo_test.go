@@ -115,7 +115,9 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	r.Keys("r")
 	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
 	r.Keys("d")
-	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units")
+	// The plan says what the fix frees: raw.payments' hour holds back two
+	// revenue days and, behind them, two months (the incident's 4 units).
+	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units", "releases 4 blocked units downstream")
 	ui.CheckFrame(t, f, 80, 24)
 	// The dialog keeps its context: the incident it acts on is still on
 	// screen behind it.

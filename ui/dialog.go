@@ -22,13 +22,14 @@ import (
 // the model's name typed, and nothing can be confirmed before the plan is
 // in.
 type dialog struct {
-	id      int
-	gen     uint64
-	action  action
-	plan    *engine.Plan
-	preview *markPreview
-	err     error
-	loading bool
+	id       int
+	gen      uint64
+	action   action
+	plan     *engine.Plan
+	preview  *markPreview
+	releases int
+	err      error
+	loading  bool
 	// confirm is true when the confirm button has the focus.
 	confirm bool
 	input   lineInput
@@ -46,7 +47,7 @@ func (d *dialog) typed() bool { return d.action.danger().Typed() }
 // replan asks the engine for the action's plan.
 func (d *dialog) replan(a *App) tea.Cmd {
 	d.gen++
-	d.loading, d.plan, d.preview, d.err, d.notice = true, nil, nil, nil, ""
+	d.loading, d.plan, d.preview, d.err, d.notice, d.releases = true, nil, nil, nil, "", 0
 	d.input.SetValue("")
 	return loadPlan(a.ctx, a.eng, d.id, d.gen, d.action)
 }
@@ -56,7 +57,7 @@ func (d *dialog) applyPlan(msg planMsg) {
 		return
 	}
 	d.loading = false
-	d.plan, d.preview, d.err = msg.plan, msg.preview, msg.err
+	d.plan, d.preview, d.err, d.releases = msg.plan, msg.preview, msg.err, msg.releases
 }
 
 func (d *dialog) ready() bool { return !d.loading && d.err == nil }
@@ -65,7 +66,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyCancel):
 		return a.closeDialog()
-	case d.action.kind == actionRun && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
+	case d.choosable() && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
 		step := 1
 		if key.Matches(msg, keyPrevMode) {
 			step = len(modes) - 1
@@ -81,7 +82,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		d.confirm = false
 		return d.replan(a)
-	case d.action.kind == actionRun && !d.typed() && key.Matches(msg, keyDownstream):
+	case d.choosable() && !d.typed() && key.Matches(msg, keyDownstream):
 		d.action.downstream = !d.action.downstream
 		d.confirm = false
 		return d.replan(a)
@@ -92,9 +93,9 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 			case !d.ready():
 				d.notice = "wait for the plan"
 			case typed == "":
-				d.notice = "type " + d.action.model + " to confirm the torch, esc to cancel"
-			case typed != d.action.model:
-				d.notice = fmt.Sprintf("%q is not %s: nothing was done", typed, d.action.model)
+				d.notice = "type " + d.action.name() + " to confirm the torch, esc to cancel"
+			case typed != d.action.name():
+				d.notice = fmt.Sprintf("%q is not %s: nothing was done", typed, d.action.name())
 			default:
 				return a.confirmAction(d.action)
 			}
@@ -135,9 +136,14 @@ func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// choosable reports whether the dialog offers a STATE_MODE and "with
+// downstream": a run of a model or a pipeline, not the batch of ready
+// units, which is a discover of exactly their windows.
+func (d *dialog) choosable() bool { return d.action.kind == actionRun && len(d.action.batch) == 0 }
+
 func (d *dialog) help() helpKeys {
 	var ks []key.Binding
-	if d.action.kind == actionRun {
+	if d.choosable() {
 		ks = append(ks, keyNextMode)
 		if !d.typed() {
 			ks = append(ks, keyDownstream)
@@ -175,12 +181,20 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
 	act := d.action
 	env := a.eng.Env.String()
-	switch act.kind {
-	case actionRun:
+	switch {
+	case act.kind == actionRun && len(act.batch) > 0:
+		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
+		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
+	case act.kind == actionRun:
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		var ms []string
+		chosen := act.mode
+		if act.downstream {
+			chosen = spec.Discover // what a run with downstream is
+		}
 		for _, m := range modes {
-			if m == act.mode {
+			if m == chosen {
 				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
 			} else {
 				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
@@ -198,7 +212,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		} else {
 			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
 		}
-	case actionMark:
+	case act.kind == actionMark:
 		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
 	}
@@ -236,10 +250,25 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		for _, l := range planLines(t, d.plan) {
 			add(l)
 		}
+		if d.releases > 0 {
+			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "blocked unit", "blocked units") + " downstream")
+		}
 	}
 	add("")
 	if d.typed() {
-		add(t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", act.model, env)) + " Type its name to confirm:")
+		subject := act.model
+		if act.pipeline != "" {
+			subject = "every model of pipeline " + act.pipeline
+		}
+		warn, ask := t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", subject, env)), "Type its name to confirm:"
+		if width(warn)+1+width(ask) <= inner {
+			add(warn + " " + ask)
+		} else {
+			// A long name: what to type goes on a line of its own rather
+			// than off the edge, and says the name.
+			add(warn)
+			add("Type its name (" + act.name() + ") to confirm:")
+		}
 		add("  " + d.input.view(t, inner-4))
 		if d.notice != "" {
 			add(t.Error.Render(d.notice))
@@ -256,7 +285,14 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		if !d.ready() {
 			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
 		}
-		add(question(d, a) + "  " + cancel + "  " + confirm)
+		if q, buttons := question(d, a), cancel+"  "+confirm; width(q)+2+width(buttons) <= inner {
+			add(q + "  " + buttons)
+		} else {
+			// A long name: the buttons go on a line of their own rather
+			// than off the edge.
+			add(q)
+			add(buttons)
+		}
 		if d.notice != "" {
 			add(t.Error.Render(d.notice))
 		}
@@ -323,7 +359,11 @@ func question(d *dialog, a *App) string {
 		if len(d.plan.Models) > 1 {
 			return fmt.Sprintf("Run %s of %s models in %s?", plural(n, "unit", "units"), count(len(d.plan.Models)), env)
 		}
-		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), d.action.model, env)
+		name := d.action.model
+		if len(d.plan.Models) == 1 {
+			name = d.plan.Models[0].Model
+		}
+		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), name, env)
 	}
 	return ""
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
@@ -17,7 +18,10 @@ type planMsg struct {
 	gen     uint64
 	plan    *engine.Plan
 	preview *markPreview
-	err     error
+	// releases counts the blocked units downstream of what the plan runs
+	// (engine.Releases); 0 when none or when it could not be counted.
+	releases int
+	err      error
 }
 
 // markPreview is what a mark would move: the units of the model in the
@@ -58,7 +62,55 @@ func loadPlan(ctx context.Context, e *engine.Engine, dialog int, gen uint64, a a
 			msg.preview = p
 			return msg
 		}
-		msg.plan, msg.err = e.Plan(ctx, a.request())
+		var plans []*engine.Plan
+		for _, req := range a.requests() {
+			p, err := e.Plan(ctx, req)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			plans = append(plans, p)
+		}
+		msg.plan = mergePlans(plans)
+		// What the run can release is a hint beside the plan: a failure to
+		// count it leaves the line out rather than the plan.
+		if n, err := e.Releases(ctx, msg.plan); err == nil {
+			msg.releases = n
+		}
 		return msg
 	}
+}
+
+// mergePlans is the plans of a batch as one, for the dialog: a model
+// planned in several runs (several stretches of its windows) is one entry
+// with every window of them, in window order.
+func mergePlans(ps []*engine.Plan) *engine.Plan {
+	if len(ps) == 1 {
+		return ps[0]
+	}
+	out := &engine.Plan{}
+	at := map[string]int{}
+	for _, p := range ps {
+		out.Env, out.Mode, out.Now = p.Env, p.Mode, p.Now
+		for _, m := range p.Models {
+			i, ok := at[m.Model]
+			if !ok {
+				at[m.Model] = len(out.Models)
+				out.Models = append(out.Models, m)
+				continue
+			}
+			mm := &out.Models[i]
+			mm.Reset = sortedWindows(append(slices.Clone(mm.Reset), m.Reset...))
+			mm.Create = sortedWindows(append(slices.Clone(mm.Create), m.Create...))
+			mm.Run = sortedWindows(append(slices.Clone(mm.Run), m.Run...))
+			mm.Warnings = append(slices.Clone(mm.Warnings), m.Warnings...)
+			mm.Register = mm.Register || m.Register
+		}
+	}
+	return out
+}
+
+func sortedWindows(ws []state.Window) []state.Window {
+	slices.SortFunc(ws, func(a, b state.Window) int { return a.Since.Compare(b.Since) })
+	return ws
 }

@@ -20,10 +20,13 @@
 // data comes in and its own messages: view_pipelines.go (its graph form in
 // view_pipelines_graph.go), view_model.go (its timeline in
 // view_model_timeline.go, its loads and the gate's messages in
-// model_load.go), view_why.go, view_blocked.go, view_runs.go, view_run.go,
+// model_load.go), view_why.go, view_blocked.go (its grouping by root cause
+// in blocked_groups.go, "run every ready unit" in run_ready.go),
+// view_runs.go, view_run.go,
 // view_audit.go, view_incidents.go and view_unit.go (one unit in full: its
 // whole error, what ran, its failed attempts). Errors are wrapped whole
-// (wrap.go), never cut to a line; y / Y copy through OSC 52 (yank.go). A
+// (wrap.go), never cut to a line; y / Y copy through OSC 52 (yank.go); n /
+// N jump to a list's next failed or blocked row (jump.go). A
 // view sees the program only through its common
 // (common.go): the context, the engine, the keymap, the theme, the
 // terminal's size, the renderers and the runs started here. A view does

@@ -11,8 +11,11 @@ import (
 func (f *Feed) LiveGate(ctx context.Context) (*gate.Live, error) { return f.gate.index(ctx) }
 
 // BlockedNow is what the Blocked view loads through a UI sharing f: the
-// blocked units with the index's verdicts.
+// failed and blocked units, with the index's verdicts.
 func (f *Feed) BlockedNow(ctx context.Context) ([]gate.BlockedUnit, error) {
-	c := &common{eng: f.gate.eng, gate: f.gate}
-	return c.blockedNow(ctx, gate.BlockedFilter{})
+	d, err := loadBlocked(&common{eng: f.gate.eng, gate: f.gate})(ctx)
+	if err == nil {
+		err = d.recheckErr
+	}
+	return d.units, err
 }

@@ -56,3 +56,18 @@ func CheckFrame(t *testing.T, frame string, w, h int) {
 // Output is the bytes the program wrote to its terminal (escape sequences
 // and all), as teatest records them.
 func (r *uiRun) Output() io.Reader { return r.tm.Output() }
+
+// WaitBlocked waits for the settled Blocked view.
+func (r *uiRun) WaitBlocked(t *testing.T) string {
+	t.Helper()
+	return r.waitSettled(t, viewBlocked)
+}
+
+// WaitPipelines waits for the settled pipelines view.
+func (r *uiRun) WaitPipelines(t *testing.T) string {
+	t.Helper()
+	return r.waitSettled(t, viewPipelines)
+}
+
+// SelectedLine is the frame's line the cursor is on ("›" first).
+func SelectedLine(frame string) string { return selectedLine(frame) }

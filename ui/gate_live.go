@@ -12,14 +12,13 @@ import (
 
 // liveGate is the process's one live gate index (gate.Live): what the gate
 // says now about every unit that is not applied — the "ready" verdicts of
-// the Blocked view and their counts. It is built from one full read in the
-// background the first time a view asks (never at launch: a UI that never
-// shows verdicts never pays for them, and the view that asked shows its
-// units at once and its verdicts when they come), then kept current by the
-// Feed that owns it — each batch of changes the feed fans out is applied
-// to it first, so a view that reloads on that batch reads verdicts that
-// include it — and by a timer at the index's NextChange, when a freshness
-// limit runs out or a window completes. Nothing re-sweeps on a change, and
+// the Blocked view. It is built from one full read the first time a view
+// asks (the Blocked view's first load; never at launch: a UI that never
+// shows verdicts never pays for them), then kept current by the Feed that
+// owns it — each batch of changes the feed fans out is applied to it
+// first, so a view that reloads on that batch reads verdicts that include
+// it — and by a timer at the index's NextChange, when a freshness limit
+// runs out or a window completes. Nothing sweeps again on a change, and
 // nothing polls. `serve` has one Feed for every session, and so one index.
 type liveGate struct {
 	eng *engine.Engine
@@ -30,18 +29,10 @@ type liveGate struct {
 	// armedAt is the engine time the timer was last armed at: a clock
 	// that does not move (--as-of) is not re-armed on every firing.
 	armedAt time.Time
-	// onFlip hears that verdicts changed with no change in the store (the
-	// clock moved, or the index was built): the Feed tells its
+	// onFlip hears that the clock changed verdicts: the Feed tells its
 	// subscribers.
 	onFlip func()
-	// building is set while a background build runs; failedAt is when the
-	// last one failed, and the next waits buildRetry.
-	building bool
-	failedAt time.Time
 }
-
-// buildRetry is how long a failed background build waits for the next.
-const buildRetry = time.Minute
 
 func newLiveGate(e *engine.Engine) *liveGate { return &liveGate{eng: e} }
 
@@ -62,33 +53,6 @@ func (g *liveGate) index(ctx context.Context) (*gate.Live, error) {
 		g.armLocked()
 	}
 	return g.live, nil
-}
-
-// start builds the index in the background, one build at a time, and tells
-// the subscribers when its verdicts are there.
-func (g *liveGate) start() {
-	g.mu.Lock()
-	if g.live != nil || g.building || !g.failedAt.IsZero() && time.Since(g.failedAt) < buildRetry {
-		g.mu.Unlock()
-		return
-	}
-	g.building = true
-	g.mu.Unlock()
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 4*loadTimeout)
-		defer cancel()
-		_, err := g.index(ctx)
-		g.mu.Lock()
-		g.building = false
-		if err != nil {
-			g.failedAt = time.Now()
-		}
-		onFlip := g.onFlip
-		g.mu.Unlock()
-		if err == nil && onFlip != nil {
-			onFlip()
-		}
-	}()
 }
 
 // built is the index when it has been built.
@@ -172,34 +136,8 @@ func (g *liveGate) stop() {
 	}
 }
 
-// annotate fills in what the gate says now of each blocked unit, from the
-// live index; before the index is built it starts the build and leaves
-// them unjudged (the subscribers hear when the verdicts are there).
-func (g *liveGate) annotate(units []gate.BlockedUnit) {
-	live := g.built()
-	if live == nil {
-		g.start()
-		return
-	}
-	for i := range units {
-		units[i].Readiness, _ = live.Readiness(units[i].Model, units[i].Window)
-	}
-}
-
-// blockedNow is the blocked units the filter selects, each with what the
-// gate says of it now. The verdicts are an addition: until the index is
-// built, or when it cannot be (a registration this bollhav cannot read as
-// an upstream), the units come without them, as `blocked` lists them.
-func (c *common) blockedNow(ctx context.Context, f gate.BlockedFilter) ([]gate.BlockedUnit, error) {
-	units, err := c.eng.Blocked(ctx, f)
-	if err == nil && c.gate != nil {
-		c.gate.annotate(units)
-	}
-	return units, err
-}
-
-// verdictView is a view that shows the gate's verdicts: it reloads when they
-// change with no change in the store (feedMsg.verdicts).
+// verdictView is a view that shows the gate's verdicts: it reloads when the
+// clock changes them (feedMsg.verdicts).
 type verdictView interface {
 	showsVerdicts() bool
 }

@@ -33,9 +33,17 @@ type keyMap struct {
 	Yank, YankError key.Binding
 	// Detail opens the unit's detail: its whole error, its attempts, what ran.
 	Detail key.Binding
+	// NextProblem and PrevProblem move a list's cursor to the next (the
+	// previous) failed or blocked row, round the end: in the pipelines, a
+	// model with failed or blocked units; in a model, such a unit; in
+	// Blocked, the next cause; in the incidents, the next card.
+	NextProblem, PrevProblem key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
 	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
+	// RunReady runs every unit the Blocked view found ready (its gate
+	// passes now), after their plan.
+	RunReady key.Binding
 }
 
 // newKeyMap is the keymap of a UI drawing with rs.
@@ -67,11 +75,16 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
 		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
 		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
+		// "✗/⊘": the glyphs of failed and blocked, short enough for the
+		// footer at 80 columns.
+		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next ✗/⊘")),
+		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous ✗/⊘")),
 
 		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
 		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
 		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
+		RunReady:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run every ready unit")),
 	}
 	for _, t := range topViews {
 		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
@@ -94,7 +107,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 
 // actions are the bindings that change state.
 func (k *keyMap) actions() []*key.Binding {
-	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending}
+	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending, &k.RunReady}
 }
 
 // navigation is the list movement group of the full help.

@@ -28,9 +28,8 @@ type feedMsg struct {
 	err     error
 	errSet  bool
 	closed  bool
-	// verdicts: what the gate says changed with no change in the store (a
-	// freshness limit ran out, a window completed, the live index was
-	// built); views showing verdicts reload.
+	// verdicts: the clock changed what the gate says (a freshness limit
+	// ran out, a window completed); views showing verdicts reload.
 	verdicts bool
 }
 

@@ -135,7 +135,7 @@ func (v *incidentsView) bindings() []key.Binding {
 	if run.Enabled() {
 		run.SetHelp("r", "run root")
 	}
-	return []key.Binding{enter, v.c.keys.Detail, open, run, v.c.keys.Yank, v.c.keys.YankError}
+	return []key.Binding{enter, v.c.keys.Detail, open, run, v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem}
 }
 
 // incidentGlyph is the status glyph an incident kind is drawn with.

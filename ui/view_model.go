@@ -294,7 +294,7 @@ func (v *modelView) bindings() []key.Binding {
 	if v.loaded && len(v.data.upstreams) == 0 {
 		up.SetEnabled(false)
 	}
-	return []key.Binding{enter, v.c.keys.Detail, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut, v.c.keys.Yank, v.c.keys.YankError}
+	return []key.Binding{enter, v.c.keys.Detail, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut, v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }
 
 func (v *modelView) render(w, h int) []string {

@@ -218,14 +218,45 @@ func (v *pipelinesView) rebuild(selected string) {
 		}
 	}
 	if selected == "" {
-		// First load: the cursor starts on the first model.
-		for i, r := range v.rows {
-			if r.model >= 0 {
-				v.cur.moveTo(i)
-				return
+		// First load: the cursor starts on the first failed or blocked
+		// model, where an on-call engineer looks first; with none, on the
+		// first model.
+		if !v.jumpProblem(1) {
+			for i, r := range v.rows {
+				if r.model >= 0 {
+					v.cur.moveTo(i)
+					return
+				}
 			}
 		}
 	}
+}
+
+// noJumpReason says why n and N do not move in the graph form, whose
+// selection follows edges, not rows.
+func (v *pipelinesView) noJumpReason() string {
+	if v.graphForm && v.c.render.graph != nil {
+		return "n and N jump between rows of the list: v switches to it"
+	}
+	return ""
+}
+
+// jumpProblem moves the cursor to the next model row (dir 1, or the
+// previous: -1) with failed or blocked units, round the end; from a
+// pipeline heading or the top, the first such row.
+func (v *pipelinesView) jumpProblem(dir int) bool {
+	if v.graphForm && v.c.render.graph != nil {
+		return false // the graph has its own selection
+	}
+	n := len(v.rows)
+	for step := 1; step <= n; step++ {
+		i := ((v.cur.pos+dir*step)%n + n) % n
+		if r := v.rows[i]; r.model >= 0 && (r.counts[state.Failed] > 0 || r.counts[state.Blocked] > 0) {
+			v.cur.moveTo(i)
+			return true
+		}
+	}
+	return false
 }
 
 // pipelineStarts are the indices in models (sorted by pipeline, then name)
@@ -301,10 +332,14 @@ func (v *pipelinesView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.c.openModel(v.models[row.model].Name)
 		return nil
 	case key.Matches(msg, v.c.keys.RunModel):
-		if row != nil && row.model >= 0 {
+		switch {
+		case row != nil && row.model >= 0:
 			v.c.openAction(action{kind: actionRun, model: v.models[row.model].Name, mode: spec.Discover})
-			return nil
+		case row != nil:
+			// A pipeline's heading: every model of it, over its task graph.
+			v.c.openAction(action{kind: actionRun, pipeline: row.pipeline, mode: spec.Discover})
 		}
+		return nil
 	}
 	return nil
 }
@@ -322,7 +357,11 @@ func (v *pipelinesView) bindings() []key.Binding {
 	if v.graphForm && v.c.render.graph != nil {
 		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.NextGraph, v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
 	}
-	return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.RunModel}
+	run := v.c.keys.RunModel
+	if run.Enabled() && v.cur.pos < len(v.rows) && v.rows[v.cur.pos].model < 0 {
+		run.SetHelp("R", "run pipeline") // on a pipeline's heading
+	}
+	return []key.Binding{enter, v.c.keys.ToggleGraph, run, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }
 
 // pipelines columns: health glyph, name, shape, one count per status, then,

@@ -27,8 +27,12 @@ type BlockedUnit struct {
 	Pipeline string
 	// Window is the unit's window; zero for a timeless model's existence row.
 	Window state.Window
+	// Status is blocked, or failed in a Triage listing.
+	Status state.UnitStatus
 	// Reason is the blocked_reason the last gate evaluation recorded.
-	Reason   string
+	Reason string
+	// Error is a failed unit's error (Triage); empty for a blocked one.
+	Error    string
 	Attempts int
 	// UpdatedAt is when the unit last changed (became blocked).
 	UpdatedAt time.Time
@@ -57,6 +61,22 @@ type BlockedUnit struct {
 // of 100,000 units. It works from the store alone (a nil Spec) too. An
 // unknown model or pipeline is an error.
 func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
+	return g.stuck(ctx, f, []state.UnitStatus{state.Blocked})
+}
+
+// Triage lists the failed and the blocked units the filter selects, each
+// with its downstream impact counted as Blocked counts it: the units an
+// operator has to look at, in one queue. Most impact first; at equal
+// impact a failed unit comes before a blocked one (a failure never heals
+// by itself), then by model and since. A failed unit's Error is its error;
+// its Reason is empty.
+func (g *Reader) Triage(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
+	return g.stuck(ctx, f, []state.UnitStatus{state.Failed, state.Blocked})
+}
+
+// stuck lists the units of statuses (failed, blocked) of the models f
+// selects with their impact, ordered as Triage says.
+func (g *Reader) stuck(ctx context.Context, f BlockedFilter, statuses []state.UnitStatus) ([]BlockedUnit, error) {
 	lin, err := g.gatedLineage(ctx)
 	if err != nil {
 		return nil, err
@@ -68,13 +88,13 @@ func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, e
 	env := g.Env.Suffix
 	var out []BlockedUnit
 	for _, name := range names {
-		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: name, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
-			out = append(out, BlockedUnit{Model: name, Pipeline: lin.pipeline[name], Window: u.Window, Reason: u.BlockedReason,
-				Attempts: u.Attempts, UpdatedAt: u.UpdatedAt})
+		err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: env, Model: name, Statuses: statuses}, func(u state.Unit) error {
+			out = append(out, BlockedUnit{Model: name, Pipeline: lin.pipeline[name], Window: u.Window, Status: u.Status,
+				Reason: u.BlockedReason, Error: u.Error, Attempts: u.Attempts, UpdatedAt: u.UpdatedAt})
 			return nil
 		})
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return nil, fmt.Errorf("reading the blocked units of %s: %w", name, err)
+			return nil, fmt.Errorf("reading the %s units of %s: %w", joinStatuses(statuses), name, err)
 		}
 	}
 	counter := newImpactCounter(g, lin, outstandingStatuses)
@@ -87,6 +107,9 @@ func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, e
 		if c := cmp.Compare(b.Impact, a.Impact); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(stuckRank(a.Status), stuckRank(b.Status)); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(a.Model, b.Model); c != 0 {
 			return c
 		}
@@ -96,6 +119,22 @@ func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, e
 		return a.Window.Until.Compare(b.Window.Until)
 	})
 	return out, nil
+}
+
+// stuckRank puts failed units before blocked ones at equal impact.
+func stuckRank(s state.UnitStatus) int {
+	if s == state.Failed {
+		return 0
+	}
+	return 1
+}
+
+func joinStatuses(ss []state.UnitStatus) string {
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = string(s)
+	}
+	return strings.Join(parts, " and ")
 }
 
 // outstandingStatuses are the statuses of a unit that is not applied.

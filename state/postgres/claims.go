@@ -136,6 +136,17 @@ func (s *Store) claimCandidates(ctx context.Context, tx pgx.Tx, req state.ClaimR
 	if len(busy) > 0 {
 		where.add("u.model <> ALL($%d)", busy)
 	}
+	if len(req.Models) > 0 {
+		// A generic plan (PostgreSQL's choice after a statement has run a
+		// few times) cannot see how many models the list holds, takes it
+		// for a few, and reads each one's units from units_status to sort
+		// them all: 2.6 s a claim over 1,000 models × 1,000 pending units,
+		// where reading units_pending_claim_order in order takes 8 ms. A
+		// plan made for each claim's list costs well under a millisecond.
+		if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = force_custom_plan`); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := tx.Query(ctx, s.sql(`
 		SELECT u.id, u.model, u.flexible, u.since, u.until FROM {schema}.units u
 		WHERE `+where.sql()+`

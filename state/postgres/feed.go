@@ -27,7 +27,7 @@ type change struct {
 // roll back together. After the commit it sends the wake-up hint.
 func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error)) error {
 	var seq int64
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, s.begin, func(tx pgx.Tx) error {
 		chs, err := fn(tx)
 		if err != nil {
 			return err

@@ -29,6 +29,8 @@ type Options struct {
 type Store struct {
 	pool   *pgxpool.Pool
 	schema string
+	// begin is how the store begins its transactions (beginOptions).
+	begin pgx.TxOptions
 	// channel is the NOTIFY channel of this schema's change feed.
 	channel string
 
@@ -71,14 +73,9 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
 	}
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = connectTimeout
-	}
+	sessionDefaults(cfg)
 	if opts.tracer != nil {
 		cfg.ConnConfig.Tracer = opts.tracer
-	}
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "bollhav"
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -94,6 +91,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	return &Store{
 		pool:    pool,
+		begin:   beginOptions(cfg),
 		schema:  schema,
 		channel: schema + channelSuffix,
 		closing: make(chan struct{}),

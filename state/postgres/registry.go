@@ -31,7 +31,7 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 		names[i] = m.Name
 	}
 	var ids map[string]int
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginTxFunc(ctx, s.pool, s.begin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.register:"+s.schema+"\x00"+env)); err != nil {
 			return err
 		}

@@ -42,10 +42,21 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		if _, err := s.modelFlexible(ctx, tx, req.Env, req.Model); err != nil {
 			return nil, err
 		}
+		// kept logs the errors the history does not hold yet (a failure
+		// from before it existed), which the update clears: the trim makes
+		// room for them, as the statement's snapshot does not hold them.
 		rows, err := tx.Query(ctx, s.sql(`
 			WITH target AS (
-			    SELECT id, status FROM {schema}.units WHERE `+where.sql()+`
+			    SELECT id, status, attempts, error, updated_at, run_id,
+			        error <> '' AND NOT EXISTS (SELECT 1 FROM {schema}.attempts a
+			            WHERE a.unit_id = units.id AND a.number = units.attempts) AS unlogged
+			    FROM {schema}.units WHERE `+where.sql()+`
 			    FOR UPDATE
+			), kept AS (
+			    INSERT INTO {schema}.attempts (unit_id, number, try, error, at, run_id)
+			    SELECT id, attempts, 0, error, updated_at, nullif(run_id, 0) FROM target WHERE unlogged
+			), trimmed AS (
+			    DELETE FROM {schema}.attempts a USING target t WHERE t.unlogged AND `+keepNewestAttempts("t", "id")+`
 			), moved AS (
 			    UPDATE {schema}.units u
 			    SET status = $1, applied_at = $2, run_id = $3, updated_at = $4,

@@ -50,12 +50,8 @@ func OpenWarehouse(ctx context.Context, dsn string) (*Warehouse, error) {
 	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
 	}
-	if cfg.ConnConfig.ConnectTimeout == 0 {
-		cfg.ConnConfig.ConnectTimeout = connectTimeout
-	}
-	if cfg.ConnConfig.RuntimeParams["application_name"] == "" {
-		cfg.ConnConfig.RuntimeParams["application_name"] = "bollhav"
-	}
+	sessionDefaults(cfg)
+	cfg.ShouldPing = pingEveryAcquire
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
@@ -70,7 +66,7 @@ func OpenWarehouse(ctx context.Context, dsn string) (*Warehouse, error) {
 	}
 	c := cfg.ConnConfig.Config
 	return &Warehouse{
-		data: &Store{pool: pool, schema: WarehouseSchema},
+		data: &Store{pool: pool, schema: WarehouseSchema, begin: beginOptions(cfg)},
 		loc:  state.Location{Driver: "postgres", Host: address(&c), Database: c.Database},
 	}, nil
 }
@@ -102,7 +98,7 @@ func (w *Warehouse) RunData(ctx context.Context, job state.DataJob, at time.Time
 		return state.DataResult{}, err
 	}
 	var res state.DataResult
-	err = pgx.BeginFunc(ctx, w.data.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, w.data.pool, w.data.begin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL TIME ZONE 'UTC'`); err != nil {
 			return err
 		}
@@ -124,7 +120,7 @@ func (w *Warehouse) RunUnit(ctx context.Context, job state.DataJob, u state.Ledg
 		return state.UnitResult{}, err
 	}
 	var res state.UnitResult
-	err = pgx.BeginFunc(ctx, w.data.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginTxFunc(ctx, w.data.pool, w.data.begin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL TIME ZONE 'UTC'`); err != nil {
 			return err
 		}

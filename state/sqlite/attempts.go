@@ -38,6 +38,31 @@ func logAttempt(ctx context.Context, tx *sql.Tx, id int64, try int, msg string, 
 	return nil
 }
 
+// keepUnloggedErrors logs, before SetStatus clears them, the errors of the
+// units where (with args) selects that their history does not hold yet: a
+// failure from before the history existed (migration 0004) has its error on
+// the unit alone, and an operator's mark or a plan's reset would otherwise
+// lose it. A failure the history logged (the row numbered the unit's
+// attempts) is not logged twice. Try 0: which try of a budget it was is
+// not known.
+func keepUnloggedErrors(ctx context.Context, tx *sql.Tx, where string, args []any) error {
+	unlogged := `SELECT "id" FROM "units" WHERE ` + where + ` AND "error" <> '' AND NOT EXISTS (
+		SELECT 1 FROM "attempts" "a" WHERE "a"."unit_id" = "units"."id" AND "a"."number" = "units"."attempts")`
+	res, err := tx.ExecContext(ctx, `INSERT INTO "attempts" ("unit_id", "number", "try", "error", "at", "run_id")
+		SELECT "id", "attempts", 0, "error", "updated_at", nullif("run_id", 0) FROM "units" WHERE "id" IN (`+unlogged+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("sqlite: keep the errors of the units moved: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	logged := `SELECT "id" FROM "units" WHERE ` + where + ` AND "error" <> ''`
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(trimAttempts, logged), args...); err != nil {
+		return fmt.Errorf("sqlite: keep the errors of the units moved: %w", err)
+	}
+	return nil
+}
+
 // logExpired records, before ReleaseExpired moves them, an attempt for
 // every running unit whose lease ended before now: try 0, numbered as the
 // attempt the release counts.

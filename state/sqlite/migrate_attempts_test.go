@@ -13,8 +13,9 @@ import (
 // attempt history (schema version 3), holding a failed unit and a running
 // one, opens in this release: migration 0004 adds the history, the units are
 // kept as they were, the failed unit's history starts empty (its earlier
-// errors were never kept one by one), and the running unit's expired lease
-// is logged in it.
+// errors were never kept one by one), the running unit's expired lease is
+// logged in it, and marking the failed unit pending logs its error there
+// before clearing it.
 func TestUpgradeToAttemptHistory(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "state.db")
@@ -88,5 +89,15 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 	as, err := s.Attempts(ctx, units[1].ID)
 	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
 		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
+	}
+	// Marked pending, the failure from before the history keeps its error
+	// there: numbered by its attempts (2), its try unknown (0), at the
+	// time it failed, no run.
+	if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: lease.Add(time.Hour)}); err != nil || n != 1 {
+		t.Fatalf("SetStatus of the failed unit = %d, %v", n, err)
+	}
+	as, err = s.Attempts(ctx, units[0].ID)
+	if err != nil || len(as) != 1 || as[0].Number != 2 || as[0].Try != 0 || as[0].Error != "exit status 1: boom" || !as[0].At.Equal(t0) || as[0].RunID != 0 {
+		t.Errorf("the re-pended failure's history = %+v, %v; want attempt 2, try 0, its error, at %s", as, err, t0)
 	}
 }

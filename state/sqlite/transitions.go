@@ -69,6 +69,9 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		if len(groups) == 0 {
 			return nil
 		}
+		if err := keepUnloggedErrors(ctx, tx, where, args); err != nil {
+			return err
+		}
 		var appliedAt sql.NullInt64
 		if req.To == state.Applied {
 			at := req.AppliedAt

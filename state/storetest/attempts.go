@@ -13,6 +13,7 @@ var attemptTests = []test{
 	{"LeaseExpiryIsAnAttempt", testAttemptsLeaseExpiry},
 	{"BoundedToTheNewest", testAttemptsBounded},
 	{"RemovedWithTheUnit", testAttemptsRemovedWithUnit},
+	{"RependedKeepsTheLastError", testAttemptsRependedKeepsTheLastError},
 }
 
 // attemptBrief is an attempt as "#2 try 2 at 5m run 1: source down", times
@@ -235,4 +236,35 @@ func testAttemptsRemovedWithUnit(t *testing.T, s state.Store, _ *config) {
 	_, err = s.Delete(ctx, state.RemoveRequest{Model: "m", Now: clock(6)})
 	must(t, "Delete all", err)
 	eq(t, "history after deleting every unit", attemptBriefs(t, s, ids["m [1h,2h)"]), []string{})
+}
+
+// testAttemptsRependedKeepsTheLastError: an operator marks a failed unit
+// pending (SetStatus, as engine.Mark does): the unit's error is cleared,
+// and its history still holds the failure with that error — once, not
+// logged again by the mark. Marking a blocked unit pending, or the pending
+// unit applied, adds nothing.
+func testAttemptsRependedKeepsTheLastError(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	register(t, s, "", fixModel("m"))
+	prefill(t, s, "", "m", hourly(0, 2), clock(0))
+	run, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(0)})
+	must(t, "CreateRun", err)
+	c := claimFor(t, s, "m", run, clock(1))
+	id := c.Unit.ID
+	must(t, "failure", s.Complete(ctx, c, state.Outcome{Status: state.Failed, Error: "exit status 1: GET /settlements: 503\nthe provider is down", At: clock(2), Try: 1}))
+	c = claimFor(t, s, "m", run, clock(3))
+	must(t, "blocked", s.Complete(ctx, c, state.Outcome{Status: state.Blocked, BlockedReason: "up (EXACT): missing", At: clock(3)}))
+
+	n, err := s.SetStatus(ctx, state.StatusChange{Model: "m", From: []state.UnitStatus{state.Failed, state.Blocked}, To: state.Pending, Now: clock(4)})
+	must(t, "SetStatus pending", err)
+	eq(t, "units re-pended", n, 2)
+	u := unit(t, s, "", "m", win(0, 1))
+	eq(t, "the re-pended unit's status and error", string(u.Status)+" "+u.Error, "pending ")
+	want := []string{fmt.Sprintf("#1 try 1 at 2m0s run %d: exit status 1: GET /settlements: 503\nthe provider is down", run)}
+	eq(t, "history after the mark", attemptBriefs(t, s, id), want)
+	eq(t, "history of the re-pended blocked unit", attemptBriefs(t, s, c.Unit.ID), []string{})
+
+	_, err = s.SetStatus(ctx, state.StatusChange{Model: "m", From: []state.UnitStatus{state.Pending}, To: state.Applied, Now: clock(5)})
+	must(t, "SetStatus applied", err)
+	eq(t, "history after marking it applied", attemptBriefs(t, s, id), want)
 }

@@ -37,6 +37,18 @@ func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
 		}
 		benchFingerprintCounts(sub, wide, 1000*1000)
 	})
+	var backlog state.Store
+	var names []string
+	claim := func(name string, models func() []string) {
+		b.Run(name, func(sub *testing.B) {
+			if backlog == nil {
+				backlog, names = pendingModelsStore(b, open, 1000, 1000)
+			}
+			benchClaimWide(sub, backlog, models())
+		})
+	}
+	claim("Claim1000x1000/models=all", func() []string { return nil })
+	claim("Claim1000x1000/models=1000", func() []string { return names })
 }
 
 // appliedModelsStore opens a store with models models of perModel applied

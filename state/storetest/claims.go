@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ var claimTests = []test{
 	{"StaleFenceRefused", testStaleFenceRefused},
 	{"CompleteRepeatIsNoOp", testCompleteRepeatIsNoOp},
 	{"Scoping", testClaimScoping},
+	{"ManyModels", testClaimManyModels},
 	{"FlexibleOverlapRefused", testFlexibleOverlapRefused},
 	{"ConcurrentClaimersNeverShare", testConcurrentClaimers},
 	{"ConcurrentFlexibleNeverOverlap", testConcurrentFlexible},
@@ -339,4 +341,45 @@ func testConcurrentFlexible(t *testing.T, s state.Store, c *config) {
 	must(t, "Stats", err)
 	eq(t, "applied", st.Counts[state.Applied], units)
 	eq(t, "coverage", coverage(t, s, "", "f", state.Window{}), "[0h,41h)")
+}
+
+// testClaimManyModels: a claim over more models than a store reads one by
+// one (a worker over the whole platform) hands out the oldest windows
+// across every model it names, keeps a flexible model's running units from
+// overlapping, and stays inside its environment.
+func testClaimManyModels(t *testing.T, s state.Store, _ *config) {
+	var recs []state.ModelRecord
+	var names []string
+	for i := range 12 {
+		recs = append(recs, fixModel(fmt.Sprintf("m%02d", i)))
+		names = append(names, recs[i].Name)
+	}
+	recs = append(recs, flexModel("f"))
+	names = append(names, "f")
+	register(t, s, "", recs...)
+	register(t, s, "pr1", fixModel("m00"))
+	for i := range 12 {
+		// Model i's windows start at hour i: the oldest windows belong to
+		// the first models.
+		prefill(t, s, "", names[i], hourly(i, i+3), clock(1))
+	}
+	prefill(t, s, "", "f", []state.Window{win(0, 2), win(1, 3)}, clock(1))
+	prefill(t, s, "pr1", "m00", hourly(0, 3), clock(1))
+
+	cs, err := s.Claim(t.Context(), state.ClaimRequest{Models: names, Worker: "w", Lease: time.Minute, Limit: 4, Now: clock(3)})
+	must(t, "Claim of 13 models", err)
+	got := claimBriefs(cs)
+	sort.Strings(got)
+	// Windows from hour 0: m00 [0h,1h) and f [0h,2h); from hour 1: m00 and
+	// m01 [1h,2h), while f [1h,3h) overlaps f's running [0h,2h).
+	eq(t, "the four oldest windows across 13 models", got, []string{"f [0h,2h) running", "m00 [0h,1h) running", "m00 [1h,2h) running", "m01 [1h,2h) running"})
+
+	rest := claimBriefs(claim(t, s, "", "", 100, clock(4)))
+	eq(t, "every model: the rest but f's overlapping unit", len(rest), 12*3-3)
+	if slices.Contains(rest, "f [1h,3h) running") {
+		t.Errorf("f [1h,3h) was claimed while f [0h,2h) runs: %v", rest)
+	}
+	st, err := s.Stats(t.Context(), "pr1", "m00")
+	must(t, "Stats pr1", err)
+	eq(t, "pr1 untouched", st.Counts[state.Pending], 3)
 }

@@ -62,7 +62,10 @@
 //     or CompleteBatch item with Failed or a Retry outcome (Try 0 stored as
 //     1) and one per lease ReleaseExpired releases (Try 0, the error
 //     state.LeaseExpiredError(lease owner), At its now); Number is the unit's
-//     Attempts right after, RunID the unit's run (0 for none). A unit keeps
+//     Attempts right after, RunID the unit's run (0 for none). SetStatus
+//     logs a moved unit's non-empty error that has no row numbered its
+//     Attempts yet (Try 0, At its UpdatedAt, RunID its run) before clearing
+//     it, and never logs a failure twice. A unit keeps
 //     its newest MaxAttemptHistory rows; Delete and Uncover remove a removed
 //     unit's; an unknown unit has an empty history, not an error.
 //   - Runs with an empty Status are created running. Runs and AuditLog list

@@ -14,11 +14,22 @@ import (
 // screen and one that types keys (tmux send-keys names) into it.
 func tmuxUI(t *testing.T, width, height string, args ...string) (capture func() string, send func(keys ...string)) {
 	t.Helper()
+	return tmuxUIEnv(t, nil, width, height, args...)
+}
+
+// tmuxUIEnv is tmuxUI with env ("NAME=value") set for the process: the
+// tmux server's environment is its own, not the test's.
+func tmuxUIEnv(t *testing.T, env []string, width, height string, args ...string) (capture func() string, send func(keys ...string)) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	name := "bollhav-test-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "/", "")
-	cmd := "BOLLHAV_CLI_MAIN=1 TERM=xterm-256color " + shellQuote(os.Args[0]) + " -test.run=^$ --"
+	cmd := "BOLLHAV_CLI_MAIN=1 TERM=xterm-256color "
+	for _, kv := range env {
+		cmd += shellQuote(kv) + " "
+	}
+	cmd = "env " + cmd + shellQuote(os.Args[0]) + " -test.run=^$ --"
 	for _, a := range args {
 		cmd += " " + shellQuote(a)
 	}

@@ -27,8 +27,9 @@ Views: Pipelines (every model by pipeline, units counted by status; or each
 pipeline's task graph), a model (its contracts, coverage timeline with each
 upstream's strip, stale windows as cells of their own, and units), why (a
 unit's upstream verdicts, the root-cause chain and the unblock frontier),
-Blocked (the triage queue by downstream impact), Runs (history, and the
-progress of runs started here) and Incidents.
+Blocked (the triage queue: failed and blocked units by downstream impact,
+grouped by root cause, those whose gate passes again marked ready), Runs
+(history, and the progress of runs started here) and Incidents.
 
 Keys: enter drills in (pipelines → model → unit → its blocking upstream), esc
 goes back, / filters a list, : opens the command palette (model NAME, why
@@ -41,9 +42,12 @@ back. Vim keys and
 arrows move in lists; the mouse is left to the terminal's text selection
 unless BOLLHAV_MOUSE=wheel turns on wheel scrolling. d opens a unit's detail
 (its whole error, what ran, each failed attempt); y copies the unit (model and
-window), Y its error, through OSC 52 (over SSH too).
+window), Y its error, through OSC 52 (over SSH too). n and N jump to the next
+and previous failed or blocked row of a list; Pipelines opens on the first
+failed or blocked model.
 
-Actions — r run a window (on an incident: its root), R run a model, a / p mark
+Actions — r run a window (on an incident: its root), R run a model (on a
+pipeline's heading: the pipeline; in Blocked: every ready unit), a / p mark
 applied / pending — open a dialog over the dimmed screen that shows the
 engine's plan first; tab picks the STATE_MODE, d adds every model downstream
 (a discover of them all), y / n confirm or cancel; a torch asks for the

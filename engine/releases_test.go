@@ -1,0 +1,66 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
+)
+
+// TestReleasesCountsWhatARunSupplies: in the why world (raw.orders 05 and
+// 07 failed, eight units blocked behind them), a blocked unit counts as
+// released when the run loads every upstream window its reason says is
+// missing — each unit once, however many windows reach it.
+func TestReleasesCountsWhatARunSupplies(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		ctx := t.Context()
+		for _, tc := range []struct {
+			name string
+			runs map[string][]state.Window
+			want int
+		}{
+			// mart.hourly 05 and mart.flex 05 miss raw.orders 05 alone;
+			// mart.daily's day 0 misses 05 and 07, so one hour is not
+			// enough for it.
+			{"raw.orders 05", map[string][]state.Window{"raw.orders": {hours(5, 6)}}, 2},
+			// Both hours: mart.daily day 0, mart.hourly 05 and 07,
+			// mart.flex 05 and 07. The reports wait on the marts, which
+			// this run does not load.
+			{"raw.orders 05 and 07", map[string][]state.Window{"raw.orders": {hours(5, 6), hours(7, 8)}}, 5},
+			// With the marts' windows too (a run with downstream), two
+			// reports waiting on them are supplied as well: report.running
+			// on mart.daily's day 0 (THROUGH), report.hourly_rollup on
+			// mart.hourly's 05 and 07. report.snapshot is WHOLE over
+			// mart.daily's two days, and the run loads only day 0.
+			{"raw.orders and the marts", map[string][]state.Window{
+				"raw.orders":  {hours(5, 6), hours(7, 8)},
+				"mart.daily":  {days(0, 1)},
+				"mart.hourly": {hours(5, 6), hours(7, 8)},
+				"mart.flex":   {hours(5, 6), hours(7, 8)},
+			}, 7},
+			// report.hourly_rollup's day misses mart.hourly 05 and 07.
+			{"mart.hourly 05", map[string][]state.Window{"mart.hourly": {hours(5, 6)}}, 0},
+			// Hours nobody waits on release nothing, though every
+			// report is downstream of them.
+			{"raw.orders 00–05", map[string][]state.Window{"raw.orders": {hours(0, 5)}}, 0},
+			{"nothing", nil, 0},
+		} {
+			got, err := e.gates().Releases(ctx, tc.runs)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if got != tc.want {
+				t.Errorf("%s releases %d blocked units, want %d", tc.name, got, tc.want)
+			}
+		}
+		w := hours(5, 6)
+		p, err := e.Plan(ctx, RunRequest{Models: []string{"raw.orders"}, Window: &w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := e.Releases(ctx, p); err != nil || n != 2 {
+			t.Errorf("the plan of a run of raw.orders 05 releases %d (%v), want 2", n, err)
+		}
+	})
+}
