@@ -63,3 +63,12 @@ func (e *Engine) Incidents(ctx context.Context) (*gate.IncidentReport, error) {
 func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {
 	return e.gates().IncidentsOf(ctx, blocked)
 }
+
+// LiveGate builds a live gate index over e's store, spec, environment and
+// clock from one full read: the sweep's verdicts, kept current from the
+// change feed by the caller (gate.Live.Apply) and the clock
+// (gate.Live.Advance at NextChange). A process that shows verdicts for a
+// long time keeps one instead of sweeping on every change.
+func (e *Engine) LiveGate(ctx context.Context) (*gate.Live, error) {
+	return gate.NewLive(ctx, *e.gates())
+}

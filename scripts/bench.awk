@@ -40,6 +40,13 @@ BEGIN {
     limit = (name ~ /postgres/) ? 250e6 : 1e9
     goal = "<= " human(limit) " (p50)"; ok = verdict(v, limit, 1)
     if ("max-ns" in m) goal = goal ", max " human(m["max-ns"])
+  } else if (name ~ /^IncrementalGate/) {
+    # A batch of 100 changed units to updated verdicts (median of the
+    # batches), beside the full sweep of the same store in the same run.
+    v = m["p50-ns"]; value = human(v)
+    floor = human(m["floor-ns/op"]); r = v / m["floor-ns/op"]; ratio = sprintf("%.3f", r)
+    goal = "<= 20 ms, >= 50x sweep (<= 0.02)"
+    ok = (verdict(v, 20e6, 1) == "met" && verdict(r, 0.02, 1) == "met") ? "met" : "MISSED"
   } else if ("peak-MB" in m && name ~ /peak|rss|RSS/) {
     value = sprintf("%.0f MB", m["peak-MB"]); goal = "<= 300 MB peak RSS"; ok = verdict(m["peak-MB"], 300, 1)
   } else {

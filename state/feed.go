@@ -51,7 +51,9 @@ func (f Follower) Follow(ctx context.Context) <-chan Change {
 	if f.Batch <= 0 {
 		f.Batch = 500
 	}
-	out := make(chan Change)
+	// A read's worth of buffer: a reader that takes what has arrived in
+	// one go (a batch for a gate index) finds the whole read there.
+	out := make(chan Change, f.Batch)
 	go f.run(ctx, out)
 	return out
 }

@@ -95,6 +95,9 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 	}
 	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24,
 		loc: viewerLocation(opts)}
+	if c.gate = newLiveGate(e); opts.Feed != nil {
+		c.gate = opts.Feed.gate // one index for every UI of the feed
+	}
 	a := &App{
 		common: c, opts: opts, readOnly: readOnly,
 		autoTheme: opts.Theme == "" && th.Name == themes.Default,
@@ -152,7 +155,7 @@ func (a *App) initialView() ([]view, error) {
 
 // Init loads the first screen and subscribes to the change feed.
 func (a *App) Init() tea.Cmd {
-	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll()), a.startIdle()}
+	cmds := []tea.Cmd{a.startLoad(a.top()), startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll(), a.gate), a.startIdle()}
 	if a.autoTheme {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -312,7 +315,7 @@ func (a *App) update(msg tea.Msg) tea.Cmd {
 	case feedMsg:
 		return a.handleFeed(msg)
 	case feedRetryMsg:
-		return startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll())
+		return startFeed(a.ctx, a.eng, a.opts.Feed, a.feedPoll(), a.gate)
 	case planMsg:
 		if a.dialog != nil {
 			a.dialog.applyPlan(msg)
@@ -558,6 +561,10 @@ func (a *App) handleFeed(msg feedMsg) tea.Cmd {
 	switch {
 	case msg.all:
 		cmds = append(cmds, a.reload(a.top(), nil))
+	case msg.verdicts && len(msg.changes) == 0:
+		if v, ok := a.top().(verdictView); ok && v.showsVerdicts() {
+			cmds = append(cmds, a.reload(a.top(), nil))
+		}
 	case len(msg.changes) > 0:
 		if ok, only := a.top().affected(msg.changes); ok {
 			cmds = append(cmds, a.reload(a.top(), only))

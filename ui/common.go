@@ -33,6 +33,9 @@ type common struct {
 	// feedPoll is the change feed's longest wait, which the audit view's
 	// reload timer is a multiple of.
 	feedPoll time.Duration
+	// gate is the live gate index: the verdicts the Blocked view shows
+	// (shared with every UI of a shared Feed).
+	gate *liveGate
 	// runs are the runs this UI started, newest last: the runs and run
 	// views show their live progress.
 	runs []*liveRun

@@ -21,6 +21,9 @@ type Feed struct {
 	subs map[*subscription]struct{}
 	err  error
 	done bool
+	// gate is the live gate index the feed keeps current (liveGate): one
+	// per feed, so one for every UI that shares it.
+	gate *liveGate
 }
 
 // DefaultFeedPoll is the longest a change waits unseen when the store sends
@@ -31,6 +34,14 @@ const DefaultFeedPoll = time.Second
 // is the longest a change waits unseen without a wake-up (DefaultFeedPoll
 // when zero). It fails only when the store cannot be read at all.
 func NewFeed(ctx context.Context, e *engine.Engine, poll time.Duration) (*Feed, error) {
+	return newFeed(ctx, e, poll, newLiveGate(e))
+}
+
+// feedBatch bounds how many changes the feed hands the gate index at once.
+const feedBatch = 1000
+
+// newFeed is NewFeed keeping g current.
+func newFeed(ctx context.Context, e *engine.Engine, poll time.Duration, g *liveGate) (*Feed, error) {
 	if poll <= 0 {
 		poll = DefaultFeedPoll
 	}
@@ -40,11 +51,32 @@ func NewFeed(ctx context.Context, e *engine.Engine, poll time.Duration) (*Feed, 
 	if err != nil {
 		return nil, err
 	}
-	f := &Feed{subs: map[*subscription]struct{}{}}
+	f := &Feed{subs: map[*subscription]struct{}{}, gate: g}
+	g.tell(f.publishVerdicts)
 	changes := state.Follower{Store: e.Store, After: after, Poll: poll, OnError: f.setErr}.Follow(ctx)
 	go func() {
+		defer g.stop()
 		for c := range changes {
-			f.publish(c)
+			// What arrives together goes to the gate index as one batch,
+			// before any UI hears of it: a view that reloads on the
+			// batch reads verdicts that include it.
+			batch := []state.Change{c}
+		more:
+			for len(batch) < feedBatch {
+				select {
+				case c, ok := <-changes:
+					if !ok {
+						break more
+					}
+					batch = append(batch, c)
+				default:
+					break more
+				}
+			}
+			g.apply(ctx, batch)
+			for _, c := range batch {
+				f.publish(c)
+			}
 		}
 		f.mu.Lock()
 		f.done = true
@@ -70,6 +102,16 @@ func (f *Feed) publish(c state.Change) {
 	defer f.mu.Unlock()
 	for s := range f.subs {
 		s.add(c)
+	}
+}
+
+// publishVerdicts tells every subscriber that the gate index's verdicts
+// changed with no change in the store.
+func (f *Feed) publishVerdicts() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for s := range f.subs {
+		s.setVerdicts()
 	}
 }
 
@@ -106,6 +148,8 @@ type subscription struct {
 	err      error
 	errSet   bool
 	closed   bool
+	// verdicts: the gate index's verdicts changed by themselves.
+	verdicts bool
 	poke     chan struct{}
 }
 
@@ -134,6 +178,13 @@ func (s *subscription) setErr(err error) {
 	s.signal()
 }
 
+func (s *subscription) setVerdicts() {
+	s.mu.Lock()
+	s.verdicts = true
+	s.mu.Unlock()
+	s.signal()
+}
+
 func (s *subscription) close() {
 	s.mu.Lock()
 	s.closed = true
@@ -152,9 +203,9 @@ func (s *subscription) next(ctx context.Context) tea.Cmd {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		msg := feedMsg{changes: s.pending, all: s.overflow, err: s.err, errSet: s.errSet}
-		s.pending, s.overflow, s.errSet = nil, false, false
-		if s.closed && len(msg.changes) == 0 && !msg.errSet {
+		msg := feedMsg{changes: s.pending, all: s.overflow, err: s.err, errSet: s.errSet, verdicts: s.verdicts}
+		s.pending, s.overflow, s.errSet, s.verdicts = nil, false, false, false
+		if s.closed && len(msg.changes) == 0 && !msg.errSet && !msg.verdicts {
 			msg.closed = true
 		}
 		return msg
@@ -163,12 +214,12 @@ func (s *subscription) next(ctx context.Context) tea.Cmd {
 
 // startFeed subscribes the UI to the shared feed, or to a feed of its own
 // when there is none.
-func startFeed(ctx context.Context, e *engine.Engine, shared *Feed, poll time.Duration) tea.Cmd {
+func startFeed(ctx context.Context, e *engine.Engine, shared *Feed, poll time.Duration, g *liveGate) tea.Cmd {
 	return func() tea.Msg {
 		f := shared
 		if f == nil {
 			var err error
-			if f, err = NewFeed(ctx, e, poll); err != nil {
+			if f, err = newFeed(ctx, e, poll, g); err != nil {
 				return feedMsg{err: err, errSet: true, closed: true}
 			}
 		}

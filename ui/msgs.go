@@ -28,6 +28,9 @@ type feedMsg struct {
 	err     error
 	errSet  bool
 	closed  bool
+	// verdicts: the clock changed what the gate says (a freshness limit
+	// ran out, a window completed); views showing verdicts reload.
+	verdicts bool
 }
 
 // feedRetryMsg asks to subscribe to the feed again after it could not start.

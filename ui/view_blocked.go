@@ -7,7 +7,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -19,7 +18,7 @@ import (
 // (engine.Triage) with its downstream impact, grouped by root cause — the
 // failed or missing upstream window its reason names (blocked_groups.go) —
 // failures first, then the units whose gate passes now ("ready", from the
-// engine's recheck, what `blocked --recheck` judges), then the rest by
+// live gate index: what `blocked --recheck` judges), then the rest by
 // impact. The selected unit's whole reason or error is under the list.
 type blockedView struct {
 	viewBase
@@ -60,16 +59,19 @@ type blockedData struct {
 }
 
 func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
-	return loadCmd(v.c, v.id, gen, loadBlocked(v.c.eng))
+	return loadCmd(v.c, v.id, gen, loadBlocked(v.c))
 }
 
-// loadBlocked reads the failed and blocked units, then judges every gate
-// again, changing nothing (engine.GateSweep, `blocked --recheck`): a
-// blocked unit whose gate passes now is ready. A recheck that fails leaves
-// the queue as the store has it, and says so.
-func loadBlocked(e *engine.Engine) func(ctx context.Context) (blockedData, error) {
+// loadBlocked reads the failed and blocked units, then what the gate says
+// of each now, changing nothing: a blocked unit whose gate passes now is
+// ready. The verdicts come from the live gate index (gate_live.go), which
+// the first load builds — one full read, as `blocked --recheck` sweeps —
+// and the change feed keeps current after it, so no later load sweeps
+// again. An index that cannot be built leaves the queue as the store has
+// it, and says so.
+func loadBlocked(c *common) func(ctx context.Context) (blockedData, error) {
 	return func(ctx context.Context) (blockedData, error) {
-		units, err := e.Triage(ctx, gate.BlockedFilter{})
+		units, err := c.eng.Triage(ctx, gate.BlockedFilter{})
 		if err != nil {
 			return blockedData{}, err
 		}
@@ -81,12 +83,17 @@ func loadBlocked(e *engine.Engine) func(ctx context.Context) (blockedData, error
 		if !blocked {
 			return d, nil
 		}
-		_, d.recheckErr = e.GateSweep(ctx, gate.BlockedFilter{}, func(su gate.SweptUnit) error {
-			if su.Status == state.Blocked && su.Readiness == gate.Ready {
-				d.ready[unitRef{su.Model, su.Window}.key()] = true
+		live, err := c.gate.index(ctx)
+		if err != nil {
+			d.recheckErr = err
+			return d, nil
+		}
+		for i, u := range d.units {
+			d.units[i].Readiness, _ = live.Readiness(u.Model, u.Window)
+			if u.Status == state.Blocked && d.units[i].Readiness == gate.Ready {
+				d.ready[unitRef{u.Model, u.Window}.key()] = true
 			}
-			return nil
-		})
+		}
 		return d, nil
 	}
 }

@@ -46,6 +46,11 @@ type BlockedUnit struct {
 	// timeless downstream model is reached. The unit itself and the other
 	// units of its own model are not counted.
 	Impact int
+	// Readiness is what the gate says of the unit now (Ready: its
+	// upstreams caught up, and a run would take it), when the caller
+	// judged it — the UI's live index does (Live.Readiness); zero
+	// otherwise.
+	Readiness Readiness
 }
 
 // Blocked lists every blocked unit of the environment (of f.Model, or of

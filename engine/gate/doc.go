@@ -3,9 +3,11 @@
 // freshness, and the reason a unit is blocked when they do not. It judges
 // one unit (Judge, Reader.Unit), every outstanding unit of an environment
 // from one read of the store (Reader.Sweep, with a per-upstream index of
-// applied intervals), lists blocked units by downstream impact
-// (Reader.Blocked) and explains one unit's wait down to its root cause
-// (Reader.Why).
+// applied intervals), keeps that sweep in memory and current from the
+// change feed for a long-lived process (Live: a batch of changes re-judges
+// only what it can alter, the clock only what it flips), lists blocked
+// units by downstream impact (Reader.Blocked) and explains one unit's wait
+// down to its root cause (Reader.Why).
 //
 // It only reads the store. It must not claim, run, mark or otherwise change
 // a unit: the engine's run loop acts on its verdicts, so the UI and the CLI

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
@@ -139,10 +138,7 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 			job.err = problems[name].Error()
 		default:
 			job.timeless = m.Temporality == spec.Timeless
-			for _, src := range m.Upstream {
-				if !src.Gated() || m.GateSkipped(src, g.Env) {
-					continue
-				}
+			for _, src := range g.gatedSources(m) {
 				ix, err := index(src.Name)
 				if err != nil {
 					return nil, err
@@ -197,24 +193,11 @@ type sweepJob struct {
 // judgeAll judges every job, spread over the machine's cores: the indexes
 // are read-only by now (their lazy parts build under a sync.Once).
 func judgeAll(jobs []sweepJob) {
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
-	var wg sync.WaitGroup
-	next := make(chan int, len(jobs))
-	for i := range jobs {
-		next <- i
-	}
-	close(next)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				jobs[i].judge()
-			}
-		}()
-	}
-	wg.Wait()
+	parallel(len(jobs), func(i int) { jobs[i].judge() })
 }
+
+// maxWorkers is how many goroutines judge at once: one per core.
+func maxWorkers() int { return runtime.GOMAXPROCS(0) }
 
 func (j *sweepJob) judge() {
 	c := ModelReadiness{Model: j.model, Pipeline: j.pipeline, Err: j.err}
@@ -249,16 +232,42 @@ func (j *sweepJob) judge() {
 // upstream is judged, a hard error wins, then a missing range, then
 // freshness.
 func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
-	worst := edgeOK
-	for k := range j.edges {
-		if v := j.edges[k].eval(u.Since, u.Until); v > worst {
+	r, _ := fold(j.edges, u)
+	return r
+}
+
+// fold is the verdict of the unit u over edges — a hard error wins, then a
+// missing range, then freshness — and, for a Ready unit, the Unix
+// nanosecond after which a freshness limit makes it stale by the clock
+// alone (noFlip when none can).
+func fold(edges []sweepEdge, u state.SweepUnit) (Readiness, int64) {
+	worst, flip := edgeOK, int64(noFlip)
+	for k := range edges {
+		v, f := edges[k].evalAt(u.Since, u.Until)
+		if v > worst {
 			worst = v
 			if v == edgeError {
 				break
 			}
 		}
+		flip = min(flip, f)
 	}
-	return [...]Readiness{edgeOK: Ready, edgeMissing: Waiting, edgeStale: Stale, edgeError: Failing}[worst]
+	if worst != edgeOK {
+		flip = noFlip
+	}
+	return [...]Readiness{edgeOK: Ready, edgeMissing: Waiting, edgeStale: Stale, edgeError: Failing}[worst], flip
+}
+
+// gatedSources are the upstreams of m a sweep judges in g.Env: the gated
+// ones, but those deactivate_for_dev skips here.
+func (g *Reader) gatedSources(m *spec.Model) []spec.Source {
+	var out []spec.Source
+	for _, src := range m.Upstream {
+		if src.Gated() && !m.GateSkipped(src, g.Env) {
+			out = append(out, src)
+		}
+	}
+	return out
 }
 
 // sweepModels resolves each registered model's definition — the spec's

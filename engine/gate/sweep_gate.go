@@ -1,21 +1,29 @@
 package gate
 
 import (
-	"github.com/bollhav/bollhav/engine/spec"
+	"math"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/spec"
 )
 
 // edgeVerdict is what one gated upstream says about one unit in a sweep:
 // the Verdict of Evaluate without its reason, ranges and ages, which a
 // sweep over a million units does not need and cannot afford to format.
+// They are ordered by how a unit's verdicts fold (the worst wins): a hard
+// error over a missing range over freshness — a unit that misses a range
+// on one upstream and is stale on another waits for the range.
 type edgeVerdict uint8
 
 const (
 	edgeOK edgeVerdict = iota
-	edgeMissing
 	edgeStale
+	edgeMissing
 	edgeError
 )
+
+// noFlip is the flip time of a verdict the clock alone cannot change.
+const noFlip = math.MaxInt64
 
 // sweepEdge is one gated upstream of a model, prepared for judging many
 // units: everything Evaluate decides without the unit's window (hard
@@ -24,21 +32,25 @@ const (
 type sweepEdge struct {
 	level spec.ContractLevel
 	ix    *upstreamIndex
-	// constant is true when the verdict does not depend on the window.
+	// constant is true when the verdict does not depend on the window;
+	// flip is then its flip time (see evalAt).
 	constant bool
 	verdict  edgeVerdict
+	flip     int64
 	// fresh is set when the source has a freshness limit: rows applied
-	// before cut (Unix µs) are too old; all selects the ALL scope.
+	// before cut (Unix µs) are too old; all selects the ALL scope; within
+	// is the limit in nanoseconds.
 	fresh, all bool
 	cut        int64
+	within     int64
 }
 
 // newSweepEdge prepares src of a model (timeless when down is) against its
 // upstream's index, following Evaluate's order of checks exactly.
 func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now time.Time) sweepEdge {
-	e := sweepEdge{level: src.Contract, ix: ix, constant: true}
+	e := sweepEdge{level: src.Contract, ix: ix, constant: true, flip: noFlip}
 	if f := src.Freshness; f != nil {
-		e.fresh, e.all, e.cut = true, f.Scope == spec.All, cutMicros(now.Add(-f.Within))
+		e.fresh, e.all, e.cut, e.within = true, f.Scope == spec.All, cutMicros(now.Add(-f.Within)), f.Within.Nanoseconds()
 	}
 	sh := ix.shape
 	switch {
@@ -53,7 +65,7 @@ func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now tim
 	case sh.temporality == spec.Timeless:
 		// WHOLE on a timeless upstream: its existence row applied.
 		newest, oldest, ok := ix.all()
-		e.verdict = e.judge(newest, oldest, ok)
+		e.verdict, e.flip = e.judge(newest, oldest, ok)
 		return e
 	case src.Contract == spec.Whole:
 		if !ix.hasRange || !ix.covers(ix.start, ix.rangeEnd) {
@@ -61,7 +73,7 @@ func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now tim
 			return e
 		}
 		newest, oldest, ok := ix.span(ix.start, ix.rangeEnd)
-		e.verdict = e.judge(newest, oldest, ok)
+		e.verdict, e.flip = e.judge(newest, oldest, ok)
 		return e
 	}
 	e.constant = false
@@ -70,49 +82,68 @@ func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now tim
 
 // eval judges the unit [a, b) (Unix µs).
 func (e *sweepEdge) eval(a, b int64) edgeVerdict {
+	v, _ := e.evalAt(a, b)
+	return v
+}
+
+// evalAt judges the unit [a, b) (Unix µs) and says when the clock alone
+// would change an edgeOK: the Unix nanosecond after which the applied_at
+// that decides freshness is too old (noFlip without a freshness limit or
+// for any other verdict — a stale upstream never gets fresher by waiting).
+func (e *sweepEdge) evalAt(a, b int64) (edgeVerdict, int64) {
 	if e.constant {
-		return e.verdict
+		return e.verdict, e.flip
 	}
 	ix := e.ix
 	switch e.level {
 	case spec.Exact:
 		k, ok := ix.exact(a, b)
 		if !ok {
-			return edgeMissing
+			return edgeMissing, noFlip
 		}
 		return e.judge(ix.at[k], ix.at[k], true)
 	case spec.Encapsulate:
 		if !ix.covers(a, b) {
-			return edgeMissing
+			return edgeMissing, noFlip
 		}
 		if !e.fresh {
-			return edgeOK
+			return edgeOK, noFlip
 		}
 		return e.judge(ix.span(a, b))
 	default: // Through: the prefix from the upstream's start, and all of [a, b)
 		lo := min(ix.start, a)
 		if !ix.covers(lo, b) {
-			return edgeMissing
+			return edgeMissing, noFlip
 		}
 		if !e.fresh {
-			return edgeOK
+			return edgeOK, noFlip
 		}
 		return e.judge(ix.span(lo, b))
 	}
 }
 
 // judge applies completeness (ok: the level selected some row) and the
-// freshness limit to the selected rows' newest and oldest applied_at.
-func (e *sweepEdge) judge(newest, oldest int64, ok bool) edgeVerdict {
+// freshness limit to the selected rows' newest and oldest applied_at. An
+// edgeOK under a limit comes with its flip time: the row that decides (the
+// newest, or the oldest under ALL) is too old once now - within passes it,
+// that is for every now after its applied_at + within.
+func (e *sweepEdge) judge(newest, oldest int64, ok bool) (edgeVerdict, int64) {
 	switch {
 	case !ok:
-		return edgeMissing
+		return edgeMissing, noFlip
 	case !e.fresh:
-		return edgeOK
+		return edgeOK, noFlip
 	case e.all && oldest < e.cut, !e.all && newest < e.cut:
-		return edgeStale
+		return edgeStale, noFlip
 	}
-	return edgeOK
+	decide := newest
+	if e.all {
+		decide = oldest
+	}
+	if ns := decide * 1000; ns <= noFlip-e.within {
+		return edgeOK, ns + e.within
+	}
+	return edgeOK, noFlip // a limit of centuries: never within reach
 }
 
 // cutMicros is the smallest Unix microsecond that is not before t: an

@@ -28,6 +28,8 @@ type upstreamIndex struct {
 	// islands is the coverage: the union of the applied rows, merged
 	// (touching rows join), as since/until pairs in order.
 	islands []int64
+	// rangeAt is the now start, rangeEnd and hasRange were set for.
+	rangeAt time.Time
 	// prefixMax and prefixMin hold the newest and oldest applied_at of
 	// rows [0, i], built when a freshness limit first asks (once, however
 	// many goroutines ask).
@@ -37,12 +39,7 @@ type upstreamIndex struct {
 
 func newUpstreamIndex(sh upstreamShape, units []state.SweepUnit, now time.Time) *upstreamIndex {
 	ix := &upstreamIndex{shape: sh, disjoint: true}
-	if sh.registered && sh.temporality == spec.Temporal {
-		ix.start = sh.grid.Start.UnixMicro()
-		if rng, ok := sh.grid.ContractRange(now, sh.end); ok {
-			ix.rangeEnd, ix.hasRange = rng.Until.UnixMicro(), true
-		}
-	}
+	ix.setRange(now)
 	n := 0
 	for _, u := range units {
 		if u.Status == state.CodeApplied {
@@ -68,6 +65,43 @@ func newUpstreamIndex(sh upstreamShape, units []state.SweepUnit, now time.Time) 
 		}
 	}
 	return ix
+}
+
+// setRange sets the contract range's bounds at now: the only part of the
+// index the clock moves (a live index calls it again as time passes).
+func (ix *upstreamIndex) setRange(now time.Time) {
+	if ix.rangeAt.Equal(now) && !now.IsZero() {
+		return // already set: no write, so judges may share the index
+	}
+	sh := ix.shape
+	ix.rangeAt = now
+	ix.start, ix.rangeEnd, ix.hasRange = 0, 0, false
+	if sh.registered && sh.temporality == spec.Temporal {
+		ix.start = sh.grid.Start.UnixMicro()
+		if rng, ok := sh.grid.ContractRange(now, sh.end); ok {
+			ix.rangeEnd, ix.hasRange = rng.Until.UnixMicro(), true
+		}
+	}
+}
+
+// nextRange is the Unix nanosecond after which the contract range grows by
+// the clock alone — the instant before the window holding now ends — or
+// noFlip when it never will (a timeless or unregistered upstream, or a
+// fixed end already reached).
+func (ix *upstreamIndex) nextRange(now time.Time) int64 {
+	sh := ix.shape
+	if !sh.registered || sh.temporality != spec.Temporal {
+		return noFlip
+	}
+	until := sh.grid.LastCompleteUntil(now)
+	if sh.end != nil && !sh.end.After(until) {
+		return noFlip
+	}
+	next := sh.grid.WindowAt(max(sh.grid.Index(now), 0)).Until
+	if !next.After(now) {
+		return noFlip // cannot happen on a valid grid; never spin on it
+	}
+	return next.UnixNano() - 1
 }
 
 // covers reports whether the coverage holds all of [a, b): a covered window

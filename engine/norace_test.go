@@ -1,0 +1,6 @@
+//go:build !race
+
+package engine_test
+
+// underRace is true in a race-detector build; see race_test.go.
+const underRace = false

@@ -1,0 +1,7 @@
+//go:build race
+
+package engine_test
+
+// underRace is true in a race-detector build, where the pure-Go SQLite
+// runs several times slower: property tests draw fewer sequences.
+const underRace = true
