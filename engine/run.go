@@ -111,7 +111,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if err := e.refuseReadOnly(ctx, "run", runArgs(req)); err != nil {
 		return nil, err
 	}
-	clock := e.runClock()
+	started, clock := e.runClock()
 	audit := e.newRunAudit(ctx, "run", runArgs(req))
 	var (
 		runID int64
@@ -153,7 +153,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		outdatedScopes(scopes, plan)
 	}
 	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
-		Status: state.RunRunning, Actor: e.Actor, StartedAt: clock()}
+		Status: state.RunRunning, Actor: e.Actor, StartedAt: started}
 	if req.Window != nil {
 		run.Window = *req.Window
 	}
@@ -183,7 +183,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if err := e.refuseReadOnly(ctx, "retry", map[string]string{"run": strconv.FormatInt(runID, 10)}); err != nil {
 		return nil, err
 	}
-	clock := e.runClock()
+	_, clock := e.runClock()
 	audit := e.newRunAudit(ctx, "retry", map[string]string{})
 	var reset []string
 	defer func() { audit.failed(runID, err, reset) }()
@@ -655,17 +655,20 @@ func (e *Engine) leaseNow() time.Time {
 	return leaseClock()
 }
 
-// runClock is the clock of a run's own record — its start and end, each
-// task attempt's — started now: the engine's clock at the start, moving
-// on with the wall clock from there. With the wall clock that is the wall
-// clock; under a fixed clock (--as-of, the demo's past, tests) a run
-// still takes the time it took, not 0s.
-func (e *Engine) runClock() func() time.Time {
+// runClock is the clock of a run's own record — its end, each task
+// attempt's start and end — started now at start, the engine's clock,
+// and moving on with the wall clock from there. With the wall clock that
+// is the wall clock; under a fixed clock (--as-of, the demo's past, tests)
+// a run still takes the time it took, not 0s. The run's own start is
+// start exactly, so runs under one fixed clock keep starting at the same
+// instant and the store orders them by id as it did.
+func (e *Engine) runClock() (start time.Time, clock func() time.Time) {
+	start = e.now()
 	if e.Now == nil {
-		return e.now
+		return start, e.now
 	}
-	start, wall := e.now(), time.Now()
-	return func() time.Time { return start.Add(time.Since(wall)) }
+	wall := time.Now()
+	return start, func() time.Time { return start.Add(time.Since(wall)) }
 }
 
 func workerName(runID int64) string {
