@@ -166,7 +166,7 @@ func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\a"
 	r.WaitText(t, "copied the root (OSC 52): raw.payments [")
 	teatest.WaitFor(t, r.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
-		teatest.WithDuration(10*time.Second))
+		teatest.WithDuration(60*time.Second))
 }
 
 // TestDemoUnitDetailShowsTheWholeErrorAndWhatRan: d on the failed payments

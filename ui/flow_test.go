@@ -88,7 +88,7 @@ func TestRunFromTheDialogLandsInTheStore(t *testing.T) {
 	r.keys("right")
 	r.waitText(t, "[ Run ]")
 	r.keys("enter")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed: -race on a busy machine is slow
 	for w.counts(t, "raw.orders")[state.Applied] != 23 {
 		if time.Now().After(deadline) {
 			t.Fatalf("the run did not land: %v", w.counts(t, "raw.orders"))
@@ -117,7 +117,7 @@ func TestTorchConfirmedByTypingTheName(t *testing.T) {
 	r.waitText(t, "[torch]", "Type its name to confirm", "delete    24 units")
 	r.typeText("mart.hourly")
 	r.keys("enter")
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed: -race on a busy machine is slow
 	for {
 		runs, err := w.e.Store.Runs(context.Background(), "", 10)
 		if err != nil {
@@ -375,7 +375,7 @@ func TestSharedFeed(t *testing.T) {
 		r.waitFor(t, "23 applied", func(f string, _ viewKind) bool { return strings.Contains(selectedLine(f), "✓ 23") })
 	}
 	end2()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed: -race on a busy machine is slow
 	for {
 		feed.mu.Lock()
 		n = len(feed.subs)
@@ -477,7 +477,7 @@ func TestUpstreamFromTheModelView(t *testing.T) {
 // needs data that arrives after the cursor rests (the model view's gate).
 func pressUntil(t *testing.T, r *uiRun, k, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed: -race on a busy machine is slow
 	for {
 		if f, _, _ := r.frames.last(); strings.Contains(f, want) {
 			return

@@ -52,7 +52,7 @@ func TestQuitCancelsTheRunItStarted(t *testing.T) {
 		return st
 	}
 	// r opens the run dialog on the cursor's unit; right moves to Run.
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
 	for unitStatus() != state.Running {
 		if time.Now().After(deadline) {
 			t.Fatal("the run never started its unit")

@@ -33,7 +33,7 @@ func TestRunAPipelineFromItsHeading(t *testing.T) {
 	f := r.waitText(t, "Run pipeline ingest in prod", "Run 26 units of raw.orders in prod?")
 	checkFrame(t, f, 80, 24)
 	r.keys("y")
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
 	for c := w.counts(t, "raw.orders"); c[state.Applied] != 48 || c[state.Failed] != 0; c = w.counts(t, "raw.orders") {
 		if time.Now().After(deadline) {
 			t.Fatalf("the pipeline's run did not land: %v", c)

@@ -227,7 +227,7 @@ func startProgram(t *testing.T, app *App, w, h int) *teatest.TestModel {
 // with the frame.
 func (r *uiRun) waitFor(t *testing.T, what string, cond func(frame string, top viewKind) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
 	for {
 		frame, top, _ := r.frames.last()
 		if cond(frame, top) {
@@ -265,7 +265,7 @@ func (r *uiRun) waitSettled(t *testing.T, k viewKind) string {
 // loaded.
 func (r *uiRun) waitView(t *testing.T, k viewKind, title string) string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
 	for {
 		frame, top, got := r.frames.last()
 		if top == k && strings.Contains(got, title) && !strings.Contains(frame, "loading…") {
