@@ -45,6 +45,9 @@ func (e *Engine) CurrentFingerprint(ctx context.Context, model string) (string, 
 func (e *Engine) currentFingerprints(recs []state.ModelRecord) (map[string]string, error) {
 	out := make(map[string]string, len(recs))
 	for _, rec := range recs {
+		if e.Spec != nil && e.Spec.Model(rec.Name) != nil {
+			continue // the spec's fingerprint wins below
+		}
 		fp, err := spec.RecordFingerprint(rec)
 		if err != nil {
 			return nil, err

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -85,16 +87,36 @@ func Fingerprint(m *Model) string { return DefinitionFingerprint(DefinitionOf(m)
 // RecordFingerprint is the fingerprint of a registration's stored
 // definition: the current fingerprint of a model when bollhav is opened
 // from the store alone. A registration without a definition has none ("").
+// Fingerprints are remembered by the SHA-256 of the stored bytes, so the
+// status of a thousand models, refreshed every few seconds, decodes each
+// definition once, not on every refresh.
 func RecordFingerprint(rec state.ModelRecord) (string, error) {
 	if len(rec.Definition) == 0 {
 		return "", nil
+	}
+	key := sha256.Sum256(rec.Definition)
+	if fp, ok := recordFingerprints.Load(key); ok {
+		return fp.(string), nil
 	}
 	var d ModelDefinition
 	if err := json.Unmarshal(rec.Definition, &d); err != nil {
 		return "", fmt.Errorf("model %s: stored definition is not valid JSON: %w", rec.Name, err)
 	}
-	return DefinitionFingerprint(d), nil
+	fp := DefinitionFingerprint(d)
+	if recordFingerprintsN.Add(1) > maxRecordFingerprints {
+		recordFingerprints.Clear() // a bound, not an eviction policy: definitions change rarely
+		recordFingerprintsN.Store(1)
+	}
+	recordFingerprints.Store(key, fp)
+	return fp, nil
 }
+
+// recordFingerprints caches RecordFingerprint by the definition's SHA-256.
+var (
+	recordFingerprints    sync.Map
+	recordFingerprintsN   atomic.Int64
+	maxRecordFingerprints int64 = 100_000
+)
 
 // DefinitionFingerprint fingerprints a stored-form definition. A spec's
 // model and its registration give the same fingerprint, since registration

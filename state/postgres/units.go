@@ -117,15 +117,16 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	return rows.Err()
 }
 
-// FingerprintCounts counts env's applied units by model and fingerprint in
-// one grouped index-only scan of units_applied_fingerprint.
+// FingerprintCounts reads env's applied units by model and fingerprint
+// from applied_counts (migration 0006), which every transition keeps in
+// step: a few rows per model whatever the number of applied units.
 func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
-	q := `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
-		WHERE env = $1 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+	q := `SELECT model, fingerprint, units FROM {schema}.applied_counts
+		WHERE env = $1 AND units > 0 ORDER BY model, fingerprint`
 	args := []any{env}
 	if model != "" {
-		q = `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
-		WHERE env = $1 AND model = $2 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+		q = `SELECT model, fingerprint, units FROM {schema}.applied_counts
+		WHERE env = $1 AND model = $2 AND units > 0 ORDER BY model, fingerprint`
 		args = append(args, model)
 	}
 	rows, err := s.pool.Query(ctx, s.sql(q), args...)

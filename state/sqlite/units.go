@@ -218,12 +218,13 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 	return st, nil
 }
 
-// FingerprintCounts implements state.Store: one grouped read of the
-// partial units_applied_fingerprint index, model by model of env.
+// FingerprintCounts implements state.Store: a read of the applied_counts
+// table (migration 0006), which triggers keep in step with the units, a
+// few rows per model of env whatever the number of applied units.
 func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT m."name", coalesce(u."fingerprint", ''), count(*)
-		FROM "models" m JOIN "units" u INDEXED BY "units_applied_fingerprint" ON u."model_id" = m."id" AND u."status" = 'applied'
-		WHERE m."env" = ? AND (? = '' OR m."name" = ?) GROUP BY m."id", u."fingerprint" ORDER BY m."name", 2`, env, model, model)
+	rows, err := s.r.QueryContext(ctx, `SELECT m."name", c."fingerprint", c."units"
+		FROM "models" m JOIN "applied_counts" c ON c."model_id" = m."id"
+		WHERE m."env" = ? AND (? = '' OR m."name" = ?) AND c."units" > 0 ORDER BY m."name", c."fingerprint"`, env, model, model)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: fingerprint counts of %q: %w", env, err)
 	}

@@ -16,6 +16,7 @@ var fingerprintTests = []test{
 	{"CountsByModelAndFingerprint", testFingerprintCounts},
 	{"UncoverKeepsItOnBothParts", testFingerprintUncover},
 	{"DataJobRecordsIt", testFingerprintDataJob},
+	{"CountsKeptInStepWithUnits", testFingerprintCountsKept},
 }
 
 // testFingerprintRecorded: Complete and CompleteBatch record an applied
@@ -151,4 +152,5 @@ func testFingerprintDataJob(t *testing.T, s state.Store, _ *config) {
 	u := unit(t, s, "", "m", c.Unit.Window)
 	eq(t, "status", u.Status, state.Applied)
 	eq(t, "fingerprint", u.Fingerprint, "abcd000011112222")
+	countsMatchScan(t, s, "a data job", "", "m")
 }
