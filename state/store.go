@@ -281,6 +281,9 @@ type FingerprintCount struct {
 type AppliedRow struct {
 	Window    Window
 	AppliedAt time.Time
+	// Fingerprint is the definition the unit was built under ("":
+	// unknown), for a contract that requires its upstream current.
+	Fingerprint string
 }
 
 // UnitQuery selects units to scan.

@@ -143,7 +143,7 @@ func incidentGlyph(k gate.IncidentKind) themes.Status {
 	switch k {
 	case gate.IncidentFailed, gate.IncidentGateError:
 		return themes.Failed
-	case gate.IncidentStale:
+	case gate.IncidentStale, gate.IncidentOutdated:
 		return themes.Stale
 	case gate.IncidentMissing:
 		return themes.Missing

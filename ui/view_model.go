@@ -153,6 +153,9 @@ func (v *modelView) upstreamTarget() (model string, at time.Time, ok bool, why s
 		if len(vd.Missing) > 0 {
 			return vd.Upstream, vd.Missing[0].Since, true, ""
 		}
+		if len(vd.Outdated) > 0 {
+			return vd.Upstream, vd.Outdated[0].Since, true, ""
+		}
 		// Stale or a hard error: the upstream's model, on its first unit
 		// that is not applied.
 		return vd.Upstream, time.Time{}, true, ""

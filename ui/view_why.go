@@ -223,6 +223,8 @@ func (v *whyView) build(cells int) {
 				w := r.Window
 				if len(u.Missing) > 0 {
 					w = u.Missing[0]
+				} else if len(u.Outdated) > 0 {
+					w = u.Outdated[0]
 				}
 				it.target = &whyTarget{model: u.Upstream, window: w}
 			}
@@ -540,10 +542,13 @@ func upstreamVerdict(u *gate.UpstreamReport) (themes.Status, string) {
 		}
 		return themes.Stale, d
 	}
-	if len(u.Missing) == 0 {
-		return themes.Blocked, oneLine(u.Reason)
+	switch {
+	case len(u.Missing) > 0:
+		return themes.Blocked, "missing " + windowsText(u.Missing)
+	case len(u.Outdated) > 0:
+		return themes.Stale, gate.OutdatedText + ": " + windowsText(u.Outdated)
 	}
-	return themes.Blocked, "missing " + windowsText(u.Missing)
+	return themes.Blocked, oneLine(u.Reason)
 }
 
 // ageShort is an age as "2d1h ago", or "-".

@@ -182,12 +182,12 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		return nil, err
 	}
 	query, args := `
-		SELECT since, until, applied_at FROM {schema}.units
+		SELECT since, until, applied_at, fingerprint FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied'
 		ORDER BY since, until`, []any{env, model}
 	if !w.IsZero() {
 		query = `
-		SELECT since, until, applied_at FROM {schema}.units
+		SELECT since, until, applied_at, fingerprint FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
 		ORDER BY since, until`
 		args = append(args, w.Since, w.Until)
@@ -200,6 +200,7 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 	}
 	defer rows.Close()
 	var out []state.AppliedRow
+	seen := map[string]string{} // a model's few fingerprints, allocated once each
 	for rows.Next() {
 		raw := rows.RawValues()
 		var a state.AppliedRow
@@ -219,6 +220,12 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 			return nil, err
 		}
 		a.AppliedAt = time.UnixMicro(at).UTC()
+		if fp, ok := seen[string(raw[3])]; ok {
+			a.Fingerprint = fp
+		} else {
+			a.Fingerprint = string(raw[3])
+			seen[a.Fingerprint] = a.Fingerprint
+		}
 		out = append(out, a)
 	}
 	return out, rows.Err()

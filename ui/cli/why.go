@@ -92,6 +92,7 @@ type whyUpstreamJSON struct {
 	Stale     bool              `json:"stale"`
 	Reason    string            `json:"reason"`
 	Missing   [][2]string       `json:"missing"`
+	Outdated  [][2]string       `json:"outdated"`
 	Skipped   bool              `json:"skipped"`
 	Error     string            `json:"error,omitempty"`
 	Newest    *string           `json:"newest_applied_at"`
@@ -107,12 +108,13 @@ type whyFreshnessJSON struct {
 }
 
 type whyLinkJSON struct {
-	Model  string  `json:"model"`
-	Since  *string `json:"since"`
-	Until  *string `json:"until"`
-	Status string  `json:"status"`
-	Stale  bool    `json:"stale,omitempty"`
-	Detail string  `json:"detail,omitempty"`
+	Model    string  `json:"model"`
+	Since    *string `json:"since"`
+	Until    *string `json:"until"`
+	Status   string  `json:"status"`
+	Stale    bool    `json:"stale,omitempty"`
+	Outdated bool    `json:"outdated,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
 }
 
 type whyFrontierJSON struct {
@@ -122,6 +124,7 @@ type whyFrontierJSON struct {
 	Releases int     `json:"releases"`
 	Status   string  `json:"status"`
 	Stale    bool    `json:"stale,omitempty"`
+	Outdated bool    `json:"outdated,omitempty"`
 }
 
 // whyWindowJSON is a window's bounds as JSON: RFC 3339 UTC, or null for a
@@ -203,7 +206,7 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 	}
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
-			Reason: u.Reason, Missing: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
+			Reason: u.Reason, Missing: [][2]string{}, Outdated: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
 			NewestAge: whySecondsJSON(u.NewestAge), OldestAge: whySecondsJSON(u.OldestAge)}
 		if u.Err != nil {
 			uj.Error = u.Err.Error()
@@ -212,18 +215,21 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		for _, m := range u.Missing {
 			uj.Missing = append(uj.Missing, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
 		}
+		for _, m := range u.Outdated {
+			uj.Outdated = append(uj.Outdated, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
+		}
 		if f := u.Freshness; f != nil {
 			uj.Freshness = &whyFreshnessJSON{Within: gate.FormatWithin(f.Within), Scope: f.Scope.String()}
 		}
 		out.Upstreams = append(out.Upstreams, uj)
 	}
 	for _, l := range r.RootCause {
-		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Detail: l.Detail}
+		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Outdated: l.Outdated, Detail: l.Detail}
 		lj.Since, lj.Until = whyWindowJSON(l.Window)
 		out.RootCause = append(out.RootCause, lj)
 	}
 	for _, f := range r.Frontier {
-		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale}
+		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale, Outdated: f.Outdated}
 		fj.Since, fj.Until = whyWindowJSON(f.Window)
 		out.Frontier = append(out.Frontier, fj)
 	}
@@ -339,6 +345,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		if l.Stale {
 			status += " (stale)"
 		}
+		if l.Outdated {
+			status += " (outdated)"
+		}
 		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, l.Model, whyWindowText(l.Window), status)
 		if l.Detail != "" {
 			line += ": " + oneLine(l.Detail)
@@ -365,7 +374,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	for _, f := range r.Frontier {
 		if n := len(groups); n > 0 {
 			g := &groups[n-1]
-			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Releases == f.Releases &&
+			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Outdated == f.Outdated && g.f.Releases == f.Releases &&
 				!g.w.Until.IsZero() && g.w.Until.Equal(f.Window.Since) {
 				g.w.Until = f.Window.Until
 				g.n++
@@ -383,6 +392,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		status := pal.status(string(g.f.Status))
 		if g.f.Stale {
 			status += " (stale: re-apply)"
+		}
+		if g.f.Outdated {
+			status += " (outdated: run --outdated)"
 		}
 		releases := strconv.Itoa(g.f.Releases)
 		if g.n > 1 {
