@@ -38,6 +38,13 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*gate.Why
 		return nil, err
 	}
 	r.Definition = UnitDefinition(state.Unit{Status: r.Status, Fingerprint: r.Fingerprint}, current)
+	mt, err := e.BuiltOnOutdated(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	if b := mt.BuiltOnAt(r.Window); b != nil {
+		r.BuiltOnOutdated = b.Upstreams
+	}
 	return r, nil
 }
 

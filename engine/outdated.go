@@ -20,6 +20,9 @@ const (
 	// DefinitionUnknown: no fingerprint recorded (an operator's mark, or
 	// applied before the store recorded fingerprints): never outdated.
 	DefinitionUnknown = "unknown"
+	// DefinitionBuiltOnOutdated is how units and the UI name a current or
+	// unknown unit built on outdated windows upstream (TraceOutdated).
+	DefinitionBuiltOnOutdated = "built-on-outdated"
 )
 
 // CurrentFingerprint is model's current definition fingerprint: the

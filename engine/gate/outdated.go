@@ -15,6 +15,16 @@ import (
 // applied but outdated for a require_current contract.
 const OutdatedText = "applied under an earlier definition"
 
+// TaintedUpstream is one gated upstream's windows in a downstream unit's
+// reach that are outdated or built on outdated ones (engine.TraceOutdated).
+type TaintedUpstream struct {
+	Model string
+	// Windows are the first few such ranges, merged, in order; More counts
+	// the rest. A timeless upstream's existence row is one zero Window.
+	Windows []state.Window
+	More    int
+}
+
 // IsOutdated reports whether an applied row built under fingerprint is
 // outdated against current: both known and different. An unknown
 // fingerprint (an operator's mark, a unit applied before fingerprints were

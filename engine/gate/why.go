@@ -63,6 +63,10 @@ type WhyReport struct {
 	// applied).
 	Fingerprint string
 	Definition  string
+	// BuiltOnOutdated, set by the engine for an applied unit, lists each
+	// gated upstream with outdated or built-on-outdated windows in the
+	// unit's reach; empty otherwise.
+	BuiltOnOutdated []TaintedUpstream
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so

@@ -77,12 +77,13 @@ type whyJSON struct {
 	Retry     *retryJSON        `json:"retry"`
 	Failures  []attemptJSON     `json:"attempt_errors"`
 	// Fingerprint and Definition as in units -o json.
-	Fingerprint *string   `json:"fingerprint"`
-	Definition  *string   `json:"definition"`
-	Satisfied   bool      `json:"satisfied"`
-	AsOf        string    `json:"as_of"`
-	More        int       `json:"frontier_more"`
-	Data        *dataJSON `json:"data,omitempty"`
+	Fingerprint *string       `json:"fingerprint"`
+	Definition  *string       `json:"definition"`
+	BuiltOn     []builtOnJSON `json:"built_on_outdated"`
+	Satisfied   bool          `json:"satisfied"`
+	AsOf        string        `json:"as_of"`
+	More        int           `json:"frontier_more"`
+	Data        *dataJSON     `json:"data,omitempty"`
 }
 
 type whyUpstreamJSON struct {
@@ -100,6 +101,15 @@ type whyUpstreamJSON struct {
 	NewestAge *int64            `json:"newest_age_seconds"`
 	OldestAge *int64            `json:"oldest_age_seconds"`
 	Freshness *whyFreshnessJSON `json:"freshness"`
+}
+
+// builtOnJSON is one upstream an applied unit was built on outdated
+// windows of: the first few ranges ([] for a timeless upstream's row) and
+// how many more.
+type builtOnJSON struct {
+	Model   string      `json:"model"`
+	Windows [][2]string `json:"windows"`
+	More    int         `json:"more"`
 }
 
 type whyFreshnessJSON struct {
@@ -204,6 +214,16 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 	if r.Definition != "" {
 		out.Definition = &r.Definition
 	}
+	out.BuiltOn = []builtOnJSON{}
+	for _, b := range r.BuiltOnOutdated {
+		bj := builtOnJSON{Model: b.Model, Windows: [][2]string{}, More: b.More}
+		for _, w := range b.Windows {
+			if !w.IsZero() {
+				bj.Windows = append(bj.Windows, [2]string{state.FormatTime(w.Since), state.FormatTime(w.Until)})
+			}
+		}
+		out.BuiltOn = append(out.BuiltOn, bj)
+	}
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
 			Reason: u.Reason, Missing: [][2]string{}, Outdated: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
@@ -303,6 +323,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", spec.ShortFingerprint(r.Fingerprint), r.Model)
 	case engine.DefinitionUnknown:
 		fmt.Fprintln(out, "  definition: unknown (marked applied, or applied before bollhav recorded definitions)")
+	}
+	for _, b := range r.BuiltOnOutdated {
+		fmt.Fprintf(out, "  built on outdated windows of %s: %s; bollhav run --outdated --downstream rebuilds them and this unit\n", b.Model, taintedText(b))
 	}
 	switch {
 	case len(r.Upstreams) == 0:
@@ -425,4 +448,22 @@ func printEarlierFailures(out io.Writer, r *gate.WhyReport) {
 		}
 		fmt.Fprintf(out, "    %s failed at %s%s: %s\n", a.Label(), state.FormatTime(a.At), run, oneLine(a.Error))
 	}
+}
+
+// taintedText lists an upstream's outdated windows in a unit's reach:
+// "[a, b), [c, d) (+2 more)", or "its existence row" for a timeless one.
+func taintedText(b gate.TaintedUpstream) string {
+	var parts []string
+	for _, w := range b.Windows {
+		if w.IsZero() {
+			parts = append(parts, "its existence row")
+			continue
+		}
+		parts = append(parts, w.String())
+	}
+	s := strings.Join(parts, ", ")
+	if b.More > 0 {
+		s += fmt.Sprintf(" (+%d more)", b.More)
+	}
+	return s
 }
