@@ -25,6 +25,16 @@ type TaintedUpstream struct {
 	More    int
 }
 
+// DefinitionChange is what changed between the definition an outdated unit
+// was built under and its model's current one.
+type DefinitionChange struct {
+	// ChangedAt is when the current definition was first registered; nil
+	// when it is the spec's and not registered yet.
+	ChangedAt *time.Time
+	// Changes lists the differences (spec.DiffDefinitions).
+	Changes []spec.FieldChange
+}
+
 // IsOutdated reports whether an applied row built under fingerprint is
 // outdated against current: both known and different. An unknown
 // fingerprint (an operator's mark, a unit applied before fingerprints were

@@ -63,6 +63,10 @@ type WhyReport struct {
 	// applied).
 	Fingerprint string
 	Definition  string
+	// Change, set by the engine for an outdated unit whose definition the
+	// store still keeps, is what changed since it was built; nil
+	// otherwise.
+	Change *DefinitionChange
 	// BuiltOnOutdated, set by the engine for an applied unit, lists each
 	// gated upstream with outdated or built-on-outdated windows in the
 	// unit's reach; empty otherwise.

@@ -123,6 +123,17 @@ var (
 // stores exactly DefinitionOf (a hardcoded source by its stored content
 // hash, so a JSON round trip of its rows cannot change it).
 func DefinitionFingerprint(d ModelDefinition) string {
+	b, err := json.Marshal(fingerprintInputOf(d))
+	if err != nil {
+		panic(fmt.Sprintf("spec: encoding a fingerprint: %v", err)) // strings, slices and YAML values only
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:FingerprintLen]
+}
+
+// fingerprintInputOf is what d's fingerprint covers, canonical: SQL with
+// comments and spare whitespace removed, sources by name.
+func fingerprintInputOf(d ModelDefinition) fingerprintInput {
 	in := fingerprintInput{Scheme: fingerprintScheme, Temporality: d.Temporality, Sources: []fpSource{}}
 	if c := d.Chunking; c != nil && d.Temporality != Timeless.String() {
 		in.Chunking = &fpChunking{Start: c.Start, Flexibility: c.Flexibility, Timezone: cmp.Or(c.Timezone, "UTC")}
@@ -155,12 +166,7 @@ func DefinitionFingerprint(d ModelDefinition) string {
 	}
 	// Sources are looked up by name, so their order changes nothing.
 	slices.SortFunc(in.Sources, func(a, b fpSource) int { return cmp.Compare(a.Name, b.Name) })
-	b, err := json.Marshal(in)
-	if err != nil {
-		panic(fmt.Sprintf("spec: encoding a fingerprint: %v", err)) // strings, slices and YAML values only
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:FingerprintLen]
+	return in
 }
 
 // ShortFingerprint is fp's short form for tables ("-" when unknown).

@@ -167,5 +167,6 @@ func groups() []group {
 		{"Data", dataTests},
 		{"Errors", errorTests},
 		{"Fingerprints", fingerprintTests},
+		{"Definitions", definitionTests},
 	}
 }

@@ -136,6 +136,27 @@ func TestOutdatedThroughTheCLI(t *testing.T) {
 		if got := outdatedOf(t, w); got["raw.orders"] != 48 || got["core.daily"] != 0 {
 			t.Fatalf("after the command changed: outdated %v, want raw.orders' 48 hours", got)
 		}
+		whyRaw := w.ok(t, w.args("why", "raw.orders", "--at", "2026-01-01T03:00:00Z")...)
+		for _, want := range []string{"definition: applied under an earlier definition (changed in the spec, not registered yet: run.command); bollhav run raw.orders --outdated rebuilds it",
+			"    run.command: true v1 → true v2"} {
+			if !strings.Contains(whyRaw, want) {
+				t.Errorf("why raw.orders lacks %q:\n%s", want, whyRaw)
+			}
+		}
+		w.ok(t, w.args("apply")...)
+		var whyJSON struct {
+			Change *struct {
+				ChangedAt *string `json:"changed_at"`
+				Changes   []struct{ Field, Old, New string }
+			} `json:"definition_change"`
+		}
+		if err := json.Unmarshal([]byte(w.ok(t, w.args("why", "raw.orders", "--at", "2026-01-01T03:00:00Z", "-o", "json")...)), &whyJSON); err != nil {
+			t.Fatal(err)
+		}
+		if c := whyJSON.Change; c == nil || c.ChangedAt == nil || len(c.Changes) != 1 || c.Changes[0].Field != "run.command" ||
+			c.Changes[0].Old != "true v1" || c.Changes[0].New != "true v2" {
+			t.Errorf("why -o json definition_change after apply: %+v", c)
+		}
 		raw := definitions(t, w, "raw.orders")
 		if len(raw) != 48 || countOf(raw, "outdated") != 48 {
 			t.Errorf("raw.orders' definitions %v; want 48 outdated", raw)

@@ -80,6 +80,7 @@ type whyJSON struct {
 	Fingerprint *string       `json:"fingerprint"`
 	Definition  *string       `json:"definition"`
 	BuiltOn     []builtOnJSON `json:"built_on_outdated"`
+	Change      *changeJSON   `json:"definition_change"`
 	Satisfied   bool          `json:"satisfied"`
 	AsOf        string        `json:"as_of"`
 	More        int           `json:"frontier_more"`
@@ -110,6 +111,18 @@ type builtOnJSON struct {
 	Model   string      `json:"model"`
 	Windows [][2]string `json:"windows"`
 	More    int         `json:"more"`
+}
+
+// changeJSON is what changed since an outdated unit's definition.
+type changeJSON struct {
+	ChangedAt *string     `json:"changed_at"`
+	Changes   []fieldJSON `json:"changes"`
+}
+
+type fieldJSON struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
 }
 
 type whyFreshnessJSON struct {
@@ -213,6 +226,12 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 	}
 	if r.Definition != "" {
 		out.Definition = &r.Definition
+	}
+	if c := r.Change; c != nil {
+		out.Change = &changeJSON{ChangedAt: whyTimeJSON(c.ChangedAt), Changes: []fieldJSON{}}
+		for _, f := range c.Changes {
+			out.Change.Changes = append(out.Change.Changes, fieldJSON{Field: f.Field, Old: f.Old, New: f.New})
+		}
 	}
 	out.BuiltOn = []builtOnJSON{}
 	for _, b := range r.BuiltOnOutdated {
@@ -320,7 +339,12 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	}
 	switch r.Definition {
 	case engine.DefinitionOutdated:
-		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", spec.ShortFingerprint(r.Fingerprint), r.Model)
+		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", definitionChangeText(r), r.Model)
+		if r.Change != nil {
+			for _, f := range r.Change.Changes {
+				fmt.Fprintf(out, "    %s\n", f)
+			}
+		}
 	case engine.DefinitionUnknown:
 		fmt.Fprintln(out, "  definition: unknown (marked applied, or applied before bollhav recorded definitions)")
 	}
@@ -466,4 +490,20 @@ func taintedText(b gate.TaintedUpstream) string {
 		s += fmt.Sprintf(" (+%d more)", b.More)
 	}
 	return s
+}
+
+// definitionChangeText is the parenthesis after "applied under an earlier
+// definition": when and what changed, or the old fingerprint when the store
+// no longer has its definition.
+func definitionChangeText(r *gate.WhyReport) string {
+	c := r.Change
+	switch {
+	case c == nil:
+		return spec.ShortFingerprint(r.Fingerprint) + "; the earlier definition is not kept"
+	case len(c.Changes) == 0:
+		return "changed" // a change the diff cannot name: a fingerprint rule change
+	case c.ChangedAt == nil:
+		return "changed in the spec, not registered yet: " + spec.Summary(c.Changes)
+	}
+	return "changed " + state.FormatTime(*c.ChangedAt) + ": " + spec.Summary(c.Changes)
 }
