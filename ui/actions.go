@@ -41,6 +41,10 @@ type action struct {
 	// discover of the whole closure (every failed, blocked or pending
 	// unit of each model), not of the window alone.
 	downstream bool
+	// outdated rebuilds the model's outdated windows (the engine's
+	// --outdated, in bulldozer mode), and with downstream the windows
+	// built on them.
+	outdated bool
 }
 
 // danger is how much harm the action can do.
@@ -54,6 +58,9 @@ func (a action) danger() danger.Level {
 // request is the engine request of a run action.
 func (a action) request() engine.RunRequest {
 	req := engine.RunRequest{Models: []string{a.model}, Mode: a.mode}
+	if a.outdated {
+		return engine.RunRequest{Models: []string{a.model}, Outdated: true, Downstream: a.downstream}
+	}
 	if a.downstream {
 		req.Downstream, req.Mode = true, spec.Discover
 		return req
@@ -67,6 +74,12 @@ func (a action) request() engine.RunRequest {
 
 // target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
 func (a action) target() string {
+	if a.outdated {
+		if a.downstream {
+			return "the outdated windows of " + a.model + " and those built on them"
+		}
+		return "the outdated windows of " + a.model
+	}
 	if a.downstream {
 		return a.model + " and downstream"
 	}

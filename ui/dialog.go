@@ -65,7 +65,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyCancel):
 		return a.closeDialog()
-	case d.action.kind == actionRun && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
+	case d.action.kind == actionRun && !d.action.outdated && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
 		step := 1
 		if key.Matches(msg, keyPrevMode) {
 			step = len(modes) - 1
@@ -138,7 +138,9 @@ func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
 func (d *dialog) help() helpKeys {
 	var ks []key.Binding
 	if d.action.kind == actionRun {
-		ks = append(ks, keyNextMode)
+		if !d.action.outdated {
+			ks = append(ks, keyNextMode)
+		}
 		if !d.typed() {
 			ks = append(ks, keyDownstream)
 		}
@@ -175,8 +177,16 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
 	act := d.action
 	env := a.eng.Env.String()
-	switch act.kind {
-	case actionRun:
+	switch {
+	case act.kind == actionRun && act.outdated:
+		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
+		down := t.Muted.Render("[d] with the windows built on them: off")
+		if act.downstream {
+			down = t.Selected.Render("[d] with the windows built on them: on")
+		}
+		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
+		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
+	case act.kind == actionRun:
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		var ms []string
 		for _, m := range modes {
@@ -198,7 +208,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		} else {
 			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
 		}
-	case actionMark:
+	case act.kind == actionMark:
 		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
 	}
@@ -374,6 +384,12 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 		if m.Uncovered != nil {
 			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
 		}
+		if m.Outdated {
+			item("outdated", m.OutdatedUnits, "", false)
+			if m.BuiltOnOutdated > 0 {
+				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
+			}
+		}
 		item("reset", len(m.Reset), spanText(m.Reset), false)
 		item("create", len(m.Create), spanText(m.Create), false)
 		item("run", len(m.Run), spanText(m.Run), false)
@@ -412,6 +428,12 @@ func planByModel(t themes.Theme, p *engine.Plan) []string {
 			line += "  run " + plural(len(m.Run), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
 		}
 		var more []string
+		if m.Outdated {
+			more = append(more, fmt.Sprintf("outdated %d", m.OutdatedUnits))
+			if m.BuiltOnOutdated > 0 {
+				more = append(more, fmt.Sprintf("built on outdated %d", m.BuiltOnOutdated))
+			}
+		}
 		if n := len(m.Reset); n > 0 {
 			more = append(more, fmt.Sprintf("reset %d", n))
 		}

@@ -35,7 +35,8 @@ type keyMap struct {
 	Detail key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
-	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
+	// Rebuild runs a model's outdated windows (run --outdated).
+	RunWindow, RunModel, MarkApplied, MarkPending, Rebuild key.Binding
 }
 
 // newKeyMap is the keymap of a UI drawing with rs.
@@ -72,6 +73,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
 		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
 		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
+		Rebuild:     key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "rebuild outdated")),
 	}
 	for _, t := range topViews {
 		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
@@ -94,7 +96,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 
 // actions are the bindings that change state.
 func (k *keyMap) actions() []*key.Binding {
-	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending}
+	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending, &k.Rebuild}
 }
 
 // navigation is the list movement group of the full help.

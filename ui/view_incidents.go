@@ -143,8 +143,10 @@ func incidentGlyph(k gate.IncidentKind) themes.Status {
 	switch k {
 	case gate.IncidentFailed, gate.IncidentGateError:
 		return themes.Failed
-	case gate.IncidentStale, gate.IncidentOutdated:
+	case gate.IncidentStale:
 		return themes.Stale
+	case gate.IncidentOutdated:
+		return themes.Outdated
 	case gate.IncidentMissing:
 		return themes.Missing
 	case gate.IncidentReleased:

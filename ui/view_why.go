@@ -546,7 +546,7 @@ func upstreamVerdict(u *gate.UpstreamReport) (themes.Status, string) {
 	case len(u.Missing) > 0:
 		return themes.Blocked, "missing " + windowsText(u.Missing)
 	case len(u.Outdated) > 0:
-		return themes.Stale, gate.OutdatedText + ": " + windowsText(u.Outdated)
+		return themes.Outdated, gate.OutdatedText + ": " + windowsText(u.Outdated)
 	}
 	return themes.Blocked, oneLine(u.Reason)
 }
