@@ -83,3 +83,52 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 		t.Errorf("counts after re-pending two f1 hours = %v, want %v", got, want)
 	}
 }
+
+// TestUpgradeFromBeforeFingerprints: a schema written before units
+// recorded their definition (version 4), with applied units, opens with
+// those units of unknown definition — fingerprint "", counted as unknown —
+// so nothing reads as outdated, and no definition history.
+func TestUpgradeFromBeforeFingerprints(t *testing.T) {
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := testPool(t, dsn)
+	if v, err := migrate(ctx, pool, schema, ms[:4]); err != nil || v != 4 {
+		t.Fatalf("a version 4 schema: %d, %v", v, err)
+	}
+	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
+		timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', $1, '{}', 'h', $1, 3600000000)`), t0); err != nil {
+		t.Fatal(err)
+	}
+	for h := range 3 {
+		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at)
+			VALUES ('', 'a', false, $1, $2, 'applied', $3, $3)`), at(h), at(h+1), t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(ctx, dsn, Options{Schema: schema})
+	if err != nil {
+		t.Fatalf("Open of a version 4 schema: %v", err)
+	}
+	defer s.Close()
+	got, err := s.FingerprintCounts(ctx, "", "")
+	if err != nil || fmt.Sprint(got) != "[{a  3}]" {
+		t.Errorf("counts after the upgrade = %v, %v; want the three units unknown", got, err)
+	}
+	err = s.ScanUnits(ctx, state.UnitQuery{Model: "a"}, func(u state.Unit) error {
+		if u.Status != state.Applied || u.Fingerprint != "" {
+			t.Errorf("unit %s after the upgrade: %s, fingerprint %q; want applied, unknown", u.Window, u.Status, u.Fingerprint)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.Definitions(ctx, "", "a"); err != nil || len(ds) != 0 {
+		t.Errorf("definitions after the upgrade: %v, %v; want none", ds, err)
+	}
+}

@@ -90,3 +90,56 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 		t.Errorf("counts after re-pending two f1 hours = %v, want %v", got, want)
 	}
 }
+
+// TestUpgradeFromBeforeFingerprints: a file written before units recorded
+// their definition (schema version 4), with applied units, opens with
+// those units of unknown definition — fingerprint "", counted as unknown —
+// so nothing reads as outdated, and no definition history.
+func TestUpgradeFromBeforeFingerprints(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
+	for v, m := range migrations()[:4] {
+		stmts = append(stmts, m.sql, fmt.Sprintf(`INSERT INTO "schema_version" VALUES (%d, '%s', 0)`, v+1, m.name))
+	}
+	stmts = append(stmts, fmt.Sprintf(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (1, '', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', %d, '{}', 'h', %d, %d)`,
+		micros(t0), micros(t0), time.Hour.Microseconds()))
+	for h := range 3 {
+		stmts = append(stmts, fmt.Sprintf(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at") VALUES (1, %d, %d, 'applied', %d, %d)`,
+			micros(t0.Add(time.Duration(h)*time.Hour)), micros(t0.Add(time.Duration(h+1)*time.Hour)), micros(t0), micros(t0)))
+	}
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a version 4 file: %v", err)
+	}
+	defer s.Close()
+	got, err := s.FingerprintCounts(ctx, "", "")
+	if err != nil || fmt.Sprint(got) != "[{a  3}]" {
+		t.Errorf("counts after the upgrade = %v, %v; want the three units unknown", got, err)
+	}
+	err = s.ScanUnits(ctx, state.UnitQuery{Model: "a"}, func(u state.Unit) error {
+		if u.Status != state.Applied || u.Fingerprint != "" {
+			t.Errorf("unit %s after the upgrade: %s, fingerprint %q; want applied, unknown", u.Window, u.Status, u.Fingerprint)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds, err := s.Definitions(ctx, "", "a"); err != nil || len(ds) != 0 {
+		t.Errorf("definitions after the upgrade: %v, %v; want none", ds, err)
+	}
+}

@@ -187,6 +187,20 @@ func TestOutdatedThroughTheCLI(t *testing.T) {
 			t.Errorf("why text:\n%s", why2)
 		}
 
+		var pj struct {
+			Models []struct {
+				Name     string
+				Outdated int
+				BuiltOn  int `json:"built_on_outdated"`
+				Reset    int
+			}
+		}
+		if err := json.Unmarshal([]byte(w.ok(t, w.args("plan", "--outdated", "-o", "json")...)), &pj); err != nil {
+			t.Fatal(err)
+		}
+		if len(pj.Models) != 1 || pj.Models[0].Name != "raw.orders" || pj.Models[0].Outdated != 48 || pj.Models[0].Reset != 48 || pj.Models[0].BuiltOn != 0 {
+			t.Errorf("plan --outdated -o json: %+v; want raw.orders' 48 outdated hours alone", pj.Models)
+		}
 		plan := w.ok(t, w.args("plan", "--outdated", "--downstream")...)
 		for _, want := range []string{"raw.orders  0       48     0       48", "48 outdated, 0 built on outdated",
 			"core.daily  0       2      0       2", "0 outdated, 2 built on outdated"} {
