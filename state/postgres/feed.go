@@ -72,6 +72,14 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		sinces[i], untils[i] = windowBounds(c.window)
 		ats[i], counts[i], runs[i] = nullTime(c.at), int32(c.count), c.runID
 	}
+	args := []any{envs, models, sinces, untils, froms, tos, counts, ats, runs}
+	counted := ""
+	if deltas := countDeltas(chs); len(deltas[0].([]string)) > 0 {
+		// Only transitions into or out of applied pay for the counts.
+		args, counted = append(args, deltas...), `, counted AS (
+		    `+countsInsert+`
+		)`
+	}
 	var last int64
 	err := tx.QueryRow(ctx, s.sql(`
 		WITH appended AS (
@@ -79,11 +87,8 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[],
 		                         $5::text[], $6::text[], $7::int[], $8::timestamptz[], $9::bigint[])
 		    RETURNING seq
-		), counted AS (
-		    `+countsInsert+`
-		)
-		SELECT max(seq) FROM appended`),
-		append([]any{envs, models, sinces, untils, froms, tos, counts, ats, runs}, countDeltas(chs)...)...).Scan(&last)
+		)`+counted+`
+		SELECT max(seq) FROM appended`), args...).Scan(&last)
 	return last, err
 }
 

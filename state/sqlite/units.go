@@ -219,8 +219,8 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 }
 
 // FingerprintCounts implements state.Store: a read of the applied_counts
-// table (migration 0006), which triggers keep in step with the units, a
-// few rows per model of env whatever the number of applied units.
+// table (migration 0006), which every transition keeps in step with the
+// units: a few rows per model of env whatever the number of applied units.
 func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT m."name", c."fingerprint", c."units"
 		FROM "models" m JOIN "applied_counts" c ON c."model_id" = m."id"
