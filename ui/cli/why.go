@@ -45,7 +45,15 @@ and a unit with failed attempts lists the earlier ones' errors, newest first,
 each with its time and run (the store keeps a unit's newest 20). With -o json
 they are "retry": {"try","of","at","ended_run"} (null when not waiting) and
 "attempt_errors": [{"number","try","error","at","run_id"}], every kept failed
-attempt newest first (try 0: an expired lease; run_id null: a worker's).`,
+attempt newest first (try 0: an expired lease; run_id null: a worker's).
+
+An applied unit built under an earlier definition says "applied under an
+earlier definition (changed TIME: what)" and lists the changes (JSON
+"definition_change": {"changed_at","changes":[{"field","old","new"}]}, null
+when the store does not keep that definition); one whose upstream windows in
+reach are outdated names them ("built_on_outdated": [{"model","windows",
+"more"}]). An upstream whose require_current contract waits on outdated
+windows lists them apart from the missing ones ("outdated").`,
 		examples: []string{
 			"bollhav why warehouse.daily_orders --at 2026-01-05",
 			"bollhav why raw.orders --at 2026-01-05T13:20:00Z --as-of 2026-01-06T00:00:00Z",
