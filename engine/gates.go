@@ -44,6 +44,18 @@ func (e *Engine) Why(ctx context.Context, model string, at time.Time) (*gate.Why
 		return nil, err
 	}
 	r.Definition = UnitDefinition(state.Unit{Status: r.Status, Fingerprint: r.Fingerprint}, current)
+	if r.Definition == DefinitionOutdated {
+		if r.Change, err = e.DefinitionChange(ctx, model, r.Fingerprint, current); err != nil {
+			return nil, err
+		}
+	}
+	mt, err := e.BuiltOnOutdated(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	if b := mt.BuiltOnAt(r.Window); b != nil {
+		r.BuiltOnOutdated = b.Upstreams
+	}
 	return r, nil
 }
 

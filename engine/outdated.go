@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
@@ -20,6 +22,9 @@ const (
 	// DefinitionUnknown: no fingerprint recorded (an operator's mark, or
 	// applied before the store recorded fingerprints): never outdated.
 	DefinitionUnknown = "unknown"
+	// DefinitionBuiltOnOutdated is how units and the UI name a current or
+	// unknown unit built on outdated windows upstream (TraceOutdated).
+	DefinitionBuiltOnOutdated = "built-on-outdated"
 )
 
 // CurrentFingerprint is model's current definition fingerprint: the
@@ -45,6 +50,9 @@ func (e *Engine) CurrentFingerprint(ctx context.Context, model string) (string, 
 func (e *Engine) currentFingerprints(recs []state.ModelRecord) (map[string]string, error) {
 	out := make(map[string]string, len(recs))
 	for _, rec := range recs {
+		if e.Spec != nil && e.Spec.Model(rec.Name) != nil {
+			continue // the spec's fingerprint wins below
+		}
 		fp, err := spec.RecordFingerprint(rec)
 		if err != nil {
 			return nil, err
@@ -112,4 +120,55 @@ func (e *Engine) outdatedOf(ctx context.Context, recs []state.ModelRecord) (outd
 		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.Env, err)
 	}
 	return outdatedCounts(counts, current), current, nil
+}
+
+// DefinitionChange is what changed from model's definition old (a
+// fingerprint an outdated unit was built under) to current (its current
+// fingerprint), read from the store's definition history: nil when the
+// store does not keep old (units built before it kept definitions). The
+// current definition is the spec's when the spec defines the model, else
+// the registration's; ChangedAt is when current was first registered.
+func (e *Engine) DefinitionChange(ctx context.Context, model, old, current string) (*gate.DefinitionChange, error) {
+	history, err := e.Store.Definitions(ctx, e.Env.Suffix, model)
+	if err != nil {
+		return nil, fmt.Errorf("reading the definitions of %s: %w", model, err)
+	}
+	var before, now *state.DefinitionRecord
+	for i := range history {
+		switch history[i].Fingerprint {
+		case old:
+			before = &history[i]
+		case current:
+			now = &history[i]
+		}
+	}
+	if before == nil {
+		return nil, nil
+	}
+	var was, is spec.ModelDefinition
+	if err := json.Unmarshal(before.Definition, &was); err != nil {
+		return nil, fmt.Errorf("model %s: a kept definition is not valid JSON: %w", model, err)
+	}
+	switch m := e.Spec.Model(model); {
+	case m != nil:
+		is = spec.DefinitionOf(m)
+	case now != nil:
+		if err := json.Unmarshal(now.Definition, &is); err != nil {
+			return nil, fmt.Errorf("model %s: a kept definition is not valid JSON: %w", model, err)
+		}
+	default:
+		rec, err := e.Store.Model(ctx, e.Env.Suffix, model)
+		if err != nil {
+			return nil, fmt.Errorf("reading the registration of %s: %w", model, err)
+		}
+		if err := json.Unmarshal(rec.Definition, &is); err != nil {
+			return nil, fmt.Errorf("model %s: stored definition is not valid JSON: %w", model, err)
+		}
+	}
+	ch := &gate.DefinitionChange{Changes: spec.DiffDefinitions(was, is)}
+	if now != nil {
+		t := now.FirstSeen
+		ch.ChangedAt = &t
+	}
+	return ch, nil
 }

@@ -123,3 +123,33 @@ func TestOutdatedWindowsRebuilt(t *testing.T) {
 }
 
 func ptrWin(w state.Window) *state.Window { return &w }
+
+// hardcodedSpec: a command model reading a hardcoded source of rates.
+const hardcodedSpec = `models:
+  - name: core.priced
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - name: ref.rates
+        hardcoded: {rows: [{cur: SEK, rate: 1}]}
+    run: {command: ["./price.sh"]}
+`
+
+// A change to a hardcoded source's rows marks its reader's applied windows
+// outdated; rewriting the same rows in another order of keys does not.
+func TestHardcodedRowsChangeOutdatesTheReader(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, hardcodedSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 2))}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "{cur: SEK, rate: 1}", "{rate: 1, cur: SEK}", 1))
+		if got := statusOf(t, e, "core.priced"); got.Outdated != 0 || got.Counts[state.Applied] != 2 {
+			t.Errorf("the same rows written otherwise: %d outdated of %d, want 0 of 2", got.Outdated, got.Counts[state.Applied])
+		}
+		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
+		if got := statusOf(t, e, "core.priced"); got.Outdated != 2 {
+			t.Errorf("after a rate changed: %d outdated, want both days", got.Outdated)
+		}
+	})
+}

@@ -69,9 +69,12 @@ type ModelPlan struct {
 	Run      []state.Window
 	Warnings []string
 	// Outdated marks a plan of `--outdated`: Reset lists exactly the
-	// outdated units, each reset on its own window, and Window is their
-	// hull.
-	Outdated bool
+	// outdated units (and, with --downstream, the units built on outdated
+	// ones), each reset on its own window, and Window is their hull.
+	// OutdatedUnits counts the model's own outdated units among them,
+	// BuiltOnOutdated the others.
+	Outdated                       bool
+	OutdatedUnits, BuiltOnOutdated int
 
 	resetFrom []state.UnitStatus
 	record    *state.ModelRecord
@@ -127,12 +130,19 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 			return nil, fmt.Errorf("interval override: %w", err)
 		}
 	}
+	var (
+		names []string
+		trace *OutdatedTrace
+		seeds map[string]bool
+	)
 	if req.Outdated {
 		if err := checkOutdatedRequest(req, mode); err != nil {
 			return nil, err
 		}
+		names, trace, seeds, err = e.outdatedModels(ctx, req)
+	} else {
+		names, err = e.resolveModels(req)
 	}
-	names, err := e.resolveModels(req)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +166,7 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 	for _, name := range names {
 		var mp *ModelPlan
 		if req.Outdated {
-			mp, err = e.planOutdated(ctx, e.Spec.Model(name), req)
+			mp, err = e.planOutdated(e.Spec.Model(name), req, trace.Of(name), seeds[name])
 		} else {
 			mp, err = e.planModel(ctx, e.Spec.Model(name), existing, req, mode, now)
 		}

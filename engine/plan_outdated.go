@@ -12,14 +12,10 @@ import (
 
 // checkOutdatedRequest refuses what --outdated cannot mean: it rebuilds in
 // bulldozer mode only (discover never re-runs an applied unit, torch
-// rebuilds everything), and the windows built on outdated ones downstream
-// are not computed yet, so --downstream would rebuild nothing more.
+// rebuilds everything), and the windows as they are.
 func checkOutdatedRequest(req RunRequest, mode spec.StateMode) error {
 	if req.Mode != "" && mode != spec.Bulldozer {
 		return fmt.Errorf("--outdated rebuilds in bulldozer mode; it cannot be combined with --mode %s", mode)
-	}
-	if req.Downstream {
-		return errors.New("--outdated cannot be combined with --downstream yet: windows built on outdated ones are not traced; run the downstream models with their own --outdated, or a bulldozer over the window")
 	}
 	if req.IntervalOverride != nil {
 		return errors.New("--outdated cannot be combined with --interval-override: it rebuilds the windows as they are")
@@ -27,33 +23,77 @@ func checkOutdatedRequest(req RunRequest, mode spec.StateMode) error {
 	return nil
 }
 
-// planOutdated plans one model of an --outdated request: its applied units
-// whose recorded fingerprint is known and not the spec's (inside the run
-// window, when one is given) are reset to pending and run. A model with
-// none is left out of the plan (nil) unless it was named.
-func (e *Engine) planOutdated(ctx context.Context, m *spec.Model, req RunRequest) (*ModelPlan, error) {
+// outdatedModels resolves an --outdated request: the seed models (named,
+// the pipeline's, or every model when none is named), the trace of their
+// outdated windows downstream, and the models to plan in spec order — the
+// seeds, and with --downstream every spec model the trace finds built on
+// them.
+func (e *Engine) outdatedModels(ctx context.Context, req RunRequest) ([]string, *OutdatedTrace, map[string]bool, error) {
+	down := req
+	down.Downstream = false
+	names, err := e.resolveModels(down)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seeds := map[string]bool{}
+	for _, n := range names {
+		seeds[n] = true
+	}
+	var only []string
+	if len(req.Models) > 0 || req.Pipeline != "" {
+		only = names
+	}
+	trace, err := e.TraceOutdated(ctx, only, nil)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if !req.Downstream {
+		return names, trace, seeds, nil
+	}
+	var out []string
+	for _, m := range e.Spec.Models {
+		if seeds[m.Name] || len(trace.Of(m.Name).builtOn()) > 0 {
+			out = append(out, m.Name)
+		}
+	}
+	return out, trace, seeds, nil
+}
+
+// planOutdated plans one model of an --outdated request from the trace: a
+// seed's outdated units and, with --downstream, the units built on outdated
+// ones (inside the run window, when one is given) are reset to pending and
+// run. A model with none is left out of the plan (nil) unless it was named.
+func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, seed bool) (*ModelPlan, error) {
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: spec.Bulldozer, Outdated: true,
 		resetFrom: []state.UnitStatus{state.Applied}}
 	if m.Chunking != nil {
 		mp.Flexibility, mp.Chunk = m.Chunking.Flexibility, m.Chunking.Interval
 	}
-	current := spec.Fingerprint(m)
 	var w state.Window
 	if req.Window != nil && m.Temporality == spec.Temporal {
 		w = *req.Window
 	}
-	all, err := e.units(ctx, m.Name, w)
-	if err != nil {
-		return nil, err
+	keep := func(u state.Window) bool { return w.IsZero() || w.Covers(u) }
+	own := map[[2]int64]bool{} // by window, in µs: time.Time is no map key
+	key := func(u state.Window) [2]int64 { return [2]int64{u.Since.UnixMicro(), u.Until.UnixMicro()} }
+	if seed && mt != nil {
+		for _, u := range mt.Outdated {
+			own[key(u)] = true
+		}
 	}
 	var hull state.Window
-	for _, u := range all {
-		if UnitDefinition(u, current) != DefinitionOutdated || (!w.IsZero() && !inside(w)(u)) {
+	for _, u := range mt.Reset() {
+		if !keep(u) || !own[key(u)] && !req.Downstream {
 			continue
 		}
-		mp.Reset = append(mp.Reset, u.Window)
-		if !u.Window.IsZero() {
-			hull = hullOf(hull, u.Window)
+		if own[key(u)] {
+			mp.OutdatedUnits++
+		} else {
+			mp.BuiltOnOutdated++
+		}
+		mp.Reset = append(mp.Reset, u)
+		if !u.IsZero() {
+			hull = hullOf(hull, u)
 		}
 	}
 	if len(mp.Reset) == 0 && !named(req, m.Name) {

@@ -35,6 +35,7 @@ func modelRecord(env string, m *spec.Model, interval state.Interval) state.Model
 	}
 	rec.Definition = def.JSON()
 	rec.ContentHash = spec.ContentHash(rec.Definition)
+	rec.Fingerprint = spec.DefinitionFingerprint(def)
 	return rec
 }
 
@@ -254,6 +255,9 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	if len(refused) > 0 {
 		return nil, &GrainChangeError{Env: env, Models: refused}
 	}
+	if err := e.keepReplaced(ctx, recs, existing); err != nil {
+		return nil, err
+	}
 	ids, err := e.Store.Register(ctx, env, recs, edges, now)
 	if err != nil {
 		return nil, fmt.Errorf("registering the spec: %w", err)
@@ -283,4 +287,32 @@ func (e *Engine) registered(ctx context.Context) (map[string]state.ModelRecord, 
 		out[r.Name] = r
 	}
 	return out, nil
+}
+
+// keepReplaced keeps, in the definition history, the registrations recs
+// are about to replace with another definition, first seen when they were
+// registered: a store written by a bollhav that kept no history has only
+// the current registration, and without it `why` could not say what
+// changed under the windows built before. A definition already kept keeps
+// its earlier time, so this changes nothing once the history is complete.
+func (e *Engine) keepReplaced(ctx context.Context, recs []state.ModelRecord, existing map[string]state.ModelRecord) error {
+	var defs []state.DefinitionRecord
+	for _, rec := range recs {
+		old, ok := existing[rec.Name]
+		if !ok || old.ContentHash == rec.ContentHash || len(old.Definition) == 0 {
+			continue
+		}
+		fp, err := spec.RecordFingerprint(old)
+		if err != nil || fp == "" {
+			continue // an unreadable old definition: nothing to diff against
+		}
+		defs = append(defs, state.DefinitionRecord{Env: e.Env.Suffix, Model: old.Name, Fingerprint: fp, Definition: old.Definition, FirstSeen: old.RegisteredAt})
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	if err := e.Store.RecordDefinitions(ctx, defs); err != nil {
+		return fmt.Errorf("keeping the replaced definitions: %w", err)
+	}
+	return nil
 }

@@ -28,8 +28,10 @@ type Store interface {
 	// Register records the models and task edges of one environment in a
 	// single transaction: each model's definition replaces its previous
 	// one (keeping its task id and registration time when the content
-	// hash is unchanged); models not named are left alone; the edges of
-	// the named models are replaced. It returns the task id of every
+	// hash is unchanged) and is kept in the model's definition history
+	// under its Fingerprint, when set, first seen now unless kept before;
+	// models not named are left alone; the edges of the named models are
+	// replaced. It returns the task id of every
 	// named model: ids are stable integers, new models get the next free
 	// one.
 	Register(ctx context.Context, env string, models []ModelRecord, edges []EdgeRecord, now time.Time) (map[string]int, error)
@@ -39,6 +41,17 @@ type Store interface {
 	Model(ctx context.Context, env, name string) (ModelRecord, error)
 	// Edges lists an environment's task edges.
 	Edges(ctx context.Context, env string) ([]EdgeRecord, error)
+	// Definitions lists the definitions model has been registered with in
+	// env, oldest first (then by fingerprint): Register keeps each model's
+	// definition under its ModelRecord.Fingerprint. An unregistered model
+	// has none.
+	Definitions(ctx context.Context, env, model string) ([]DefinitionRecord, error)
+	// RecordDefinitions keeps definitions registered models had before the
+	// store kept them (a registration from an earlier bollhav, about to be
+	// replaced), in one transaction. A fingerprint already kept keeps its
+	// definition and the earlier of the two times; a model that is not
+	// registered is ErrNotFound, and nothing is kept.
+	RecordDefinitions(ctx context.Context, defs []DefinitionRecord) error
 
 	// Units.
 
@@ -210,6 +223,19 @@ type ModelRecord struct {
 	ContentHash  string
 	RegisteredAt time.Time
 	TaskID       int
+	// Fingerprint is the definition fingerprint of Definition (what
+	// changes the model's output; engine/spec), for Register to keep the
+	// definition by; stores do not return it.
+	Fingerprint string
+}
+
+// DefinitionRecord is one definition a model has had, kept by its
+// definition fingerprint with the time it was first seen.
+type DefinitionRecord struct {
+	Env, Model  string
+	Fingerprint string
+	Definition  []byte
+	FirstSeen   time.Time
 }
 
 // EdgeRecord is one task dependency, by model name. Cross marks an edge onto
@@ -284,6 +310,9 @@ type FingerprintCount struct {
 type AppliedRow struct {
 	Window    Window
 	AppliedAt time.Time
+	// Fingerprint is the definition the unit was built under ("":
+	// unknown), for a contract that requires its upstream current.
+	Fingerprint string
 }
 
 // UnitQuery selects units to scan.

@@ -11,36 +11,39 @@ import (
 )
 
 // Status is a health the UI shows: the five unit statuses of the state
-// store, plus stale (applied, but too old for a freshness contract) and
-// missing (a window the store holds no unit for). Its values are the unit
+// store, plus stale (applied, but too old for a freshness contract),
+// outdated (applied under an earlier definition than the model's current
+// one) and missing (a window the store holds no unit for). Its values are the unit
 // statuses' own spellings, so a state.UnitStatus converts directly.
 type Status string
 
 // The statuses a theme styles and gives a glyph.
 const (
-	Applied Status = "applied"
-	Pending Status = "pending"
-	Running Status = "running"
-	Blocked Status = "blocked"
-	Failed  Status = "failed"
-	Stale   Status = "stale"
-	Missing Status = "missing"
+	Applied  Status = "applied"
+	Pending  Status = "pending"
+	Running  Status = "running"
+	Blocked  Status = "blocked"
+	Failed   Status = "failed"
+	Stale    Status = "stale"
+	Missing  Status = "missing"
+	Outdated Status = "outdated"
 )
 
 // Statuses lists every status in the order legends show them.
-var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missing}
+var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missing, Outdated}
 
 // glyphs are one cell wide each and differ in shape, so a status reads the
 // same on a monochrome terminal, under NO_COLOR and to a colour-blind
 // operator: colour only ever repeats what the glyph says.
 var glyphs = map[Status]string{
-	Applied: "✓",
-	Pending: "·",
-	Running: "↻",
-	Blocked: "⊘",
-	Failed:  "✗",
-	Stale:   "~",
-	Missing: "?",
+	Applied:  "✓",
+	Pending:  "·",
+	Running:  "↻",
+	Blocked:  "⊘",
+	Failed:   "✗",
+	Stale:    "~",
+	Missing:  "?",
+	Outdated: "≠",
 }
 
 // Glyph is the one-cell symbol of a status; "?" for one it does not know.
@@ -113,6 +116,7 @@ type palette struct {
 	fg, muted, accent, border, title, titleBg, selectedFg, selectedBg color.Color
 	bannerFg, bannerBg, errorFg, prodFg, prodBg, devFg, devBg         color.Color
 	applied, pending, running, blocked, failed, stale, missing        color.Color
+	outdated                                                          color.Color
 	boldStatuses                                                      bool
 }
 
@@ -133,13 +137,14 @@ func fromPalette(name string, p palette) Theme {
 		BorderColor: p.border,
 	}
 	t.status = map[Status]lipgloss.Style{
-		Applied: fg(p.applied),
-		Pending: fg(p.pending),
-		Running: fg(p.running),
-		Blocked: fg(p.blocked),
-		Failed:  fg(p.failed),
-		Stale:   fg(p.stale),
-		Missing: fg(p.missing),
+		Applied:  fg(p.applied),
+		Pending:  fg(p.pending),
+		Running:  fg(p.running),
+		Blocked:  fg(p.blocked),
+		Failed:   fg(p.failed),
+		Stale:    fg(p.stale),
+		Missing:  fg(p.missing),
+		Outdated: fg(p.outdated),
 	}
 	if p.boldStatuses {
 		for s, st := range t.status {
@@ -160,7 +165,7 @@ func Dark() Theme {
 		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#FF5F5F"),
 		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#000000"), devBg: c("#5FAF5F"),
 		applied: c("#5FD75F"), pending: c("#8A8A8A"), running: c("#5FAFFF"), blocked: c("#FFD75F"),
-		failed: c("#FF5F5F"), stale: c("#D787FF"), missing: c("#6C6C6C"),
+		failed: c("#FF5F5F"), stale: c("#D787FF"), missing: c("#6C6C6C"), outdated: c("#D7AF5F"),
 	})
 }
 
@@ -173,7 +178,7 @@ func Light() Theme {
 		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#AF0000"),
 		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#FFFFFF"), devBg: c("#008700"),
 		applied: c("#008700"), pending: c("#6C6C6C"), running: c("#005FD7"), blocked: c("#AF5F00"),
-		failed: c("#D70000"), stale: c("#8700AF"), missing: c("#9E9E9E"),
+		failed: c("#D70000"), stale: c("#8700AF"), missing: c("#9E9E9E"), outdated: c("#875F00"),
 	})
 }
 
@@ -187,7 +192,7 @@ func HighContrast() Theme {
 		bannerFg: lipgloss.BrightWhite, bannerBg: lipgloss.Red, errorFg: lipgloss.BrightRed,
 		prodFg: lipgloss.BrightWhite, prodBg: lipgloss.Red, devFg: lipgloss.Black, devBg: lipgloss.BrightGreen,
 		applied: lipgloss.BrightGreen, pending: lipgloss.White, running: lipgloss.BrightCyan, blocked: lipgloss.BrightYellow,
-		failed: lipgloss.BrightRed, stale: lipgloss.BrightMagenta, missing: lipgloss.White,
+		failed: lipgloss.BrightRed, stale: lipgloss.BrightMagenta, missing: lipgloss.White, outdated: lipgloss.Yellow,
 		boldStatuses: true,
 	})
 }

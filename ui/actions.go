@@ -48,6 +48,10 @@ type action struct {
 	// run per stretch of ready windows of a model (readyRequests), run one
 	// after the other. It takes no STATE_MODE and no downstream choice.
 	batch []engine.RunRequest
+	// outdated rebuilds the model's outdated windows (the engine's
+	// --outdated, in bulldozer mode), and with downstream the windows
+	// built on them.
+	outdated bool
 }
 
 // danger is how much harm the action can do.
@@ -64,6 +68,9 @@ func (a action) danger() danger.Level {
 // request is the engine request of a run action.
 func (a action) request() engine.RunRequest {
 	req := engine.RunRequest{Models: []string{a.model}, Mode: a.mode}
+	if a.outdated {
+		return engine.RunRequest{Models: []string{a.model}, Outdated: true, Downstream: a.downstream}
+	}
 	if a.pipeline != "" {
 		req.Models, req.Pipeline = nil, a.pipeline
 	}
@@ -101,6 +108,10 @@ func (a action) target() string {
 	switch {
 	case len(a.batch) > 0:
 		return "the ready units"
+	case a.outdated && a.downstream:
+		return "the outdated windows of " + a.model + " and those built on them"
+	case a.outdated:
+		return "the outdated windows of " + a.model
 	case a.pipeline != "" && a.downstream:
 		return "pipeline " + a.pipeline + " and downstream"
 	case a.pipeline != "":

@@ -189,7 +189,13 @@ func (a *App) helpBody(w, h int) []string {
 	for _, s := range themes.Statuses {
 		legend = append(legend, t.Label(s))
 	}
-	lines = append(lines, " "+strings.Join(legend, "  "))
+	// Two spaces between entries when they fit, one when that is what
+	// keeps every status on the line at 80 columns.
+	sep := "  "
+	if width(" "+strings.Join(legend, sep)) > w {
+		sep = " "
+	}
+	lines = append(lines, " "+strings.Join(legend, sep))
 	lines = append(lines, gap, " "+t.Accent.Render("Commands")+t.Muted.Render("  (: then enter; tab completes)"))
 	// The screens' commands share a line: each is a screen the keys
 	// above name, and one line each pushed the rest off a 24-line help.

@@ -66,7 +66,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyCancel):
 		return a.closeDialog()
-	case d.choosable() && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
+	case d.choosable() && !d.action.outdated && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
 		step := 1
 		if key.Matches(msg, keyPrevMode) {
 			step = len(modes) - 1
@@ -136,15 +136,18 @@ func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// choosable reports whether the dialog offers a STATE_MODE and "with
-// downstream": a run of a model or a pipeline, not the batch of ready
-// units, which is a discover of exactly their windows.
+// choosable reports whether the dialog offers "with downstream" and (but
+// for a rebuild of outdated windows, always a bulldozer) a STATE_MODE: a
+// run of a model or a pipeline, not the batch of ready units, which is a
+// discover of exactly their windows.
 func (d *dialog) choosable() bool { return d.action.kind == actionRun && len(d.action.batch) == 0 }
 
 func (d *dialog) help() helpKeys {
 	var ks []key.Binding
 	if d.choosable() {
-		ks = append(ks, keyNextMode)
+		if !d.action.outdated {
+			ks = append(ks, keyNextMode)
+		}
 		if !d.typed() {
 			ks = append(ks, keyDownstream)
 		}
@@ -186,6 +189,14 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
 		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
+	case act.kind == actionRun && act.outdated:
+		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
+		down := t.Muted.Render("[d] with the windows built on them: off")
+		if act.downstream {
+			down = t.Selected.Render("[d] with the windows built on them: on")
+		}
+		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
+		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
 	case act.kind == actionRun:
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		var ms []string
@@ -414,6 +425,12 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 		if m.Uncovered != nil {
 			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
 		}
+		if m.Outdated {
+			item("outdated", m.OutdatedUnits, "", false)
+			if m.BuiltOnOutdated > 0 {
+				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
+			}
+		}
 		item("reset", len(m.Reset), spanText(m.Reset), false)
 		item("create", len(m.Create), spanText(m.Create), false)
 		item("run", len(m.Run), spanText(m.Run), false)
@@ -452,6 +469,12 @@ func planByModel(t themes.Theme, p *engine.Plan) []string {
 			line += "  run " + plural(len(m.Run), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
 		}
 		var more []string
+		if m.Outdated {
+			more = append(more, fmt.Sprintf("outdated %d", m.OutdatedUnits))
+			if m.BuiltOnOutdated > 0 {
+				more = append(more, fmt.Sprintf("built on outdated %d", m.BuiltOnOutdated))
+			}
+		}
 		if n := len(m.Reset); n > 0 {
 			more = append(more, fmt.Sprintf("reset %d", n))
 		}

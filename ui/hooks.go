@@ -131,6 +131,11 @@ type timelineSpan struct {
 	// StalePartial is set when the bound on the rows read for it was hit.
 	Stale        []state.Window
 	StalePartial bool
+	// Outdated are the applied windows inside Loaded built under an
+	// earlier definition than the model's current one: drawn as
+	// outdated. Read only while the model has any; StalePartial covers
+	// its bound too.
+	Outdated []state.Window
 }
 
 // timelineUpstream is one gated upstream's strip under the model's.

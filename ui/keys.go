@@ -55,7 +55,8 @@ type keyMap struct {
 	Times, Zone, TimesHelp key.Binding
 
 	// Actions: dangerous, so bound only when the UI may change state.
-	RunWindow, RunModel, MarkApplied, MarkPending key.Binding
+	// Rebuild runs a model's outdated windows (run --outdated).
+	RunWindow, RunModel, MarkApplied, MarkPending, Rebuild key.Binding
 	// RunReady runs every unit the Blocked view found ready (its gate
 	// passes now), after their plan.
 	RunReady key.Binding
@@ -109,6 +110,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
 		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
 		RunReady:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run every ready unit")),
+		Rebuild:     key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "rebuild outdated")),
 	}
 	for _, t := range topViews {
 		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
@@ -134,7 +136,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 
 // actions are the bindings that change state.
 func (k *keyMap) actions() []*key.Binding {
-	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending, &k.RunReady}
+	return []*key.Binding{&k.RunWindow, &k.RunModel, &k.MarkApplied, &k.MarkPending, &k.RunReady, &k.Rebuild}
 }
 
 // navigation is the list movement group of the full help.

@@ -263,6 +263,9 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 				return err
 			}
 		}
+		if err := loadOutdated(ctx, e, d.def.Name, &d.status, &d.span); err != nil {
+			return err
+		}
 	}
 	for i := range d.upstreams {
 		up := &d.upstreams[i]
@@ -273,6 +276,9 @@ func loadTimeline(ctx context.Context, e *engine.Engine, d *modelData, tl timeli
 			if err := loadStale(ctx, e, up.src.Name, up.status, &up.span, now.Add(-f.Within)); err != nil {
 				return err
 			}
+		}
+		if err := loadOutdated(ctx, e, up.src.Name, up.status, &up.span); err != nil {
+			return err
 		}
 	}
 	// The gate of the cursor's unit: what the engine would say now.

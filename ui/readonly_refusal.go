@@ -9,11 +9,11 @@ import (
 )
 
 // readOnlyActionKeys are the keys of the actions a read-only UI does not
-// bind (run window, run model, mark applied, mark pending), by the engine
-// action each would ask for. A viewer who presses one is told it is
+// bind (run window, run model, mark applied, mark pending, rebuild
+// outdated), by the engine action each would ask for. A viewer who presses one is told it is
 // read-only, and the engine audits the attempt: "a viewer tried to run
 // this" is something an operator wants to know.
-var readOnlyActionKeys = map[string]string{"r": "run", "R": "run", "a": "mark", "p": "mark"}
+var readOnlyActionKeys = map[string]string{"r": "run", "R": "run", "a": "mark", "p": "mark", "O": "run"}
 
 // refuseCmd has the engine refuse (and audit) action, asked for on the
 // screen named where, and tells the viewer.

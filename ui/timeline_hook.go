@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
@@ -183,7 +184,7 @@ func spanTrack(sp timelineSpan, extent state.Window) timeline.Track {
 	if sp.Partial && sp.Loaded.Until.Before(extent.Until) {
 		extent.Until = state.Later(extent.Since, sp.Loaded.Until)
 	}
-	segs := make([]timeline.Segment, 0, len(sp.Applied)+len(sp.Other)+len(sp.Stale))
+	segs := make([]timeline.Segment, 0, len(sp.Applied)+len(sp.Other)+len(sp.Stale)+len(sp.Outdated))
 	i, j := 0, 0
 	for i < len(sp.Applied) || j < len(sp.Other) {
 		if j == len(sp.Other) || i < len(sp.Applied) && sp.Applied[i].Since.Before(sp.Other[j].Window.Since) {
@@ -195,8 +196,12 @@ func spanTrack(sp timelineSpan, extent state.Window) timeline.Track {
 		segs = append(segs, timeline.Segment{Window: u.Window, Status: timeline.StatusOf(u.Status)})
 		j++
 	}
-	// Stale windows lie on applied islands; where they overlap, the
-	// track keeps the worse status, stale.
+	// Stale and outdated windows lie on applied islands; where they
+	// overlap, the track keeps the worse status (stale over outdated over
+	// applied).
+	for _, w := range sp.Outdated {
+		segs = append(segs, timeline.Segment{Window: w, Status: timeline.Outdated})
+	}
 	for _, w := range sp.Stale {
 		segs = append(segs, timeline.Segment{Window: w, Status: timeline.Stale})
 	}
@@ -287,9 +292,10 @@ func laneContract(u timelineUpstream, cursor state.Window, now time.Time) timeli
 }
 
 // cursorLabel is written beside the cursor: the window, its status, and
-// when it was applied or why it is not; the model view prints the window
-// and the time as the time toggle says.
-func cursorLabel(u *state.Unit, window func(state.Window) string, when func(*time.Time) string) string {
+// when it was applied (and under an earlier definition, when it was) or
+// why it is not; the model view prints the window and the time as the time
+// toggle says. current is the model's current definition fingerprint.
+func cursorLabel(u *state.Unit, current string, window func(state.Window) string, when func(*time.Time) string) string {
 	if u == nil {
 		return ""
 	}
@@ -297,6 +303,9 @@ func cursorLabel(u *state.Unit, window func(state.Window) string, when func(*tim
 	switch {
 	case u.Status == state.Applied && u.AppliedAt != nil:
 		s += " " + when(u.AppliedAt)
+		if engine.UnitDefinition(*u, current) == engine.DefinitionOutdated {
+			s += " · " + themes.Glyph(themes.Outdated) + " outdated"
+		}
 	case u.Status == state.Failed && u.Error != "":
 		s += " · " + oneLine(u.Error)
 	case u.BlockedReason != "":

@@ -144,6 +144,8 @@ func incidentGlyph(k gate.IncidentKind) themes.Status {
 		return themes.Failed
 	case gate.IncidentStale:
 		return themes.Stale
+	case gate.IncidentOutdated:
+		return themes.Outdated
 	case gate.IncidentMissing:
 		return themes.Missing
 	case gate.IncidentReleased:

@@ -153,6 +153,9 @@ func (v *modelView) upstreamTarget() (model string, at time.Time, ok bool, why s
 		if len(vd.Missing) > 0 {
 			return vd.Upstream, vd.Missing[0].Since, true, ""
 		}
+		if len(vd.Outdated) > 0 {
+			return vd.Upstream, vd.Outdated[0].Since, true, ""
+		}
 		// Stale or a hard error: the upstream's model, on its first unit
 		// that is not applied.
 		return vd.Upstream, time.Time{}, true, ""
@@ -253,6 +256,9 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, v.c.keys.RunModel):
 		v.c.openAction(action{kind: actionRun, model: v.name, mode: spec.Discover})
 		return nil
+	case key.Matches(msg, v.c.keys.Rebuild) && v.data.status.Outdated > 0:
+		v.c.openAction(action{kind: actionRun, model: v.name, mode: spec.Bulldozer, outdated: true})
+		return nil
 	case key.Matches(msg, v.c.keys.MarkApplied), key.Matches(msg, v.c.keys.MarkPending):
 		if u != nil {
 			st := state.Applied
@@ -294,7 +300,13 @@ func (v *modelView) bindings() []key.Binding {
 	if v.loaded && len(v.data.upstreams) == 0 {
 		up.SetEnabled(false)
 	}
-	return []key.Binding{enter, v.c.keys.Detail, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut, v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem, v.c.keys.PrevProblem}
+	// Offered while the model has outdated windows: there is nothing to
+	// rebuild otherwise, and the key would only crowd the help.
+	rebuild := v.c.keys.Rebuild
+	if v.data.status.Outdated == 0 {
+		rebuild.SetEnabled(false)
+	}
+	return []key.Binding{enter, v.c.keys.Detail, up, v.c.keys.RunWindow, v.c.keys.RunModel, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.ZoomIn, v.c.keys.ZoomOut, v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem, v.c.keys.PrevProblem, rebuild}
 }
 
 func (v *modelView) render(w, h int) []string {
@@ -418,6 +430,8 @@ func (v *modelView) render(w, h int) []string {
 			detail = u.Error
 		case u.NotBefore != nil:
 			detail = retryDetail(u, v.data.failures[u.ID], v.c.absAt)
+		case engine.UnitDefinition(u, st.Fingerprint) == engine.DefinitionOutdated:
+			detail = themes.Glyph(themes.Outdated) + " outdated" // why says what changed
 		}
 		cells := []string{t.Glyph(unitStatus(u.Status)), v.c.windowBare(v.name, u.Window), statusLabel(t, u.Status), t.Muted.Render(v.c.when(u.AppliedAt))}
 		if wide {

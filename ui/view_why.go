@@ -239,6 +239,8 @@ func (v *whyView) build(cells int) {
 				w := r.Window
 				if len(u.Missing) > 0 {
 					w = u.Missing[0]
+				} else if len(u.Outdated) > 0 {
+					w = u.Outdated[0]
 				}
 				it.target = &whyTarget{model: u.Upstream, window: w}
 			}
@@ -557,10 +559,13 @@ func upstreamVerdict(u *gate.UpstreamReport, windows func(model string, ws []sta
 		}
 		return themes.Stale, d
 	}
-	if len(u.Missing) == 0 {
-		return themes.Blocked, oneLine(u.Reason)
+	switch {
+	case len(u.Missing) > 0:
+		return themes.Blocked, "missing " + windows(u.Upstream, u.Missing)
+	case len(u.Outdated) > 0:
+		return themes.Outdated, gate.OutdatedText + ": " + windows(u.Upstream, u.Outdated)
 	}
-	return themes.Blocked, "missing " + windows(u.Upstream, u.Missing)
+	return themes.Blocked, oneLine(u.Reason)
 }
 
 // ageShort is an age as "2d1h ago", or "-".

@@ -35,6 +35,10 @@ type UpstreamState struct {
 	// always correct; a caller may pass only those the level needs (touching
 	// the window for EXACT and ENCAPSULATE, before its until for THROUGH).
 	Applied []AppliedRow
+	// Current is the upstream's current definition fingerprint ("" when
+	// unknown): a require_current contract counts a row built under
+	// another (known) fingerprint as not applied.
+	Current string
 }
 
 // Verdict is the gate's answer for one gated upstream of one unit.
@@ -52,6 +56,10 @@ type Verdict struct {
 	Err error
 	// Missing lists the ranges the level needs that are not applied.
 	Missing []state.Window
+	// Outdated lists the ranges the level needs that are applied only
+	// under an earlier definition than the upstream's current one, which
+	// a require_current contract does not accept; nil otherwise.
+	Outdated []state.Window
 	// Newest and Oldest are the max and min applied_at of the rows the level
 	// selected, when it selected any.
 	Newest, Oldest *time.Time
@@ -103,18 +111,25 @@ func Evaluate(window *state.Window, src spec.Source, up UpstreamState, now time.
 	}
 
 	var selected []AppliedRow
+	applied, outdated := up.Applied, []AppliedRow(nil)
+	if src.RequireCurrent {
+		applied, outdated = splitOutdated(up.Applied, up.Current)
+	}
 	if up.Temporality == spec.Timeless {
 		// WHOLE on a timeless upstream: its one existence row applied.
-		selected = up.Applied
+		selected = applied
 		if len(selected) == 0 {
 			v.Reason = fmt.Sprintf("%s (%s): not applied", src.Name, src.Contract)
+			if len(outdated) > 0 {
+				v.Reason = fmt.Sprintf("%s (%s): %s", src.Name, src.Contract, OutdatedText)
+			}
 			return v
 		}
 	} else {
 		var need state.Window
 		switch src.Contract {
 		case spec.Exact:
-			for _, r := range up.Applied {
+			for _, r := range applied {
 				if r.Window.Equal(*window) {
 					selected = append(selected, r)
 				}
@@ -143,11 +158,15 @@ func Evaluate(window *state.Window, src spec.Source, up UpstreamState, now time.
 			need = state.Window{Since: up.Start, Until: up.RangeEnd}
 		}
 		if src.Contract != spec.Exact {
-			selected = touching(up.Applied, need)
+			selected = touching(applied, need)
 			v.Missing = coverageOf(selected).Gaps(need)
 		}
 		if len(v.Missing) > 0 {
-			v.Reason = fmt.Sprintf("%s (%s): missing %s", src.Name, src.Contract, joinWindows(v.Missing))
+			if src.Contract == spec.Exact {
+				outdated = exactRows(outdated, *window) // only a row at this grain would do
+			}
+			v.Missing, v.Outdated = splitMissing(v.Missing, outdated)
+			v.Reason = missingReason(src, v.Missing, v.Outdated)
 			return v
 		}
 	}

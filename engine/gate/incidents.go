@@ -27,6 +27,10 @@ const (
 	// IncidentStale: applied rows of the model are older than a
 	// downstream's freshness contract allows.
 	IncidentStale IncidentKind = "stale"
+	// IncidentOutdated: applied rows of the model were built under an
+	// earlier definition, and a downstream's require_current contract
+	// waits for them to be rebuilt (run --outdated).
+	IncidentOutdated IncidentKind = "outdated"
 	// IncidentMissing: windows of the model that downstream units need are
 	// not loaded: pending, running, or never prefilled.
 	IncidentMissing IncidentKind = "missing"
@@ -40,17 +44,18 @@ const (
 )
 
 // IncidentKinds lists every kind, in kindRank's order.
-var IncidentKinds = []IncidentKind{IncidentFailed, IncidentGateError, IncidentStale, IncidentMissing, IncidentBlocked, IncidentReleased}
+var IncidentKinds = []IncidentKind{IncidentFailed, IncidentGateError, IncidentStale, IncidentOutdated, IncidentMissing, IncidentBlocked, IncidentReleased}
 
-var kindRank = map[IncidentKind]int{IncidentFailed: 0, IncidentGateError: 1, IncidentStale: 2,
-	IncidentMissing: 3, IncidentBlocked: 4, IncidentReleased: 5}
+var kindRank = map[IncidentKind]int{IncidentFailed: 0, IncidentGateError: 1, IncidentStale: 2, IncidentOutdated: 3,
+	IncidentMissing: 4, IncidentBlocked: 5, IncidentReleased: 6}
 
-// severity splits the kinds in two: a failure or a gate error never heals
-// by itself — someone must read its error and act — while stale, missing
+// severity splits the kinds in two: a failure, a gate error or an outdated
+// root never heals by itself — someone must read its error and act, or
+// rebuild (a run in the default mode never re-runs an applied window) — while stale, missing
 // and blocked units wait for a load that may already be scheduled. Broken
 // roots come first, then each class by impact.
 func (k IncidentKind) severity() int {
-	if k == IncidentFailed || k == IncidentGateError {
+	if k == IncidentFailed || k == IncidentGateError || k == IncidentOutdated {
 		return 0
 	}
 	return 1
@@ -347,6 +352,9 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 	case last.Stale:
 		inc = b.get(IncidentStale, last.Model)
 		inc.Detail = cmp.Or(inc.Detail, FirstLine(last.Detail))
+	case last.Outdated:
+		inc = b.get(IncidentOutdated, last.Model)
+		inc.Detail = cmp.Or(inc.Detail, OutdatedText+": rebuild with run --outdated "+last.Model)
 	default:
 		inc = b.get(IncidentMissing, last.Model)
 		if inc.Detail == "" {

@@ -140,7 +140,7 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 		models: map[string]*liveModel{}, shapes: map[string]upstreamShape{}, shapeErr: map[string]error{},
 		ix: map[string]*upstreamIndex{}, down: map[string][]string{}}
 	for _, rec := range recs {
-		if sh, err := shapeFromRecord(rec); err != nil {
+		if sh, err := g.shapeFromRecord(rec); err != nil {
 			st.shapeErr[rec.Name] = err
 		} else {
 			st.shapes[rec.Name] = sh

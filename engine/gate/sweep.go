@@ -117,12 +117,27 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 		}
 		var sh upstreamShape
 		if rec, ok := byName[name]; ok {
-			if sh, err = shapeFromRecord(rec); err != nil {
+			if sh, err = g.shapeFromRecord(rec); err != nil {
 				return nil, err
 			}
 		}
 		ix := newUpstreamIndex(sh, units[name], now)
 		indexes[name] = ix
+		return ix, nil
+	}
+	current := map[string]*upstreamIndex{}
+	currentIndex := func(name string) (*upstreamIndex, error) {
+		if ix, ok := current[name]; ok {
+			return ix, nil
+		}
+		ix, err := index(name)
+		if err != nil {
+			return nil, err
+		}
+		if ix, err = g.currentIndex(ctx, env, name, ix, now); err != nil {
+			return nil, err
+		}
+		current[name] = ix
 		return ix, nil
 	}
 	var jobs []sweepJob
@@ -139,7 +154,11 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 		default:
 			job.timeless = m.Temporality == spec.Timeless
 			for _, src := range g.gatedSources(m) {
-				ix, err := index(src.Name)
+				get := index
+				if src.RequireCurrent {
+					get = currentIndex
+				}
+				ix, err := get(src.Name)
 				if err != nil {
 					return nil, err
 				}
@@ -334,14 +353,20 @@ func (g *Reader) sweepUnits(ctx context.Context, recs []state.ModelRecord) (map[
 	return out, nil
 }
 
-// shapeFromRecord is a registration's shape as the gate reads it, the way
-// shapeOf builds it from a store read.
-func shapeFromRecord(rec state.ModelRecord) (upstreamShape, error) {
+// shapeFromRecord is a registration's shape as the gate reads it, with the
+// model's current fingerprint: the spec's when the spec defines the model
+// (what a run would apply now), the registration's otherwise.
+func (g *Reader) shapeFromRecord(rec state.ModelRecord) (upstreamShape, error) {
 	temporality, chunking, err := spec.RecordShape(rec)
 	if err != nil {
 		return upstreamShape{}, err
 	}
 	sh := upstreamShape{registered: true, temporality: temporality}
+	if m := g.Spec.Model(rec.Name); m != nil {
+		sh.current = spec.Fingerprint(m)
+	} else if sh.current, err = spec.RecordFingerprint(rec); err != nil {
+		return upstreamShape{}, err
+	}
 	if chunking != nil {
 		sh.flexibility, sh.end = chunking.Flexibility, chunking.End
 		if sh.grid, err = state.NewGrid(chunking.Start, chunking.Interval, chunking.Location); err != nil {

@@ -19,6 +19,8 @@ type upstreamShape struct {
 	flexibility spec.Flexibility
 	grid        state.Grid
 	end         *time.Time
+	// current is the upstream's current definition fingerprint.
+	current string
 }
 
 // RegistrationCache caches upstream registrations for one task attempt, so
@@ -44,16 +46,8 @@ func (g *Reader) shapeOf(ctx context.Context, cache *RegistrationCache, env, nam
 	case err != nil:
 		return upstreamShape{}, fmt.Errorf("reading the registration of %s: %w", name, err)
 	default:
-		temporality, chunking, err := spec.RecordShape(rec)
-		if err != nil {
+		if sh, err = g.shapeFromRecord(rec); err != nil {
 			return upstreamShape{}, err
-		}
-		sh = upstreamShape{registered: true, temporality: temporality}
-		if chunking != nil {
-			sh.flexibility, sh.end = chunking.Flexibility, chunking.End
-			if sh.grid, err = state.NewGrid(chunking.Start, chunking.Interval, chunking.Location); err != nil {
-				return upstreamShape{}, fmt.Errorf("upstream %s: %w", name, err)
-			}
 		}
 	}
 	cache.mu.Lock()
@@ -76,7 +70,7 @@ func (g *Reader) upstreamState(ctx context.Context, cache *RegistrationCache, m 
 	if err != nil || !sh.registered {
 		return UpstreamState{}, err
 	}
-	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility}
+	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility, Current: sh.current}
 	if src.Contract == spec.Exists {
 		return up, nil // EXISTS never inspects state
 	}

@@ -63,6 +63,14 @@ type WhyReport struct {
 	// applied).
 	Fingerprint string
 	Definition  string
+	// Change, set by the engine for an outdated unit whose definition the
+	// store still keeps, is what changed since it was built; nil
+	// otherwise.
+	Change *DefinitionChange
+	// BuiltOnOutdated, set by the engine for an applied unit, lists each
+	// gated upstream with outdated or built-on-outdated windows in the
+	// unit's reach; empty otherwise.
+	BuiltOnOutdated []TaintedUpstream
 	// Registered is false for a spec model not registered yet.
 	Registered bool
 	// Now is the time the gate was evaluated at (the engine's clock, so
@@ -113,6 +121,9 @@ type ChainLink struct {
 	Status state.UnitStatus
 	// Stale marks an applied upstream row whose age makes the gate stale.
 	Stale bool
+	// Outdated marks an applied upstream row built under an earlier
+	// definition, which a require_current contract does not accept.
+	Outdated bool
 	// Detail is the unit's error (failed), its blocked_reason (blocked),
 	// the stale verdict, or a hard gate error; empty otherwise.
 	Detail string
@@ -132,6 +143,9 @@ type FrontierWindow struct {
 	Window state.Window
 	Status state.UnitStatus
 	Stale  bool
+	// Outdated marks an applied upstream unit built under an earlier
+	// definition that a require_current contract waits to see rebuilt.
+	Outdated bool
 	// Releases counts the units of the models downstream of Model, directly
 	// or transitively through gated edges, that are blocked or pending now
 	// and that this window reaches: whose window overlaps it across EXACT
@@ -470,7 +484,11 @@ func (an *analysis) blocker(ctx context.Context, m *spec.Model, src spec.Source,
 		if err != nil {
 			return nil, err
 		}
-		return &chainStep{m: um, link: linkOf(um, state.Window{}, u)}, nil
+		l := linkOf(um, state.Window{}, u)
+		if len(v.Outdated) > 0 || u != nil && u.Status == state.Applied && src.RequireCurrent {
+			l.Outdated, l.Detail = true, OutdatedText
+		}
+		return &chainStep{m: um, link: l}, nil
 	}
 	// A failed unit in a missing range is the answer wherever it lies.
 	for _, r := range v.Missing {
@@ -505,6 +523,19 @@ func (an *analysis) blocker(ctx context.Context, m *spec.Model, src spec.Source,
 		}
 		if best != nil && best.link.Status == state.Blocked {
 			break
+		}
+	}
+	if best == nil {
+		// Nothing unloaded holds it back: an applied unit built under an
+		// earlier definition does, for a require_current contract.
+		err := an.outdatedUnits(ctx, m, src, um, v.Outdated, func(u state.Unit) bool {
+			l := linkOf(um, u.Window, &u)
+			l.Outdated, l.Detail = true, OutdatedText
+			best = &chainStep{m: um, link: l}
+			return true
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return best, nil
@@ -692,6 +723,8 @@ func (an *analysis) frontier(ctx context.Context, m *spec.Model, w state.Window,
 			l := linkOf(um, state.Window{}, u)
 			if l.Status != state.Applied {
 				add(FrontierWindow{Model: um.Name, Status: l.Status})
+			} else if src.RequireCurrent {
+				add(FrontierWindow{Model: um.Name, Status: l.Status, Outdated: true})
 			}
 		default:
 			for _, r := range v.Missing {
@@ -710,6 +743,13 @@ func (an *analysis) frontier(ctx context.Context, m *spec.Model, w state.Window,
 				if err != nil {
 					return nil, 0, err
 				}
+			}
+			err := an.outdatedUnits(ctx, m, src, um, v.Outdated, func(u state.Unit) bool {
+				add(FrontierWindow{Model: um.Name, Window: u.Window, Status: state.Applied, Outdated: true})
+				return false
+			})
+			if err != nil {
+				return nil, 0, err
 			}
 		}
 	}

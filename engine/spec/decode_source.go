@@ -12,7 +12,7 @@ import (
 // sourceKeys are the keys of one upstream entry; the last four are its type
 // keys, of which at most one may be set.
 var (
-	sourceKeys    = []string{"name", "contract", "freshness", "deactivate_for_dev", "model", "file", "api", "hardcoded"}
+	sourceKeys    = []string{"name", "contract", "freshness", "deactivate_for_dev", "require_current", "model", "file", "api", "hardcoded"}
 	typeKeys      = []string{"model", "file", "api", "hardcoded"}
 	typeKinds     = map[string]SourceKind{"model": KindModel, "file": KindFile, "api": KindAPI, "hardcoded": KindHardcoded}
 	contractNamed = map[string]ContractLevel{"exists": Exists, "exact": Exact, "encapsulate": Encapsulate, "through": Through, "whole": Whole}
@@ -28,6 +28,7 @@ type sourceSite struct {
 	// contractKey and contractVal are zero when no contract is set.
 	contractKey, contractVal Position
 	freshnessKey             Position
+	requireCurrentKey        Position
 }
 
 // decodeSource reads one upstream entry. With no type key it is a model
@@ -108,6 +109,10 @@ func (d *decoder) decodeSource(n ast.Node) *sourceSite {
 	}
 	if f := fs.present("deactivate_for_dev"); f != nil {
 		src.DeactivateForDev, _ = d.boolean(f)
+	}
+	if f := fs.present("require_current"); f != nil {
+		site.requireCurrentKey = f.keyPos
+		src.RequireCurrent, _ = d.boolean(f)
 	}
 	d.checkSource(site)
 	return site

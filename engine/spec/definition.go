@@ -70,6 +70,7 @@ type SourceDef struct {
 	Contract         string        `json:"contract,omitempty"`
 	Freshness        *FreshnessDef `json:"freshness,omitempty"`
 	DeactivateForDev bool          `json:"deactivate_for_dev,omitempty"`
+	RequireCurrent   bool          `json:"require_current,omitempty"`
 }
 
 // HardcodedDef is inline data with its content hash.
@@ -136,7 +137,7 @@ func DefinitionOf(m *Model) ModelDefinition {
 	}
 	for _, s := range m.Upstream {
 		sd := SourceDef{Name: s.Name, Type: s.Kind.String(), Model: s.Model, File: s.File, API: s.API,
-			DeactivateForDev: s.DeactivateForDev}
+			DeactivateForDev: s.DeactivateForDev, RequireCurrent: s.RequireCurrent}
 		if s.Hardcoded != nil {
 			sd.Hardcoded = &HardcodedDef{Rows: s.Hardcoded.Rows, SQL: s.Hardcoded.SQL, Extra: s.Hardcoded.Extra,
 				ContentHash: s.Hardcoded.ContentHash()}
@@ -264,7 +265,8 @@ func ModelFromRecord(rec state.ModelRecord) (*Model, error) {
 }
 
 func (sd SourceDef) source() (Source, error) {
-	s := Source{Name: sd.Name, Model: sd.Model, File: sd.File, API: sd.API, DeactivateForDev: sd.DeactivateForDev}
+	s := Source{Name: sd.Name, Model: sd.Model, File: sd.File, API: sd.API, DeactivateForDev: sd.DeactivateForDev,
+		RequireCurrent: sd.RequireCurrent}
 	k, ok := lookupName(sd.Type, []string{"unknown", "model", "file", "api", "hardcoded"})
 	if !ok {
 		return Source{}, fmt.Errorf("unknown type %q", sd.Type)

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -85,22 +87,53 @@ func Fingerprint(m *Model) string { return DefinitionFingerprint(DefinitionOf(m)
 // RecordFingerprint is the fingerprint of a registration's stored
 // definition: the current fingerprint of a model when bollhav is opened
 // from the store alone. A registration without a definition has none ("").
+// Fingerprints are remembered by the SHA-256 of the stored bytes, so the
+// status of a thousand models, refreshed every few seconds, decodes each
+// definition once, not on every refresh.
 func RecordFingerprint(rec state.ModelRecord) (string, error) {
 	if len(rec.Definition) == 0 {
 		return "", nil
+	}
+	key := sha256.Sum256(rec.Definition)
+	if fp, ok := recordFingerprints.Load(key); ok {
+		return fp.(string), nil
 	}
 	var d ModelDefinition
 	if err := json.Unmarshal(rec.Definition, &d); err != nil {
 		return "", fmt.Errorf("model %s: stored definition is not valid JSON: %w", rec.Name, err)
 	}
-	return DefinitionFingerprint(d), nil
+	fp := DefinitionFingerprint(d)
+	if recordFingerprintsN.Add(1) > maxRecordFingerprints {
+		recordFingerprints.Clear() // a bound, not an eviction policy: definitions change rarely
+		recordFingerprintsN.Store(1)
+	}
+	recordFingerprints.Store(key, fp)
+	return fp, nil
 }
+
+// recordFingerprints caches RecordFingerprint by the definition's SHA-256.
+var (
+	recordFingerprints    sync.Map
+	recordFingerprintsN   atomic.Int64
+	maxRecordFingerprints int64 = 100_000
+)
 
 // DefinitionFingerprint fingerprints a stored-form definition. A spec's
 // model and its registration give the same fingerprint, since registration
 // stores exactly DefinitionOf (a hardcoded source by its stored content
 // hash, so a JSON round trip of its rows cannot change it).
 func DefinitionFingerprint(d ModelDefinition) string {
+	b, err := json.Marshal(fingerprintInputOf(d))
+	if err != nil {
+		panic(fmt.Sprintf("spec: encoding a fingerprint: %v", err)) // strings, slices and YAML values only
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])[:FingerprintLen]
+}
+
+// fingerprintInputOf is what d's fingerprint covers, canonical: SQL with
+// comments and spare whitespace removed, sources by name.
+func fingerprintInputOf(d ModelDefinition) fingerprintInput {
 	in := fingerprintInput{Scheme: fingerprintScheme, Temporality: d.Temporality, Sources: []fpSource{}}
 	if c := d.Chunking; c != nil && d.Temporality != Timeless.String() {
 		in.Chunking = &fpChunking{Start: c.Start, Flexibility: c.Flexibility, Timezone: cmp.Or(c.Timezone, "UTC")}
@@ -133,12 +166,7 @@ func DefinitionFingerprint(d ModelDefinition) string {
 	}
 	// Sources are looked up by name, so their order changes nothing.
 	slices.SortFunc(in.Sources, func(a, b fpSource) int { return cmp.Compare(a.Name, b.Name) })
-	b, err := json.Marshal(in)
-	if err != nil {
-		panic(fmt.Sprintf("spec: encoding a fingerprint: %v", err)) // strings, slices and YAML values only
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])[:FingerprintLen]
+	return in
 }
 
 // ShortFingerprint is fp's short form for tables ("-" when unknown).

@@ -75,6 +75,7 @@ func TestFingerprintKeepsWhatDoesNotChangeOutput(t *testing.T) {
 		{"whitespace outside literals", "SELECT date(ts) AS day, count(*) AS n", "SELECT   date(ts)  AS day,\n          count(*) AS n   ", "core.daily"},
 		{"the contract level", "contract: encapsulate", "contract: through", "core.daily"},
 		{"freshness", "freshness: {within: 24h}", "freshness: {within: 2h}", "core.daily"},
+		{"require_current", "freshness: {within: 24h}", "freshness: {within: 24h}\n        require_current: true", "core.daily"},
 		{"a flexible model's chunk size", "interval: 1h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", "interval: 6h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", "core.flex"},
 	}
 	for _, c := range cases {

@@ -172,7 +172,11 @@ type Source struct {
 	Freshness *Freshness
 	// DeactivateForDev reads prod and skips the gate, in a suffixed run only.
 	DeactivateForDev bool
-	Pos              Position
+	// RequireCurrent counts the upstream's outdated windows (applied under
+	// an earlier definition than its current one) as not applied for this
+	// contract: the gate waits for them to be rebuilt.
+	RequireCurrent bool
+	Pos            Position
 }
 
 // Gated reports whether the source carries a contract and so gates its model.

@@ -31,6 +31,14 @@ func (d *decoder) checkSource(s *sourceSite) {
 			d.errAt(s.freshnessKey, "freshness is not valid with EXISTS, which never inspects state: there is no applied_at to age; use WHOLE or a window level")
 		}
 	}
+	if src.RequireCurrent {
+		switch {
+		case s.contractKey.Line == 0:
+			d.errAt(s.requireCurrentKey, "require_current requires a contract: an ungated source is never checked, so its definition would never be")
+		case src.Contract == Exists:
+			d.errAt(s.requireCurrentKey, "require_current is not valid with EXISTS, which never inspects state: there are no applied windows to find outdated; use WHOLE or a window level")
+		}
+	}
 }
 
 // checkModel applies the rules that relate a model's fields to each other.

@@ -20,6 +20,9 @@ type change struct {
 	count      int
 	at         time.Time
 	runID      int64
+	// applied is what the transition does to the model's applied counts
+	// per fingerprint; record adds it to applied_counts.
+	applied []appliedDelta
 }
 
 // write runs fn in a transaction and appends the changes it returns to the
@@ -44,7 +47,8 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 	return nil
 }
 
-// record appends chs to the feed and returns the last seq. It must be the
+// record appends chs to the feed, adds their applied deltas to
+// applied_counts in the same statement, and returns the last seq. It must be the
 // last statement of its transaction: it takes a lock held until commit, so
 // seqs are handed out in commit order. Without it, a transaction that took
 // seq 10 could commit after one that took seq 11, and a reader that had
@@ -68,6 +72,14 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		sinces[i], untils[i] = windowBounds(c.window)
 		ats[i], counts[i], runs[i] = nullTime(c.at), int32(c.count), c.runID
 	}
+	args := []any{envs, models, sinces, untils, froms, tos, counts, ats, runs}
+	counted := ""
+	if deltas := countDeltas(chs); len(deltas[0].([]string)) > 0 {
+		// Only transitions into or out of applied pay for the counts.
+		args, counted = append(args, deltas...), `, counted AS (
+		    `+countsInsert+`
+		)`
+	}
 	var last int64
 	err := tx.QueryRow(ctx, s.sql(`
 		WITH appended AS (
@@ -75,9 +87,8 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[],
 		                         $5::text[], $6::text[], $7::int[], $8::timestamptz[], $9::bigint[])
 		    RETURNING seq
-		)
-		SELECT max(seq) FROM appended`),
-		envs, models, sinces, untils, froms, tos, counts, ats, runs).Scan(&last)
+		)`+counted+`
+		SELECT max(seq) FROM appended`), args...).Scan(&last)
 	return last, err
 }
 

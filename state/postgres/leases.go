@@ -107,7 +107,17 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.
 			return nil, err
 		}
 	}
-	return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID}}, nil
+	return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID,
+		applied: appliedBy(o)}}, nil
+}
+
+// appliedBy is an outcome's applied count delta: one unit under its
+// fingerprint when it applies the unit, none otherwise.
+func appliedBy(o state.Outcome) []appliedDelta {
+	if o.Status != state.Applied {
+		return nil
+	}
+	return []appliedDelta{{fingerprint: o.Fingerprint, n: 1}}
 }
 
 // repeatedOutcome accepts a Complete that found its unit no longer running

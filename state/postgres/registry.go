@@ -39,6 +39,15 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 		if ids, err = s.upsertModels(ctx, tx, env, models, names, now); err != nil {
 			return err
 		}
+		var defs []state.DefinitionRecord
+		for _, m := range models {
+			if m.Fingerprint != "" {
+				defs = append(defs, state.DefinitionRecord{Env: env, Model: m.Name, Fingerprint: m.Fingerprint, Definition: m.Definition, FirstSeen: now})
+			}
+		}
+		if err := s.keepDefinitions(ctx, tx, defs); err != nil {
+			return fmt.Errorf("register: keeping the definitions: %w", err)
+		}
 		return s.replaceEdges(ctx, tx, env, names, edges)
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		// room for them, as the statement's snapshot does not hold them.
 		rows, err := tx.Query(ctx, s.sql(`
 			WITH target AS (
-			    SELECT id, status, attempts, error, updated_at, run_id,
+			    SELECT id, status, fingerprint, attempts, error, updated_at, run_id,
 			        error <> '' AND NOT EXISTS (SELECT 1 FROM {schema}.attempts a
 			            WHERE a.unit_id = units.id AND a.number = units.attempts) AS unlogged
 			    FROM {schema}.units WHERE `+where.sql()+`
@@ -63,13 +63,14 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL, not_before = NULL,
 			        fingerprint = NULL
 			    FROM target t WHERE u.id = t.id
-			    RETURNING t.status AS from_status, u.since, u.until
+			    RETURNING t.status AS from_status, t.fingerprint, u.since, u.until
 			)
-			SELECT from_status, count(*), min(since), max(until) FROM moved GROUP BY from_status`), where.args...)
+			SELECT from_status, coalesce(fingerprint, ''), count(*), min(since), max(until), 0
+			FROM moved GROUP BY 1, 2`), where.args...)
 		if err != nil {
 			return nil, err
 		}
-		chs, n, err := collectGroups(rows, req.Env, req.Model, req.To, req.Now, req.RunID)
+		chs, n, err := collectGroups(rows, req.Env, req.Model, req.To, req.Now, req.RunID, false)
 		moved = n
 		return chs, err
 	})
@@ -111,15 +112,15 @@ func (s *Store) deleteInside(ctx context.Context, tx pgx.Tx, env, model string, 
 	rows, err := tx.Query(ctx, s.sql(`
 		WITH gone AS (
 		    DELETE FROM {schema}.units WHERE `+where.sql()+`
-		    RETURNING id, status, since, until
+		    RETURNING id, status, since, until, fingerprint
 		), history AS (
 		    DELETE FROM {schema}.attempts a USING gone g WHERE a.unit_id = g.id
 		)
-		SELECT status, count(*), min(since), max(until) FROM gone GROUP BY status`), where.args...)
+		SELECT status, coalesce(fingerprint, ''), count(*), min(since), max(until), 0 FROM gone GROUP BY 1, 2`), where.args...)
 	if err != nil {
 		return nil, 0, err
 	}
-	chs, n, err := collectGroups(rows, env, model, "", now, runID)
+	chs, n, err := collectGroups(rows, env, model, "", now, runID, false)
 	if err == nil {
 		// The DELETE re-reads a row a concurrent claim committed first,
 		// so a unit claimed after the caller planned shows up here as
@@ -176,7 +177,7 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		}
 		rows, err := tx.Query(ctx, s.sql(`
 			WITH crossing AS (
-			    SELECT id, status, since, until,
+			    SELECT id, status, since, until, fingerprint,
 			           tstzmultirange(span) - tstzmultirange(tstzrange($3, $4, '[)')) AS rest
 			    FROM {schema}.units
 			    WHERE env = $1 AND model = $2 AND since < $4 AND until > $3
@@ -196,12 +197,14 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			    FROM parts p JOIN {schema}.units u ON u.id = p.id
 			    WHERE p.n = 2
 			)
-			SELECT status, count(*), min(greatest(since, $3)), max(least(until, $4)) FROM crossing GROUP BY status`),
+			SELECT status, coalesce(fingerprint, ''), count(*), min(greatest(since, $3)), max(least(until, $4)),
+			       count(*) FILTER (WHERE EXISTS (SELECT 1 FROM parts p WHERE p.id = crossing.id AND p.n = 2))
+			FROM crossing GROUP BY 1, 2`),
 			env, model, w.Since, w.Until, now)
 		if err != nil {
 			return nil, err
 		}
-		cut, m, err := collectGroups(rows, env, model, "", now, runID)
+		cut, m, err := collectGroups(rows, env, model, "", now, runID, true)
 		if err == nil {
 			err = refuseRunning(model, cut)
 		}
@@ -214,18 +217,33 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 	return touched, nil
 }
 
-// collectGroups reads (from status, count, min since, max until) rows into
-// one change per from-status, and sums the counts.
-func collectGroups(rows pgx.Rows, env, model string, to state.UnitStatus, at time.Time, runID int64) ([]change, int, error) {
+// collectGroups reads (from status, fingerprint, count, min since, max
+// until, split) rows into one change per from-status, sums the counts, and
+// records each group's applied count deltas: units that left applied (or
+// were deleted) leave their fingerprint's count, units moved to applied
+// join the unknown one (a status change records no fingerprint). For
+// crossing units, which Uncover trims or splits but keeps, only a split
+// adds: the second part of an applied unit is one applied unit more.
+func collectGroups(rows pgx.Rows, env, model string, to state.UnitStatus, at time.Time, runID int64, crossing bool) ([]change, int, error) {
 	var (
-		chs    []change
-		total  int
-		from   string
-		n      int
-		lo, hi pgtype.Timestamptz
+		chs       []change
+		total     int
+		from, fp  string
+		n, splits int
+		lo, hi    pgtype.Timestamptz
 	)
-	_, err := pgx.ForEachRow(rows, []any{&from, &n, &lo, &hi}, func() error {
-		chs = append(chs, change{env: env, model: model, window: windowOf(lo, hi), from: state.UnitStatus(from), to: to, count: n, at: at, runID: runID})
+	_, err := pgx.ForEachRow(rows, []any{&from, &fp, &n, &lo, &hi, &splits}, func() error {
+		c := change{env: env, model: model, window: windowOf(lo, hi), from: state.UnitStatus(from), to: to, count: n, at: at, runID: runID}
+		switch {
+		case crossing && c.from == state.Applied && splits > 0:
+			c.applied = []appliedDelta{{fingerprint: fp, n: splits}}
+		case crossing:
+		case c.from == state.Applied:
+			c.applied = []appliedDelta{{fingerprint: fp, n: -n}}
+		case to == state.Applied:
+			c.applied = []appliedDelta{{fingerprint: "", n: n}}
+		}
+		chs = mergeChanges(chs, []change{c})
 		total += n
 		return nil
 	})
@@ -241,6 +259,7 @@ func mergeChanges(a, b []change) []change {
 			if a[i].from == c.from {
 				a[i].count += c.count
 				a[i].window = hull(a[i].window, c.window)
+				a[i].applied = append(a[i].applied, c.applied...)
 				merged = true
 				break
 			}

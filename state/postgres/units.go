@@ -117,15 +117,16 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	return rows.Err()
 }
 
-// FingerprintCounts counts env's applied units by model and fingerprint in
-// one grouped index-only scan of units_applied_fingerprint.
+// FingerprintCounts reads env's applied units by model and fingerprint
+// from applied_counts (migration 0006), which every transition keeps in
+// step: a few rows per model whatever the number of applied units.
 func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
-	q := `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
-		WHERE env = $1 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+	q := `SELECT model, fingerprint, units FROM {schema}.applied_counts
+		WHERE env = $1 AND units > 0 ORDER BY model, fingerprint`
 	args := []any{env}
 	if model != "" {
-		q = `SELECT model, coalesce(fingerprint, ''), count(*) FROM {schema}.units
-		WHERE env = $1 AND model = $2 AND status = 'applied' GROUP BY model, fingerprint ORDER BY model, 2`
+		q = `SELECT model, fingerprint, units FROM {schema}.applied_counts
+		WHERE env = $1 AND model = $2 AND units > 0 ORDER BY model, fingerprint`
 		args = append(args, model)
 	}
 	rows, err := s.pool.Query(ctx, s.sql(q), args...)
@@ -181,12 +182,12 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		return nil, err
 	}
 	query, args := `
-		SELECT since, until, applied_at FROM {schema}.units
+		SELECT since, until, applied_at, fingerprint FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied'
 		ORDER BY since, until`, []any{env, model}
 	if !w.IsZero() {
 		query = `
-		SELECT since, until, applied_at FROM {schema}.units
+		SELECT since, until, applied_at, fingerprint FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
 		ORDER BY since, until`
 		args = append(args, w.Since, w.Until)
@@ -199,6 +200,7 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 	}
 	defer rows.Close()
 	var out []state.AppliedRow
+	seen := map[string]string{} // a model's few fingerprints, allocated once each
 	for rows.Next() {
 		raw := rows.RawValues()
 		var a state.AppliedRow
@@ -218,6 +220,12 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 			return nil, err
 		}
 		a.AppliedAt = time.UnixMicro(at).UTC()
+		if fp, ok := seen[string(raw[3])]; ok {
+			a.Fingerprint = fp
+		} else {
+			a.Fingerprint = string(raw[3])
+			seen[a.Fingerprint] = a.Fingerprint
+		}
 		out = append(out, a)
 	}
 	return out, rows.Err()

@@ -22,6 +22,7 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		models := map[int64]modelRef{}
 		applied := map[int64][]state.Window{}
+		counts := appliedDeltas{}
 		for i, it := range items {
 			if errs[i] = state.CheckOutcome(it.Claim, it.Outcome); errs[i] != nil {
 				continue
@@ -34,9 +35,15 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 			if err != nil {
 				return err
 			}
-			if m.id != 0 && it.Outcome.Status == state.Applied && !w.IsZero() {
-				applied[m.id] = append(applied[m.id], w)
+			if m.id != 0 && it.Outcome.Status == state.Applied {
+				counts.add(m.id, it.Outcome.Fingerprint, 1)
+				if !w.IsZero() {
+					applied[m.id] = append(applied[m.id], w)
+				}
 			}
+		}
+		if err := counts.apply(ctx, tx); err != nil {
+			return err
 		}
 		for _, id := range slices.Sorted(maps.Keys(applied)) {
 			for _, w := range state.NewIntervalSet(applied[id]...).Windows() {

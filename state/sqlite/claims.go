@@ -268,6 +268,11 @@ func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome)
 	if err != nil || o.Status != state.Applied || m.id == 0 {
 		return err
 	}
+	counts := appliedDeltas{}
+	counts.add(m.id, o.Fingerprint, 1)
+	if err := counts.apply(ctx, tx); err != nil {
+		return err
+	}
 	return refreshCoverage(ctx, tx, m, w)
 }
 

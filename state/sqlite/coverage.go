@@ -108,7 +108,7 @@ func refreshCoverage(ctx context.Context, q querier, m modelRef, h state.Window)
 		return err
 	}
 	var inH []state.Window
-	err = appliedRows(ctx, q, m, h, func(since, until, _ int64) {
+	err = appliedRows(ctx, q, m, h, func(since, until, _ int64, _ string) {
 		inH = append(inH, window(since, until))
 	})
 	if err != nil {

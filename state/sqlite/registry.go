@@ -60,6 +60,12 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 				return fmt.Errorf("sqlite: register %s: %w", m.Name, err)
 			}
 			ids[m.Name] = id
+			if m.Fingerprint != "" {
+				if err := keepDefinition(ctx, tx, env, state.DefinitionRecord{Model: m.Name, Fingerprint: m.Fingerprint,
+					Definition: definition(m.Definition), FirstSeen: now}); err != nil {
+					return fmt.Errorf("sqlite: register %s: keeping its definition: %w", m.Name, err)
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM "edges" WHERE "env" = ? AND "task" = ?`, env, m.Name); err != nil {
 				return err
 			}

@@ -72,6 +72,10 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		if err := keepUnloggedErrors(ctx, tx, where, args); err != nil {
 			return err
 		}
+		counts := appliedDeltas{}
+		if err := counts.leaving(ctx, tx, m.id, where, args); err != nil {
+			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
+		}
 		var appliedAt sql.NullInt64
 		if req.To == state.Applied {
 			at := req.AppliedAt
@@ -90,6 +94,9 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 		var touched state.Window // applied units gained or lost here
 		for _, g := range groups {
 			moved += g.count
+			if req.To == state.Applied {
+				counts.add(m.id, "", g.count) // a status change records no fingerprint
+			}
 			if req.To == state.Applied || g.status == state.Applied {
 				touched = hull(touched, g.hull)
 			}
@@ -97,6 +104,9 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			if err != nil {
 				return err
 			}
+		}
+		if err := counts.apply(ctx, tx); err != nil {
+			return err
 		}
 		return refreshCoverage(ctx, tx, m, touched)
 	})
@@ -151,6 +161,13 @@ func deleteWhere(ctx context.Context, tx *sql.Tx, m modelRef, where string, args
 	if err := refuseRunning(m.name, groups); err != nil {
 		return 0, err
 	}
+	counts := appliedDeltas{}
+	if err := counts.leaving(ctx, tx, m.id, where, args); err != nil {
+		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
+	}
+	if err := counts.apply(ctx, tx); err != nil {
+		return 0, err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM "units" WHERE `+where, args...); err != nil {
 		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
 	}
@@ -199,9 +216,10 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			id           int64
 			since, until time.Time
 			status       state.UnitStatus
+			fingerprint  string
 		}
 		cond, args := overlap(w, m.maxUnit)
-		rows, err := tx.QueryContext(ctx, `SELECT "id", "since", "until", "status" FROM "units" WHERE "model_id" = ? AND `+cond+` ORDER BY "since"`, append([]any{m.id}, args...)...)
+		rows, err := tx.QueryContext(ctx, `SELECT "id", "since", "until", "status", coalesce("fingerprint", '') FROM "units" WHERE "model_id" = ? AND `+cond+` ORDER BY "since"`, append([]any{m.id}, args...)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: uncover %s: %w", model, err)
 		}
@@ -210,7 +228,7 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			var c cut
 			var since, until int64
 			var status string
-			if err := rows.Scan(&c.id, &since, &until, &status); err != nil {
+			if err := rows.Scan(&c.id, &since, &until, &status, &c.fingerprint); err != nil {
 				rows.Close()
 				return err
 			}
@@ -237,9 +255,19 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		}
 		groups := map[state.UnitStatus]*statusGroup{}
 		var order []state.UnitStatus
+		counts := appliedDeltas{}
 		for _, c := range cuts {
-			if err := uncoverUnit(ctx, tx, c.id, state.Window{Since: c.since, Until: c.until}, w, now); err != nil {
+			u := state.Window{Since: c.since, Until: c.until}
+			if err := uncoverUnit(ctx, tx, c.id, u, w, now); err != nil {
 				return fmt.Errorf("sqlite: uncover %s: %w", model, err)
+			}
+			if c.status == state.Applied {
+				switch {
+				case w.Covers(u): // deleted
+					counts.add(m.id, c.fingerprint, -1)
+				case u.Since.Before(w.Since) && u.Until.After(w.Until): // split in two
+					counts.add(m.id, c.fingerprint, 1)
+				}
 			}
 			removed := state.Window{Since: state.Later(c.since, w.Since), Until: state.Earlier(c.until, w.Until)}
 			g := groups[c.status]
@@ -257,6 +285,9 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			if err := recordChange(ctx, tx, state.Change{Env: env, Model: model, Window: g.hull, From: st, Count: g.count, At: now, RunID: runID}); err != nil {
 				return err
 			}
+		}
+		if err := counts.apply(ctx, tx); err != nil {
+			return err
 		}
 		if g := groups[state.Applied]; g != nil {
 			return refreshCoverage(ctx, tx, m, g.hull)

@@ -218,12 +218,13 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 	return st, nil
 }
 
-// FingerprintCounts implements state.Store: one grouped read of the
-// partial units_applied_fingerprint index, model by model of env.
+// FingerprintCounts implements state.Store: a read of the applied_counts
+// table (migration 0006), which every transition keeps in step with the
+// units: a few rows per model of env whatever the number of applied units.
 func (s *Store) FingerprintCounts(ctx context.Context, env, model string) ([]state.FingerprintCount, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT m."name", coalesce(u."fingerprint", ''), count(*)
-		FROM "models" m JOIN "units" u INDEXED BY "units_applied_fingerprint" ON u."model_id" = m."id" AND u."status" = 'applied'
-		WHERE m."env" = ? AND (? = '' OR m."name" = ?) GROUP BY m."id", u."fingerprint" ORDER BY m."name", 2`, env, model, model)
+	rows, err := s.r.QueryContext(ctx, `SELECT m."name", c."fingerprint", c."units"
+		FROM "models" m JOIN "applied_counts" c ON c."model_id" = m."id"
+		WHERE m."env" = ? AND (? = '' OR m."name" = ?) AND c."units" > 0 ORDER BY m."name", c."fingerprint"`, env, model, model)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: fingerprint counts of %q: %w", env, err)
 	}
@@ -246,27 +247,37 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		return nil, err
 	}
 	var out []state.AppliedRow
-	err = appliedRows(ctx, s.r, m, w, func(since, until, appliedAt int64) {
-		out = append(out, state.AppliedRow{Window: window(since, until), AppliedAt: fromMicros(appliedAt)})
+	err = appliedRows(ctx, s.r, m, w, func(since, until, appliedAt int64, fingerprint string) {
+		out = append(out, state.AppliedRow{Window: window(since, until), AppliedAt: fromMicros(appliedAt), Fingerprint: fingerprint})
 	})
 	return out, err
 }
 
 // appliedRows calls fn for each applied unit of m overlapping w (every one
-// when w is zero), in window order.
-func appliedRows(ctx context.Context, q querier, m modelRef, w state.Window, fn func(since, until, appliedAt int64)) error {
+// when w is zero), in window order. A model has a handful of fingerprints
+// however many rows, so each is allocated once per call.
+func appliedRows(ctx context.Context, q querier, m modelRef, w state.Window, fn func(since, until, appliedAt int64, fingerprint string)) error {
 	query, args := appliedQuery(m, w)
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return fmt.Errorf("sqlite: applied rows of %s: %w", m.name, err)
 	}
 	defer rows.Close()
+	seen := map[string]string{}
 	for rows.Next() {
-		var since, until, at int64
-		if err := rows.Scan(&since, &until, &at); err != nil {
+		var (
+			since, until, at int64
+			raw              sql.RawBytes
+		)
+		if err := rows.Scan(&since, &until, &at, &raw); err != nil {
 			return err
 		}
-		fn(since, until, at)
+		fp, ok := seen[string(raw)]
+		if !ok {
+			fp = string(raw)
+			seen[fp] = fp
+		}
+		fn(since, until, at, fp)
 	}
 	return rows.Err()
 }
@@ -280,7 +291,7 @@ func appliedQuery(m modelRef, w state.Window) (string, []any) {
 		cond, a := overlapOf(w, m.id)
 		where, args = where+" AND "+cond, append(args, a...)
 	}
-	return `SELECT "since", "until", coalesce("applied_at", "updated_at") FROM "units" WHERE ` + where + ` ORDER BY "since", "until"`, args
+	return `SELECT "since", "until", coalesce("applied_at", "updated_at"), coalesce("fingerprint", '') FROM "units" WHERE ` + where + ` ORDER BY "since", "until"`, args
 }
 
 // insertWindows inserts a pending unit for each window that has none, in one

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -14,8 +15,10 @@ import (
 //   - ScanUnits1M: a streamed ScanUnits over a model of 1,000,000 units
 //     (prefilled once, outside the timing), what the units view and the
 //     status command read.
+//   - FingerprintCounts1000x1000: FingerprintCounts over 1,000 models of
+//     1,000 applied units each, what status's OUTDATED column reads (ms/read).
 //
-// Both report rows/s. open returns a fresh, empty, migrated store and closes
+// The first two report rows/s. open returns a fresh, empty, migrated store and closes
 // it with tb.Cleanup.
 func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
 	b.Run("Prefill100k", func(b *testing.B) { benchPrefill(b, open, 100_000) })
@@ -53,9 +56,10 @@ func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
 
 // appliedModelsStore opens a store with models models of perModel applied
 // hourly units each: the shape behind 'bollhav status' at production scale.
-// The units are applied by SetStatus (so their fingerprint is unknown);
-// the grouped read does the same work per applied unit whatever its
-// fingerprint, and claiming a million units one by one would take minutes.
+// Each model's first tenth is claimed and applied under a fingerprint in one
+// CompleteBatch, the rest marked applied (unknown), so every model has two
+// counts, as a model with outdated windows does; claiming a million units
+// one batch at a time would take minutes.
 func appliedModelsStore(b *testing.B, open func(tb testing.TB) state.Store, models, perModel int) state.Store {
 	s := open(b)
 	recs := make([]state.ModelRecord, models)
@@ -66,6 +70,15 @@ func appliedModelsStore(b *testing.B, open func(tb testing.TB) state.Store, mode
 	ws := hourly(0, perModel)
 	for _, r := range recs {
 		prefill(b, s, "", r.Name, ws, clock(1))
+		cs := claim(b, s, "", r.Name, max(1, perModel/10), clock(1))
+		items := make([]state.Completion, len(cs))
+		for i, c := range cs {
+			items[i] = state.Completion{Claim: c, Outcome: state.Outcome{Status: state.Applied, At: clock(2), Fingerprint: "00000000000000f1"}}
+		}
+		errs, err := s.CompleteBatch(b.Context(), items)
+		if err = errors.Join(append(errs, err)...); err != nil {
+			b.Fatal(err)
+		}
 		markApplied(b, s, "", r.Name, state.Window{}, clock(2))
 	}
 	return s

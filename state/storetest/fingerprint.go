@@ -16,6 +16,7 @@ var fingerprintTests = []test{
 	{"CountsByModelAndFingerprint", testFingerprintCounts},
 	{"UncoverKeepsItOnBothParts", testFingerprintUncover},
 	{"DataJobRecordsIt", testFingerprintDataJob},
+	{"CountsKeptInStepWithUnits", testFingerprintCountsKept},
 }
 
 // testFingerprintRecorded: Complete and CompleteBatch record an applied
@@ -44,6 +45,17 @@ func testFingerprintRecorded(t *testing.T, s state.Store, _ *config) {
 		u := unit(t, s, "", "m", c.Unit.Window)
 		eq(t, brief(u)+" fingerprint", u.Fingerprint, want[i])
 	}
+	// Applied, what the gate reads, carries them too: hours 0, 1 and 4.
+	rows, err := s.Applied(t.Context(), "", "m", state.Window{})
+	must(t, "Applied", err)
+	var got []string
+	for _, r := range rows {
+		got = append(got, hw(r.Window)+" "+r.Fingerprint)
+	}
+	eq(t, "applied rows", got, []string{"[0h,1h) aaaa000011112222", "[1h,2h) bbbb000011112222", "[4h,5h) "})
+	rows, err = s.Applied(t.Context(), "", "m", win(1, 2))
+	must(t, "Applied in a window", err)
+	eq(t, "applied rows in [1h,2h)", len(rows) == 1 && rows[0].Fingerprint == "bbbb000011112222", true)
 	// A repeat of the recorded outcome (a lost acknowledgement) changes nothing.
 	must(t, "repeated Complete", s.Complete(t.Context(), cs[0], state.Outcome{Status: state.Applied, At: clock(3), Fingerprint: "eeee000011112222"}))
 	eq(t, "fingerprint after a repeated outcome", unit(t, s, "", "m", cs[0].Unit.Window).Fingerprint, "aaaa000011112222")
@@ -151,4 +163,5 @@ func testFingerprintDataJob(t *testing.T, s state.Store, _ *config) {
 	u := unit(t, s, "", "m", c.Unit.Window)
 	eq(t, "status", u.Status, state.Applied)
 	eq(t, "fingerprint", u.Fingerprint, "abcd000011112222")
+	countsMatchScan(t, s, "a data job", "", "m")
 }

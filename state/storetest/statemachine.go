@@ -545,10 +545,10 @@ func (m *smMachine) Complete(rt *rapid.T) {
 // and returns the change the store must record for it.
 func (m *smMachine) record(u *state.Unit, o state.Outcome) state.Change {
 	u.Status = o.Status
-	u.AppliedAt, u.Error, u.BlockedReason = nil, "", ""
+	u.AppliedAt, u.Error, u.BlockedReason, u.Fingerprint = nil, "", "", ""
 	switch o.Status {
 	case state.Applied:
-		u.AppliedAt = ptr(o.At)
+		u.AppliedAt, u.Fingerprint = ptr(o.At), o.Fingerprint
 	case state.Failed:
 		u.Error = o.Error
 	case state.Blocked:
@@ -625,6 +625,9 @@ func (m *smMachine) drawOutcome(rt *rapid.T) state.Outcome {
 	switch st {
 	case state.Applied:
 		o.RowsWritten = ptr(int64(rapid.IntRange(0, 3).Draw(rt, "rows")))
+		// Two definitions and an unknown one, so applied_counts is
+		// checked across fingerprints of one model.
+		o.Fingerprint = rapid.SampledFrom([]string{"", "00000000000000a1", "00000000000000b2"}).Draw(rt, "fingerprint")
 	case state.Failed:
 		o.Error = "exit status 1"
 	case state.Blocked:
@@ -803,7 +806,7 @@ func (m *smMachine) setStatus(rt *rapid.T, what string, req state.StatusChange) 
 		g.Window = hull(g.Window, u.Window)
 		moved++
 		u.Status = req.To
-		u.AppliedAt = nil
+		u.AppliedAt, u.Fingerprint = nil, ""
 		if req.To == state.Applied {
 			at := req.AppliedAt
 			if at.IsZero() {
@@ -1021,6 +1024,47 @@ func (m *smMachine) Check(rt *rapid.T) {
 	for _, name := range []string{smFixed, smFlex} {
 		m.checkModel(rt, m.models[name], qw, some, rest)
 	}
+	m.checkFingerprintCounts(rt)
+}
+
+// checkFingerprintCounts: FingerprintCounts, of every model and of each,
+// equals the model's applied units grouped by model and fingerprint, which
+// Check has already found equal to the store's own scan.
+func (m *smMachine) checkFingerprintCounts(rt *rapid.T) {
+	var want []state.FingerprintCount
+	for _, name := range []string{smFixed, smFlex} {
+		n := map[string]int{}
+		for _, u := range m.models[name].units {
+			if u.Status == state.Applied {
+				n[u.Fingerprint]++
+			}
+		}
+		fps := make([]string, 0, len(n))
+		for fp := range n {
+			fps = append(fps, fp)
+		}
+		sort.Strings(fps)
+		var one []state.FingerprintCount
+		for _, fp := range fps {
+			one = append(one, state.FingerprintCount{Model: name, Fingerprint: fp, Count: n[fp]})
+		}
+		got, err := m.s.FingerprintCounts(m.ctx, "", name)
+		if err != nil {
+			rt.Fatalf("FingerprintCounts of %s: %v", name, err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(one) {
+			rt.Errorf("FingerprintCounts of %s = %v, want %v", name, got, one)
+		}
+		want = append(want, one...)
+	}
+	sort.SliceStable(want, func(i, j int) bool { return want[i].Model < want[j].Model })
+	got, err := m.s.FingerprintCounts(m.ctx, "", "")
+	if err != nil {
+		rt.Fatalf("FingerprintCounts: %v", err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		rt.Errorf("FingerprintCounts = %v, want %v", got, want)
+	}
 }
 
 // smQueryWindows are the windows Check reads through, one per step in turn:
@@ -1234,6 +1278,7 @@ func diffUnit(got, want state.Unit) []string {
 		out = append(out, fmt.Sprintf("LeaseUntil = %s, want %s", fmtPtr(got.LeaseUntil), fmtPtr(want.LeaseUntil)))
 	}
 	f("Fence", got.Fence, want.Fence)
+	f("Fingerprint", got.Fingerprint, want.Fingerprint)
 	if !got.UpdatedAt.Equal(want.UpdatedAt) {
 		out = append(out, fmt.Sprintf("UpdatedAt = %s, want %s", got.UpdatedAt, want.UpdatedAt))
 	}

@@ -170,5 +170,6 @@ func groups() []group {
 		{"Data", dataTests},
 		{"Errors", errorTests},
 		{"Fingerprints", fingerprintTests},
+		{"Definitions", definitionTests},
 	}
 }

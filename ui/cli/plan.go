@@ -33,7 +33,8 @@ units whose lease expired to pending before planning; plan does neither.
 --outdated plans 'bollhav run --outdated': per model with any, its applied
 units built under an earlier definition (RESET and OUTDATED count them),
 reset to pending and run in bulldozer mode; models without any are left out
-unless named.
+unless named. With --downstream, also the applied units downstream built on
+outdated windows (NOTE and built_on_outdated count them), by model.
 
 Text: one row per model and the warnings (a bulldozer without a window runs as
 discover, an interval override ignored on a fixed model, a window outside the
@@ -49,6 +50,7 @@ JSON (-o json):
      "window": ["…", "…"], "contract_range": ["…", "…"],
      "register": false, "migrate": null,
      "created": 0, "reset": 24, "deleted": 0, "to_run": 24, "outdated": 0,
+     "built_on_outdated": 0,
      "created_windows": [], "reset_windows": [["…", "…"]],
      "deleted_windows": [], "to_run_windows": [["…", "…"]],
      "warnings": []}]}
@@ -61,7 +63,9 @@ mode is the effective mode (bulldozer without a window runs as discover);
 window is null without one; chunk is the grain units are cut at ("" when
 timeless); contract_range is null when empty; migrate, under torch, is
 {"registered", "defined", "units"} for a fixed model whose grain changes;
-outdated (a model's) counts the outdated units an --outdated plan rebuilds.`,
+outdated (a model's) counts the outdated units an --outdated plan rebuilds,
+built_on_outdated the units built on outdated windows it rebuilds
+(--downstream).`,
 		examples: []string{
 			"bollhav plan raw.orders --since 2026-01-01 --until 2026-01-02",
 			"bollhav plan --pipeline core --mode discover",
@@ -128,6 +132,7 @@ type planModelJSON struct {
 	Deleted        int              `json:"deleted"`
 	ToRun          int              `json:"to_run"`
 	Outdated       int              `json:"outdated"`
+	BuiltOn        int              `json:"built_on_outdated"`
 	CreatedWindows [][2]string      `json:"created_windows"`
 	ResetWindows   [][2]string      `json:"reset_windows"`
 	DeletedWindows [][2]string      `json:"deleted_windows"`
@@ -173,7 +178,7 @@ func planToJSON(p *engine.Plan) planJSON {
 			m.Migrate = &planMigrateJSON{Registered: g.Registered, Defined: g.Defined, Units: g.Units}
 		}
 		if mp.Outdated {
-			m.Outdated = len(mp.Reset)
+			m.Outdated, m.BuiltOn = mp.OutdatedUnits, mp.BuiltOnOutdated
 		}
 		out.Models = append(out.Models, m)
 	}
@@ -305,7 +310,10 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 			note = append(note, "runs as "+mp.Mode.String())
 		}
 		if mp.Outdated {
-			note = append(note, fmt.Sprintf("%d outdated", len(mp.Reset)))
+			note = append(note, fmt.Sprintf("%d outdated", mp.OutdatedUnits))
+			if p.Request.Downstream {
+				note[len(note)-1] += fmt.Sprintf(", %d built on outdated", mp.BuiltOnOutdated)
+			}
 		}
 		rows = append(rows, []string{mp.Model, strconv.Itoa(len(mp.Create)), strconv.Itoa(len(mp.Reset)),
 			strconv.Itoa(planDeleted(mp)), strconv.Itoa(len(mp.Run)), planSpanText(mp.Run, timeless), strings.Join(note, ", ")})

@@ -44,7 +44,7 @@ func (f *runFlags) register(fs *pflag.FlagSet, forRun bool) {
 	fs.StringVar(&f.until, "until", "", "run window end, exclusive; needs --since")
 	fs.StringVar(&f.mode, "mode", "", "STATE_MODE: discover, bulldozer (default) or torch (env STATE_MODE)")
 	fs.StringVar(&f.intervalOverride, "interval-override", "", "re-chunk flexible models (and, under torch, fixed ones) at this interval (env INTERVAL_OVERRIDE)")
-	fs.BoolVar(&f.downstream, "downstream", false, "add the downstream closure of the named models")
+	fs.BoolVar(&f.downstream, "downstream", false, "add the downstream closure of the named models (with --outdated: the windows built on the outdated ones)")
 	fs.BoolVar(&f.outdated, "outdated", false, "exactly the applied windows built under an earlier definition (of the named models, or every model), in bulldozer mode")
 	if forRun {
 		fs.IntVar(&f.workers, "workers", 1, "units to run at once per task")
@@ -77,8 +77,13 @@ sources changed; see 'bollhav status'), of the named models or of every model
 that has any, inside --since/--until when given. They are reset to pending
 and run in bulldozer mode, and are current afterwards. Units of unknown
 definition (marked applied, or applied before bollhav recorded definitions)
-are left alone. It cannot be combined with --mode discover|torch,
---interval-override or --downstream.
+are left alone. With --downstream it also rebuilds the windows built on
+them: applied units downstream, through gated edges (EXISTS aside) and the
+lineage, whose upstream windows in reach (overlapping for EXACT and
+ENCAPSULATE, before it for THROUGH, any for WHOLE) are outdated or built on
+outdated ones; they run after their upstreams, in the task graph's order.
+A downstream window reaching past --since/--until is left out. It cannot be
+combined with --mode discover|torch or --interval-override.
 
 A sql, query or view model whose connection: {dsn_env_var: NAME} (or
 defaults: connection) names a warehouse runs there: $NAME must hold its

@@ -156,8 +156,8 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 		wantKinds[i.Kind]++
 	}
 	open := gauges(fams, "bollhav_open_incidents", "kind")
-	if len(open) != 6 {
-		t.Errorf("bollhav_open_incidents has %d kinds, want all 6: %v", len(open), open)
+	if len(open) != 7 {
+		t.Errorf("bollhav_open_incidents has %d kinds, want all 7: %v", len(open), open)
 	}
 	for kind, n := range open {
 		if n != wantKinds[kind] {

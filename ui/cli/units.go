@@ -43,7 +43,7 @@ newest 20; the line names 3, why lists them all).
 With -o json:
   {"model","units":[{"since","until","status","applied_at","blocked_reason",
     "attempts","error","not_before","retry","attempt_errors","fingerprint",
-    "definition"}]}
+    "definition","built_on_outdated"}]}
 Timestamps are RFC 3339 UTC; since and until are null for a timeless model's
 existence row; applied_at, blocked_reason and error are null when the unit
 has none; not_before is when a unit waiting for its retry may run again, and
@@ -56,8 +56,13 @@ is not applied or the definition is unknown) and definition says whether that
 is the model's current one: "current", "outdated" (built under an earlier
 definition; gates still count it applied) or "unknown" (marked applied by an
 operator, or applied before bollhav recorded definitions), null when the unit
-is not applied. The text output is one aligned line per unit, DEFINITION
-holding the short fingerprint (8 hex digits) and that word, DETAIL the blocked
+is not applied. built_on_outdated is true for an applied unit whose gated
+upstreams have outdated windows in its reach (or windows built on outdated
+ones, through the lineage): it read data an earlier definition produced;
+'bollhav why' names them and 'bollhav run --outdated --downstream' rebuilds
+it. The text output is one aligned line per unit, DEFINITION holding the
+short fingerprint (8 hex digits) and that word, or built-on-outdated alone
+for a current or unknown unit built on outdated windows; DETAIL the blocked
 reason, the retry wait and the errors.`,
 		examples: []string{
 			"bollhav units raw.orders",
@@ -96,6 +101,9 @@ type unitJSON struct {
 	// Definition is current, outdated or unknown (null unless applied).
 	Fingerprint *string `json:"fingerprint"`
 	Definition  *string `json:"definition"`
+	// BuiltOnOutdated: an applied unit whose upstream windows in reach are
+	// outdated (or built on outdated ones).
+	BuiltOnOutdated bool `json:"built_on_outdated"`
 }
 
 // Open bounds of --since/--until: instants every unit lies within. The zero
@@ -141,6 +149,13 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		return ExitUsage
 	}
 
+	// Which applied units are built on outdated windows upstream: one
+	// grouped count when nothing is outdated.
+	trace, err := e.BuiltOnOutdated(ctx, model)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
 	// A failed or retrying unit's history is read beside it: one small
 	// read per such unit, none for the others.
 	budget := e.RetryBudget(ctx, model)
@@ -164,7 +179,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			b, err := json.Marshal(unitToJSON(u, f, ms.Fingerprint))
+			b, err := json.Marshal(unitToJSON(u, f, ms.Fingerprint, trace))
 			if err != nil {
 				return err
 			}
@@ -201,7 +216,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			return writeUnitLine(out, pal, unitCells(u, f, ms.Fingerprint), false)
+			return writeUnitLine(out, pal, unitCells(u, f, ms.Fingerprint, trace), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -237,7 +252,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 	return ExitOK
 }
 
-func unitToJSON(u state.Unit, f engine.UnitFailures, current string) unitJSON {
+func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
 	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
@@ -255,6 +270,7 @@ func unitToJSON(u state.Unit, f engine.UnitFailures, current string) unitJSON {
 	}
 	if d := engine.UnitDefinition(u, current); d != "" {
 		j.Definition = &d
+		j.BuiltOnOutdated = trace.BuiltOnAt(u.Window) != nil
 	}
 	return j
 }
@@ -266,7 +282,7 @@ var (
 	unitsWidths = []int{20, 20, 7, 8, 20, 17}
 )
 
-func unitCells(u state.Unit, f engine.UnitFailures, current string) []string {
+func unitCells(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace) []string {
 	since, until := "-", "-"
 	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
@@ -280,6 +296,10 @@ func unitCells(u state.Unit, f engine.UnitFailures, current string) []string {
 	def := "-"
 	if ds := engine.UnitDefinition(u, current); ds != "" {
 		def = spec.ShortFingerprint(u.Fingerprint) + " " + ds
+		if ds != engine.DefinitionOutdated && trace.BuiltOnAt(u.Window) != nil {
+			// The word alone fills the column; why names the upstream.
+			def = engine.DefinitionBuiltOnOutdated
+		}
 	}
 	return []string{since, until, string(u.Status), strconv.Itoa(u.Attempts), rfcOrDash(u.AppliedAt), def, d}
 }

@@ -45,7 +45,15 @@ and a unit with failed attempts lists the earlier ones' errors, newest first,
 each with its time and run (the store keeps a unit's newest 20). With -o json
 they are "retry": {"try","of","at","ended_run"} (null when not waiting) and
 "attempt_errors": [{"number","try","error","at","run_id"}], every kept failed
-attempt newest first (try 0: an expired lease; run_id null: a worker's).`,
+attempt newest first (try 0: an expired lease; run_id null: a worker's).
+
+An applied unit built under an earlier definition says "applied under an
+earlier definition (changed TIME: what)" and lists the changes (JSON
+"definition_change": {"changed_at","changes":[{"field","old","new"}]}, null
+when the store does not keep that definition); one whose upstream windows in
+reach are outdated names them ("built_on_outdated": [{"model","windows",
+"more"}]). An upstream whose require_current contract waits on outdated
+windows lists them apart from the missing ones ("outdated").`,
 		examples: []string{
 			"bollhav why warehouse.daily_orders --at 2026-01-05",
 			"bollhav why raw.orders --at 2026-01-05T13:20:00Z --as-of 2026-01-06T00:00:00Z",
@@ -77,12 +85,14 @@ type whyJSON struct {
 	Retry     *retryJSON        `json:"retry"`
 	Failures  []attemptJSON     `json:"attempt_errors"`
 	// Fingerprint and Definition as in units -o json.
-	Fingerprint *string   `json:"fingerprint"`
-	Definition  *string   `json:"definition"`
-	Satisfied   bool      `json:"satisfied"`
-	AsOf        string    `json:"as_of"`
-	More        int       `json:"frontier_more"`
-	Data        *dataJSON `json:"data,omitempty"`
+	Fingerprint *string       `json:"fingerprint"`
+	Definition  *string       `json:"definition"`
+	BuiltOn     []builtOnJSON `json:"built_on_outdated"`
+	Change      *changeJSON   `json:"definition_change"`
+	Satisfied   bool          `json:"satisfied"`
+	AsOf        string        `json:"as_of"`
+	More        int           `json:"frontier_more"`
+	Data        *dataJSON     `json:"data,omitempty"`
 }
 
 type whyUpstreamJSON struct {
@@ -92,6 +102,7 @@ type whyUpstreamJSON struct {
 	Stale     bool              `json:"stale"`
 	Reason    string            `json:"reason"`
 	Missing   [][2]string       `json:"missing"`
+	Outdated  [][2]string       `json:"outdated"`
 	Skipped   bool              `json:"skipped"`
 	Error     string            `json:"error,omitempty"`
 	Newest    *string           `json:"newest_applied_at"`
@@ -101,18 +112,40 @@ type whyUpstreamJSON struct {
 	Freshness *whyFreshnessJSON `json:"freshness"`
 }
 
+// builtOnJSON is one upstream an applied unit was built on outdated
+// windows of: the first few ranges ([] for a timeless upstream's row) and
+// how many more.
+type builtOnJSON struct {
+	Model   string      `json:"model"`
+	Windows [][2]string `json:"windows"`
+	More    int         `json:"more"`
+}
+
+// changeJSON is what changed since an outdated unit's definition.
+type changeJSON struct {
+	ChangedAt *string     `json:"changed_at"`
+	Changes   []fieldJSON `json:"changes"`
+}
+
+type fieldJSON struct {
+	Field string `json:"field"`
+	Old   string `json:"old"`
+	New   string `json:"new"`
+}
+
 type whyFreshnessJSON struct {
 	Within string `json:"within"`
 	Scope  string `json:"scope"`
 }
 
 type whyLinkJSON struct {
-	Model  string  `json:"model"`
-	Since  *string `json:"since"`
-	Until  *string `json:"until"`
-	Status string  `json:"status"`
-	Stale  bool    `json:"stale,omitempty"`
-	Detail string  `json:"detail,omitempty"`
+	Model    string  `json:"model"`
+	Since    *string `json:"since"`
+	Until    *string `json:"until"`
+	Status   string  `json:"status"`
+	Stale    bool    `json:"stale,omitempty"`
+	Outdated bool    `json:"outdated,omitempty"`
+	Detail   string  `json:"detail,omitempty"`
 }
 
 type whyFrontierJSON struct {
@@ -122,6 +155,7 @@ type whyFrontierJSON struct {
 	Releases int     `json:"releases"`
 	Status   string  `json:"status"`
 	Stale    bool    `json:"stale,omitempty"`
+	Outdated bool    `json:"outdated,omitempty"`
 }
 
 // whyWindowJSON is a window's bounds as JSON: RFC 3339 UTC, or null for a
@@ -201,9 +235,25 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 	if r.Definition != "" {
 		out.Definition = &r.Definition
 	}
+	if c := r.Change; c != nil {
+		out.Change = &changeJSON{ChangedAt: whyTimeJSON(c.ChangedAt), Changes: []fieldJSON{}}
+		for _, f := range c.Changes {
+			out.Change.Changes = append(out.Change.Changes, fieldJSON{Field: f.Field, Old: f.Old, New: f.New})
+		}
+	}
+	out.BuiltOn = []builtOnJSON{}
+	for _, b := range r.BuiltOnOutdated {
+		bj := builtOnJSON{Model: b.Model, Windows: [][2]string{}, More: b.More}
+		for _, w := range b.Windows {
+			if !w.IsZero() {
+				bj.Windows = append(bj.Windows, [2]string{state.FormatTime(w.Since), state.FormatTime(w.Until)})
+			}
+		}
+		out.BuiltOn = append(out.BuiltOn, bj)
+	}
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
-			Reason: u.Reason, Missing: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
+			Reason: u.Reason, Missing: [][2]string{}, Outdated: [][2]string{}, Skipped: u.Skipped, Newest: whyTimeJSON(u.Newest), Oldest: whyTimeJSON(u.Oldest),
 			NewestAge: whySecondsJSON(u.NewestAge), OldestAge: whySecondsJSON(u.OldestAge)}
 		if u.Err != nil {
 			uj.Error = u.Err.Error()
@@ -212,18 +262,21 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		for _, m := range u.Missing {
 			uj.Missing = append(uj.Missing, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
 		}
+		for _, m := range u.Outdated {
+			uj.Outdated = append(uj.Outdated, [2]string{state.FormatTime(m.Since), state.FormatTime(m.Until)})
+		}
 		if f := u.Freshness; f != nil {
 			uj.Freshness = &whyFreshnessJSON{Within: gate.FormatWithin(f.Within), Scope: f.Scope.String()}
 		}
 		out.Upstreams = append(out.Upstreams, uj)
 	}
 	for _, l := range r.RootCause {
-		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Detail: l.Detail}
+		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Outdated: l.Outdated, Detail: l.Detail}
 		lj.Since, lj.Until = whyWindowJSON(l.Window)
 		out.RootCause = append(out.RootCause, lj)
 	}
 	for _, f := range r.Frontier {
-		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale}
+		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale, Outdated: f.Outdated}
 		fj.Since, fj.Until = whyWindowJSON(f.Window)
 		out.Frontier = append(out.Frontier, fj)
 	}
@@ -294,9 +347,17 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	}
 	switch r.Definition {
 	case engine.DefinitionOutdated:
-		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", spec.ShortFingerprint(r.Fingerprint), r.Model)
+		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", definitionChangeText(r), r.Model)
+		if r.Change != nil {
+			for _, f := range r.Change.Changes {
+				fmt.Fprintf(out, "    %s\n", f)
+			}
+		}
 	case engine.DefinitionUnknown:
 		fmt.Fprintln(out, "  definition: unknown (marked applied, or applied before bollhav recorded definitions)")
+	}
+	for _, b := range r.BuiltOnOutdated {
+		fmt.Fprintf(out, "  built on outdated windows of %s: %s; bollhav run --outdated --downstream rebuilds them and this unit\n", b.Model, taintedText(b))
 	}
 	switch {
 	case len(r.Upstreams) == 0:
@@ -339,6 +400,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		if l.Stale {
 			status += " (stale)"
 		}
+		if l.Outdated {
+			status += " (outdated)"
+		}
 		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, l.Model, whyWindowText(l.Window), status)
 		if l.Detail != "" {
 			line += ": " + oneLine(l.Detail)
@@ -365,7 +429,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	for _, f := range r.Frontier {
 		if n := len(groups); n > 0 {
 			g := &groups[n-1]
-			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Releases == f.Releases &&
+			if g.f.Model == f.Model && g.f.Status == f.Status && g.f.Stale == f.Stale && g.f.Outdated == f.Outdated && g.f.Releases == f.Releases &&
 				!g.w.Until.IsZero() && g.w.Until.Equal(f.Window.Since) {
 				g.w.Until = f.Window.Until
 				g.n++
@@ -383,6 +447,9 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		status := pal.status(string(g.f.Status))
 		if g.f.Stale {
 			status += " (stale: re-apply)"
+		}
+		if g.f.Outdated {
+			status += " (outdated: run --outdated)"
 		}
 		releases := strconv.Itoa(g.f.Releases)
 		if g.n > 1 {
@@ -413,4 +480,38 @@ func printEarlierFailures(out io.Writer, r *gate.WhyReport) {
 		}
 		fmt.Fprintf(out, "    %s failed at %s%s: %s\n", a.Label(), state.FormatTime(a.At), run, oneLine(a.Error))
 	}
+}
+
+// taintedText lists an upstream's outdated windows in a unit's reach:
+// "[a, b), [c, d) (+2 more)", or "its existence row" for a timeless one.
+func taintedText(b gate.TaintedUpstream) string {
+	var parts []string
+	for _, w := range b.Windows {
+		if w.IsZero() {
+			parts = append(parts, "its existence row")
+			continue
+		}
+		parts = append(parts, w.String())
+	}
+	s := strings.Join(parts, ", ")
+	if b.More > 0 {
+		s += fmt.Sprintf(" (+%d more)", b.More)
+	}
+	return s
+}
+
+// definitionChangeText is the parenthesis after "applied under an earlier
+// definition": when and what changed, or the old fingerprint when the store
+// no longer has its definition.
+func definitionChangeText(r *gate.WhyReport) string {
+	c := r.Change
+	switch {
+	case c == nil:
+		return spec.ShortFingerprint(r.Fingerprint) + "; the earlier definition is not kept"
+	case len(c.Changes) == 0:
+		return "changed" // a change the diff cannot name: a fingerprint rule change
+	case c.ChangedAt == nil:
+		return "changed in the spec, not registered yet: " + spec.Summary(c.Changes)
+	}
+	return "changed " + state.FormatTime(*c.ChangedAt) + ": " + spec.Summary(c.Changes)
 }

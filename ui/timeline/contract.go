@@ -140,7 +140,7 @@ func Assess(c Contract, up Track) Assessment {
 	case LevelExact:
 		if s, ok := up.exact(w); ok {
 			as.Row = s
-			complete = s == Applied || s == Stale
+			complete = s == Applied || s == Stale || s == Outdated
 		}
 	case LevelEncapsulate, LevelThrough, LevelWhole:
 		complete = !as.Need.Empty() && !as.Frontier.Before(as.Need.Until)

@@ -8,7 +8,8 @@ import (
 
 // Status is what one cell of a strip shows: the five unit statuses of the
 // store, plus stale (applied, but too old for a freshness contract — the UI
-// decides which rows that is), missing (time inside the model's range that no
+// decides which rows that is), outdated (applied under an earlier
+// definition than the model's current one; the UI decides which), missing (time inside the model's range that no
 // unit holds) and outside (time before the model starts or after its range
 // ends). Its values are the store's own spellings, so a state.UnitStatus
 // converts with StatusOf.
@@ -16,19 +17,21 @@ type Status string
 
 // The statuses a cell can have.
 const (
-	Applied Status = "applied"
-	Pending Status = "pending"
-	Running Status = "running"
-	Blocked Status = "blocked"
-	Failed  Status = "failed"
-	Stale   Status = "stale"
-	Missing Status = "missing"
-	Outside Status = "outside"
+	Applied  Status = "applied"
+	Pending  Status = "pending"
+	Running  Status = "running"
+	Blocked  Status = "blocked"
+	Failed   Status = "failed"
+	Stale    Status = "stale"
+	Outdated Status = "outdated"
+	Missing  Status = "missing"
+	Outside  Status = "outside"
 )
 
 // Statuses lists the statuses a legend explains, in the order the store
-// and the themes package list them.
-var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missing}
+// and the themes package list them; outdated last, so a legend short of
+// room drops it first when no cell shows it.
+var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missing, Outdated}
 
 // Order is the aggregation order, worst first: a cell that holds several
 // units (a day of hourly units, a month of days, a flexible model's chunk
@@ -39,6 +42,9 @@ var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missi
 //     zoomed-out view must still point at it.
 //   - stale: present but too old, so a consumer reads wrong answers — a
 //     problem, unlike the work in flight below it.
+//   - outdated: present, built by an earlier definition: a rebuild is
+//     owed, but what it holds is what that definition produced, so it
+//     ranks under stale and over the work in flight.
 //   - running: a worker holds it; shown above pending so a zoomed-out view
 //     shows where the work happens now.
 //   - pending: queued work the engine knows about.
@@ -50,7 +56,7 @@ var Statuses = []Status{Applied, Pending, Running, Blocked, Failed, Stale, Missi
 //
 // Outside is not in the order: the part of a cell outside the model's range
 // is ignored, and only a cell wholly outside shows it.
-var Order = []Status{Failed, Blocked, Stale, Running, Pending, Missing, Applied}
+var Order = []Status{Failed, Blocked, Stale, Outdated, Running, Pending, Missing, Applied}
 
 // rank numbers statuses so that a larger rank is worse; the strip's range
 // maximum runs on these bytes.
@@ -62,13 +68,14 @@ const (
 	rMissing
 	rPending
 	rRunning
+	rOutdated
 	rStale
 	rBlocked
 	rFailed
 	nRanks
 )
 
-var rankStatus = [nRanks]Status{Outside, Applied, Missing, Pending, Running, Stale, Blocked, Failed}
+var rankStatus = [nRanks]Status{Outside, Applied, Missing, Pending, Running, Outdated, Stale, Blocked, Failed}
 
 // rankOf ranks s; a status this package does not know ranks as pending:
 // work the engine has not settled, neither hidden nor alarming.
@@ -82,6 +89,8 @@ func rankOf(s Status) rank {
 		return rRunning
 	case Stale:
 		return rStale
+	case Outdated:
+		return rOutdated
 	case Blocked:
 		return rBlocked
 	case Failed:
@@ -104,7 +113,7 @@ func StatusOf(u state.UnitStatus) Status { return rankStatus[rankOf(Status(u))] 
 // terminal and to a colour-blind operator: colour only repeats the glyph.
 // Each must be one terminal cell wide.
 type Glyphs struct {
-	Applied, Pending, Running, Blocked, Failed, Stale, Missing, Outside rune
+	Applied, Pending, Running, Blocked, Failed, Stale, Outdated, Missing, Outside rune
 	// Cursor points up at the cursor's columns on the line under a strip.
 	Cursor rune
 	// Need marks a column whose part of a contract's needed range is
@@ -119,13 +128,13 @@ type Glyphs struct {
 // East Asian "ambiguous" width: a terminal set to draw those wide (some CJK
 // setups) should use ASCII.
 var Unicode = Glyphs{
-	Applied: '█', Pending: '░', Running: '▶', Blocked: '▒', Failed: '✗', Stale: '~', Missing: '·', Outside: ' ',
+	Applied: '█', Pending: '░', Running: '▶', Blocked: '▒', Failed: '✗', Stale: '~', Outdated: '▓', Missing: '·', Outside: ' ',
 	Cursor: '▲', Need: '▔', Gap: '╳', Before: '◂', After: '▸',
 }
 
 // ASCII is the fallback glyph set for terminals without those symbols.
 var ASCII = Glyphs{
-	Applied: '#', Pending: '-', Running: '>', Blocked: '=', Failed: 'X', Stale: '~', Missing: '.', Outside: ' ',
+	Applied: '#', Pending: '-', Running: '>', Blocked: '=', Failed: 'X', Stale: '~', Outdated: '%', Missing: '.', Outside: ' ',
 	Cursor: '^', Need: '^', Gap: 'x', Before: '<', After: '>',
 }
 
@@ -144,6 +153,8 @@ func (g Glyphs) Of(s Status) rune {
 		return g.Failed
 	case Stale:
 		return g.Stale
+	case Outdated:
+		return g.Outdated
 	case Missing:
 		return g.Missing
 	case Outside:

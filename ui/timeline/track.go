@@ -57,7 +57,7 @@ func NewTrack(segs []Segment, extent state.Window) Track {
 		t.tree[i] = max(t.tree[2*i], t.tree[2*i+1])
 	}
 	t.held = union(segs, func(Segment) bool { return true })
-	t.applied = union(segs, func(s Segment) bool { r := rankOf(s.Status); return r == rApplied || r == rStale })
+	t.applied = union(segs, func(s Segment) bool { r := rankOf(s.Status); return r == rApplied || r == rStale || r == rOutdated })
 	t.appliedSecs = make([]float64, len(t.applied)+1)
 	for i, w := range t.applied {
 		t.appliedSecs[i+1] = t.appliedSecs[i] + w.Until.Sub(w.Since).Seconds()
@@ -253,7 +253,8 @@ func covers(ws []state.Window, a, b time.Time) bool {
 	return i < len(ws) && !ws[i].Since.After(a) && !ws[i].Until.Before(b)
 }
 
-// Covered is how much of w the applied (and stale) units cover.
+// Covered is how much of w the applied (and stale, and outdated) units
+// cover.
 func (t Track) Covered(w state.Window) time.Duration {
 	a, b, ws := w.Since, w.Until, t.applied
 	if !b.After(a) {
