@@ -32,7 +32,7 @@ func (g *Reader) Releases(ctx context.Context, runs map[string][]state.Window) (
 	}
 	loaded := map[string]state.IntervalSet{}
 	for model, ws := range runs {
-		loaded[model] = state.NewIntervalSet(nonZero(ws)...)
+		loaded[model] = state.NewIntervalSet(ws...) // drops a timeless row's zero window
 	}
 	downstream := map[string]bool{}
 	for model := range runs {
@@ -72,15 +72,4 @@ func supplied(parts []ReasonPart, runs map[string][]state.Window, loaded map[str
 		}
 	}
 	return true
-}
-
-// nonZero drops zero windows (a timeless model's existence row).
-func nonZero(ws []state.Window) []state.Window {
-	out := make([]state.Window, 0, len(ws))
-	for _, w := range ws {
-		if !w.IsZero() {
-			out = append(out, w)
-		}
-	}
-	return out
 }
