@@ -24,8 +24,9 @@ import (
 // liveSpec has every contract level, with and without freshness (both
 // scopes), over a fixed, a flexible and a timeless upstream; downstream
 // grains coarser than their upstreams; a timeless downstream; a chain of
-// two gated levels; and hard errors (EXACT on flexible, an unregistered
-// upstream).
+// two gated levels; require_current edges, whose upstreams' units are
+// completed under the current definition, an earlier one or none; and hard
+// errors (EXACT on flexible, an unregistered upstream).
 const liveSpec = `
 models:
   - name: raw.fix
@@ -60,6 +61,11 @@ models:
     upstream:
       - {name: core.encap, contract: encapsulate}
       - {name: core.through, contract: through}
+  - name: core.current
+    chunking: {interval: 2h, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: raw.fix, contract: encapsulate, require_current: true}
+      - {name: raw.flex, contract: through, require_current: true, freshness: {within: 5h}}
   - name: mart.bad
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
@@ -76,7 +82,8 @@ var liveModels = []struct {
 }{
 	{"raw.fix", 1, false}, {"raw.flex", 1, true}, {"ref.config", 0, false},
 	{"core.exact", 1, false}, {"core.encap", 2, false}, {"core.through", 2, false},
-	{"core.whole", 1, false}, {"mart.snapshot", 0, false}, {"mart.chain", 2, false}, {"mart.bad", 1, false},
+	{"core.whole", 1, false}, {"mart.snapshot", 0, false}, {"mart.chain", 2, false}, {"core.current", 2, false},
+	{"mart.bad", 1, false},
 }
 
 // liveDay is the start of every grid; the clock starts 30 hours later and
@@ -183,7 +190,7 @@ func liveProperty(t *testing.T, rt *rapid.T, s state.Store, sp *spec.Spec) {
 	w.check("built")
 	steps := rapid.IntRange(1, 14).Draw(rt, "steps")
 	for i := range steps {
-		switch op := rapid.IntRange(0, 9).Draw(rt, fmt.Sprintf("op%d", i)); op {
+		switch op := rapid.IntRange(0, 10).Draw(rt, fmt.Sprintf("op%d", i)); op {
 		case 0, 1:
 			w.prefill()
 		case 2, 3, 4:
@@ -196,6 +203,8 @@ func liveProperty(t *testing.T, rt *rapid.T, s state.Store, sp *spec.Spec) {
 			w.tick()
 		case 8:
 			w.reregister()
+		case 10:
+			w.rebuild()
 		default:
 			w.sync()
 		}
@@ -369,7 +378,7 @@ func (w *liveWorld) claimAndComplete() {
 		case 1:
 			items = append(items, state.Completion{Claim: c, Outcome: state.Outcome{Status: state.Failed, At: w.now, Error: "boom"}})
 		default:
-			items = append(items, state.Completion{Claim: c, Outcome: state.Outcome{Status: state.Applied, At: w.now}})
+			items = append(items, state.Completion{Claim: c, Outcome: state.Outcome{Status: state.Applied, At: w.now, Fingerprint: w.drawFingerprint(name, i)}})
 		}
 	}
 	if len(items) > 0 {
@@ -383,6 +392,61 @@ func (w *liveWorld) claimAndComplete() {
 		w.regChanged = false // a run the index has not seen: it reads the registry
 	}
 	w.dirty = true
+}
+
+// rebuild runs a range of an upstream again, as `bollhav run` with
+// bulldozer does: its units go back to pending, are claimed and applied
+// under one definition drawn for all of them — the current one, an earlier
+// one (outdated for core.current's require_current edges) or none.
+func (w *liveWorld) rebuild() {
+	ctx := w.t.Context()
+	name := []string{"raw.fix", "raw.flex"}[rapid.IntRange(0, 1).Draw(w.rt, "rebuildModel")]
+	win := w.drawRange(1)
+	if _, err := w.s.SetStatus(ctx, state.StatusChange{Model: name, Window: win, From: []state.UnitStatus{state.Applied, state.Failed},
+		To: state.Pending, Now: w.now}); err != nil {
+		w.rt.Fatal(err)
+	}
+	runID, err := w.s.CreateRun(ctx, state.Run{Models: []string{name}, StateMode: "bulldozer", StartedAt: w.now, Status: state.RunRunning})
+	if err != nil {
+		w.rt.Fatal(err)
+	}
+	claims, err := w.s.Claim(ctx, state.ClaimRequest{Models: []string{name}, Worker: "w1", Lease: time.Hour, Limit: 100, RunID: runID, Now: w.now})
+	if err != nil {
+		w.rt.Fatal(err)
+	}
+	fp := w.drawFingerprint(name, 0)
+	items := make([]state.Completion, len(claims))
+	for i, c := range claims {
+		items[i] = state.Completion{Claim: c, Outcome: state.Outcome{Status: state.Applied, At: w.now, Fingerprint: fp}}
+	}
+	if len(items) > 0 {
+		errs, err := w.s.CompleteBatch(ctx, items)
+		if err != nil || errors.Join(errs...) != nil {
+			w.rt.Fatalf("complete: %v %v", err, errs)
+		}
+	}
+	w.logf("rebuild %s %s under %q: %d units", name, win, fp, len(claims))
+	if len(claims) > 0 {
+		w.regChanged = false
+	}
+	w.dirty = true
+}
+
+// drawFingerprint is the definition a completed unit of model was built
+// under: the model's current one, an earlier one (outdated for a
+// require_current downstream) or none recorded.
+func (w *liveWorld) drawFingerprint(model string, i int) string {
+	switch rapid.IntRange(0, 2).Draw(w.rt, fmt.Sprintf("fingerprint%d", i)) {
+	case 0:
+		return ""
+	case 1:
+		return "an-earlier-definition"
+	}
+	fp, err := w.e.CurrentFingerprint(w.t.Context(), model)
+	if err != nil {
+		w.rt.Fatal(err)
+	}
+	return fp
 }
 
 func (w *liveWorld) remove() {

@@ -99,8 +99,12 @@ func BenchmarkUIScale(b *testing.B) {
 	models, sizes := scaleSizes(b)
 	for _, units := range sizes {
 		b.Run("units="+unitsLabel(units), func(b *testing.B) {
-			e, biggest, genPeak := scaleEngine(b, models, units)
+			dir := b.TempDir()
+			e, biggest, genPeak := scaleEngine(b, dir, models, units)
 			resetPeakRSS(b)
+			b.Run("launch-to-first-frame", func(b *testing.B) {
+				benchLaunch(b, dir, models)
+			})
 			for _, view := range []string{"pipelines", "model", "blocked"} {
 				b.Run("view="+view, func(b *testing.B) {
 					benchScaleView(b, e, view, biggest)
@@ -119,14 +123,14 @@ func BenchmarkUIScale(b *testing.B) {
 	}
 }
 
-// scaleEngine generates a store of models and units in a directory of b's
+// scaleEngine generates a store of models and units in dir (state.db)
 // and returns the engine over it (the generated spec, its clock at
 // gen.AsOf), the model with the most units, and the process's peak RSS in
 // MB after generating (0 when unknown).
-func scaleEngine(b *testing.B, models, units int) (*engine.Engine, string, float64) {
+func scaleEngine(b *testing.B, dir string, models, units int) (*engine.Engine, string, float64) {
 	b.Helper()
 	ctx := b.Context()
-	s, err := sqlite.Open(ctx, filepath.Join(b.TempDir(), "state.db"))
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "state.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -293,6 +297,11 @@ func readPeakRSS() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return vmHWM(raw)
+}
+
+// vmHWM reads the peak resident set (VmHWM) in MB from a /proc status file.
+func vmHWM(raw []byte) (float64, error) {
 	for _, line := range strings.Split(string(raw), "\n") {
 		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
 			kb, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")))
@@ -302,5 +311,5 @@ func readPeakRSS() (float64, error) {
 			return float64(kb) / 1024, nil
 		}
 	}
-	return 0, fmt.Errorf("no VmHWM in /proc/self/status")
+	return 0, fmt.Errorf("no VmHWM in the process's status")
 }

@@ -1,27 +1,38 @@
 package ui_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui"
+	"github.com/bollhav/bollhav/ui/cli"
 )
 
 // TestDemoLiveGateFollowsARun: the live gate index a feed keeps (one for
-// every UI of the process, as `serve` shares it) says what a full sweep
-// says on the demo — before, and after a run that reruns the failed
-// payments hour with everything downstream of it, whose changes reach the
-// index only through the feed. The Blocked view's units carry its
-// verdicts: before the fix the revenue days behind the outage wait.
+// every UI of the process, as `serve` shares it) and `blocked --recheck`
+// say what a full sweep says on the demo, model for model — before, and
+// after a run that reruns the failed payments hour with everything
+// downstream of it, whose changes reach the feed's index only through the
+// feed. The Blocked view's units carry its verdicts: before the fix the
+// revenue days behind the outage wait.
 func TestDemoLiveGateFollowsARun(t *testing.T) {
 	d := seedDemo(t)
 	ctx := t.Context()
+	// One instant for every judge, the CLI's --as-of included: the demo's
+	// freshness limits run on the clock, and a verdict must not flip
+	// between two of them.
+	at := time.Now().UTC().Truncate(time.Second).Add(time.Second)
+	d.e.Now = func() time.Time { return at }
 	feed, err := ui.NewFeed(ctx, d.e, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +41,7 @@ func TestDemoLiveGateFollowsARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := sameAsSweep(t, d.e, live)
+	before := sameAsSweep(t, d, live)
 	waiting := revenue(before).Waiting
 	if waiting < 2 {
 		t.Fatalf("before the fix core.daily_revenue has %d units waiting, want the 2 days behind the outage: %+v", waiting, before.Models)
@@ -77,7 +88,7 @@ func TestDemoLiveGateFollowsARun(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	after := sameAsSweep(t, d.e, live)
+	after := sameAsSweep(t, d, live)
 	if revenue(after).Waiting >= waiting {
 		t.Errorf("after the fix core.daily_revenue still has %d units waiting (%d before)", revenue(after).Waiting, waiting)
 	}
@@ -93,15 +104,16 @@ func revenue(rep *gate.SweepReport) gate.ModelReadiness {
 	return gate.ModelReadiness{}
 }
 
-// sameAsSweep checks the index's report against a full sweep at the
-// index's now (the demo's freshness limits run on the wall clock) and
-// returns it.
-func sameAsSweep(t *testing.T, e *engine.Engine, live *gate.Live) *gate.SweepReport {
+// sameAsSweep checks the index's report, and `blocked --recheck -o json`
+// run as a user runs it, against a full sweep at the demo engine's fixed
+// now, and returns the index's report.
+func sameAsSweep(t *testing.T, d *demo, live *gate.Live) *gate.SweepReport {
 	t.Helper()
-	at := live.Now()
-	fixed := *e
-	fixed.Now = func() time.Time { return at }
-	want, err := fixed.GateSweep(t.Context(), gate.BlockedFilter{}, nil)
+	at := d.e.Now()
+	if !live.Now().Equal(at) {
+		t.Fatalf("the index judges at %s, the engine's clock says %s", live.Now(), at)
+	}
+	want, err := d.e.GateSweep(t.Context(), gate.BlockedFilter{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +124,50 @@ func sameAsSweep(t *testing.T, e *engine.Engine, live *gate.Live) *gate.SweepRep
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("the live index reports\n  %+v\na full sweep\n  %+v", got, want)
 	}
+	if cli := recheckJSON(t, d, at); !reflect.DeepEqual(cli, recheckRows(want)) {
+		t.Fatalf("blocked --recheck says\n  %+v\na full sweep\n  %+v", cli, recheckRows(want))
+	}
 	if got.Units == 0 {
 		t.Fatal("nothing outstanding on the demo: the comparison proves nothing")
 	}
 	return got
+}
+
+// recheckRow is one model of `blocked --recheck -o json`.
+type recheckRow struct {
+	Model       string `json:"model"`
+	Pipeline    string `json:"pipeline"`
+	Outstanding int    `json:"outstanding"`
+	Ready       int    `json:"ready"`
+	Released    int    `json:"released"`
+	Waiting     int    `json:"waiting"`
+	Stale       int    `json:"stale"`
+	Errors      int    `json:"errors"`
+}
+
+// recheckJSON runs `bollhav blocked --recheck -o json` on the demo as of at.
+func recheckJSON(t *testing.T, d *demo, at time.Time) []recheckRow {
+	t.Helper()
+	var out, errb bytes.Buffer
+	args := []string{"blocked", "--recheck", "-o", "json", "--spec", filepath.Join(d.dir, "bollhav.yaml"), "--as-of", state.FormatTime(at)}
+	if code := cli.Main(args, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("blocked --recheck: exit %d\n%s", code, errb.String())
+	}
+	var got struct {
+		Models []recheckRow `json:"models"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+		t.Fatalf("blocked --recheck -o json: %v\n%s", err, out.String())
+	}
+	return got.Models
+}
+
+// recheckRows is rep as `blocked --recheck -o json` prints it.
+func recheckRows(rep *gate.SweepReport) []recheckRow {
+	out := []recheckRow{}
+	for _, m := range rep.Models {
+		out = append(out, recheckRow{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding, Ready: m.Ready,
+			Released: m.Released, Waiting: m.Waiting, Stale: m.Stale, Errors: m.Errors})
+	}
+	return out
 }

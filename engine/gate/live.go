@@ -21,7 +21,8 @@ import (
 // NextChange) re-judges only the models a freshness limit or a growing
 // contract range can flip. Its verdicts are the sweep's at the same state
 // and the same now, unit for unit (a property test holds it to that on
-// both stores); `blocked --recheck` stays a one-shot Sweep.
+// both stores). The UI's Blocked view, `serve` and `blocked --recheck`
+// report its verdicts.
 //
 // A change re-judges (see docs/semantics.md, "Live verdicts"):
 //   - the changed model's own units in the windows it names (their status
@@ -75,6 +76,13 @@ type liveState struct {
 	shapeErr map[string]error
 	// ix holds an index for every name some judged model gates on.
 	ix map[string]*upstreamIndex
+	// cur holds the current-only index of an upstream some judged model
+	// reads with require_current, while it has outdated windows (see
+	// live_current.go).
+	cur map[string]*upstreamIndex
+	// old holds the outdated applied rows of the upstreams in cur, in
+	// window order, with their fingerprints.
+	old map[string][]AppliedRow
 	// down lists, for an upstream name, the judged models gating on it.
 	down map[string][]string
 }
@@ -138,7 +146,7 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 	}
 	st := &liveState{now: now, seq: seq, lin: lin, regs: fingerprints(recs), runs: map[int64]bool{},
 		models: map[string]*liveModel{}, shapes: map[string]upstreamShape{}, shapeErr: map[string]error{},
-		ix: map[string]*upstreamIndex{}, down: map[string][]string{}}
+		ix: map[string]*upstreamIndex{}, cur: map[string]*upstreamIndex{}, old: map[string][]AppliedRow{}, down: map[string][]string{}}
 	for _, rec := range recs {
 		if sh, err := g.shapeFromRecord(rec); err != nil {
 			st.shapeErr[rec.Name] = err
@@ -167,6 +175,11 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 			}
 		}
 	}
+	cur, err := l.readCurrent(ctx, st, st.currentUpstreams())
+	if err != nil {
+		return nil, err
+	}
+	st.setCurrent(cur, now)
 	var judged []*liveModel
 	for _, m := range st.models {
 		m.disjoint = isDisjoint(m.units)
@@ -217,7 +230,7 @@ func (st *liveState) index(name string) error {
 func (st *liveState) buildEdges(m *liveModel) {
 	m.edges = m.edges[:0]
 	for _, src := range m.srcs {
-		ix := st.ix[src.Name]
+		ix := st.edgeIndex(src.RequireCurrent, src.Name)
 		ix.setRange(st.now)
 		m.edges = append(m.edges, newSweepEdge(src, m.timeless, ix, st.now))
 	}

@@ -183,11 +183,21 @@ func (l *Live) apply(ctx context.Context, changes []state.Change) (ApplyStats, e
 	if err != nil {
 		return ApplyStats{}, err
 	}
+	var again []string
+	for _, name := range st.currentUpstreams() {
+		if slices.ContainsFunc(reads, func(rd modelRead) bool { return rd.m.name == name }) {
+			again = append(again, name)
+		}
+	}
+	cur, err := l.readCurrent(ctx, st, again)
+	if err != nil {
+		return ApplyStats{}, err
+	}
 	now := l.r.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	stats := ApplyStats{Changes: len(mine), Read: n}
-	stats.Rejudged = st.update(now, reads)
+	stats.Rejudged = st.update(now, reads, cur)
 	st.seq = last
 	return stats, nil
 }
@@ -423,7 +433,7 @@ type upstreamReach struct {
 // update puts the units read into memory and re-judges what they, and the
 // clock since st.now, can have changed; it returns how many units it
 // judged.
-func (st *liveState) update(now time.Time, reads []modelRead) int {
+func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]currentRead) int {
 	back := now.Before(st.now)
 	st.now = now
 	nowNS := now.UnixNano()
@@ -487,6 +497,14 @@ func (st *liveState) update(now time.Time, reads []modelRead) int {
 				for _, s := range changed {
 					get(st.models[d]).reach = append(get(st.models[d]).reach, upstreamReach{up: m.name, s: s})
 				}
+			}
+		}
+	}
+	for _, name := range st.setCurrent(cur, now) {
+		for _, d := range st.down[name] {
+			dm := st.models[d]
+			if slices.ContainsFunc(dm.srcs, func(src spec.Source) bool { return src.Name == name && src.RequireCurrent }) {
+				get(dm).all = true
 			}
 		}
 	}

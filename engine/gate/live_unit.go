@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -37,12 +38,19 @@ func (l *Live) Gate(model string, w state.Window) (UnitGate, bool) {
 // its index: the registration's shape and the applied rows the level
 // selects, as Reader.upstreamState reads them from the store.
 func (st *liveState) upstreamState(src spec.Source, w *state.Window) UpstreamState {
-	ix := st.ix[src.Name]
+	ix := st.edgeIndex(src.RequireCurrent, src.Name)
 	sh := ix.shape
 	if !sh.registered {
 		return UpstreamState{}
 	}
 	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility}
+	_, split := st.cur[src.Name]
+	split = split && src.RequireCurrent
+	if split {
+		// Judge tells the outdated rows from the missing ranges by their
+		// fingerprints against the current one.
+		up.Current = sh.current
+	}
 	if src.Contract == spec.Exists {
 		return up
 	}
@@ -64,6 +72,10 @@ func (st *liveState) upstreamState(src spec.Source, w *state.Window) UpstreamSta
 		}
 	}
 	up.Applied = ix.rows(a, b)
+	if split {
+		up.Applied = append(up.Applied, st.outdatedRows(src.Name, a, b)...)
+		slices.SortStableFunc(up.Applied, func(x, y AppliedRow) int { return x.Window.Since.Compare(y.Window.Since) })
+	}
 	return up
 }
 

@@ -102,31 +102,46 @@ func exactRows(rows []AppliedRow, w state.Window) []AppliedRow {
 // applied rows read again with their fingerprints. Only opted-in edges pay
 // for it, and only while the upstream has outdated windows.
 func (g *Reader) currentIndex(ctx context.Context, env, name string, ix *upstreamIndex, now time.Time) (*upstreamIndex, error) {
-	if !ix.shape.registered || ix.shape.current == "" {
-		return ix, nil
+	rows, old, err := g.currentRows(ctx, env, name, ix.shape)
+	if err != nil || len(old) == 0 {
+		return ix, err
+	}
+	return newUpstreamIndex(ix.shape, rows, now), nil
+}
+
+// currentRows reads the applied rows of upstream name built under its
+// current definition (or an unknown one), for an index a require_current
+// edge reads, and the outdated ones apart (old, in window order); old is
+// empty, and nothing is read but the counts, when the store counts no
+// applied unit of name under another known fingerprint: the upstream's
+// whole index serves then.
+func (g *Reader) currentRows(ctx context.Context, env, name string, sh upstreamShape) (rows []state.SweepUnit, old []AppliedRow, err error) {
+	if !sh.registered || sh.current == "" {
+		return nil, nil, nil
 	}
 	counts, err := g.Store.FingerprintCounts(ctx, env, name)
 	if err != nil {
-		return nil, fmt.Errorf("counting the applied units of %s by definition: %w", name, err)
+		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", name, err)
 	}
-	has := false
+	outdated := false
 	for _, c := range counts {
-		has = has || IsOutdated(c.Fingerprint, ix.shape.current)
+		outdated = outdated || IsOutdated(c.Fingerprint, sh.current)
 	}
-	if !has {
-		return ix, nil
+	if !outdated {
+		return nil, nil, nil
 	}
-	rows, err := g.Store.Applied(ctx, env, name, state.Window{})
+	applied, err := g.Store.Applied(ctx, env, name, state.Window{})
 	if err != nil {
-		return nil, fmt.Errorf("reading applied rows of %s: %w", name, err)
+		return nil, nil, fmt.Errorf("reading applied rows of %s: %w", name, err)
 	}
-	var us []state.SweepUnit
-	for _, r := range rows {
-		if !IsOutdated(r.Fingerprint, ix.shape.current) {
-			us = append(us, state.SweepUnitOf(state.Unit{Window: r.Window, Status: state.Applied, AppliedAt: &r.AppliedAt}))
+	for _, r := range applied {
+		if IsOutdated(r.Fingerprint, sh.current) {
+			old = append(old, r)
+		} else {
+			rows = append(rows, state.SweepUnitOf(state.Unit{Window: r.Window, Status: state.Applied, AppliedAt: &r.AppliedAt}))
 		}
 	}
-	return newUpstreamIndex(ix.shape, us, now), nil
+	return rows, old, nil
 }
 
 // outdatedUnits calls fn, in window order, with each applied unit of um

@@ -120,6 +120,15 @@ type recheckJSON struct {
 	Models []recheckModelJSON `json:"models"`
 }
 
+// liveRecheck is the live index's report over the units filter selects.
+func liveRecheck(ctx gocontext.Context, e *engine.Engine, filter gate.BlockedFilter) (*gate.SweepReport, error) {
+	live, err := e.LiveGate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return live.Report(filter)
+}
+
 type recheckModelJSON struct {
 	Model       string `json:"model"`
 	Pipeline    string `json:"pipeline"`
@@ -131,9 +140,12 @@ type recheckModelJSON struct {
 	Errors      int    `json:"errors"`
 }
 
-// runRecheck is `blocked --recheck`: the engine's gate sweep, per model.
+// runRecheck is `blocked --recheck`: the verdicts of the live gate index
+// (engine.LiveGate) — what the UI's Blocked view and `serve` keep current
+// from the change feed — per model. Built here from one full read, it says
+// what a full sweep says, unit for unit.
 func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
-	rep, err := e.GateSweep(ctx, filter, nil)
+	rep, err := liveRecheck(ctx, e, filter)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
