@@ -3,6 +3,7 @@ package engine_test
 import (
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"slices"
 	"sort"
 	"testing"
@@ -61,12 +62,15 @@ func benchIncremental(b *testing.B, e *engine.Engine, sum gen.Summary) {
 		}
 		sweep = min(sweep, time.Since(start))
 	}
+	heapBefore := liveHeap()
 	start := time.Now()
 	live, err := e.LiveGate(ctx)
 	if err != nil {
 		b.Fatal(err)
 	}
 	build := time.Since(start)
+	// What the index holds: the live heap it adds, after a collection.
+	indexMB := float64(liveHeap()-heapBefore) / (1 << 20)
 	pool := unitPool(b, e)
 	r := rand.New(rand.NewPCG(21, 1))
 	var times []time.Duration
@@ -105,10 +109,11 @@ func benchIncremental(b *testing.B, e *engine.Engine, sum gen.Summary) {
 	b.ReportMetric(float64(times[len(times)-1].Nanoseconds()), "max-ns")
 	b.ReportMetric(float64(sweep.Nanoseconds()), "floor-ns/op")
 	b.ReportMetric(float64(build.Nanoseconds()), "build-ns")
+	b.ReportMetric(indexMB, "index-MB")
 	b.ReportMetric(float64(stats.Rejudged)/float64(len(times)), "rejudged/batch")
 	b.ReportMetric(float64(stats.Read)/float64(len(times)), "read/batch")
-	b.Logf("%d units: batch p50 %v (max %v), full sweep %v (%.0fx), index built in %v; per batch %d changes, %d units read, %d re-judged",
-		sum.Units, p50, times[len(times)-1], sweep, float64(sweep)/float64(p50), build,
+	b.Logf("%d units: batch p50 %v (max %v), full sweep %v (%.0fx), index built in %v, holding %.0f MB; per batch %d changes, %d units read, %d re-judged",
+		sum.Units, p50, times[len(times)-1], sweep, float64(sweep)/float64(p50), build, indexMB,
 		stats.Changes/len(times), stats.Read/len(times), stats.Rejudged/len(times))
 
 	rep, err := e.GateSweep(ctx, gate.BlockedFilter{}, nil)
@@ -122,6 +127,14 @@ func benchIncremental(b *testing.B, e *engine.Engine, sum gen.Summary) {
 	if !reflect.DeepEqual(lrep, rep) {
 		b.Fatalf("after the batches the live index reports %d units in %d models, a full sweep %d in %d", lrep.Units, len(lrep.Models), rep.Units, len(rep.Models))
 	}
+}
+
+// liveHeap is the bytes of live heap objects after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
 }
 
 // poolUnit is a unit a batch may change.
