@@ -128,11 +128,12 @@ func launchOnce(bin, specPath, dbPath string) (time.Duration, float64, error) {
 
 // hasLaunchData reports whether the terminal output so far holds the
 // opening screen's data: the generated store has failed and blocked units,
-// so the program opens on Incidents, whose cards say what they block; the
+// so the program opens on Incidents, whose footer counts its cards ("642
+// incidents · failures first, then by impact") once they are loaded; the
 // pipelines view (nothing wrong) has its MODEL column.
 func hasLaunchData(out string) bool {
 	s := ansi.Strip(out)
-	return strings.Contains(s, "blocks ") || strings.Contains(s, "MODEL")
+	return strings.Contains(s, "· failures first") || strings.Contains(s, "MODEL")
 }
 
 // childPeakRSS is a running process's peak resident set (VmHWM) in MB.
