@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -34,20 +35,54 @@ func BenchmarkFeedContention(b *testing.B) {
 		perWriter = n
 	}
 	dsn := pgtest.DSN(b)
-	for _, writers := range []int{1, 4, 8} {
-		b.Run(fmt.Sprintf("writers=%d", writers), func(b *testing.B) {
+	for _, run := range []struct {
+		writers  int
+		follower bool
+	}{{1, false}, {4, false}, {8, false}, {8, true}} {
+		name := fmt.Sprintf("writers=%d", run.writers)
+		if run.follower {
+			name += "/follower"
+		}
+		b.Run(name, func(b *testing.B) {
 			var perSecond float64
 			for range b.N {
-				perSecond = contend(b, dsn, writers, perWriter)
+				perSecond = contend(b, dsn, run.writers, perWriter, run.follower)
 			}
 			b.ReportMetric(perSecond, "commits/s")
 		})
 	}
 }
 
+// follow reads s's feed after seq as a UI does (state.Follower, woken by
+// each commit) until it has seen want changes, and reports a change seen
+// twice or out of seq order; a change skipped shows as one never seen.
+func follow(ctx context.Context, s state.Store, after int64, want int) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		last, n := after, 0
+		for c := range (state.Follower{Store: s, After: after, Poll: time.Second}).Follow(ctx) {
+			if c.Seq <= last {
+				done <- fmt.Errorf("seq %d after %d", c.Seq, last)
+				return
+			}
+			last, n = c.Seq, n+1
+			if n == want {
+				done <- nil
+				return
+			}
+		}
+		done <- fmt.Errorf("the follower saw %d of %d changes", n, want)
+	}()
+	return done
+}
+
 // contend opens writers handles on a fresh schema, gives each a model with
-// one pending unit, and times perWriter status toggles by each at once.
-func contend(b *testing.B, dsn string, writers, perWriter int) float64 {
+// one pending unit, and times perWriter status toggles by each at once;
+// with follower, a follower on a handle of its own reads the feed meanwhile
+// and must see every toggle once, in seq order.
+func contend(b *testing.B, dsn string, writers, perWriter int, follower bool) float64 {
 	b.StopTimer()
 	ctx := b.Context()
 	schema := pgtest.Schema(b, dsn)
@@ -66,6 +101,15 @@ func contend(b *testing.B, dsn string, writers, perWriter int) float64 {
 		if _, err := stores[0].Prefill(ctx, state.PrefillRequest{Model: r.Name, Windows: []state.Window{w}, Now: t0}); err != nil {
 			b.Fatal(err)
 		}
+	}
+	var followed <-chan error
+	if follower {
+		r := openStore(b, dsn, schema)
+		after, err := state.LatestSeq(ctx, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		followed = follow(ctx, r, after, writers*perWriter)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -93,6 +137,16 @@ func contend(b *testing.B, dsn string, writers, perWriter int) float64 {
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
+	}
+	if followed != nil {
+		select {
+		case err := <-followed:
+			if err != nil {
+				b.Fatal(err)
+			}
+		case <-time.After(time.Minute): // a bound on a hang, not a speed
+			b.Fatal("the follower did not see every change within a minute of the last commit")
+		}
 	}
 	return float64(writers*perWriter) / elapsed.Seconds()
 }
