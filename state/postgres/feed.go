@@ -61,8 +61,8 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 // that took a seq by then has committed or rolled back, so no reader ever
 // moves past a seq that is still to come (see Changes).
 //
-// The applied_counts rows are updated in key order (countDeltas), the
-// statement's last step: two commits touching the same models' counts
+// The applied_counts rows are updated in key order (countDeltas), in the
+// transaction's last statement: two commits touching the same models' counts
 // lock them in the same order and cannot deadlock.
 func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, error) {
 	if len(chs) == 0 {
