@@ -3,11 +3,13 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -52,14 +54,29 @@ const throughputSpec = `models:
     run: {command: ["true"]}
 `
 
+// throughputManyModels is the second shape of the figure (issue 21): the
+// same units spread evenly over this many hourly models, as a platform of
+// many small pipelines would be. Every worker's commits then touch different
+// models' rows, so what is left to serialise them is the store itself.
+const throughputManyModels = 1000
+
 // BenchmarkEngineThroughput is issue 8's engine throughput figure: units per
 // second through claim → gate → execute (an in-process no-op) → apply, with
 // four workers draining ~20,000 pending units. On PostgreSQL it also
 // measures the floor, pgbench's TPS on the same server in the same run
-// (floor-tps); the goal is units/s ≥ 0.5 × floor-tps.
+// (floor-tps); the goal is units/s ≥ 0.5 × floor-tps, and ≥ 2 × for the
+// models=1000 shape (issue 21).
 func BenchmarkEngineThroughput(b *testing.B) {
-	for _, backend := range []string{"postgres", "sqlite"} {
-		b.Run("store="+backend, func(b *testing.B) {
+	for _, run := range []struct {
+		name, backend string
+		models        int
+	}{
+		{"store=postgres", "postgres", 0},
+		{"store=sqlite", "sqlite", 0},
+		{"store=postgres/models=1000", "postgres", throughputManyModels},
+	} {
+		backend := run.backend
+		b.Run(run.name, func(b *testing.B) {
 			var floor float64
 			if backend == "postgres" {
 				dsn := pgtest.DSN(b)
@@ -70,7 +87,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 			}
 			var perSecond float64
 			for range b.N {
-				perSecond = drainUnits(b, backend)
+				perSecond = drainUnits(b, backend, run.models)
 			}
 			b.ReportMetric(perSecond, "units/s")
 			if floor > 0 {
@@ -81,8 +98,9 @@ func BenchmarkEngineThroughput(b *testing.B) {
 }
 
 // drainUnits prefills a fresh store, lets four workers drain it and returns
-// the units applied per second. Only the draining is timed.
-func drainUnits(b *testing.B, backend string) float64 {
+// the units applied per second. Only the draining is timed. models 0 is
+// throughputSpec's three models, otherwise that many hourly models.
+func drainUnits(b *testing.B, backend string, models int) float64 {
 	b.StopTimer()
 	total := 20_000
 	if v := os.Getenv(throughputUnitsEnv); v != "" {
@@ -94,7 +112,11 @@ func drainUnits(b *testing.B, backend string) float64 {
 	}
 	dir := b.TempDir()
 	specPath := filepath.Join(dir, "bollhav.yaml")
-	if err := os.WriteFile(specPath, []byte(throughputSpec), 0o644); err != nil {
+	specText, windows := throughputSpec, throughputWindows(total)
+	if models > 0 {
+		specText, windows = manyModelsSpec(models), manyModelsWindows(models, total)
+	}
+	if err := os.WriteFile(specPath, []byte(specText), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	sp, err := spec.Load(specPath)
@@ -108,7 +130,10 @@ func drainUnits(b *testing.B, backend string) float64 {
 		b.Fatal(err)
 	}
 	counts := map[string]int{}
-	for model, ws := range throughputWindows(total) {
+	for model, ws := range windows {
+		if len(ws) == 0 {
+			continue
+		}
 		if _, err := stores[0].Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: time.Now()}); err != nil {
 			b.Fatal(err)
 		}
@@ -164,6 +189,36 @@ func throughputWindows(total int) map[string][]state.Window {
 	}
 }
 
+// manyModelsSpec is n hourly models without upstreams.
+func manyModelsSpec(n int) string {
+	var sb strings.Builder
+	sb.WriteString("models:\n")
+	for i := range n {
+		fmt.Fprintf(&sb, "  - name: bench.m%04d\n    chunking: {interval: 1h, start: \"2024-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n", i)
+	}
+	return sb.String()
+}
+
+// manyModelsWindows spreads total hourly units evenly over manyModelsSpec's
+// n models (the first total%n models get one more).
+func manyModelsWindows(n, total int) map[string][]state.Window {
+	start := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	out := map[string][]state.Window{}
+	for i := range n {
+		k := total / n
+		if i < total%n {
+			k++
+		}
+		ws := make([]state.Window, k)
+		for j := range ws {
+			since := start.Add(time.Duration(j) * time.Hour)
+			ws[j] = state.MustWindow(since, since.Add(time.Hour))
+		}
+		out[fmt.Sprintf("bench.m%04d", i)] = ws
+	}
+	return out
+}
+
 // openThroughputStores opens n handles on one fresh store: for PostgreSQL
 // one schema and n connection pools, for SQLite one file opened n times.
 func openThroughputStores(b *testing.B, backend, dir string, n int) []state.Store {
@@ -200,24 +255,24 @@ func waitApplied(b *testing.B, s state.Store, x *noopExec, counts map[string]int
 	for _, n := range counts {
 		total += n
 	}
+	waiting := maps.Clone(counts)
 	deadline := started.Add(5 * time.Minute)
 	for time.Now().Before(deadline) {
 		if x.calls.Load() < int64(total) {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		done := true
-		for model, n := range counts {
+		for model, n := range waiting {
 			st, err := s.Stats(b.Context(), "", model)
 			if err != nil {
 				b.Fatal(err)
 			}
 			if st.Counts[state.Applied] < n {
-				done = false
 				break
 			}
+			delete(waiting, model) // applied units stay applied: never asked again
 		}
-		if done {
+		if len(waiting) == 0 {
 			return time.Since(started)
 		}
 		time.Sleep(5 * time.Millisecond)

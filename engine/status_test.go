@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"maps"
 	"strings"
@@ -151,36 +150,4 @@ func TestLatestChangeSeq(t *testing.T) {
 			t.Errorf("LatestChangeSeq = %d, %v; want %d", n, err, newest)
 		}
 	})
-}
-
-func TestLatestChangeSeqSearch(t *testing.T) {
-	// Seqs with gaps, as a PostgreSQL sequence leaves after rollbacks.
-	for _, seqs := range [][]int64{{1}, {5}, {1, 2, 3}, {3, 4, 9, 10, 11, 40, 41, 1000}, {7, 1 << 40}} {
-		f := &fakeFeed{seqs: seqs}
-		e := &Engine{Store: f}
-		n, err := e.LatestChangeSeq(t.Context())
-		if err != nil || n != seqs[len(seqs)-1] {
-			t.Errorf("%v: got %d %v", seqs, n, err)
-		}
-		if f.reads > 200 {
-			t.Errorf("%v: %d reads", seqs, f.reads)
-		}
-	}
-}
-
-type fakeFeed struct {
-	state.Store
-	seqs  []int64
-	reads int
-}
-
-func (f *fakeFeed) Changes(_ context.Context, after int64, limit int) ([]state.Change, error) {
-	f.reads++
-	var out []state.Change
-	for _, s := range f.seqs {
-		if s > after && len(out) < limit {
-			out = append(out, state.Change{Seq: s})
-		}
-	}
-	return out, nil
 }

@@ -179,8 +179,15 @@ type Store interface {
 	// Changes returns the changes after seq, oldest first, at most limit.
 	// Every unit transition the store makes is recorded in the same
 	// transaction, so a reader that remembers its last seq never misses
-	// one, whatever happened to its connection in between.
+	// one, whatever happened to its connection in between: every seq up to
+	// the last one returned is final (returned, or rolled back), even
+	// where transactions commit in another order than their seqs.
 	Changes(ctx context.Context, after int64, limit int) ([]Change, error)
+	// LatestSeq returns the seq of the newest change (0 when the feed is
+	// empty) once every change up to it has committed or rolled back: a
+	// read made after it reflects every change up to it. Use
+	// state.LatestSeq.
+	LatestSeq(ctx context.Context) (int64, error)
 	// Wake returns a channel that receives a value whenever another
 	// process may have changed the store (NOTIFY in PostgreSQL,
 	// data_version polling in SQLite). It is only a hint: the reader then

@@ -17,10 +17,12 @@ type countKey struct{ env, model, fingerprint string }
 
 // countsInsert adds the deltas countDeltas gives ($10…$13) to
 // applied_counts. record runs it in the statement that appends to the
-// change feed, after the feed's lock: every transaction that changes counts
-// holds that one lock first and commits right after, so count rows are
-// never waited on and a hot model's row cannot deadlock two transactions;
-// and it costs no round trip of its own.
+// change feed, the last of its transaction, so it costs no round trip of its
+// own and a count row is held only from there to the commit. Commits that
+// touch the same models' counts do wait on each other for those rows (a hot
+// model's count row is a point of serialisation), but they lock them in key
+// order (countDeltas), so two of them can never deadlock
+// (TestConcurrentAppliedCountsNeverDeadlock).
 const countsInsert = `INSERT INTO {schema}.applied_counts AS c (env, model, fingerprint, units)
 		    SELECT * FROM unnest($10::text[], $11::text[], $12::text[], $13::bigint[])
 		    ON CONFLICT (env, model, fingerprint) DO UPDATE SET units = c.units + excluded.units`

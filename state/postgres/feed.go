@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -48,16 +49,26 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 }
 
 // record appends chs to the feed, adds their applied deltas to
-// applied_counts in the same statement, and returns the last seq. It must be the
-// last statement of its transaction: it takes a lock held until commit, so
-// seqs are handed out in commit order. Without it, a transaction that took
-// seq 10 could commit after one that took seq 11, and a reader that had
-// already moved past 11 would never see 10.
+// applied_counts in the same statement, and returns the last seq. It must be
+// the last statement of its transaction.
+//
+// Seqs come from a sequence, so they are handed out in the order record
+// runs, not in commit order: a transaction that took seq 10 may commit after
+// one that took seq 11. Before it takes any, record takes the feed's lock in
+// shared mode, held until commit; writers never wait on each other for it.
+// A reader that sees a seq missing below one it can see takes the lock
+// exclusively for an instant (settle), which waits until every transaction
+// that took a seq by then has committed or rolled back, so no reader ever
+// moves past a seq that is still to come (see Changes).
+//
+// The applied_counts rows are updated in key order (countDeltas), in the
+// transaction's last statement: two commits touching the same models' counts
+// lock them in the same order and cannot deadlock.
 func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, error) {
 	if len(chs) == 0 {
 		return 0, nil
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.changes:"+s.schema)); err != nil {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, s.feedKey()); err != nil {
 		return 0, err
 	}
 	n := len(chs)
@@ -103,8 +114,94 @@ func (s *Store) notify(ctx context.Context, seq int64) {
 	_, _ = s.pool.Exec(ctx, `SELECT pg_notify($1, $2)`, s.channel, strconv.FormatInt(seq, 10))
 }
 
+// feedKey is the advisory lock key of the schema's change feed.
+func (s *Store) feedKey() int64 { return lockKey("bollhav.changes:" + s.schema) }
+
 // Changes returns the changes after seq, oldest first; limit <= 0 means all.
+//
+// Every seq up to the last one returned is final: it is in the result (or
+// was before after), or the transaction that took it rolled back — none can
+// commit later, so a reader resuming from the last seq never skips one.
+// When the rows read have no seq missing, that holds already. When one is
+// missing (a transaction that took it is still committing, or it rolled
+// back), Changes settles the feed up to the last seq it saw and reads again:
+// the wait is for commits under way (milliseconds), and blocks new commits
+// for no longer than that.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]state.Change, error) {
+	cs, err := s.readChanges(ctx, after, limit)
+	if err != nil || contiguous(after, cs) {
+		return cs, err
+	}
+	seen := cs[len(cs)-1].Seq
+	if err := s.settle(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: settling the change feed: %w", err)
+	}
+	if cs, err = s.readChanges(ctx, after, limit); err != nil {
+		return nil, err
+	}
+	return settled(seen, cs), nil
+}
+
+// LatestSeq implements state.Store: the newest seq, once every seq up to it
+// is final (settle), so an index built from reads made after it reflects
+// every change up to it.
+func (s *Store) LatestSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.pool.QueryRow(ctx, s.sql(`SELECT coalesce(max(seq), 0) FROM {schema}.changes`)).Scan(&seq); err != nil || seq == 0 {
+		return seq, err
+	}
+	if err := s.settle(ctx); err != nil {
+		return 0, fmt.Errorf("postgres: settling the change feed: %w", err)
+	}
+	return seq, nil
+}
+
+// settle returns once every transaction that had taken a seq when it was
+// called has committed or rolled back, and its rows are visible to the
+// caller's next statement. Each such transaction took the feed's lock in
+// shared mode before its seqs (record) and holds it until its commit is
+// visible, so taking the lock exclusively waits for exactly them. The
+// statement is its own transaction, so the lock is released as it returns.
+//
+// Why the seqs a caller saw are then final: a transaction holding seq s
+// below a seq n the caller saw committed took s before n was taken, hence
+// took the lock before n committed, before the caller's read, before this
+// call — so this call waits for it.
+func (s *Store) settle(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, s.feedKey())
+	return err
+}
+
+// contiguous reports whether cs are the seqs right after after, none
+// missing.
+func contiguous(after int64, cs []state.Change) bool {
+	for i, c := range cs {
+		if c.Seq != after+int64(i)+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// settled keeps the rows of a read made after settle that are final: those
+// up to seen, the last seq seen before settling, and after it those that
+// follow with no seq missing.
+func settled(seen int64, cs []state.Change) []state.Change {
+	next := seen + 1
+	for i, c := range cs {
+		switch {
+		case c.Seq <= seen:
+		case c.Seq == next:
+			next++
+		default:
+			return cs[:i]
+		}
+	}
+	return cs
+}
+
+// readChanges reads the rows after seq as they are now.
+func (s *Store) readChanges(ctx context.Context, after int64, limit int) ([]state.Change, error) {
 	rows, err := s.pool.Query(ctx, s.sql(`
 		SELECT seq, env, model, since, until, from_status, to_status, count, at, run_id
 		FROM {schema}.changes WHERE seq > $1 ORDER BY seq LIMIT $2`), after, limitParam(limit))

@@ -56,33 +56,36 @@ func TestTransactionsBoundTheirIdleTime(t *testing.T) {
 }
 
 // TestPausedTransactionReleasesTheFeedLock: a process paused inside a
-// transaction that holds the change feed's lock (every commit takes it)
-// does not stop the store's other writers for as long as it is paused: the
-// server ends its session once it has idled past the bound, the waiting
-// write commits, and the paused session's next statement finds its
-// connection gone (SQLSTATE 25P03, which the engine treats as a lost
-// connection). The bound is a second here instead of half a minute.
+// transaction that has taken a seq (it holds the change feed's lock in
+// shared mode until it commits) stops no writer — they take the lock in
+// shared mode too — and stops a reader only as long as the server lets it
+// idle: a reader that sees a later seq committed waits for the paused one,
+// the server ends the paused session once it has idled past the bound, and
+// the reader then gets the later change. The paused session's next
+// statement finds its connection gone (SQLSTATE 25P03, which the engine
+// treats as a lost connection). The bound is a second here instead of half
+// a minute.
 func TestPausedTransactionReleasesTheFeedLock(t *testing.T) {
 	s, _ := openTest(t, Options{})
 	s.begin = beginBounded("1s")
 	registerFlex(t, s, "m")
 
-	paused, err := s.pool.BeginTx(t.Context(), s.begin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer paused.Rollback(context.Background())
-	if _, err := paused.Exec(t.Context(), `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.changes:"+s.schema)); err != nil {
-		t.Fatal(err)
-	}
-	// The paused holder sends nothing more. A write that records changes
-	// waits for the lock; it must get it once the server ends the holder's
-	// session, long before this generous bound (which only keeps a broken
-	// build from hanging the suite).
+	paused, pausedSeq := openRecord(t, s, "m", 5)
+	// The paused holder sends nothing more. A write commits past it, and
+	// a read waits for it only until the server ends its session, long
+	// before this generous bound (which only keeps a broken build from
+	// hanging the suite).
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "m", Windows: []state.Window{state.MustWindow(at(0), at(1))}, Now: at(0)}); err != nil {
-		t.Fatalf("a write behind a paused transaction: %v", err)
+		t.Fatalf("a write beside a paused transaction: %v", err)
+	}
+	cs, err := s.Changes(ctx, 0, 0)
+	if err != nil {
+		t.Fatalf("a read behind a paused transaction: %v", err)
+	}
+	if len(cs) != 1 || cs[0].Seq <= pausedSeq || cs[0].From != "" || cs[0].To != state.Pending {
+		t.Errorf("read behind the paused seq %d: %v, want only the prefill after it", pausedSeq, seqs(cs))
 	}
 	_, err = paused.Exec(t.Context(), `SELECT 1`)
 	var pg *pgconn.PgError

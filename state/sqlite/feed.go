@@ -50,6 +50,17 @@ func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]state.Ch
 	return out, rows.Err()
 }
 
+// LatestSeq implements state.Store. SQLite has one writer at a time, so
+// seqs commit in order and the newest visible one is final with all before
+// it.
+func (s *Store) LatestSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.r.QueryRowContext(ctx, `SELECT coalesce(max("seq"), 0) FROM "changes"`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("sqlite: latest change: %w", err)
+	}
+	return seq, nil
+}
+
 // Wake implements state.Store. One watcher per Store polls PRAGMA
 // data_version on a connection of its own — the value changes when any
 // other connection, this Store's writer included, commits — and every

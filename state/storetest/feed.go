@@ -10,6 +10,7 @@ import (
 
 var feedTests = []test{
 	{"ChangesInOrder", testChangesInOrder},
+	{"LatestSeq", testLatestSeq},
 	{"ChangesOfBulkOperations", testChangesOfBulkOperations},
 	{"WakeOnLocalCommit", testWakeOnLocalCommit},
 	{"WakeOnOtherStoreCommit", testWakeOnOtherStoreCommit},
@@ -56,6 +57,31 @@ func testChangesInOrder(t *testing.T, s state.Store, _ *config) {
 	must(t, "Changes after the claim, limit 2", err)
 	eq(t, "resumed changes", changeBriefs(rest), changeBriefs(all[2:4]))
 	eq(t, "nothing after the last", changeBriefs(changes(t, s, all[4].Seq)), []string{})
+}
+
+// testLatestSeq: LatestSeq is 0 on an empty feed and then the seq of the
+// newest change, which a follower starting there does not see again.
+func testLatestSeq(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	latest, err := s.LatestSeq(ctx)
+	must(t, "LatestSeq of an empty feed", err)
+	if latest != 0 {
+		t.Errorf("LatestSeq of an empty feed: %d, want 0", latest)
+	}
+	register(t, s, "", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, 3), clock(1))
+	cs := claim(t, s, "", "a", 2, clock(2))
+	if len(cs) != 2 {
+		t.Fatalf("claimed %v", claimBriefs(cs))
+	}
+	all := changes(t, s, 0)
+	latest, err = s.LatestSeq(ctx)
+	must(t, "LatestSeq", err)
+	if len(all) == 0 || latest != all[len(all)-1].Seq {
+		t.Fatalf("LatestSeq: %d, want the last of %d changes", latest, len(all))
+	}
+	complete(t, s, cs[0], state.Applied, clock(3))
+	eq(t, "changes after LatestSeq", changeBriefs(changes(t, s, latest)), []string{"a [0h,1h) running->applied x1 run=0"})
 }
 
 // testChangesOfBulkOperations: a bulk operation is a handful of rows, one

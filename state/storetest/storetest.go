@@ -72,8 +72,12 @@
 //     newest first; a limit of 0 or less means no limit. TaskLog orders by
 //     task id, then attempt; StartTask opens attempts IN_PROGRESS.
 //   - The change feed: Changes with a limit of 0 or less returns everything
-//     after seq. Seqs increase in commit order, so a reader that remembers the
-//     last seq it saw never skips one that commits later. Claim and Complete
+//     after seq. Every seq up to the last one returned is final (returned,
+//     or its transaction rolled back), so a reader that remembers the last
+//     seq it saw never skips one that commits later, even where seqs commit
+//     out of order (PostgreSQL; the race is tested in state/postgres,
+//     feed_order_test.go). LatestSeq is the newest seq, every one up to it
+//     final. Claim and Complete
 //     record one change per unit (Count 1). Prefill records one change from
 //     "" to pending whose Window is the hull of the units it created, and none
 //     when it created nothing. SetStatus, Delete, Uncover and ReleaseExpired
