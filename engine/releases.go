@@ -12,8 +12,8 @@ import (
 func (e *Engine) Releases(ctx context.Context, p *Plan) (int, error) {
 	runs := map[string][]state.Window{}
 	for _, m := range p.Models {
-		if len(m.Run) > 0 {
-			runs[m.Model] = append(runs[m.Model], m.Run...)
+		if m.Run.Len() > 0 {
+			runs[m.Model] = append(runs[m.Model], m.Run.List()...)
 		}
 	}
 	return e.gates().Releases(ctx, runs)
