@@ -791,7 +791,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			}
 		}()
 	}
-	return e.applyPlan(ctx, p, runID, &done)
+	return e.applyPlan(ctx, p, runID, &done, false)
 }
 
 // prefillBatch is how many windows one Prefill call inserts: well within
@@ -802,20 +802,26 @@ const prefillBatch = 50_000
 // applyPlan is ApplyPlan without its audit entry, so that a run, which
 // audits itself once, does not record its resets a second time. done
 // gets a line per change made ("core.x: reset 2"), those made before an
-// error included.
-func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string) error {
+// error included. fresh says p was just planned by the caller, after the
+// spec was registered: it is applied as it is instead of being planned a
+// second time to be compared (over a backlog of millions, each plan reads
+// every unit of the model); the counts checked while applying still catch
+// a store that changed since.
+func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string, fresh bool) error {
 	if p.Env != e.Env.Suffix {
 		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
 	}
 	now := e.now()
-	again, err := e.plan(ctx, p.Request, p.Now)
-	if err != nil {
-		return fmt.Errorf("the store changed since the plan was made: %w", err)
+	if !fresh {
+		again, err := e.plan(ctx, p.Request, p.Now)
+		if err != nil {
+			return fmt.Errorf("the store changed since the plan was made: %w", err)
+		}
+		if err := samePlan(p, again); err != nil {
+			return err
+		}
+		p = again // carries the registration records
 	}
-	if err := samePlan(p, again); err != nil {
-		return err
-	}
-	p = again // carries the registration records
 	env := p.Env
 	changed := func(model, what string, want, got int) error {
 		return fmt.Errorf("model %s: %s changed %d units where the plan said %d: the store changed while the plan was applied; plan again", model, what, got, want)
