@@ -140,8 +140,8 @@ func TestOutdatedDownstreamRebuilds(t *testing.T) {
 		if err != nil || summary(p) != "raw.orders 24+0, core.daily 0+1, mart.total 0+2" {
 			t.Fatalf("plan --outdated --downstream = %q, %v", summary(p), err)
 		}
-		if mp := modelPlan(t, p, "mart.total"); !windowsEqual(mp.Reset, []state.Window{days(0, 1), days(1, 2)}) {
-			t.Errorf("mart.total resets %s", fmtWindows(mp.Reset))
+		if mp := modelPlan(t, p, "mart.total"); !windowsEqual(mp.Reset.List(), []state.Window{days(0, 1), days(1, 2)}) {
+			t.Errorf("mart.total resets %s", fmtWindows(mp.Reset.List()))
 		}
 		if p, err := e.Plan(ctx, RunRequest{Outdated: true, Downstream: true, Models: []string{"core.daily"}}); err != nil || summary(p) != "core.daily 0+0" {
 			t.Errorf("plan --outdated core.daily --downstream = %q, %v; want core.daily alone, with nothing (it has no outdated unit)", summary(p), err)

@@ -98,7 +98,7 @@ func TestOutdatedWindowsRebuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Models) != 1 || p.Models[0].Model != "raw.orders" || len(p.Models[0].Reset) != 24 || len(p.Models[0].Run) != 24 ||
+		if len(p.Models) != 1 || p.Models[0].Model != "raw.orders" || p.Models[0].Reset.Len() != 24 || p.Models[0].Run.Len() != 24 ||
 			!p.Models[0].Window.Equal(days(0, 1)) {
 			t.Fatalf("plan --outdated = %+v; want raw.orders' 24 hours of day one", p.Models)
 		}

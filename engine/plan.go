@@ -61,12 +61,12 @@ type ModelPlan struct {
 	Uncover   []state.Window
 	Uncovered *UnitSpan
 	// Reset lists the units set back to pending.
-	Reset []state.Window
+	Reset Windows
 	// Create lists the windows prefilled as new pending units.
-	Create []state.Window
+	Create Windows
 	// Run lists the units the run executes: pending once the plan is applied
 	// and in the run window (every pending unit of the model without one).
-	Run      []state.Window
+	Run      Windows
 	Warnings []string
 	// Outdated marks a plan of `--outdated`: Reset lists exactly the
 	// outdated units (and, with --downstream, the units built on outdated
@@ -261,6 +261,17 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
 	rec := modelRecord(e.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
+	if m.Temporality == spec.Timeless || m.Flexible() {
+		return e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
+	}
+	return e.planGrid(ctx, m, mp, rec, old, registered, req, mode, now)
+}
+
+// planLoaded plans a timeless or a flexible model from all of its units,
+// read into memory: a timeless model has one, and a flexible model's
+// coverage arithmetic works on its units' ranges.
+func (e *Engine) planLoaded(ctx context.Context, m *spec.Model, mp *ModelPlan, rec state.ModelRecord, old state.ModelRecord, registered bool,
+	req RunRequest, mode spec.StateMode, now time.Time) (*ModelPlan, error) {
 	all, err := e.units(ctx, m.Name, state.Window{})
 	if err != nil {
 		return nil, err
@@ -285,24 +296,32 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", m.Name, err)
 	}
-	if m.Flexible() {
-		mp.Chunk = c.Interval
-		if req.IntervalOverride != nil {
-			mp.Chunk = *req.IntervalOverride
-		}
-		mp.Register = !registered || old.ContentHash != rec.ContentHash
-		mp.record = &rec
-		if rng, ok := home.ContractRange(now, c.End); ok {
-			mp.ContractRange = rng
-		}
-		grid, err := state.NewGrid(c.Start, mp.Chunk, c.Location)
-		if err != nil {
-			return nil, fmt.Errorf("model %s: chunk %s: %w", m.Name, mp.Chunk, err)
-		}
-		return mp, mp.planFlexible(req, grid, all)
+	mp.Chunk = c.Interval
+	if req.IntervalOverride != nil {
+		mp.Chunk = *req.IntervalOverride
 	}
+	mp.Register = !registered || old.ContentHash != rec.ContentHash
+	mp.record = &rec
+	if rng, ok := home.ContractRange(now, c.End); ok {
+		mp.ContractRange = rng
+	}
+	grid, err := state.NewGrid(c.Start, mp.Chunk, c.Location)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: chunk %s: %w", m.Name, mp.Chunk, err)
+	}
+	return mp, mp.planFlexible(req, grid, all)
+}
 
-	// Fixed: the grid is the identity.
+// planGrid plans a fixed model. Its units are streamed, never loaded, and
+// the windows it creates and runs are runs of grid windows (see Windows),
+// so the plan's size does not grow with the backlog.
+func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec state.ModelRecord, old state.ModelRecord, registered bool,
+	req RunRequest, mode spec.StateMode, now time.Time) (*ModelPlan, error) {
+	mp.Flexibility = m.Chunking.Flexibility
+	c := m.Chunking
+	if _, err := state.NewGrid(c.Start, c.Interval, c.Location); err != nil {
+		return nil, fmt.Errorf("model %s: %w", m.Name, err)
+	}
 	mp.Chunk = c.Interval
 	if req.IntervalOverride != nil && *req.IntervalOverride != c.Interval {
 		if mode == spec.Torch {
@@ -321,12 +340,18 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 		return nil, fmt.Errorf("model %s: chunking end %s is not a boundary of the %s (nearest %s and %s), so it cannot be re-gridded at %s",
 			m.Name, state.FormatTime(*c.End), grid, state.FormatTime(w.Since), state.FormatTime(w.Until), mp.Chunk)
 	}
-	if registered && !sameGrain(old, rec) && len(all) > 0 {
-		gc := GrainChange{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}
-		if mode != spec.Torch {
-			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{gc}}
+	if registered && !sameGrain(old, rec) {
+		n, err := e.countUnits(ctx, m.Name)
+		if err != nil {
+			return nil, err
 		}
-		mp.Migrate = &gc
+		if n > 0 {
+			gc := GrainChange{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: n}
+			if mode != spec.Torch {
+				return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{gc}}
+			}
+			mp.Migrate = &gc
+		}
 	}
 	mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
 	mp.record = &rec
@@ -338,7 +363,7 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 			return nil, fmt.Errorf("model %s: %w", m.Name, err)
 		}
 	}
-	return mp, mp.planFixed(req, grid, all)
+	return mp, mp.planFixed(ctx, e, req, grid)
 }
 
 func (mp *ModelPlan) warn(format string, args ...any) {
@@ -447,7 +472,7 @@ func (mp *ModelPlan) scope(w *state.Window) (state.Window, bool) {
 
 // planTimeless plans the one existence row.
 func (mp *ModelPlan) planTimeless(all []state.Unit) error {
-	zero := []state.Window{{}}
+	zero := WindowsOf(state.Window{})
 	var row *state.Unit
 	if len(all) > 0 {
 		row = &all[0]
@@ -484,8 +509,11 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 	return nil
 }
 
-// planFixed plans a grid model; the run window is aligned already.
-func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit) error {
+// planFixed plans a grid model; the run window is aligned already. It
+// walks the model's units (in window order, streamed) alongside the grid
+// windows of the scope: the grid windows between two units are created,
+// and created and outstanding units are run, each as runs of windows.
+func (mp *ModelPlan) planFixed(ctx context.Context, e *Engine, req RunRequest, grid state.Grid) error {
 	w := req.Window
 	if mp.Mode == spec.Bulldozer && w == nil {
 		mp.Mode = spec.Discover
@@ -494,69 +522,145 @@ func (mp *ModelPlan) planFixed(req RunRequest, grid state.Grid, all []state.Unit
 	if w != nil {
 		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
 	}
-	missing := func(s state.Window, have []state.Unit) []state.Window {
-		seen := map[int64]bool{}
-		for _, u := range have {
-			seen[u.Window.Since.UnixNano()] = true
-		}
-		var out []state.Window
-		for _, gw := range grid.Windows(s) {
-			if !seen[gw.Since.UnixNano()] {
-				out = append(out, gw)
+	g := &grid
+	if mp.Mode == spec.Torch {
+		var running []state.Unit
+		var all unitSpan
+		err := e.scanUnits(ctx, mp.Model, state.Window{}, func(u state.Unit) error {
+			all.add(u.Window)
+			if u.Status == state.Running {
+				running = append(running, u)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return out
-	}
-	switch mp.Mode {
-	case spec.Discover, spec.Bulldozer:
-		inScope := all
-		if w != nil {
-			inScope = filter(all, inside(*w))
-		}
-		if s, ok := mp.scope(w); ok {
-			mp.Create = missing(s, inScope)
-		}
-		var pending []state.Unit
-		if mp.Mode == spec.Discover {
-			mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
-			if n := len(filter(inScope, is(state.Running))); n > 0 {
-				mp.warn("%d unit(s) are running now; discover leaves them to their workers", n)
-			}
-			pending = filter(inScope, is(state.Pending, state.Blocked, state.Failed))
-		} else {
-			if running := filter(inScope, is(state.Running)); len(running) > 0 {
-				return mp.errRunning("bulldozer", running)
-			}
-			mp.resetFrom = []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
-			pending = inScope
-		}
-		mp.Reset = windowsOf(filter(inScope, is(mp.resetFrom...)))
-		mp.Run = sortWindows(append(windowsOf(pending), mp.Create...))
-	case spec.Torch:
-		if running := filter(all, is(state.Running)); len(running) > 0 {
+		if len(running) > 0 {
 			return mp.errRunning("torch", running)
 		}
-		mp.Delete = span(all)
+		mp.Delete = all.span()
 		if s, ok := mp.scope(nil); ok {
-			mp.Create = grid.Windows(s)
+			mp.Create.AddGrid(g, s)
 		}
 		mp.runTorched(w)
+		return nil
+	}
+	var q state.Window
+	if w != nil {
+		q = *w
+	}
+	s, create := mp.scope(w)
+	cursor := s.Since
+	// gap creates and runs the grid windows of the scope in [cursor, end).
+	gap := func(end time.Time) {
+		if !create || !end.After(cursor) {
+			return
+		}
+		if r, ok := clip(state.Window{Since: cursor, Until: end}, s); ok {
+			mp.Create.AddGrid(g, r)
+			mp.Run.AddGrid(g, r)
+		}
+		cursor = end
+	}
+	if mp.Mode == spec.Discover {
+		mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
+	} else {
+		mp.resetFrom = []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
+	}
+	var running []state.Unit
+	err := e.scanUnits(ctx, mp.Model, q, func(u state.Unit) error {
+		if w != nil && !w.Covers(u.Window) {
+			return nil
+		}
+		// Every grid window starting before u is not u's: a unit holds
+		// the window starting at its since (an off-grid unit holds none,
+		// so the window it starts inside is still created).
+		end := u.Window.Since
+		onGrid := grid.OnGrid(end)
+		if !onGrid {
+			end = grid.WindowContaining(end).Until
+		}
+		gap(end)
+		if onGrid {
+			if held := grid.WindowContaining(u.Window.Since).Until; held.After(cursor) {
+				cursor = held
+			}
+		}
+		switch {
+		case u.Status == state.Running:
+			running = append(running, u)
+			if mp.Mode == spec.Bulldozer {
+				mp.Run.Add(g, u.Window)
+			}
+		case slices.Contains(mp.resetFrom, u.Status):
+			mp.Reset.Add(g, u.Window)
+			mp.Run.Add(g, u.Window)
+		case u.Status == state.Pending:
+			mp.Run.Add(g, u.Window)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	gap(s.Until)
+	if n := len(running); n > 0 {
+		if mp.Mode == spec.Bulldozer {
+			return mp.errRunning("bulldozer", running)
+		}
+		mp.warn("%d unit(s) are running now; discover leaves them to their workers", n)
 	}
 	return nil
 }
+
+// scanUnits streams a model's units overlapping w (all of them when w is
+// zero) in window order; an unregistered model has none.
+func (e *Engine) scanUnits(ctx context.Context, model string, w state.Window, fn func(state.Unit) error) error {
+	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w}, fn)
+	if errors.Is(err, state.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("reading units of %s: %w", model, err)
+	}
+	return nil
+}
+
+// countUnits counts a model's units without keeping them.
+func (e *Engine) countUnits(ctx context.Context, model string) (int, error) {
+	n := 0
+	err := e.scanUnits(ctx, model, state.Window{}, func(state.Unit) error { n++; return nil })
+	return n, err
+}
+
+// unitSpan accumulates a UnitSpan one window at a time.
+type unitSpan struct{ s *UnitSpan }
+
+func (a *unitSpan) add(w state.Window) {
+	if a.s == nil {
+		a.s = &UnitSpan{Count: 1, Hull: w}
+		return
+	}
+	a.s.Count++
+	if w.Since.Before(a.s.Hull.Since) {
+		a.s.Hull.Since = w.Since
+	}
+	if w.Until.After(a.s.Hull.Until) {
+		a.s.Hull.Until = w.Until
+	}
+}
+
+func (a *unitSpan) span() *UnitSpan { return a.s }
 
 // runTorched sets what a torch runs once everything was re-created: the
 // created windows inside the run window, or all of them without one.
 func (mp *ModelPlan) runTorched(w *state.Window) {
 	if w == nil {
-		mp.Run = slices.Clone(mp.Create)
+		mp.Run = mp.Create.clone()
 		return
 	}
-	for _, cw := range mp.Create {
-		if w.Covers(cw) {
-			mp.Run = append(mp.Run, cw)
-		}
-	}
+	mp.Run = mp.Create.Covered(*w)
 	if !mp.ContractRange.Empty() && !mp.ContractRange.Covers(*w) {
 		mp.warn("the run window %s reaches outside the contract range %s: nothing is created there", *w, mp.ContractRange)
 	}
@@ -573,8 +677,10 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 	if w != nil {
 		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
 	}
+	g := &grid
 	switch mp.Mode {
 	case spec.Discover:
+		var create []state.Window
 		mp.resetFrom = []state.UnitStatus{state.Blocked, state.Failed}
 		touching := all
 		if w != nil {
@@ -585,19 +691,20 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			// are what no unit covers, so outstanding units are reused
 			// rather than duplicated.
 			held := state.NewIntervalSet(windowsOf(touching)...)
-			mp.Create = state.SliceByChunk(held.Gaps(s), grid)
+			create = state.SliceByChunk(held.Gaps(s), grid)
+			mp.Create = gridWindows(g, create)
 		}
 		resettable := touching
 		if w != nil {
 			resettable = filter(touching, inside(*w))
 		}
 		toReset := filter(resettable, is(mp.resetFrom...))
-		mp.Reset = windowsOf(toReset)
+		mp.Reset = gridWindows(g, windowsOf(toReset))
 		reset := map[int64]bool{}
 		for _, u := range toReset {
 			reset[u.ID] = true
 		}
-		run := slices.Clone(mp.Create)
+		run := create
 		for _, u := range touching {
 			switch {
 			case u.Status == state.Pending || reset[u.ID]:
@@ -611,7 +718,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 				mp.warn("%s unit %s crosses the run window's edge: discover leaves it (and its part of the window) alone; re-cover the window with bulldozer", u.Status, u.Window)
 			}
 		}
-		mp.Run = sortWindows(run)
+		mp.Run = gridWindows(g, sortWindows(run))
 	case spec.Bulldozer:
 		touching := filter(all, func(u state.Unit) bool { return u.Window.Overlaps(*w) })
 		if running := filter(touching, is(state.Running)); len(running) > 0 {
@@ -622,9 +729,9 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			mp.Uncovered = span(touching)
 		}
 		if s, ok := mp.scope(w); ok {
-			mp.Create = state.SliceByChunk([]state.Window{s}, grid)
+			mp.Create = gridWindows(g, state.SliceByChunk([]state.Window{s}, grid))
 		}
-		mp.Run = slices.Clone(mp.Create)
+		mp.Run = mp.Create.clone()
 	case spec.Torch:
 		if running := filter(all, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("torch", running)
@@ -642,7 +749,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 				}
 				pieces = sortWindows(pieces)
 			}
-			mp.Create = state.SliceByChunk(pieces, grid)
+			mp.Create = gridWindows(g, state.SliceByChunk(pieces, grid))
 		}
 		mp.runTorched(w)
 	}
@@ -684,26 +791,37 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 			}
 		}()
 	}
-	return e.applyPlan(ctx, p, runID, &done)
+	return e.applyPlan(ctx, p, runID, &done, false)
 }
+
+// prefillBatch is how many windows one Prefill call inserts: well within
+// the stores' design point (100,000), and a bound on what a prefill of
+// millions of windows holds at once.
+const prefillBatch = 50_000
 
 // applyPlan is ApplyPlan without its audit entry, so that a run, which
 // audits itself once, does not record its resets a second time. done
 // gets a line per change made ("core.x: reset 2"), those made before an
-// error included.
-func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string) error {
+// error included. fresh says p was just planned by the caller, after the
+// spec was registered: it is applied as it is instead of being planned a
+// second time to be compared (over a backlog of millions, each plan reads
+// every unit of the model); the counts checked while applying still catch
+// a store that changed since.
+func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string, fresh bool) error {
 	if p.Env != e.Env.Suffix {
 		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
 	}
 	now := e.now()
-	again, err := e.plan(ctx, p.Request, p.Now)
-	if err != nil {
-		return fmt.Errorf("the store changed since the plan was made: %w", err)
+	if !fresh {
+		again, err := e.plan(ctx, p.Request, p.Now)
+		if err != nil {
+			return fmt.Errorf("the store changed since the plan was made: %w", err)
+		}
+		if err := samePlan(p, again); err != nil {
+			return err
+		}
+		p = again // carries the registration records
 	}
-	if err := samePlan(p, again); err != nil {
-		return err
-	}
-	p = again // carries the registration records
 	env := p.Env
 	changed := func(model, what string, want, got int) error {
 		return fmt.Errorf("model %s: %s changed %d units where the plan said %d: the store changed while the plan was applied; plan again", model, what, got, want)
@@ -752,7 +870,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 			*done = append(*done, fmt.Sprintf("%s: reset %d outdated", mp.Model, n))
 			continue
 		}
-		if len(mp.Reset) > 0 {
+		if mp.Reset.Len() > 0 {
 			var w state.Window
 			if mp.Window != nil {
 				w = *mp.Window
@@ -762,18 +880,24 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 			if err != nil {
 				return fmt.Errorf("model %s: resetting to pending: %w", mp.Model, err)
 			}
-			if n != len(mp.Reset) {
-				return changed(mp.Model, "reset", len(mp.Reset), n)
+			if n != mp.Reset.Len() {
+				return changed(mp.Model, "reset", mp.Reset.Len(), n)
 			}
 			*done = append(*done, fmt.Sprintf("%s: reset %d", mp.Model, n))
 		}
-		if len(mp.Create) > 0 {
-			n, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: mp.Create, Now: now})
-			if err != nil {
-				return fmt.Errorf("model %s: prefilling: %w", mp.Model, err)
+		if mp.Create.Len() > 0 {
+			// The windows are built and inserted a batch at a time, so a
+			// prefill of millions holds one batch, not the backlog.
+			n := 0
+			for batch := range mp.Create.Batches(prefillBatch) {
+				k, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: batch, Now: now})
+				n += k
+				if err != nil {
+					return fmt.Errorf("model %s: prefilling (%d of %d created): %w", mp.Model, n, mp.Create.Len(), err)
+				}
 			}
-			if n != len(mp.Create) {
-				return changed(mp.Model, "prefill", len(mp.Create), n)
+			if n != mp.Create.Len() {
+				return changed(mp.Model, "prefill", mp.Create.Len(), n)
 			}
 			*done = append(*done, fmt.Sprintf("%s: created %d", mp.Model, n))
 		}

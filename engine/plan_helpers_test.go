@@ -164,14 +164,14 @@ func simulate(before []unitRow, mp ModelPlan) []unitRow {
 		}
 		cur = next
 	}
-	for _, r := range mp.Reset {
+	for _, r := range mp.Reset.List() {
 		for i := range cur {
 			if cur[i].W.Equal(r) {
 				cur[i].Status = state.Pending
 			}
 		}
 	}
-	for _, c := range mp.Create {
+	for _, c := range mp.Create.List() {
 		cur = append(cur, unitRow{c, state.Pending})
 	}
 	slices.SortFunc(cur, func(a, b unitRow) int {
@@ -207,8 +207,8 @@ func applyAndCheck(t *testing.T, e *Engine, p *Plan) {
 				claimable = append(claimable, u.W)
 			}
 		}
-		if !windowsEqual(claimable, mp.Run) {
-			t.Errorf("%s: pending units the run claims %s, plan.Run %s", mp.Model, fmtWindows(claimable), fmtWindows(mp.Run))
+		if !windowsEqual(claimable, mp.Run.List()) {
+			t.Errorf("%s: pending units the run claims %s, plan.Run %s", mp.Model, fmtWindows(claimable), fmtWindows(mp.Run.List()))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
@@ -81,6 +82,12 @@ func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, see
 			own[key(u)] = true
 		}
 	}
+	var g *state.Grid
+	if m.Chunking != nil && !m.Flexible() {
+		if grid, err := state.NewGrid(m.Chunking.Start, m.Chunking.Interval, m.Chunking.Location); err == nil {
+			g = &grid
+		}
+	}
 	var hull state.Window
 	for _, u := range mt.Reset() {
 		if !keep(u) || !own[key(u)] && !req.Downstream {
@@ -91,15 +98,15 @@ func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, see
 		} else {
 			mp.BuiltOnOutdated++
 		}
-		mp.Reset = append(mp.Reset, u)
+		mp.Reset.Add(g, u)
 		if !u.IsZero() {
 			hull = hullOf(hull, u)
 		}
 	}
-	if len(mp.Reset) == 0 && !named(req, m.Name) {
+	if mp.Reset.Len() == 0 && !named(req, m.Name) {
 		return nil, nil
 	}
-	mp.Run = mp.Reset
+	mp.Run = mp.Reset.clone()
 	if !hull.IsZero() {
 		mp.Window = &hull
 	}
@@ -134,7 +141,7 @@ func hullOf(a, b state.Window) state.Window {
 // holds what the plan saw.
 func (e *Engine) resetOutdated(ctx context.Context, mp ModelPlan, runID int64, now time.Time) (int, error) {
 	total := 0
-	for _, span := range adjacentSpans(mp.Reset) {
+	for _, span := range adjacentSpans(mp.Reset.All()) {
 		n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: mp.Model, Window: span.w,
 			From: mp.resetFrom, To: state.Pending, RunID: runID, Now: now})
 		if err != nil {
@@ -154,9 +161,9 @@ type outdatedSpan struct {
 }
 
 // adjacentSpans merges windows (in window order) that touch end to start.
-func adjacentSpans(ws []state.Window) []outdatedSpan {
+func adjacentSpans(ws iter.Seq[state.Window]) []outdatedSpan {
 	var out []outdatedSpan
-	for _, w := range ws {
+	for w := range ws {
 		if k := len(out) - 1; k >= 0 && !w.IsZero() && out[k].w.Until.Equal(w.Since) {
 			out[k].w.Until = w.Until
 			out[k].n++

@@ -44,9 +44,9 @@ func TestPlanFixedDiscover(t *testing.T) {
 		if mp.Mode != spec.Discover || mp.Chunk.String() != "1h" || !mp.ContractRange.Equal(win("0:00-6:00")) {
 			t.Errorf("mode %s chunk %s range %s", mp.Mode, mp.Chunk, mp.ContractRange)
 		}
-		expectWindows(t, "Create", mp.Create, "5:00-6:00")
-		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
-		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset.List(), "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run.List(), "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		if mp.Delete != nil || mp.Uncover != nil {
 			t.Errorf("discover deletes %v uncovers %v", mp.Delete, mp.Uncover)
 		}
@@ -58,9 +58,9 @@ func TestPlanFixedDiscoverKeepsAppliedWindow(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover, Window: wp("0:00-2:00")})
-		expectWindows(t, "Create", mp.Create)
-		expectWindows(t, "Reset", mp.Reset)
-		expectWindows(t, "Run", mp.Run)
+		expectWindows(t, "Create", mp.Create.List())
+		expectWindows(t, "Reset", mp.Reset.List())
+		expectWindows(t, "Run", mp.Run.List())
 		applyAndCheck(t, e, p)
 	})
 }
@@ -72,9 +72,9 @@ func TestPlanFixedDiscoverNoWindowReconcilesAll(t *testing.T) {
 		if mp.Window != nil {
 			t.Errorf("window %v", mp.Window)
 		}
-		expectWindows(t, "Create", mp.Create, "5:00-6:00")
-		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
-		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset.List(), "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run.List(), "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -86,9 +86,9 @@ func TestPlanFixedBulldozer(t *testing.T) {
 		if mp.Mode != spec.Bulldozer {
 			t.Errorf("mode %s", mp.Mode)
 		}
-		expectWindows(t, "Create", mp.Create)
-		expectWindows(t, "Reset", mp.Reset, "1:00-2:00", "2:00-3:00")
-		expectWindows(t, "Run", mp.Run, "1:00-2:00", "2:00-3:00")
+		expectWindows(t, "Create", mp.Create.List())
+		expectWindows(t, "Reset", mp.Reset.List(), "1:00-2:00", "2:00-3:00")
+		expectWindows(t, "Run", mp.Run.List(), "1:00-2:00", "2:00-3:00")
 		applyAndCheck(t, e, p)
 		if got := rowsString(snapshot(t, e, "w.fixed")); got != "00:00-01:00:applied 01:00-02:00:pending 02:00-03:00:pending 03:00-04:00:blocked 04:00-05:00:pending" {
 			t.Errorf("after: %s", got)
@@ -101,9 +101,9 @@ func TestPlanFixedBulldozerBeyondContractRange(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("4:00-8:00")})
-		expectWindows(t, "Create", mp.Create, "5:00-6:00")
-		expectWindows(t, "Reset", mp.Reset)
-		expectWindows(t, "Run", mp.Run, "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset.List())
+		expectWindows(t, "Run", mp.Run.List(), "4:00-5:00", "5:00-6:00")
 		if !hasWarning(mp, "outside the contract range") {
 			t.Errorf("no warning about the window past the range: %v", mp.Warnings)
 		}
@@ -118,9 +118,9 @@ func TestPlanFixedBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 		if p.Mode != spec.Bulldozer || mp.Mode != spec.Discover || !hasWarning(mp, "runs as discover") {
 			t.Errorf("plan mode %s, model mode %s, warnings %v", p.Mode, mp.Mode, mp.Warnings)
 		}
-		expectWindows(t, "Create", mp.Create, "5:00-6:00")
-		expectWindows(t, "Reset", mp.Reset, "2:00-3:00", "3:00-4:00")
-		expectWindows(t, "Run", mp.Run, "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset.List(), "2:00-3:00", "3:00-4:00")
+		expectWindows(t, "Run", mp.Run.List(), "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -132,8 +132,8 @@ func TestPlanFixedTorch(t *testing.T) {
 		if mp.Delete == nil || mp.Delete.Count != 5 || !mp.Delete.Hull.Equal(win("0:00-5:00")) {
 			t.Errorf("Delete = %+v, want 5 units in 00:00-05:00", mp.Delete)
 		}
-		expectWindows(t, "Create", mp.Create, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
-		expectWindows(t, "Run", mp.Run, "1:00-2:00", "2:00-3:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run.List(), "1:00-2:00", "2:00-3:00")
 		applyAndCheck(t, e, p)
 		assertAudited(t, e, "torch", "deleted 5")
 	})
@@ -143,7 +143,7 @@ func TestPlanFixedTorchNoWindowRunsContractRange(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
-		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run.List(), "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -154,9 +154,9 @@ func TestPlanFlexibleDiscover(t *testing.T) {
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Discover, Window: wp("0:30-4:30")})
 		// Gaps of [00:30, 04:30) not held by a unit: [00:30, 01:00) and
 		// [02:30, 04:00), sliced on the hourly grid from 00:00.
-		expectWindows(t, "Create", mp.Create, "0:30-1:00", "2:30-3:00", "3:00-4:00")
-		expectWindows(t, "Reset", mp.Reset)
-		expectWindows(t, "Run", mp.Run, "0:30-1:00", "2:30-3:00", "3:00-4:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:30-1:00", "2:30-3:00", "3:00-4:00")
+		expectWindows(t, "Reset", mp.Reset.List())
+		expectWindows(t, "Run", mp.Run.List(), "0:30-1:00", "2:30-3:00", "3:00-4:00")
 		if !hasWarning(mp, "failed unit") {
 			t.Errorf("no warning about the failed unit crossing the window edge: %v", mp.Warnings)
 		}
@@ -169,9 +169,9 @@ func TestPlanFlexibleDiscoverNoWindow(t *testing.T) {
 		e := flexWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Discover})
 		// The failed unit is reused (reset and run), never duplicated.
-		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
-		expectWindows(t, "Reset", mp.Reset, "4:00-5:00")
-		expectWindows(t, "Run", mp.Run, "0:00-1:00", "2:30-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
+		expectWindows(t, "Reset", mp.Reset.List(), "4:00-5:00")
+		expectWindows(t, "Run", mp.Run.List(), "0:00-1:00", "2:30-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -184,8 +184,8 @@ func TestPlanFlexibleBulldozer(t *testing.T) {
 		if mp.Uncovered == nil || mp.Uncovered.Count != 2 {
 			t.Errorf("Uncovered = %+v, want 2 (01:00-02:00 trimmed, 02:00-02:30 deleted)", mp.Uncovered)
 		}
-		expectWindows(t, "Create", mp.Create, "1:30-2:00", "2:00-3:00")
-		expectWindows(t, "Run", mp.Run, "1:30-2:00", "2:00-3:00")
+		expectWindows(t, "Create", mp.Create.List(), "1:30-2:00", "2:00-3:00")
+		expectWindows(t, "Run", mp.Run.List(), "1:30-2:00", "2:00-3:00")
 		applyAndCheck(t, e, p)
 		if got := rowsString(snapshot(t, e, "w.flex")); got != "01:00-01:30:applied 01:30-02:00:pending 02:00-03:00:pending 04:00-05:00:failed" {
 			t.Errorf("after: %s", got)
@@ -200,7 +200,7 @@ func TestPlanFlexibleBulldozerNoWindowRunsAsDiscover(t *testing.T) {
 		if mp.Mode != spec.Discover || !hasWarning(mp, "runs as discover") || mp.Uncover != nil {
 			t.Errorf("mode %s uncover %v warnings %v", mp.Mode, mp.Uncover, mp.Warnings)
 		}
-		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-1:00", "2:30-3:00", "3:00-4:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -214,8 +214,8 @@ func TestPlanFlexibleTorch(t *testing.T) {
 		}
 		// Re-covered from zero, cut at the window's edges so no unit
 		// crosses them.
-		expectWindows(t, "Create", mp.Create, "0:00-1:00", "1:00-1:30", "1:30-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
-		expectWindows(t, "Run", mp.Run, "1:30-2:00", "2:00-3:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-1:00", "1:00-1:30", "1:30-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run.List(), "1:30-2:00", "2:00-3:00")
 		applyAndCheck(t, e, p)
 		assertAudited(t, e, "torch", "uncovered 3")
 	})
@@ -225,7 +225,7 @@ func TestPlanFlexibleTorchNoWindow(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
 		p, mp := mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Torch})
-		expectWindows(t, "Run", mp.Run, "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
+		expectWindows(t, "Run", mp.Run.List(), "0:00-1:00", "1:00-2:00", "2:00-3:00", "3:00-4:00", "4:00-5:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -240,8 +240,8 @@ func TestPlanTimeless(t *testing.T) {
 		if !hasWarning(mp, "ignored") || mp.Window != nil {
 			t.Errorf("a window on a timeless model: warnings %v, window %v", mp.Warnings, mp.Window)
 		}
-		if len(mp.Create) != 1 || !mp.Create[0].IsZero() || len(mp.Run) != 1 {
-			t.Fatalf("discover of a missing row: create %v run %v", mp.Create, mp.Run)
+		if mp.Create.Len() != 1 || !mp.Create.List()[0].IsZero() || mp.Run.Len() != 1 {
+			t.Fatalf("discover of a missing row: create %v run %v", mp.Create.List(), mp.Run.List())
 		}
 		applyAndCheck(t, e, p)
 
@@ -250,20 +250,20 @@ func TestPlanTimeless(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, mp = mustPlan(t, e, req(spec.Discover))
-		if len(mp.Create)+len(mp.Reset)+len(mp.Run) != 0 {
+		if mp.Create.Len()+mp.Reset.Len()+mp.Run.Len() != 0 {
 			t.Errorf("discover of an applied row: %+v", mp)
 		}
 
 		// bulldozer: re-pended and run.
 		p, mp = mustPlan(t, e, req(spec.Bulldozer))
-		if mp.Mode != spec.Bulldozer || len(mp.Reset) != 1 || len(mp.Run) != 1 || len(mp.Create) != 0 {
+		if mp.Mode != spec.Bulldozer || mp.Reset.Len() != 1 || mp.Run.Len() != 1 || mp.Create.Len() != 0 {
 			t.Errorf("bulldozer: %+v", mp)
 		}
 		applyAndCheck(t, e, p)
 
 		// torch: deleted and recreated.
 		p, mp = mustPlan(t, e, req(spec.Torch))
-		if mp.Delete == nil || mp.Delete.Count != 1 || len(mp.Create) != 1 || len(mp.Run) != 1 {
+		if mp.Delete == nil || mp.Delete.Count != 1 || mp.Create.Len() != 1 || mp.Run.Len() != 1 {
 			t.Errorf("torch: %+v", mp)
 		}
 		applyAndCheck(t, e, p)
@@ -280,13 +280,13 @@ func TestIntervalOverrideRechunksFlexible(t *testing.T) {
 		}
 		// The same gaps as at 1h, sliced on a 2h grid from 00:00: [02:30,
 		// 04:00) is no longer cut at 03:00.
-		expectWindows(t, "Create", mp.Create, "0:00-1:00", "2:30-4:00", "5:00-6:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-1:00", "2:30-4:00", "5:00-6:00")
 		applyAndCheck(t, e, p)
 
 		// Bulldozer re-covers a window at the new chunk, cleanly.
 		half := state.MustInterval("30m")
 		p, mp = mustPlan(t, e, RunRequest{Models: []string{"w.flex"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00"), IntervalOverride: &half})
-		expectWindows(t, "Create", mp.Create, "1:00-1:30", "1:30-2:00", "2:00-2:30", "2:30-3:00")
+		expectWindows(t, "Create", mp.Create.List(), "1:00-1:30", "1:30-2:00", "2:00-2:30", "2:30-3:00")
 		applyAndCheck(t, e, p)
 	})
 }
@@ -324,8 +324,8 @@ func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
 		if mp.Chunk != two || mp.Migrate == nil || !mp.Register || mp.Delete.Count != 5 {
 			t.Errorf("chunk %s migrate %+v register %v delete %+v", mp.Chunk, mp.Migrate, mp.Register, mp.Delete)
 		}
-		expectWindows(t, "Create", mp.Create, "0:00-2:00", "2:00-4:00", "4:00-6:00")
-		expectWindows(t, "Run", mp.Run, "2:00-4:00")
+		expectWindows(t, "Create", mp.Create.List(), "0:00-2:00", "2:00-4:00", "4:00-6:00")
+		expectWindows(t, "Run", mp.Run.List(), "2:00-4:00")
 		applyAndCheck(t, e, p)
 		rec, err := e.Store.Model(t.Context(), "", "w.fixed")
 		if err != nil || rec.Interval != "2h" {
@@ -381,8 +381,8 @@ func TestGrainChangeRefused(t *testing.T) {
 			t.Errorf("torch plan: migrate %+v chunk %s", mp.Migrate, mp.Chunk)
 		}
 		// At 06:30 on day one no 1d window has completed.
-		if len(mp.Create) != 0 || !hasWarning(mp, "contract range is empty") {
-			t.Errorf("create %v warnings %v", mp.Create, mp.Warnings)
+		if mp.Create.Len() != 0 || !hasWarning(mp, "contract range is empty") {
+			t.Errorf("create %v warnings %v", mp.Create.List(), mp.Warnings)
 		}
 		applyAndCheck(t, e, p)
 		if _, err := e.Apply(t.Context()); err != nil {
@@ -420,7 +420,7 @@ func TestPlanRefusesResetOfRunningUnits(t *testing.T) {
 		}
 		// Discover resets nothing running: it plans, leaving the unit be.
 		_, mp := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Discover, Window: wp("2:00-4:00")})
-		expectWindows(t, "Run", mp.Run)
+		expectWindows(t, "Run", mp.Run.List())
 		if !hasWarning(mp, "running now") {
 			t.Errorf("warnings %v", mp.Warnings)
 		}
@@ -525,7 +525,7 @@ func TestPlanRegistersUnregisteredModels(t *testing.T) {
 				t.Errorf("%s: not registered first", mp.Model)
 			}
 		}
-		expectWindows(t, "w.fixed Create", modelPlan(t, p, "w.fixed").Create, "0:00-1:00", "1:00-2:00")
+		expectWindows(t, "w.fixed Create", modelPlan(t, p, "w.fixed").Create.List(), "0:00-1:00", "1:00-2:00")
 		applyAndCheck(t, e, p)
 		if ms, _ := s.Models(t.Context(), ""); len(ms) != 3 {
 			t.Errorf("registered %d models", len(ms))

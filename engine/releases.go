@@ -12,8 +12,11 @@ import (
 func (e *Engine) Releases(ctx context.Context, p *Plan) (int, error) {
 	runs := map[string][]state.Window{}
 	for _, m := range p.Models {
-		if len(m.Run) > 0 {
-			runs[m.Model] = append(runs[m.Model], m.Run...)
+		if m.Run.Len() > 0 {
+			// Its spans cover what its windows cover (Releases only asks
+			// what the run covers), without a value per window; a
+			// timeless row has no span, but the model is still in runs.
+			runs[m.Model] = append(runs[m.Model], m.Run.Spans()...)
 		}
 	}
 	return e.gates().Releases(ctx, runs)

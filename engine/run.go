@@ -160,7 +160,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if runID, err = e.Store.CreateRun(ctx, run); err != nil {
 		return nil, fmt.Errorf("recording the run: %w", err)
 	}
-	if err := e.applyPlan(ctx, plan, runID, &done); err != nil {
+	if err := e.applyPlan(ctx, plan, runID, &done, true); err != nil {
 		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}

@@ -19,6 +19,18 @@ BEGIN {
   printf "%-58s %12s %12s %8s  %-30s %s\n", "figure", "value", "floor", "ratio", "goal", ""
 }
 
+# RunMemory (issue 21, from scripts/runmemory): the larger peak RSS of two
+# bounded runs over the backlog, fresh (plan + prefill) and pending.
+/^BenchmarkRunMemory/ {
+  name = $1
+  sub(/^Benchmark/, "", name)
+  delete m
+  for (i = 3; i < NF; i += 2) m[$(i + 1)] = $i
+  printf "%-58s %12s %12s %8s  %-30s %s\n", name, sprintf("%.0f MB", m["peak-MB"]), "", "",
+    sprintf("<= 200 MB peak RSS (fresh %.0f, pending %.0f)", m["fresh-MB"], m["pending-MB"]), verdict(m["peak-MB"], 200, 1)
+  next
+}
+
 /^Benchmark/ {
   name = $1
   sub(/^Benchmark/, "", name)

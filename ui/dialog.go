@@ -365,7 +365,7 @@ func question(d *dialog, a *App) string {
 	case d.plan != nil:
 		n := 0
 		for _, m := range d.plan.Models {
-			n += len(m.Run)
+			n += m.Run.Len()
 		}
 		if len(d.plan.Models) > 1 {
 			return fmt.Sprintf("Run %s of %s models in %s?", plural(n, "unit", "units"), count(len(d.plan.Models)), env)
@@ -431,9 +431,9 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
 			}
 		}
-		item("reset", len(m.Reset), spanText(m.Reset), false)
-		item("create", len(m.Create), spanText(m.Create), false)
-		item("run", len(m.Run), spanText(m.Run), false)
+		item("reset", m.Reset.Len(), spanText(m.Reset), false)
+		item("create", m.Create.Len(), spanText(m.Create), false)
+		item("run", m.Run.Len(), spanText(m.Run), false)
 	}
 	for _, warn := range p.Warnings() {
 		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
@@ -442,11 +442,11 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 }
 
 // spanText is the hull of windows, "" when there are none.
-func spanText(ws []state.Window) string {
-	if len(ws) == 0 {
+func spanText(ws engine.Windows) string {
+	if ws.Len() == 0 {
 		return ""
 	}
-	return hullText(state.Window{Since: ws[0].Since, Until: ws[len(ws)-1].Until})
+	return hullText(ws.Bounds())
 }
 
 func hullText(w state.Window) string {
@@ -463,10 +463,10 @@ func planByModel(t themes.Theme, p *engine.Plan) []string {
 	var out []string
 	for _, m := range p.Models {
 		line := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
-		if len(m.Run) == 0 {
+		if m.Run.Len() == 0 {
 			line += t.Muted.Render("  nothing to run")
 		} else {
-			line += "  run " + plural(len(m.Run), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
+			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
 		}
 		var more []string
 		if m.Outdated {
@@ -475,10 +475,10 @@ func planByModel(t themes.Theme, p *engine.Plan) []string {
 				more = append(more, fmt.Sprintf("built on outdated %d", m.BuiltOnOutdated))
 			}
 		}
-		if n := len(m.Reset); n > 0 {
+		if n := m.Reset.Len(); n > 0 {
 			more = append(more, fmt.Sprintf("reset %d", n))
 		}
-		if n := len(m.Create); n > 0 {
+		if n := m.Create.Len(); n > 0 {
 			more = append(more, fmt.Sprintf("create %d", n))
 		}
 		if m.Delete != nil && m.Delete.Count > 0 {

@@ -100,17 +100,12 @@ func mergePlans(ps []*engine.Plan) *engine.Plan {
 				continue
 			}
 			mm := &out.Models[i]
-			mm.Reset = sortedWindows(append(slices.Clone(mm.Reset), m.Reset...))
-			mm.Create = sortedWindows(append(slices.Clone(mm.Create), m.Create...))
-			mm.Run = sortedWindows(append(slices.Clone(mm.Run), m.Run...))
+			mm.Reset = engine.MergeWindows(mm.Reset, m.Reset)
+			mm.Create = engine.MergeWindows(mm.Create, m.Create)
+			mm.Run = engine.MergeWindows(mm.Run, m.Run)
 			mm.Warnings = append(slices.Clone(mm.Warnings), m.Warnings...)
 			mm.Register = mm.Register || m.Register
 		}
 	}
 	return out
-}
-
-func sortedWindows(ws []state.Window) []state.Window {
-	slices.SortFunc(ws, func(a, b state.Window) int { return a.Since.Compare(b.Since) })
-	return ws
 }

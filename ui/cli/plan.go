@@ -164,9 +164,9 @@ func planToJSON(p *engine.Plan) planJSON {
 		m := planModelJSON{
 			Name: mp.Model, Temporality: mp.Temporality.String(), Mode: mp.Mode.String(),
 			Window: planWindowJSON(mp.Window), Register: mp.Register,
-			Created: len(mp.Create), Reset: len(mp.Reset), Deleted: planDeleted(mp), ToRun: len(mp.Run),
-			CreatedWindows: planSpansJSON(mp.Create), ResetWindows: planSpansJSON(mp.Reset),
-			DeletedWindows: planSpansJSON(planDeletedWindows(mp)), ToRunWindows: planSpansJSON(mp.Run),
+			Created: mp.Create.Len(), Reset: mp.Reset.Len(), Deleted: planDeleted(mp), ToRun: mp.Run.Len(),
+			CreatedWindows: planSpansJSON(mp.Create.Spans()), ResetWindows: planSpansJSON(mp.Reset.Spans()),
+			DeletedWindows: planSpansJSON(planSpans(planDeletedWindows(mp))), ToRunWindows: planSpansJSON(mp.Run.Spans()),
 			Warnings: append([]string{}, mp.Warnings...),
 		}
 		if mp.Temporality == spec.Temporal {
@@ -253,9 +253,10 @@ func planSpans(ws []state.Window) []state.Window {
 	return out
 }
 
-func planSpansJSON(ws []state.Window) [][2]string {
+// planSpansJSON writes spans (from planSpans or Windows.Spans) as pairs of times.
+func planSpansJSON(spans []state.Window) [][2]string {
 	out := [][2]string{}
-	for _, w := range planSpans(ws) {
+	for _, w := range spans {
 		out = append(out, [2]string{state.FormatTime(w.Since), state.FormatTime(w.Until)})
 	}
 	return out
@@ -263,14 +264,17 @@ func planSpansJSON(ws []state.Window) [][2]string {
 
 // planSpanText summarises windows for a table cell: the first span and how
 // many more there are.
-func planSpanText(ws []state.Window, timeless bool) string {
-	if len(ws) == 0 {
+func planSpanText(ws engine.Windows, timeless bool) string {
+	if ws.Len() == 0 {
 		return "-"
 	}
 	if timeless {
 		return "existence row"
 	}
-	sp := planSpans(ws)
+	sp := ws.Spans()
+	if len(sp) == 0 {
+		return "-"
+	}
 	s := sp[0].String()
 	if len(sp) > 1 {
 		s += fmt.Sprintf(" +%d more span(s)", len(sp)-1)
@@ -315,9 +319,9 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 				note[len(note)-1] += fmt.Sprintf(", %d built on outdated", mp.BuiltOnOutdated)
 			}
 		}
-		rows = append(rows, []string{mp.Model, strconv.Itoa(len(mp.Create)), strconv.Itoa(len(mp.Reset)),
-			strconv.Itoa(planDeleted(mp)), strconv.Itoa(len(mp.Run)), planSpanText(mp.Run, timeless), strings.Join(note, ", ")})
-		created, reset, deleted, toRun = created+len(mp.Create), reset+len(mp.Reset), deleted+planDeleted(mp), toRun+len(mp.Run)
+		rows = append(rows, []string{mp.Model, strconv.Itoa(mp.Create.Len()), strconv.Itoa(mp.Reset.Len()),
+			strconv.Itoa(planDeleted(mp)), strconv.Itoa(mp.Run.Len()), planSpanText(mp.Run, timeless), strings.Join(note, ", ")})
+		created, reset, deleted, toRun = created+mp.Create.Len(), reset+mp.Reset.Len(), deleted+planDeleted(mp), toRun+mp.Run.Len()
 	}
 	printTable(w, []string{"MODEL", "CREATE", "RESET", "DELETE", "RUN", "RUN WINDOWS", "NOTE"}, rows)
 	fmt.Fprintf(w, "total: %d model(s); units: %d created, %d reset to pending, %d deleted or uncovered, %d to run\n",

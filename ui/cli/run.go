@@ -245,7 +245,7 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	totals := map[string]int{}
 	var order []string
 	for _, mp := range plan.Models {
-		totals[mp.Model] = len(mp.Run)
+		totals[mp.Model] = mp.Run.Len()
 		order = append(order, mp.Model)
 	}
 	view := c.newRunView(order, totals)
