@@ -39,9 +39,9 @@ const (
 	// NeedNone: no applied row (only EXISTS or no gate reads the model).
 	NeedNone SweepNeed = iota
 	// NeedCoverage: the coverage only — the windowed rows merged into
-	// islands (overlapping or touching rows join) carrying the island's
-	// newest applied_at, and the existence row as it is. Enough for
-	// ENCAPSULATE, THROUGH and WHOLE without a freshness limit.
+	// islands (overlapping or touching rows join) with AppliedAt 0, as no
+	// freshness limit reads them, and the existence row as it is. Enough
+	// for ENCAPSULATE, THROUGH and WHOLE without a freshness limit.
 	NeedCoverage
 	// NeedFreshness: the coverage, and for every window the newest and
 	// oldest applied_at of the rows it overlaps: touching rows with the
@@ -80,12 +80,15 @@ func ReduceSweep(us []SweepUnit, outstanding bool, need SweepNeed) []SweepUnit {
 			last := &out[island]
 			switch {
 			case need == NeedCoverage && u.Since <= last.Until:
-				last.Until, last.AppliedAt = max(last.Until, u.Until), max(last.AppliedAt, u.AppliedAt)
+				last.Until = max(last.Until, u.Until)
 				continue
 			case need == NeedFreshness && u.Since == last.Until && u.AppliedAt == last.AppliedAt:
 				last.Until = u.Until
 				continue
 			}
+		}
+		if need == NeedCoverage {
+			u.AppliedAt = 0
 		}
 		out = append(out, u)
 		island = len(out) - 1
