@@ -74,9 +74,14 @@ BEGIN {
     if ("floor-ns/op" in m && m["floor-ns/op"] > 0) {
       floor = human(m["floor-ns/op"]); r = v / m["floor-ns/op"]; ratio = sprintf("%.2f", r)
     }
-    if (name ~ /^GateSweepSQL/) { goal = "<= 0.33 (3x faster than SQL)"; ok = verdict(r, 0.334, 1) }
+    if (name ~ /^GateSweepSQL/) { goal = "<= 0.10 (10x faster than SQL)"; ok = verdict(r, 0.10, 1) }
     else if (name ~ /^GateSweep/ && name ~ /units=1M/) { goal = "<= 1 s"; ok = verdict(v, 1e9, 1) }
     else if (name ~ /^GateSweep/) { goal = "growth (see 1M row)" }
+    # The SQLite sweep against PostgreSQL's on the same generated data, in
+    # the same run (the sqlite rows come first): a row of its own after
+    # each postgres size.
+    if (name ~ /^GateSweep\/store=sqlite\//) { size = name; sub(/.*units=/, "", size); sweepSqlite[size] = v }
+    if (name ~ /^GateSweep\/store=postgres\//) { size = name; sub(/.*units=/, "", size); sweepRatio = size }
     else if (name ~ /^Load/) { goal = "<= 1.3x COPY"; ok = verdict(r, 1.3, 1) }
     else if (name ~ /^Coverage/) { goal = "Go vs range_agg" }
     else if (name ~ /^UIScale/ && name ~ /first/) { goal = "<= 100 ms"; ok = verdict(v, 100e6, 1) }
@@ -84,4 +89,11 @@ BEGIN {
     if ("peak-MB" in m) goal = goal sprintf("; peak RSS %.0f MB (<= 300: %s)", m["peak-MB"], verdict(m["peak-MB"], 300, 1))
   }
   printf "%-58s %12s %12s %8s  %-30s %s\n", name, value, floor, ratio, goal, ok
+  if (sweepRatio != "" && (sweepRatio in sweepSqlite) && v > 0) {
+    r = sweepSqlite[sweepRatio] / v
+    g = (sweepRatio == "1M") ? "<= 1.2x PostgreSQL" : "(goal at 1M)"
+    printf "%-58s %12s %12s %8s  %-30s %s\n", "GateSweepRatio/sqlite-vs-postgres/units=" sweepRatio, human(sweepSqlite[sweepRatio]), human(v),
+      sprintf("%.2f", r), g, (sweepRatio == "1M") ? verdict(r, 1.2, 1) : ""
+  }
+  sweepRatio = ""
 }

@@ -102,7 +102,7 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 	if err != nil {
 		return nil, err
 	}
-	units, err := g.sweepUnits(ctx, recs)
+	units, err := g.gateUnits(ctx, recs, sweepQuery(g, f, names, defs, problems))
 	if err != nil {
 		return nil, err
 	}

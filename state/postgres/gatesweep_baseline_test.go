@@ -234,7 +234,14 @@ func populate(ctx context.Context, dsn, schema string, cfg gen.Config) (*generat
 	if err != nil {
 		return nil, err
 	}
-	if err := pgtest.Exec(dsn, "VACUUM ANALYZE "+pgx.Identifier{schema, "units"}.Sanitize()); err != nil {
+	// On a connection bound by ctx, not pgtest.Exec: its 30 s bound is too
+	// short for a million rows on a loaded machine.
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+pgx.Identifier{schema, "units"}.Sanitize()); err != nil {
 		return nil, err
 	}
 	e.Store = nil

@@ -15,3 +15,9 @@ func TestSweepUnitsMatchesScanUnits(t *testing.T) {
 	// the heap, so the read cannot lean on insertion order.
 	storetest.SweepMatchesScan(t, s, 800)
 }
+
+// SweepGate must equal state.ReduceSweep over SweepUnits for every need.
+func TestSweepGateMatchesReduce(t *testing.T) {
+	s, _ := openTest(t, Options{})
+	storetest.SweepGateMatchesReduce(t, s)
+}

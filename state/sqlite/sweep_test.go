@@ -17,3 +17,8 @@ func TestSweepUnitsMatchesScanUnits(t *testing.T) {
 	sweepSplit = 1
 	storetest.SweepMatchesScan(t, openTemp(t), 100)
 }
+
+// SweepGate must equal state.ReduceSweep over SweepUnits for every need.
+func TestSweepGateMatchesReduce(t *testing.T) {
+	storetest.SweepGateMatchesReduce(t, openTemp(t))
+}

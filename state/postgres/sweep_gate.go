@@ -1,0 +1,181 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+var _ state.GateSweepReader = (*Store)(nil)
+
+// sweepOutstandingSQL reads the units that are not applied ($2 NULL: of
+// every model) from their partial index (migration 0009), an index-only
+// scan in window order.
+const sweepOutstandingSQL = `
+	SELECT model, since, until, status FROM {schema}.units
+	WHERE env = $1 AND status <> 'applied' AND ($2::text[] IS NULL OR model = ANY($2::text[]))
+	ORDER BY model, since, until`
+
+// sweepAppliedSQL reads the applied rows of the models in $2, model by
+// model in the array's order (the ordinality names the model) and each in
+// window order: one index-only range scan of their partial index per
+// model, so the history of models no gate reads is never touched. OFFSET 0
+// keeps the planner from flattening the per-model scan into one scan of
+// every applied row and a sort.
+const sweepAppliedSQL = `
+	SELECT m.i, u.since, u.until, u.applied_at
+	FROM unnest($2::text[]) WITH ORDINALITY AS m(name, i)
+	CROSS JOIN LATERAL (
+	    SELECT since, until, applied_at FROM {schema}.units
+	    WHERE env = $1 AND model = m.name AND status = 'applied'
+	    ORDER BY since, until OFFSET 0) u`
+
+// SweepGate reads the units q selects in two statements — the units that
+// are not applied, then the applied rows gates read — and reduces each
+// model's applied rows (state.ReduceSweep) as they arrive. Rows are
+// decoded straight off pgx's read buffer, as SweepUnits decodes them.
+func (s *Store) SweepGate(ctx context.Context, env string, q state.SweepQuery, fn func(model string, units []state.SweepUnit) error) error {
+	outstanding, err := s.sweepOutstanding(ctx, env, q.Outstanding)
+	if err != nil {
+		return err
+	}
+	var applied []string
+	for name, need := range q.Applied {
+		if need > state.NeedNone {
+			applied = append(applied, name)
+		}
+	}
+	rows, err := s.pool.Query(ctx, s.sql(sweepAppliedSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, applied)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cur := -1
+	var units []state.SweepUnit
+	flush := func() error {
+		if cur < 0 {
+			return nil
+		}
+		name := applied[cur]
+		us := mergeSweepUnits(state.ReduceSweep(units, false, q.Applied[name]), outstanding[name])
+		delete(outstanding, name)
+		units = nil
+		if len(us) == 0 {
+			return nil
+		}
+		return fn(name, us)
+	}
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 4 || len(raw[0]) != 8 {
+			return errors.New("sweep gate: unexpected columns")
+		}
+		i := int(int64(binary.BigEndian.Uint64(raw[0]))) - 1 // ordinality counts from 1
+		if i < 0 || i >= len(applied) {
+			return fmt.Errorf("sweep gate: model %d out of range", i)
+		}
+		if i != cur {
+			if err := flush(); err != nil {
+				return err
+			}
+			cur = i
+		}
+		u := state.SweepUnit{Status: state.CodeApplied}
+		if raw[1] != nil {
+			if u.Since, err = sweepMicros(raw[1]); err != nil {
+				return err
+			}
+			if u.Until, err = sweepMicros(raw[2]); err != nil {
+				return err
+			}
+		}
+		if u.AppliedAt, err = sweepMicros(raw[3]); err != nil {
+			return err
+		}
+		units = append(units, u)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	for name, us := range outstanding {
+		if err := fn(name, us); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepOutstanding reads the units that are not applied of the models
+// judged (nil: every model), by model in window order.
+func (s *Store) sweepOutstanding(ctx context.Context, env string, judged []string) (map[string][]state.SweepUnit, error) {
+	var names []string // nil: every model
+	if judged != nil {
+		names = append([]string{}, judged...)
+	}
+	rows, err := s.pool.Query(ctx, s.sql(sweepOutstandingSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, names)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string][]state.SweepUnit{}
+	var (
+		model string
+		units []state.SweepUnit
+	)
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 4 {
+			return nil, errors.New("sweep gate: unexpected columns")
+		}
+		if units == nil || string(raw[0]) != model {
+			if units != nil {
+				out[model] = units
+			}
+			model, units = string(raw[0]), out[string(raw[0])]
+		}
+		u := state.SweepUnit{Status: state.CodeOf(raw[3])}
+		if raw[1] != nil {
+			if u.Since, err = sweepMicros(raw[1]); err != nil {
+				return nil, err
+			}
+			if u.Until, err = sweepMicros(raw[2]); err != nil {
+				return nil, err
+			}
+		}
+		units = append(units, u)
+	}
+	if units != nil {
+		out[model] = units
+	}
+	return out, rows.Err()
+}
+
+// mergeSweepUnits merges two lists in window order into one.
+func mergeSweepUnits(a, b []state.SweepUnit) []state.SweepUnit {
+	if len(b) == 0 {
+		return a
+	}
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]state.SweepUnit, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].Since < a[i].Since || b[j].Since == a[i].Since && b[j].Until < a[i].Until {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	return append(append(out, a[i:]...), b[j:]...)
+}
