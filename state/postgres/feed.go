@@ -23,6 +23,10 @@ type change struct {
 	// applied is what the transition does to the model's applied counts
 	// per fingerprint; record adds it to applied_counts.
 	applied []appliedDelta
+	// units, when not nil, is what the transition does to the model's
+	// counts by status, where from, to and count do not say it (see
+	// unitDeltas); record adds it to status_counts.
+	units []statusDelta
 }
 
 // write runs fn in a transaction and appends the changes it returns to the
@@ -48,7 +52,8 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 }
 
 // record appends chs to the feed, adds their applied deltas to
-// applied_counts in the same statement, and returns the last seq. It must be the
+// applied_counts and keeps the summary (summaryCTEs) in the same statement,
+// and returns the last seq. It must be the
 // last statement of its transaction: it takes a lock held until commit, so
 // seqs are handed out in commit order. Without it, a transaction that took
 // seq 10 could commit after one that took seq 11, and a reader that had
@@ -80,6 +85,7 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    `+countsInsert+`
 		)`
 	}
+	args, summarized := summaryCTEs(chs, args)
 	var last int64
 	err := tx.QueryRow(ctx, s.sql(`
 		WITH appended AS (
@@ -87,7 +93,7 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[],
 		                         $5::text[], $6::text[], $7::int[], $8::timestamptz[], $9::bigint[])
 		    RETURNING seq
-		)`+counted+`
+		)`+counted+summarized+`
 		SELECT max(seq) FROM appended`), args...).Scan(&last)
 	return last, err
 }

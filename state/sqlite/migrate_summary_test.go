@@ -80,7 +80,9 @@ func TestUpgradeBackfillsStatusCounts(t *testing.T) {
 		}
 		return out
 	}
-	h := func(a, b int) state.Window { return state.MustWindow(t0.Add(time.Duration(a)*time.Hour), t0.Add(time.Duration(b)*time.Hour)) }
+	h := func(a, b int) state.Window {
+		return state.MustWindow(t0.Add(time.Duration(a)*time.Hour), t0.Add(time.Duration(b)*time.Hour))
+	}
 	want := fmt.Sprintf("a map[applied:2 blocked:1 failed:1 pending:2 running:1] 11h %v; b map[applied:1 blocked:0 failed:0 pending:0 running:0] 10h %v; ",
 		[]state.Window{h(0, 2)}, []state.Window{h(0, 1)})
 	if got := counts(); got != want {
