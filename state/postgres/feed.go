@@ -27,6 +27,9 @@ type change struct {
 	// counts by status, where from, to and count do not say it (see
 	// unitDeltas); record adds it to status_counts.
 	units []statusDelta
+	// appliedAt is the applied_at a completion gave its unit; zero for
+	// every other change, which makes record recount the model's newest.
+	appliedAt time.Time
 }
 
 // write runs fn in a transaction and appends the changes it returns to the

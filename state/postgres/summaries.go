@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -12,9 +13,8 @@ import (
 )
 
 // Summaries implements state.Store in one statement, so one snapshot:
-// env's models with their newest applied_at (one backward seek of
-// units_applied_at each), the kept counts by status (status_counts) and the
-// kept coverage islands (coverage). Nothing here counts or merges units, so
+// env's models, the kept counts by status with the newest applied_at
+// (status_counts) and the kept coverage islands (coverage). Nothing here counts or merges units, so
 // the cost is a few rows per model whatever their history.
 func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.ModelSummary, error) {
 	// Each narrowing is its own statement, planned for it.
@@ -29,11 +29,10 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 		return " AND " + col + " = $2"
 	}
 	rows, err := s.pool.Query(ctx, s.sql(`
-		SELECT 0, m.name, '', 0::bigint, (SELECT max(u.applied_at) FROM {schema}.units u
-		    WHERE u.env = m.env AND u.model = m.name AND u.status = 'applied'), NULL::timestamptz
-		FROM {schema}.models m WHERE m.env = $1`+narrow("m.name")+`
+		SELECT 0, name, '', 0::bigint, NULL::timestamptz, NULL::timestamptz
+		FROM {schema}.models WHERE env = $1`+narrow("name")+`
 		UNION ALL
-		SELECT 1, model, status, units, NULL, NULL FROM {schema}.status_counts
+		SELECT 1, model, status, units, newest, NULL FROM {schema}.status_counts
 		WHERE env = $1`+narrow("model")+` AND units <> 0
 		UNION ALL
 		SELECT 2, model, '', 0, since, until FROM {schema}.coverage WHERE env = $1`+narrow("model")), args...)
@@ -48,17 +47,20 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 		out          []state.ModelSummary
 		islands      = map[string][]state.Window{}
 		counts       = map[string]map[state.UnitStatus]int{}
+		newest       = map[string]*time.Time{}
 	)
 	_, err = pgx.ForEachRow(rows, []any{&kind, &name, &status, &n, &a, &b}, func() error {
 		switch kind {
 		case 0:
-			sum := state.ModelSummary{Model: name, UnitStats: state.UnitStats{LastAppliedAt: timePtrOf(a)}}
-			out = append(out, sum)
+			out = append(out, state.ModelSummary{Model: name})
 		case 1:
 			if counts[name] == nil {
 				counts[name] = map[state.UnitStatus]int{}
 			}
 			counts[name][state.UnitStatus(status)] = int(n)
+			if status == string(state.Applied) {
+				newest[name] = timePtrOf(a)
+			}
 		case 2:
 			islands[name] = append(islands[name], windowOf(a, b))
 		}
@@ -74,6 +76,7 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 			sum.Counts[st] = counts[sum.Model][st]
 		}
 		sum.Coverage = state.NewIntervalSet(islands[sum.Model]...)
+		sum.LastAppliedAt = newest[sum.Model]
 	}
 	slices.SortFunc(out, func(x, y state.ModelSummary) int { return cmp.Compare(x.Model, y.Model) })
 	return out, nil

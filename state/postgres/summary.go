@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgtype"
 
@@ -47,40 +48,67 @@ type statusKey struct {
 
 type modelKey struct{ env, model string }
 
+// appliedAtOf is the applied_at a completion gives its unit (zero when the
+// outcome does not apply it).
+func appliedAtOf(o state.Outcome) time.Time {
+	if o.Status != state.Applied {
+		return time.Time{}
+	}
+	return o.At
+}
+
 // summaryCTEs appends to a record statement's args the parameters of the
 // CTEs that keep the summary in step with chs, and returns those CTEs
 // (each starting with a comma) numbered after the args already there.
 //
 // Counts are added, one row per key in key order: ON CONFLICT may touch a
 // row once per statement, and taking the rows' locks in (env, model,
-// status) order means two transactions can never deadlock on them.
+// status) order means two transactions can never deadlock on them. The
+// applied row also keeps the model's newest applied_at: a completion
+// raises it to its own; any other change into or out of applied (a mark,
+// a bulldozer, Delete, Uncover) recounts it from the model's applied units.
 //
 // Coverage is rebuilt only within the windows of the changes that moved
 // applied units, per model: the islands overlapping or touching them lose
 // those windows and gain the applied units found there, merged. That reads
-// the units the change touched, not the model's history. It reads them in
-// the statement's snapshot, which is right because record takes the feed's
+// the units the change touched, not the model's history.
+//
+// The recount, the newest already kept and the rebuild read the
+// statement's snapshot, which is right because record takes the feed's
 // lock in an earlier statement: every transaction that changes units holds
 // it until commit, so the snapshot (READ COMMITTED, taken after the lock)
 // holds every other committed change and this transaction's own.
 func summaryCTEs(chs []change, args []any) ([]any, string) {
 	sum := map[statusKey]int{}
+	newest := map[modelKey]time.Time{}
+	recount := map[modelKey]bool{}
 	touched := map[modelKey][]state.Window{}
 	for _, c := range chs {
-		moved := false
+		k := modelKey{c.env, c.model}
+		moved := c.from == state.Applied || c.to == state.Applied
 		for _, d := range unitDeltas(c) {
 			sum[statusKey{c.env, c.model, d.status}] += d.n
 			moved = moved || d.status == state.Applied
 		}
-		if (moved || c.from == state.Applied || c.to == state.Applied) && !c.window.IsZero() {
-			k := modelKey{c.env, c.model}
+		if !moved {
+			continue
+		}
+		if c.to == state.Applied && !c.appliedAt.IsZero() {
+			if c.appliedAt.After(newest[k]) {
+				newest[k] = c.appliedAt
+			}
+		} else {
+			recount[k] = true
+		}
+		if !c.window.IsZero() {
 			touched[k] = append(touched[k], c.window)
 		}
 	}
 	var sql string
 	keys := make([]statusKey, 0, len(sum))
 	for k, n := range sum {
-		if n != 0 {
+		m := modelKey{k.env, k.model}
+		if n != 0 || k.status == state.Applied && (recount[m] || !newest[m].IsZero()) {
 			keys = append(keys, k)
 		}
 	}
@@ -88,17 +116,20 @@ func summaryCTEs(chs []change, args []any) ([]any, string) {
 		slices.SortFunc(keys, func(a, b statusKey) int {
 			return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.model, b.model), cmp.Compare(a.status, b.status))
 		})
-		envs, models, statuses, ns := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
+		n := len(keys)
+		envs, models, statuses, ns := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
+		ats, recounts := make([]pgtype.Timestamptz, n), make([]bool, n)
 		for i, k := range keys {
+			m := modelKey{k.env, k.model}
 			envs[i], models[i], statuses[i], ns[i] = k.env, k.model, string(k.status), int64(sum[k])
+			if k.status == state.Applied {
+				ats[i] = pgtype.Timestamptz{Time: newest[m], Valid: !newest[m].IsZero()}
+				recounts[i] = recount[m]
+			}
 		}
-		n := len(args)
-		args = append(args, envs, models, statuses, ns)
-		sql += fmt.Sprintf(`, status_counted AS (
-		    INSERT INTO {schema}.status_counts AS c (env, model, status, units)
-		    SELECT * FROM unnest($%d::text[], $%d::text[], $%d::text[], $%d::bigint[])
-		    ON CONFLICT (env, model, status) DO UPDATE SET units = c.units + excluded.units
-		)`, n+1, n+2, n+3, n+4)
+		p := len(args)
+		args = append(args, envs, models, statuses, ns, ats, recounts)
+		sql += fmt.Sprintf(statusCount, p+1, p+2, p+3, p+4, p+5, p+6)
 	}
 	if len(touched) > 0 {
 		var envs, models []string
@@ -111,12 +142,29 @@ func summaryCTEs(chs []change, args []any) ([]any, string) {
 				untils = append(untils, pgtype.Timestamptz{Time: w.Until, Valid: true})
 			}
 		}
-		n := len(args)
+		p := len(args)
 		args = append(args, envs, models, sinces, untils)
-		sql += fmt.Sprintf(coverageRebuild, n+1, n+2, n+3, n+4)
+		sql += fmt.Sprintf(coverageRebuild, p+1, p+2, p+3, p+4)
 	}
 	return args, sql
 }
+
+// statusCount is summaryCTEs's counts part: each key's delta added, and on
+// the applied row the newest applied_at — recounted, or the greater of the
+// kept one and the completions'.
+const statusCount = `, status_counted AS (
+		    INSERT INTO {schema}.status_counts AS c (env, model, status, units, newest)
+		    SELECT t.env, t.model, t.status, t.units, CASE
+		        WHEN t.status <> 'applied' THEN NULL
+		        WHEN t.recount THEN (SELECT max(u.applied_at) FROM {schema}.units u
+		                             WHERE u.env = t.env AND u.model = t.model AND u.status = 'applied')
+		        ELSE greatest(t.newest, (SELECT o.newest FROM {schema}.status_counts o
+		                                 WHERE o.env = t.env AND o.model = t.model AND o.status = 'applied'))
+		        END
+		    FROM unnest($%d::text[], $%d::text[], $%d::text[], $%d::bigint[], $%d::timestamptz[], $%d::bool[])
+		        AS t (env, model, status, units, newest, recount)
+		    ON CONFLICT (env, model, status) DO UPDATE SET units = c.units + excluded.units, newest = excluded.newest
+		)`
 
 // coverageRebuild is summaryCTEs's coverage part: touched is each model's
 // changed windows as one multirange h; uncovered deletes the islands that

@@ -5,13 +5,14 @@
 -- changed by every transition in its own transaction, in the statement
 -- that appends it to the change feed (summary.go), not by triggers.
 
--- Units per model and status. A count that reaches 0 stays as a row of 0;
--- reads skip it.
+-- Units per model and status, and on the applied row the newest
+-- applied_at. A count that reaches 0 stays as a row of 0; reads skip it.
 CREATE TABLE {schema}.status_counts (
-    env    text   NOT NULL,
-    model  text   NOT NULL,
-    status text   NOT NULL,
-    units  bigint NOT NULL,
+    env    text        NOT NULL,
+    model  text        NOT NULL,
+    status text        NOT NULL,
+    units  bigint      NOT NULL,
+    newest timestamptz,
     PRIMARY KEY (env, model, status)
 );
 
@@ -29,13 +30,9 @@ CREATE TABLE {schema}.coverage (
 );
 CREATE INDEX coverage_until ON {schema}.coverage (env, model, until);
 
--- The newest applied_at of a model is one backward seek here, exact under
--- every transition without code in any of them; a unit pays one entry of
--- a partial index only while it is applied.
-CREATE INDEX units_applied_at ON {schema}.units (env, model, applied_at) WHERE status = 'applied';
-
-INSERT INTO {schema}.status_counts (env, model, status, units)
-SELECT env, model, status, count(*) FROM {schema}.units GROUP BY env, model, status;
+INSERT INTO {schema}.status_counts (env, model, status, units, newest)
+SELECT env, model, status, count(*), CASE WHEN status = 'applied' THEN max(applied_at) END
+FROM {schema}.units GROUP BY env, model, status;
 
 INSERT INTO {schema}.coverage (env, model, since, until)
 SELECT a.env, a.model, lower(r), upper(r)
