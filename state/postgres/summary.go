@@ -83,6 +83,9 @@ func summaryCTEs(chs []change, args []any) ([]any, string) {
 	newest := map[modelKey]time.Time{}
 	recount := map[modelKey]bool{}
 	touched := map[modelKey][]state.Window{}
+	// grown: every applied change of the model is a completion, so the
+	// windows touched are covered now and no unit needs reading.
+	grown := map[modelKey]bool{}
 	for _, c := range chs {
 		k := modelKey{c.env, c.model}
 		moved := c.from == state.Applied || c.to == state.Applied
@@ -100,6 +103,10 @@ func summaryCTEs(chs []change, args []any) ([]any, string) {
 		} else {
 			recount[k] = true
 		}
+		if _, seen := grown[k]; !seen {
+			grown[k] = true
+		}
+		grown[k] = grown[k] && !recount[k]
 		if !c.window.IsZero() {
 			touched[k] = append(touched[k], c.window)
 		}
@@ -134,17 +141,19 @@ func summaryCTEs(chs []change, args []any) ([]any, string) {
 	if len(touched) > 0 {
 		var envs, models []string
 		var sinces, untils []pgtype.Timestamptz
+		var grows []bool
 		byModel := func(a, b modelKey) int { return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.model, b.model)) }
 		for _, k := range slices.SortedFunc(maps.Keys(touched), byModel) {
 			for _, w := range state.NewIntervalSet(touched[k]...).Windows() {
 				envs, models = append(envs, k.env), append(models, k.model)
 				sinces = append(sinces, pgtype.Timestamptz{Time: w.Since, Valid: true})
 				untils = append(untils, pgtype.Timestamptz{Time: w.Until, Valid: true})
+				grows = append(grows, grown[k])
 			}
 		}
 		p := len(args)
-		args = append(args, envs, models, sinces, untils)
-		sql += fmt.Sprintf(coverageRebuild, p+1, p+2, p+3, p+4)
+		args = append(args, envs, models, sinces, untils, grows)
+		sql += fmt.Sprintf(coverageRebuild, p+1, p+2, p+3, p+4, p+5)
 	}
 	return args, sql
 }
@@ -170,10 +179,12 @@ const statusCount = `, status_counted AS (
 // changed windows as one multirange h; uncovered deletes the islands that
 // overlap or touch h (found by the hull, then tested against h); covered
 // inserts (those islands - h) + (applied units overlapping h) * h, whose
-// union merges every island that now touches another.
+// union merges every island that now touches another. A model that only
+// gained applied units (grown: completions) has h covered, unread.
 const coverageRebuild = `, touched AS (
-		    SELECT env, model, range_agg(tstzrange(since, until, '[)')) AS h
-		    FROM unnest($%d::text[], $%d::text[], $%d::timestamptz[], $%d::timestamptz[]) AS t (env, model, since, until)
+		    SELECT env, model, range_agg(tstzrange(since, until, '[)')) AS h, bool_and(grown) AS grown
+		    FROM unnest($%d::text[], $%d::text[], $%d::timestamptz[], $%d::timestamptz[], $%d::bool[])
+		        AS t (env, model, since, until, grown)
 		    GROUP BY env, model
 		), uncovered AS (
 		    DELETE FROM {schema}.coverage c USING touched t
@@ -186,8 +197,9 @@ const coverageRebuild = `, touched AS (
 		    FROM touched t, unnest(
 		        (coalesce((SELECT range_agg(tstzrange(o.since, o.until, '[)')) FROM uncovered o
 		                   WHERE o.env = t.env AND o.model = t.model), '{}'::tstzmultirange) - t.h)
-		        + (coalesce((SELECT range_agg(u.span) FROM {schema}.units u
-		                     WHERE u.env = t.env AND u.model = t.model AND u.status = 'applied'
-		                       AND u.span && range_merge(t.h) AND u.span && t.h), '{}'::tstzmultirange) * t.h)
+		        + CASE WHEN t.grown THEN t.h
+		               ELSE coalesce((SELECT range_agg(u.span) FROM {schema}.units u
+		                              WHERE u.env = t.env AND u.model = t.model AND u.status = 'applied'
+		                                AND u.span && range_merge(t.h) AND u.span && t.h), '{}'::tstzmultirange) * t.h END
 		    ) AS r
 		)`
