@@ -23,8 +23,7 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 	if err != nil || len(out) == 0 {
 		return out, err
 	}
-	const inEnv = `JOIN "models" m ON m."id" = c."model_id" WHERE m."env" = ? AND (? = '' OR m."name" = ?)`
-	rows, err := tx.QueryContext(ctx, `SELECT c."model_id", c."status", c."units" FROM "status_counts" c `+inEnv+` AND c."units" <> 0`, env, model, model)
+	rows, err := tx.QueryContext(ctx, summaryCountsSQL, env, model, model)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: summaries of %q: %w", env, err)
 	}
@@ -42,7 +41,7 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	rows, err = tx.QueryContext(ctx, `SELECT c."model_id", c."since", c."until" FROM "coverage" c `+inEnv+` ORDER BY c."model_id", c."since"`, env, model, model)
+	rows, err = tx.QueryContext(ctx, summaryCoverageSQL, env, model, model)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: summaries of %q: %w", env, err)
 	}
@@ -61,12 +60,22 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 	return out, rows.Err()
 }
 
+// Summaries's three reads, each taking (env, model, model): model "" reads
+// every model of env.
+const (
+	summaryModelsSQL = `SELECT m."id", m."name",
+			(SELECT max(u."applied_at") FROM "units" u WHERE u."model_id" = m."id" AND u."status" = 'applied')
+		FROM "models" m WHERE m."env" = ? AND (? = '' OR m."name" = ?) ORDER BY m."name"`
+	summaryIn        = `JOIN "models" m ON m."id" = c."model_id" WHERE m."env" = ? AND (? = '' OR m."name" = ?)`
+	summaryCountsSQL = `SELECT c."model_id", c."status", c."units" FROM "status_counts" c ` + summaryIn + ` AND c."units" <> 0`
+	// Unordered: NewIntervalSet orders each model's islands.
+	summaryCoverageSQL = `SELECT c."model_id", c."since", c."until" FROM "coverage" c ` + summaryIn
+)
+
 // summaryModels reads env's models (or the one named) by name with their
 // newest applied_at, and indexes the summaries by model id.
 func summaryModels(ctx context.Context, tx *sql.Tx, env, model string) ([]state.ModelSummary, map[int64]int, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT m."id", m."name",
-			(SELECT max(u."applied_at") FROM "units" u WHERE u."model_id" = m."id" AND u."status" = 'applied')
-		FROM "models" m WHERE m."env" = ? AND (? = '' OR m."name" = ?) ORDER BY m."name"`, env, model, model)
+	rows, err := tx.QueryContext(ctx, summaryModelsSQL, env, model, model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: summaries of %q: %w", env, err)
 	}
