@@ -55,9 +55,9 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 }
 
 // record appends chs to the feed, adds their applied deltas to
-// applied_counts and keeps the summary (summaryCTEs) in the same statement,
-// and returns the last seq. It must be the
-// last statement of its transaction: it takes a lock held until commit, so
+// applied_counts and keeps the summary (summaryCTEs) in the same
+// statement, and returns the last seq. It must be the last statement of
+// its transaction: it takes a lock held until commit, so
 // seqs are handed out in commit order. Without it, a transaction that took
 // seq 10 could commit after one that took seq 11, and a reader that had
 // already moved past 11 would never see 10.
