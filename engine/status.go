@@ -67,8 +67,9 @@ func (unknownModel) Is(target error) bool { return target == ErrUnknownModel }
 
 // Status returns every registered model of the environment and every model
 // of the spec not registered yet (with zero counts), ordered by pipeline and
-// then name. Each model costs two indexed reads of the store (Stats and
-// Coverage); no unit history is loaded into memory.
+// then name. The counts, coverage and newest applied_at of every model are
+// one read of the store's kept summary (Store.Summaries), not reads per
+// model; no unit history is loaded into memory.
 func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 	recs, err := e.Store.Models(ctx, e.Env.Suffix)
 	if err != nil {
@@ -78,14 +79,19 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 	if err != nil {
 		return nil, err
 	}
+	sums, err := e.Store.Summaries(ctx, e.Env.Suffix, "")
+	if err != nil {
+		return nil, fmt.Errorf("reading the unit summaries of %s: %w", e.Env, err)
+	}
+	byName := make(map[string]state.ModelSummary, len(sums))
+	for _, sum := range sums {
+		byName[sum.Model] = sum
+	}
 	out := make([]ModelStatus, 0, len(recs))
 	seen := make(map[string]bool, len(recs))
 	for _, rec := range recs {
 		seen[rec.Name] = true
-		st, err := e.registeredStatus(ctx, rec)
-		if err != nil {
-			return nil, err
-		}
+		st := registeredStatus(rec, byName[rec.Name])
 		st.Outdated, st.Fingerprint = outdated[rec.Name], current[rec.Name]
 		out = append(out, st)
 	}
@@ -111,10 +117,15 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
 	switch {
 	case err == nil:
-		st, err := e.registeredStatus(ctx, rec)
+		sums, err := e.Store.Summaries(ctx, e.Env.Suffix, name)
 		if err != nil {
-			return st, err
+			return ModelStatus{}, fmt.Errorf("reading the unit summary of %s: %w", name, err)
 		}
+		var sum state.ModelSummary
+		if len(sums) == 1 {
+			sum = sums[0]
+		}
+		st := registeredStatus(rec, sum)
 		if st.Fingerprint, err = e.CurrentFingerprint(ctx, name); err != nil {
 			return st, err
 		}
@@ -169,30 +180,24 @@ func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
 	return state.LatestSeq(ctx, e.Store)
 }
 
-func (e *Engine) registeredStatus(ctx context.Context, rec state.ModelRecord) (ModelStatus, error) {
+// registeredStatus is a registered model's status from its record and its
+// summary (a zero summary: no units).
+func registeredStatus(rec state.ModelRecord, sum state.ModelSummary) ModelStatus {
 	st := ModelStatus{Name: rec.Name, Pipeline: rec.Pipeline, Temporality: cmp.Or(rec.Temporality, spec.Temporal.String()), Registered: true}
 	if !st.Timeless() {
 		st.Flexibility = cmp.Or(rec.Flexibility, spec.Fix.String())
 		st.Interval = rec.Interval
-	}
-	stats, err := e.Store.Stats(ctx, e.Env.Suffix, rec.Name)
-	if err != nil {
-		return ModelStatus{}, fmt.Errorf("counting the units of %s: %w", rec.Name, err)
+		st.Coverage = sum.Coverage
 	}
 	st.Counts = zeroCounts()
-	for s, n := range stats.Counts {
+	for s, n := range sum.Counts {
 		st.Counts[s] += n
 	}
-	if stats.LastAppliedAt != nil {
-		t := stats.LastAppliedAt.UTC()
+	if sum.LastAppliedAt != nil {
+		t := sum.LastAppliedAt.UTC()
 		st.LastAppliedAt = &t
 	}
-	if !st.Timeless() {
-		if st.Coverage, err = e.Store.Coverage(ctx, e.Env.Suffix, rec.Name, state.Window{}); err != nil {
-			return ModelStatus{}, fmt.Errorf("reading the coverage of %s: %w", rec.Name, err)
-		}
-	}
-	return st, nil
+	return st
 }
 
 func specStatus(m *spec.Model) ModelStatus {

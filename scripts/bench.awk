@@ -84,6 +84,7 @@ BEGIN {
     if (name ~ /^GateSweep\/store=postgres\//) { size = name; sub(/.*units=/, "", size); sweepRatio = size }
     else if (name ~ /^Load/) { goal = "<= 1.3x COPY"; ok = verdict(r, 1.3, 1) }
     else if (name ~ /^Coverage/) { goal = "Go vs range_agg" }
+    else if (name ~ /^StatusBatch/) { goal = "<= 50 ms"; ok = verdict(v, 50e6, 1) }
     else if (name ~ /^UIScale/ && name ~ /first/) { goal = "<= 100 ms"; ok = verdict(v, 100e6, 1) }
     else if (name ~ /^UIScale/ && name ~ /render|move/) { goal = "<= 16 ms"; ok = verdict(v, 16e6, 1) }
     if ("peak-MB" in m) goal = goal sprintf("; peak RSS %.0f MB (<= 300: %s)", m["peak-MB"], verdict(m["peak-MB"], 300, 1))

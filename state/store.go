@@ -73,6 +73,13 @@ type Store interface {
 	// computed from, for every model at once.
 	// A model name narrows the read to that model; "" reads them all.
 	FingerprintCounts(ctx context.Context, env, model string) ([]FingerprintCount, error)
+	// Summaries returns the units at a glance of every registered model
+	// of env (ordered by name; model narrows it to that one, "" reads them
+	// all): counts by status, newest applied_at and coverage, in one read
+	// of a summary each store keeps in step with the units, so the cost is
+	// a few rows per model whatever their history. What `status` and the
+	// Pipelines view load.
+	Summaries(ctx context.Context, env, model string) ([]ModelSummary, error)
 	// Applied returns the applied rows of a model that overlap w (all of
 	// them when w is the zero Window), from an index, not a scan of the
 	// model's whole history: what the gate reads.
@@ -303,6 +310,15 @@ type Unit struct {
 type UnitStats struct {
 	Counts        map[UnitStatus]int
 	LastAppliedAt *time.Time
+}
+
+// ModelSummary is one model's units at a glance, as Summaries reads them:
+// Counts holds every status of Statuses, zero included; Coverage is empty
+// for a timeless model, whose one row has no window.
+type ModelSummary struct {
+	Model string
+	UnitStats
+	Coverage IntervalSet
 }
 
 // FingerprintCount is how many applied units of Model were built under

@@ -137,7 +137,7 @@ func (s *Store) completeRound(ctx context.Context, tx pgx.Tx, items []state.Comp
 		i := round[k]
 		o := items[i].Outcome
 		done[k] = &change{env: env, model: model, window: windowOf(since, until), from: state.Running,
-			to: o.Status, count: 1, at: o.At, runID: runID, applied: appliedBy(o)}
+			to: o.Status, count: 1, at: o.At, runID: runID, applied: appliedBy(o), appliedAt: appliedAtOf(o)}
 		if isFailedAttempt(o) {
 			failed.add(items[i].Claim.Unit.ID, number, o.Try, o.Error, o.At, runID)
 		}

@@ -24,6 +24,13 @@ type change struct {
 	// applied is what the transition does to the model's applied counts
 	// per fingerprint; record adds it to applied_counts.
 	applied []appliedDelta
+	// units, when not nil, is what the transition does to the model's
+	// counts by status, where from, to and count do not say it (see
+	// unitDeltas); record adds it to status_counts.
+	units []statusDelta
+	// appliedAt is the applied_at a completion gave its unit; zero for
+	// every other change, which makes record recount the model's newest.
+	appliedAt time.Time
 }
 
 // write runs fn in a transaction and appends the changes it returns to the
@@ -49,8 +56,9 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 }
 
 // record appends chs to the feed, adds their applied deltas to
-// applied_counts in the same statement, and returns the last seq. It must be
-// the last statement of its transaction.
+// applied_counts and keeps the summary (summaryCTEs) in the same
+// statement, and returns the last seq. It must be the last statement of
+// its transaction.
 //
 // Seqs come from a sequence, so they are handed out in the order record
 // runs, not in commit order: a transaction that took seq 10 may commit after
@@ -61,6 +69,12 @@ func (s *Store) write(ctx context.Context, fn func(tx pgx.Tx) ([]change, error))
 // that took a seq by then has committed or rolled back, so no reader ever
 // moves past a seq that is still to come (see Changes).
 //
+// Then, in the same round trip, it takes the summary locks of the models
+// whose applied units chs move (summaryLocks), so the statement that keeps
+// their summary sees every other commit of theirs. The feed's shared lock
+// comes first: a writer waiting for a model's lock already holds it, and a
+// settle waits for both writers instead of queueing between them.
+//
 // The applied_counts rows are updated in key order (countDeltas), in the
 // transaction's last statement: two commits touching the same models' counts
 // lock them in the same order and cannot deadlock.
@@ -68,7 +82,7 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 	if len(chs) == 0 {
 		return 0, nil
 	}
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, s.feedKey()); err != nil {
+	if err := s.lockFeed(ctx, tx, s.summaryLocks(chs)); err != nil {
 		return 0, err
 	}
 	n := len(chs)
@@ -91,6 +105,7 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    `+countsInsert+`
 		)`
 	}
+	args, summarized := summaryCTEs(chs, args)
 	var last int64
 	err := tx.QueryRow(ctx, s.sql(`
 		WITH appended AS (
@@ -98,9 +113,25 @@ func (s *Store) record(ctx context.Context, tx pgx.Tx, chs []change) (int64, err
 		    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[],
 		                         $5::text[], $6::text[], $7::int[], $8::timestamptz[], $9::bigint[])
 		    RETURNING seq
-		)`+counted+`
+		)`+counted+summarized+`
 		SELECT max(seq) FROM appended`), args...).Scan(&last)
 	return last, err
+}
+
+// lockFeed takes the feed's lock in shared mode and then, exclusively and
+// in order, the summary locks given, in one round trip (a pipeline of two
+// statements, run one after the other).
+func (s *Store) lockFeed(ctx context.Context, tx pgx.Tx, summary []int64) error {
+	if len(summary) == 0 {
+		_, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock_shared($1)`, s.feedKey())
+		return err
+	}
+	b := &pgx.Batch{}
+	b.Queue(`SELECT pg_advisory_xact_lock_shared($1)`, s.feedKey())
+	// unnest yields the sorted keys in array order, each lock taken as
+	// its row is produced.
+	b.Queue(`SELECT count(pg_advisory_xact_lock(k)) FROM unnest($1::bigint[]) AS k`, summary)
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // notify tells listeners that the feed grew, after the commit: a NOTIFY

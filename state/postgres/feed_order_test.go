@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -250,5 +251,29 @@ func TestConcurrentAppliedCountsNeverDeadlock(t *testing.T) {
 		if n != writers*perModel {
 			t.Errorf("%s: applied_counts says %d, want %d", m, n, writers*perModel)
 		}
+	}
+	// The kept summary too: the writers' windows touch one another, so
+	// each commit rebuilt islands next to another writer's, under the
+	// model's summary lock; without it a rebuild from a snapshot missing
+	// the other's units leaves holes or doubled islands.
+	sums, err := s.Summaries(t.Context(), "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := state.NewIntervalSet(state.MustWindow(at(0), at(writers*perModel)))
+	for _, sum := range sums {
+		if got := sum.Counts[state.Applied]; got != writers*perModel || sum.Counts[state.Pending] != 0 {
+			t.Errorf("%s: summary counts %v, want %d applied", sum.Model, sum.Counts, writers*perModel)
+		}
+		if !reflect.DeepEqual(sum.Coverage.Windows(), want.Windows()) {
+			t.Errorf("%s: summary coverage %v, want %v", sum.Model, sum.Coverage.Windows(), want.Windows())
+		}
+	}
+	var islands int
+	if err := s.pool.QueryRow(t.Context(), s.sql(`SELECT count(*) FROM {schema}.coverage`)).Scan(&islands); err != nil {
+		t.Fatal(err)
+	}
+	if islands != len(models) {
+		t.Errorf("%d coverage islands kept, want one a model (%d)", islands, len(models))
 	}
 }

@@ -108,7 +108,7 @@ func (s *Store) complete(ctx context.Context, tx pgx.Tx, c state.Claim, o state.
 		}
 	}
 	return []change{{env: env, model: model, window: windowOf(since, until), from: state.Running, to: o.Status, count: 1, at: o.At, runID: runID,
-		applied: appliedBy(o)}}, nil
+		applied: appliedBy(o), appliedAt: appliedAtOf(o)}}, nil
 }
 
 // appliedBy is an outcome's applied count delta: one unit under its

@@ -234,6 +234,10 @@ func collectGroups(rows pgx.Rows, env, model string, to state.UnitStatus, at tim
 	)
 	_, err := pgx.ForEachRow(rows, []any{&from, &fp, &n, &lo, &hi, &splits}, func() error {
 		c := change{env: env, model: model, window: windowOf(lo, hi), from: state.UnitStatus(from), to: to, count: n, at: at, runID: runID}
+		if crossing {
+			// Trimmed units stay; a split one is one unit more.
+			c.units = []statusDelta{{c.from, splits}}
+		}
 		switch {
 		case crossing && c.from == state.Applied && splits > 0:
 			c.applied = []appliedDelta{{fingerprint: fp, n: splits}}
@@ -251,12 +255,14 @@ func collectGroups(rows pgx.Rows, env, model string, to state.UnitStatus, at tim
 }
 
 // mergeChanges folds b into a: one change per from-status, counts added,
-// windows hulled.
+// windows hulled, status deltas made explicit (a merged count may mix units
+// removed with units trimmed) and kept.
 func mergeChanges(a, b []change) []change {
 	for _, c := range b {
 		merged := false
 		for i := range a {
 			if a[i].from == c.from {
+				a[i].units = append(unitDeltas(a[i]), unitDeltas(c)...)
 				a[i].count += c.count
 				a[i].window = hull(a[i].window, c.window)
 				a[i].applied = append(a[i].applied, c.applied...)

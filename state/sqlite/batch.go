@@ -23,11 +23,12 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 		models := map[int64]modelRef{}
 		applied := map[int64][]state.Window{}
 		counts := appliedDeltas{}
+		moves := statusDeltas{}
 		for i, it := range items {
 			if errs[i] = state.CheckOutcome(it.Claim, it.Outcome); errs[i] != nil {
 				continue
 			}
-			m, w, err := completeRow(ctx, tx, it.Claim, it.Outcome, models)
+			m, w, err := completeRow(ctx, tx, it.Claim, it.Outcome, models, moves)
 			if errors.Is(err, state.ErrLeaseLost) {
 				errs[i] = err
 				continue
@@ -43,6 +44,9 @@ func (s *Store) CompleteBatch(ctx context.Context, items []state.Completion) ([]
 			}
 		}
 		if err := counts.apply(ctx, tx); err != nil {
+			return err
+		}
+		if err := moves.apply(ctx, tx); err != nil {
 			return err
 		}
 		for _, id := range slices.Sorted(maps.Keys(applied)) {

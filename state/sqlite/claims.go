@@ -28,7 +28,7 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 		return nil, err
 	}
 	var out []state.Claim
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	claimIn := func(tx *sql.Tx, counts statusDeltas) error {
 		out = out[:0]
 		models, err := claimModels(ctx, tx, req)
 		if err != nil || len(models) == 0 {
@@ -74,6 +74,7 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 				if err != nil {
 					return err
 				}
+				counts.move(m.id, state.Pending, state.Running, 1)
 				out = append(out, cl)
 				if len(out) == req.Limit {
 					return nil
@@ -81,6 +82,13 @@ func (s *Store) Claim(ctx context.Context, req state.ClaimRequest) ([]state.Clai
 			}
 		}
 		return nil
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		counts := statusDeltas{}
+		if err := claimIn(tx, counts); err != nil {
+			return err
+		}
+		return counts.apply(ctx, tx)
 	})
 	if err != nil {
 		return nil, err
@@ -264,7 +272,7 @@ func (s *Store) Complete(ctx context.Context, c state.Claim, o state.Outcome) er
 // completeTx moves the claimed unit to its outcome inside tx, so a data job
 // can record its unit in the transaction that wrote the data.
 func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome) error {
-	m, w, err := completeRow(ctx, tx, c, o, nil)
+	m, w, err := completeRow(ctx, tx, c, o, nil, nil)
 	if err != nil || o.Status != state.Applied || m.id == 0 {
 		return err
 	}
@@ -280,8 +288,9 @@ func completeTx(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome)
 // but leaves the model's coverage to the caller: it returns the unit's model
 // and window when it moved (m.id is 0 for a repeat of an outcome already
 // recorded, which changes nothing). models, when not nil, caches models by
-// id across the calls of one transaction.
-func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome, models map[int64]modelRef) (modelRef, state.Window, error) {
+// id across the calls of one transaction; counts, when not nil, collects
+// the status move for the caller to apply once (nil: applied here).
+func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome, models map[int64]modelRef, counts statusDeltas) (modelRef, state.Window, error) {
 	lost := state.LeaseLost(c)
 	var status string
 	var fence, modelID, since, until, runID int64
@@ -342,6 +351,11 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 	if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: w, From: state.Running, To: o.Status, Count: 1, At: o.At, RunID: runID}); err != nil {
 		return modelRef{}, state.Window{}, err
 	}
+	if counts != nil {
+		counts.move(modelID, state.Running, o.Status, 1)
+	} else if err := moveStatus(ctx, tx, modelID, state.Running, o.Status, 1); err != nil {
+		return modelRef{}, state.Window{}, err
+	}
 	return m, w, nil
 }
 
@@ -391,6 +405,7 @@ func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) 
 			WHERE "status" = 'running' AND "lease_until" < ?`, micros(now), micros(now)); err != nil {
 			return fmt.Errorf("sqlite: release expired: %w", err)
 		}
+		counts := statusDeltas{}
 		for _, g := range groups {
 			m, err := modelByID(ctx, tx, g.modelID)
 			if err != nil {
@@ -401,8 +416,9 @@ func (s *Store) ReleaseExpired(ctx context.Context, now time.Time) (int, error) 
 			if err := recordChange(ctx, tx, c); err != nil {
 				return err
 			}
+			counts.move(g.modelID, state.Running, state.Pending, g.count)
 		}
-		return nil
+		return counts.apply(ctx, tx)
 	})
 	if err != nil {
 		return 0, err

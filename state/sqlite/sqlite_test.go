@@ -260,6 +260,9 @@ func TestQueryPlansAreIndexed(t *testing.T) {
 	add("claim candidates", q, a)
 	add("stats", `SELECT "status", count(*) FROM "units" WHERE "model_id" = ? GROUP BY "status"`, []any{m.id})
 	add("newest applied_at", `SELECT max("applied_at") FROM "units" WHERE "model_id" = ? AND "status" = 'applied'`, []any{m.id})
+	add("summaries: models and newest applied_at", summaryModelsSQL, []any{"", "", ""})
+	add("summaries: counts by status", summaryCountsSQL, []any{"", "", ""})
+	add("summaries: coverage", summaryCoverageSQL, []any{"", "", ""})
 	add("expired leases", `SELECT "model_id" FROM "units" WHERE "status" = 'running' AND "lease_until" < ?`, []any{int64(0)})
 
 	for _, p := range plans {

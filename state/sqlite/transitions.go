@@ -92,8 +92,10 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
 		}
 		var touched state.Window // applied units gained or lost here
+		moves := statusDeltas{}
 		for _, g := range groups {
 			moved += g.count
+			moves.move(m.id, g.status, req.To, g.count)
 			if req.To == state.Applied {
 				counts.add(m.id, "", g.count) // a status change records no fingerprint
 			}
@@ -106,6 +108,9 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			}
 		}
 		if err := counts.apply(ctx, tx); err != nil {
+			return err
+		}
+		if err := moves.apply(ctx, tx); err != nil {
 			return err
 		}
 		return refreshCoverage(ctx, tx, m, touched)
@@ -172,6 +177,13 @@ func deleteWhere(ctx context.Context, tx *sql.Tx, m modelRef, where string, args
 		return 0, fmt.Errorf("sqlite: delete units of %s: %w", m.name, err)
 	}
 	n := 0
+	moves := statusDeltas{}
+	for _, g := range groups {
+		moves.move(m.id, g.status, "", g.count)
+	}
+	if err := moves.apply(ctx, tx); err != nil {
+		return 0, err
+	}
 	for _, g := range groups {
 		n += g.count
 		if err := recordChange(ctx, tx, state.Change{Env: m.env, Model: m.name, Window: g.hull, From: g.status, Count: g.count, At: now, RunID: runID}); err != nil {
@@ -256,10 +268,17 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		groups := map[state.UnitStatus]*statusGroup{}
 		var order []state.UnitStatus
 		counts := appliedDeltas{}
+		moves := statusDeltas{}
 		for _, c := range cuts {
 			u := state.Window{Since: c.since, Until: c.until}
 			if err := uncoverUnit(ctx, tx, c.id, u, w, now); err != nil {
 				return fmt.Errorf("sqlite: uncover %s: %w", model, err)
+			}
+			switch {
+			case w.Covers(u): // deleted
+				moves.move(m.id, c.status, "", 1)
+			case u.Since.Before(w.Since) && u.Until.After(w.Until): // split in two
+				moves.move(m.id, "", c.status, 1)
 			}
 			if c.status == state.Applied {
 				switch {
@@ -287,6 +306,9 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 			}
 		}
 		if err := counts.apply(ctx, tx); err != nil {
+			return err
+		}
+		if err := moves.apply(ctx, tx); err != nil {
 			return err
 		}
 		if g := groups[state.Applied]; g != nil {

@@ -90,6 +90,9 @@ func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, err
 				return err
 			}
 		}
+		if err := moveStatus(ctx, tx, m.id, "", state.Pending, created); err != nil {
+			return err
+		}
 		return recordChange(ctx, tx, state.Change{Env: env, Model: model, Window: hw, To: state.Pending, Count: created, At: now})
 	})
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 //     status command read.
 //   - FingerprintCounts1000x1000: FingerprintCounts over 1,000 models of
 //     1,000 applied units each, what status's OUTDATED column reads (ms/read).
+//   - Summaries1000x1000: Summaries over the same store, what status and
+//     the Pipelines view read for counts, coverage and newest (ms/read).
 //
 // The first two report rows/s. open returns a fresh, empty, migrated store and closes
 // it with tb.Cleanup.
@@ -39,6 +41,12 @@ func Bench(b *testing.B, open func(tb testing.TB) state.Store) {
 			wide = appliedModelsStore(b, open, 1000, 1000)
 		}
 		benchFingerprintCounts(sub, wide, 1000*1000)
+	})
+	b.Run("Summaries1000x1000", func(sub *testing.B) {
+		if wide == nil {
+			wide = appliedModelsStore(b, open, 1000, 1000)
+		}
+		benchSummaries(sub, wide, 1000, 1000*1000)
 	})
 	var backlog state.Store
 	var names []string
@@ -82,6 +90,24 @@ func appliedModelsStore(b *testing.B, open func(tb testing.TB) state.Store, mode
 		markApplied(b, s, "", r.Name, state.Window{}, clock(2))
 	}
 	return s
+}
+
+func benchSummaries(b *testing.B, s state.Store, models, units int) {
+	b.ResetTimer()
+	for range b.N {
+		sums, err := s.Summaries(b.Context(), "", "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, sum := range sums {
+			n += sum.Counts[state.Applied]
+		}
+		if len(sums) != models || n != units {
+			b.Fatalf("Summaries read %d models, %d applied units; want %d, %d", len(sums), n, models, units)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/read")
 }
 
 func benchFingerprintCounts(b *testing.B, s state.Store, want int) {

@@ -164,4 +164,5 @@ func testFingerprintDataJob(t *testing.T, s state.Store, _ *config) {
 	eq(t, "status", u.Status, state.Applied)
 	eq(t, "fingerprint", u.Fingerprint, "abcd000011112222")
 	countsMatchScan(t, s, "a data job", "", "m")
+	summariesMatchScan(t, s, "a data job", "", "m")
 }

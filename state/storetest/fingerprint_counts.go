@@ -43,8 +43,9 @@ func countsMatchScan(t *testing.T, s state.Store, step, env string, models ...st
 	}
 }
 
-// testFingerprintCountsKept: the counts FingerprintCounts reads are kept in
-// step with the units through every kind of transition — Complete,
+// testFingerprintCountsKept: the counts FingerprintCounts reads, and the
+// summaries Summaries reads (counts by status, newest applied_at, coverage),
+// are kept in step with the units through every kind of transition — Complete,
 // CompleteBatch (with a repeat and a lost lease), a data job, an expired
 // lease, a bulldozer's re-pending, an operator's mark, Delete, Uncover
 // trimming and splitting applied units — in two environments, and a
@@ -58,6 +59,8 @@ func testFingerprintCountsKept(t *testing.T, s state.Store, _ *config) {
 		t.Helper()
 		countsMatchScan(t, s, step, "", "fix", "flex", "once")
 		countsMatchScan(t, s, step, "dev", "fix")
+		summariesMatchScan(t, s, step, "", "fix", "flex", "once")
+		summariesMatchScan(t, s, step, "dev", "fix")
 	}
 	check("nothing")
 	prefill(t, s, "", "fix", hourly(0, 12), clock(0))

@@ -1025,6 +1025,36 @@ func (m *smMachine) Check(rt *rapid.T) {
 		m.checkModel(rt, m.models[name], qw, some, rest)
 	}
 	m.checkFingerprintCounts(rt)
+	m.checkSummaries(rt)
+}
+
+// checkSummaries: Summaries, of every model and of each, equals a
+// from-scratch summary of the model's units (counts by status, newest
+// applied_at, merged coverage), which Check has already found equal to the
+// store's own scan.
+func (m *smMachine) checkSummaries(rt *rapid.T) {
+	var want []string
+	for _, name := range []string{smFixed, smFlex} { // in name order
+		var units []state.Unit
+		for _, u := range m.models[name].sorted() {
+			units = append(units, *u)
+		}
+		want = append(want, summaryText(summaryOfUnits(name, units)))
+		one, err := m.s.Summaries(m.ctx, "", name)
+		if err != nil {
+			rt.Fatalf("Summaries of %s: %v", name, err)
+		}
+		if got := summaryTexts(one); !slices.Equal(got, want[len(want)-1:]) {
+			rt.Errorf("Summaries of %s = %q, want %q", name, got, want[len(want)-1:])
+		}
+	}
+	all, err := m.s.Summaries(m.ctx, "", "")
+	if err != nil {
+		rt.Fatalf("Summaries: %v", err)
+	}
+	if got := summaryTexts(all); !slices.Equal(got, want) {
+		rt.Errorf("Summaries = %q, want %q", got, want)
+	}
 }
 
 // checkFingerprintCounts: FingerprintCounts, of every model and of each,

@@ -1,0 +1,63 @@
+package engine_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/state"
+)
+
+// BenchmarkStatusBatch loads every model's status the way `bollhav status`
+// and the Pipelines view do (Engine.Status: registrations, outdated counts,
+// and the kept summary of counts, coverage and newest applied_at in one
+// read), on a generated project of BOLLHAV_BENCH_MODELS models (1,000) and
+// BOLLHAV_BENCH_UNITS units (1,000,000 is the goal scale, ≤ 50 ms).
+// before-ns is the same project read the way Status did before the kept
+// summary — Stats and Coverage per model — timed once in the same run;
+// summaries-ns is Store.Summaries alone (mean of 5 reads after the loop).
+func BenchmarkStatusBatch(b *testing.B) {
+	cfg := gen.BenchConfig(gen.BenchUnits())
+	for _, backend := range []string{"postgres", "sqlite"} {
+		b.Run(fmt.Sprintf("models=%d/store=%s/units=%s", cfg.Models, backend, gen.SizeName(cfg.Units)), func(b *testing.B) {
+			e, sum := generatedEngine(b, backend, cfg)
+			ctx := b.Context()
+			recs, err := e.Store.Models(ctx, "")
+			if err != nil {
+				b.Fatal(err)
+			}
+			start := time.Now()
+			for _, rec := range recs {
+				if _, err := e.Store.Stats(ctx, "", rec.Name); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := e.Store.Coverage(ctx, "", rec.Name, state.Window{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			before := time.Since(start)
+			for b.Loop() {
+				st, err := e.Status(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(st) != sum.Models {
+					b.Fatalf("Status returned %d models, want %d", len(st), sum.Models)
+				}
+			}
+			// The summary read alone, the part this benchmark is about;
+			// the rest of Status is the registrations and outdated counts.
+			start = time.Now()
+			const reads = 5
+			for range reads {
+				if _, err := e.Store.Summaries(ctx, "", ""); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/reads, "summaries-ns")
+			b.ReportMetric(float64(before.Nanoseconds()), "before-ns")
+			b.ReportMetric(float64(sum.Units), "units")
+		})
+	}
+}
