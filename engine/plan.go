@@ -893,6 +893,11 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 				k, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: batch, Now: now})
 				n += k
 				if err != nil {
+					if n > 0 {
+						// The batches before this one are committed: the
+						// audit and the caller hear of them.
+						*done = append(*done, fmt.Sprintf("%s: created %d", mp.Model, n))
+					}
 					return fmt.Errorf("model %s: prefilling (%d of %d created): %w", mp.Model, n, mp.Create.Len(), err)
 				}
 			}

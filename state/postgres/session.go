@@ -11,10 +11,12 @@ import (
 // idleInTransactionTimeout bounds how long PostgreSQL keeps a bollhav
 // session that sits inside a transaction waiting for its client. A process
 // paused mid-transaction (SIGSTOP, a frozen VM, a debugger) keeps its locks
-// until its session ends — the change feed's advisory lock serialises every
-// commit of the store, and a warehouse unit's ledger row lock stops every
-// newer claim of that unit — so without a bound one paused worker stops
-// every other worker of the deployment for as long as it is paused.
+// until its session ends — a model's summary lock stops that model's next
+// commit, the change feed's lock held in shared mode stops every reader that
+// settles the feed (and every writer queued behind that reader), and a
+// warehouse unit's ledger row lock stops every newer claim of that unit —
+// so without a bound one paused worker stops the deployment for as long as
+// it is paused.
 // bollhav's transactions run only Go code between their statements (a
 // warehouse unit's one store read at most), so half a minute is far above
 // any real pause.
@@ -57,6 +59,16 @@ func beginOptions(cfg *pgxpool.Config) pgx.TxOptions {
 // idle for timeout.
 func beginBounded(timeout string) pgx.TxOptions {
 	return pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL idle_in_transaction_session_timeout = '" + timeout + "'"}
+}
+
+// snapshotOptions begins a read-only transaction whose statements all read
+// one snapshot (REPEATABLE READ), idle-bounded as the store's others are.
+func (s *Store) snapshotOptions() pgx.TxOptions {
+	if s.begin.BeginQuery == "" {
+		return pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}
+	}
+	return pgx.TxOptions{BeginQuery: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SET LOCAL idle_in_transaction_session_timeout = '" +
+		idleInTransactionTimeout + "'"}
 }
 
 // pingEveryAcquire makes the pool check a connection each time it hands

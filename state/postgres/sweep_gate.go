@@ -38,9 +38,18 @@ const sweepAppliedSQL = `
 // SweepGate reads the units q selects in two statements — the units that
 // are not applied, then the applied rows gates read — and reduces each
 // model's applied rows (state.ReduceSweep) as they arrive. Rows are
-// decoded straight off pgx's read buffer, as SweepUnits decodes them.
+// decoded straight off pgx's read buffer, as SweepUnits decodes them. Both
+// statements read one snapshot (a read-only REPEATABLE READ transaction):
+// a unit completed or reset between them would otherwise be counted twice
+// or not at all.
 func (s *Store) SweepGate(ctx context.Context, env string, q state.SweepQuery, fn func(model string, units []state.SweepUnit) error) error {
-	outstanding, err := s.sweepOutstanding(ctx, env, q.Outstanding)
+	return pgx.BeginTxFunc(ctx, s.pool, s.snapshotOptions(), func(tx pgx.Tx) error {
+		return s.sweepGate(ctx, tx, env, q, fn)
+	})
+}
+
+func (s *Store) sweepGate(ctx context.Context, tx pgx.Tx, env string, q state.SweepQuery, fn func(model string, units []state.SweepUnit) error) error {
+	outstanding, err := s.sweepOutstanding(ctx, tx, env, q.Outstanding)
 	if err != nil {
 		return err
 	}
@@ -50,7 +59,7 @@ func (s *Store) SweepGate(ctx context.Context, env string, q state.SweepQuery, f
 			applied = append(applied, name)
 		}
 	}
-	rows, err := s.pool.Query(ctx, s.sql(sweepAppliedSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, applied)
+	rows, err := tx.Query(ctx, s.sql(sweepAppliedSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, applied)
 	if err != nil {
 		return err
 	}
@@ -115,12 +124,12 @@ func (s *Store) SweepGate(ctx context.Context, env string, q state.SweepQuery, f
 
 // sweepOutstanding reads the units that are not applied of the models
 // judged (nil: every model), by model in window order.
-func (s *Store) sweepOutstanding(ctx context.Context, env string, judged []string) (map[string][]state.SweepUnit, error) {
+func (s *Store) sweepOutstanding(ctx context.Context, tx pgx.Tx, env string, judged []string) (map[string][]state.SweepUnit, error) {
 	var names []string // nil: every model
 	if judged != nil {
 		names = append([]string{}, judged...)
 	}
-	rows, err := s.pool.Query(ctx, s.sql(sweepOutstandingSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, names)
+	rows, err := tx.Query(ctx, s.sql(sweepOutstandingSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, names)
 	if err != nil {
 		return nil, err
 	}
