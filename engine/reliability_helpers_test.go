@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
@@ -102,7 +103,12 @@ func relWorkerMain() int {
 	}
 	if os.Getenv(relEnvPause) == "1" {
 		executor.BeforeWarehouseUnit = func(string) {
-			once.Do(func() { _ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) })
+			once.Do(func() {
+				if os.Getenv(relEnvWorker) != "postgres" {
+					sqliteQuietPoint(ctx, os.Getenv(relEnvDSN))
+				}
+				_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			})
 		}
 	}
 	if os.Getenv(relEnvExec) == "log" {
@@ -389,4 +395,28 @@ func writeSpec(t *testing.T, dir string, files map[string]string) string {
 		must(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755))
 	}
 	return filepath.Join(dir, "bollhav.yaml")
+}
+
+// sqliteQuietPoint returns at a moment no transaction of this process
+// writes to the SQLite store at path: it takes the file's write lock on a
+// connection of its own (waiting out a claim ahead or a heartbeat in
+// flight) and lets it go. A process SIGSTOPped inside a write transaction
+// would keep SQLite's one write lock for as long as it is stopped — no
+// server ends its session, as PostgreSQL's idle bound does — and every
+// other process would wait on it; the zombie tests pause a worker between
+// its store writes, which is what they are about.
+func sqliteQuietPoint(ctx context.Context, path string) {
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)")
+	if err != nil {
+		return
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err == nil {
+		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+	}
 }
