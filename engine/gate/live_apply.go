@@ -430,9 +430,10 @@ type upstreamReach struct {
 	s  span
 }
 
-// update puts the units read into memory and re-judges what they, and the
-// clock since st.now, can have changed; it returns how many units it
-// judged.
+// update puts the units read into memory, and the current rows cur holds
+// for require_current edges (live_current.go), and re-judges what they,
+// and the clock since st.now, can have changed; it returns how many units
+// it judged.
 func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]currentRead) int {
 	back := now.Before(st.now)
 	st.now = now
