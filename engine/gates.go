@@ -70,6 +70,12 @@ func (e *Engine) Incidents(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Incidents(ctx)
 }
 
+// Glance is a first look at the incidents: the failed roots and how many
+// blocked units wait to be traced; see gate.Reader.Glance.
+func (e *Engine) Glance(ctx context.Context) (*gate.IncidentReport, error) {
+	return e.gates().Glance(ctx)
+}
+
 // IncidentsOf is Incidents over blocked units already read with Blocked;
 // see gate.Reader.IncidentsOf.
 func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {

@@ -65,6 +65,10 @@ BEGIN {
     # child's own peak RSS: two rows.
     v = m["launch-ns"]; value = human(v); goal = "<= 1 s (exec to data)"; ok = verdict(v, 1e9, 1)
     printf "%-58s %12s %12s %8s  %-30s %s\n", name, value, "", "", goal, ok
+    # The traced incidents that replace the first look: no goal of its
+    # own, shown so the whole opening screen's cost is in the table.
+    traced = name; sub(/launch-to-first-frame/, "launch-to-traced", traced)
+    printf "%-58s %12s %12s %8s  %-30s %s\n", traced, human(m["traced-ns"]), "", "", "— (glance replaced)", ""
     name = name; sub(/launch-to-first-frame/, "launch-peak-rss", name)
     value = sprintf("%.0f MB", m["launch-peak-MB"]); goal = "<= 300 MB peak RSS"; ok = verdict(m["launch-peak-MB"], 300, 1)
   } else if ("peak-MB" in m && name ~ /peak|rss|RSS/) {

@@ -42,8 +42,17 @@ type allClearMsg struct{ view int }
 func (v *incidentsView) kind() viewKind { return viewIncidents }
 func (v *incidentsView) title() string  { return "Incidents" }
 
+// load reads the report. The first load is a glance (engine.Glance): the
+// failed roots and how many blocked units wait, in what the failures
+// cost to read, so the screen has its errors in a fraction of a second on
+// any platform; its answer asks at once for the traced report, which
+// replaces it. Every later load is the traced report.
 func (v *incidentsView) load(gen uint64, _ []string) tea.Cmd {
+	glance := v.rep == nil
 	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.IncidentReport, error) {
+		if glance {
+			return v.c.eng.Glance(ctx)
+		}
 		return v.c.eng.Incidents(ctx)
 	})
 }
@@ -54,7 +63,11 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 		return nil
 	}
 	var sel *gate.Incident
-	if s := v.selected(); s != nil {
+	// The selection is kept across reloads, but not the glance's default
+	// first card: the traced report opens on its own first, the
+	// incident with the most impact.
+	chosen := v.rep == nil || !v.rep.Glance || v.cur.pos > 0
+	if s := v.selected(); s != nil && chosen {
 		c := *s
 		sel = &c
 	}
@@ -67,6 +80,12 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 				break
 			}
 		}
+	}
+	if v.rep.Glance {
+		// A first look only: trace now. Landing waits for the traced
+		// report; a glance cannot tell all clear (retries, stale roots).
+		v.ask(nil)
+		return nil
 	}
 	if v.landing {
 		v.landing = false
@@ -172,6 +191,9 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
 	}
 	right := fmt.Sprintf("impact %d", inc.Impact)
+	if v.rep.Glance {
+		right = "impact …" // counted by the trace
+	}
 	if !inc.Since.IsZero() {
 		right = "for " + state.RoughDuration(now.Sub(inc.Since)) + " · " + right
 	}
@@ -194,6 +216,8 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	}
 	var behind string
 	switch {
+	case v.rep.Glance:
+		behind = "what waits on it: tracing…"
 	case inc.Blocked > 0:
 		behind = fmt.Sprintf("blocks %s of %s", plural(inc.Blocked, "unit", "units"), strings.Join(inc.BlockedModels, ", "))
 	default:
@@ -213,6 +237,9 @@ func (v *incidentsView) render(w, h int) []string {
 		return loadingLines(&v.viewBase, w, h)
 	}
 	t := v.c.theme
+	if len(v.rep.Incidents) == 0 && v.rep.Glance {
+		return pad([]string{" " + glanceText(v.rep)}, w, h)
+	}
 	if len(v.rep.Incidents) == 0 {
 		msg := " " + t.Glyph(themes.Applied) + " all clear: nothing failed, blocked or stale"
 		if v.rep.Untraced > 0 {
@@ -251,11 +278,25 @@ func (v *incidentsView) render(w, h int) []string {
 	}
 	lines = pad(lines, w, body)
 	foot := fmt.Sprintf(" %s · failures first, then by impact", plural(len(v.rep.Incidents), "incident", "incidents"))
+	if v.rep.Glance {
+		foot = " " + glanceText(v.rep)
+	}
 	if v.rep.Untraced > 0 {
-		foot += fmt.Sprintf(" · %d blocked units not traced", v.rep.Untraced)
+		foot += fmt.Sprintf(" · %s blocked units not traced", count(v.rep.Untraced))
 	}
 	if from > 0 {
 		foot += fmt.Sprintf(" · %d above", from)
 	}
 	return append(lines, t.Muted.Render(foot))
+}
+
+// glanceText is what a glance says it is: a first look, its failed roots,
+// and what the trace still owes.
+func glanceText(rep *gate.IncidentReport) string {
+	text := "first look: " + plural(len(rep.Incidents), "failed root", "failed roots")
+	if rep.Tracing > 0 {
+		return text + fmt.Sprintf(" · tracing %s in %s…", plural(rep.Tracing, "blocked unit", "blocked units"),
+			plural(rep.TracingModels, "model", "models"))
+	}
+	return text + " · checking retries and gates…"
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +78,90 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
 	}
 	if head := strings.Split(frame, "\n")[0]; strings.Contains(head, "›") || strings.Contains(head, "Incidents") {
 		t.Errorf("the incidents are still on the stack: %q", head)
+	}
+}
+
+// The incidents open on a first look — the failed roots and how many
+// blocked units wait, before any is traced — and the traced report
+// replaces it with no key pressed, on its own first card.
+func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.width, a.height = 100, 24
+	_, next := a.Update(a.startLoad(a.top())())
+	first := ansi.Strip(a.render())
+	// By hand (newWorld): raw.orders failed 05 and 07; blocked mart.daily
+	// day 0, mart.hourly 05+07, mart.fresh 00–04, report.snapshot = 9
+	// units of 4 models.
+	for _, want := range []string{
+		"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
+		"impact …",
+		"exit status 3: source unavailable",
+		"what waits on it: tracing…",
+		"first look: 1 failed root · tracing 9 blocked units in 4 models…",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first look has no %q:\n%s", want, first)
+		}
+	}
+	traced := nextLoad(t, next)
+	if traced == nil {
+		t.Fatal("the first look did not ask for the traced report")
+	}
+	a.Update(traced)
+	frame := ansi.Strip(a.render())
+	if strings.Contains(frame, "first look") || strings.Contains(frame, "tracing") {
+		t.Errorf("the traced report still says it is a first look:\n%s", frame)
+	}
+	// The 9 blocked units the first look counted, traced: 4 behind the
+	// failed hours, mart.fresh's 5 behind stale rows.
+	for _, want := range []string{"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)", "blocks 4 units of mart.daily, mart.hourly, report.snapshot",
+		"~ raw.orders stale", "blocks 5 units of mart.fresh", "2 incidents · failures first, then by impact"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the traced report has no %q:\n%s", want, frame)
+		}
+	}
+}
+
+// nextLoad runs cmd and the commands it batches until one answers a
+// view's load, and returns that answer (nil when none does within 10 s).
+// Commands that wait (ticks, the feed) are left running until the test's
+// context ends.
+func nextLoad(t *testing.T, cmd tea.Cmd) loadResult {
+	t.Helper()
+	msgs := make(chan tea.Msg, 64)
+	var run func(tea.Cmd)
+	run = func(c tea.Cmd) {
+		if c == nil {
+			return
+		}
+		go func() {
+			msg := c()
+			if batch, ok := msg.(tea.BatchMsg); ok {
+				for _, c := range batch {
+					run(c)
+				}
+				return
+			}
+			select {
+			case msgs <- msg:
+			case <-t.Context().Done():
+			}
+		}()
+	}
+	run(cmd)
+	deadline := time.After(10 * time.Second)
+	for {
+		select {
+		case msg := <-msgs:
+			if l, ok := msg.(loadResult); ok {
+				return l
+			}
+		case <-deadline:
+			return nil
+		}
 	}
 }

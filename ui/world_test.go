@@ -253,11 +253,12 @@ func (r *uiRun) waitText(t *testing.T, want ...string) string {
 	})
 }
 
-// waitSettled waits until the top view is k, loaded, and the feed is live.
+// waitSettled waits until the top view is k, loaded (past the incidents'
+// first look, too), and the feed is live.
 func (r *uiRun) waitSettled(t *testing.T, k viewKind) string {
 	t.Helper()
 	return r.waitFor(t, "a settled screen", func(f string, top viewKind) bool {
-		return top == k && strings.Contains(f, "● live") && !strings.Contains(f, "loading…")
+		return top == k && strings.Contains(f, "● live") && !strings.Contains(f, "loading…") && !strings.Contains(f, "first look:")
 	})
 }
 

@@ -121,6 +121,12 @@ type IncidentReport struct {
 	// Untraced counts blocked units past MaxTracedBlocked that share no
 	// model and reason with a traced unit.
 	Untraced int
+	// Glance marks a first look (Reader.Glance): failed roots only, no
+	// impact, with Tracing blocked units of TracingModels models still to
+	// be traced. False in a report of Incidents, whose Tracing is 0.
+	Glance        bool
+	Tracing       int
+	TracingModels int
 }
 
 // Incidents groups everything failed, blocked or stale into root causes:
@@ -212,14 +218,7 @@ func (b *incidentBuilder) root(inc *Incident, w state.Window, changed time.Time)
 	}
 	b.seen[k][w.String()] = true
 	inc.Units++
-	if !w.IsZero() {
-		if inc.Span.IsZero() || w.Since.Before(inc.Span.Since) {
-			inc.Span.Since = w.Since
-		}
-		if inc.Span.Until.IsZero() || w.Until.After(inc.Span.Until) {
-			inc.Span.Until = w.Until
-		}
-	}
+	widenSpan(inc, w)
 	inc.Since = earliest(inc.Since, changed)
 }
 

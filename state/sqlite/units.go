@@ -105,6 +105,9 @@ func (s *Store) Prefill(ctx context.Context, req state.PrefillRequest) (int, err
 // runs while the cursor is open, so it must not wait on another read of this
 // store for longer than the pool allows (it may write freely).
 func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.Unit) error) error {
+	if q.Model == "" && q.Window.IsZero() && len(q.Statuses) > 0 {
+		return s.scanEnv(ctx, q, fn)
+	}
 	var models []modelRef
 	if q.Model != "" {
 		m, err := lookup(ctx, s.r, q.Env, q.Model)
@@ -124,6 +127,65 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 		}
 	}
 	return nil
+}
+
+// scanEnv is ScanUnits over every model of an environment, for units of
+// some statuses: one statement that seeks each model's (model_id, status)
+// index, instead of a statement a model — at ten thousand models the round
+// trips alone cost a second. Same order as the per-model scan: by model
+// name, then timeline. INDEXED BY: for that order the planner prefers the
+// (model_id, since, until) index and reads every unit of every model to
+// keep the few of a status (300 ms at a million units, against 20).
+func (s *Store) scanEnv(ctx context.Context, q state.UnitQuery, fn func(state.Unit) error) error {
+	models, err := s.envModels(ctx, q.Env)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]modelRef, len(models))
+	for _, m := range models {
+		byID[m.id] = m
+	}
+	args := []any{q.Env}
+	for _, st := range q.Statuses {
+		args = append(args, string(st))
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT u."model_id", `+prefixedUnitColumns+`
+		FROM "models" m JOIN "units" u INDEXED BY "units_status" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND u."status" IN (`+placeholders(len(q.Statuses))+`)
+		ORDER BY m."name", u."since", u."until"`, args...)
+	if err != nil {
+		return fmt.Errorf("sqlite: scan %q: %w", q.Env, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		u, err := scanUnit(withModelID{rows, &id}, modelRef{})
+		if err != nil {
+			return fmt.Errorf("sqlite: scan %q: %w", q.Env, err)
+		}
+		m, ok := byID[id]
+		if !ok {
+			continue // registered after the model list was read
+		}
+		u.Env, u.Model = m.env, m.name
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// prefixedUnitColumns is unitColumns of the units table aliased u.
+var prefixedUnitColumns = "u." + strings.ReplaceAll(unitColumns, `, "`, `, u."`)
+
+// withModelID scans a row of model_id then unitColumns, for scanUnit.
+type withModelID struct {
+	rows *sql.Rows
+	id   *int64
+}
+
+func (w withModelID) Scan(dest ...any) error {
+	return w.rows.Scan(append([]any{w.id}, dest...)...)
 }
 
 // envModels lists an environment's models by name.

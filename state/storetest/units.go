@@ -149,6 +149,27 @@ func testScanUnitsFilters(t *testing.T, s state.Store, _ *config) {
 	eq(t, "every model of env in [1h,2h)", q(state.UnitQuery{Window: win(1, 2)}), []string{"a [1h,2h) pending", "b [1h,2h) pending", "c [1h,2h) pending"})
 	eq(t, "every blocked unit of env", q(state.UnitQuery{Statuses: []state.UnitStatus{state.Blocked}}), []string{"a [2h,3h) blocked", "a [3h,4h) blocked"})
 	eq(t, "another env", q(state.UnitQuery{Env: "pr1"}), []string{})
+
+	// Statuses across every model (what a first look at the incidents
+	// reads in one pass): by model name, then timeline, whatever the order
+	// the units were written in, and nothing of another environment.
+	register(t, s, "pr1", fixModel("a"))
+	prefill(t, s, "pr1", "a", hourly(0, 2), clock(1))
+	for _, c := range []state.StatusChange{
+		{Model: "c", Window: win(2, 3), From: []state.UnitStatus{state.Pending}, To: state.Blocked, Now: clock(3)},
+		{Model: "b", Window: win(1, 2), From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
+		{Model: "c", Window: win(0, 1), From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
+		{Env: "pr1", Model: "a", From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
+	} {
+		_, err := s.SetStatus(ctx, c)
+		must(t, "SetStatus", err)
+	}
+	eq(t, "every failed or blocked unit of env", q(state.UnitQuery{Statuses: []state.UnitStatus{state.Failed, state.Blocked}}), []string{
+		"a [2h,3h) blocked", "a [3h,4h) blocked", "b [1h,2h) failed", "c [0h,1h) failed", "c [2h,3h) blocked",
+	})
+	eq(t, "every failed unit of pr1", q(state.UnitQuery{Env: "pr1", Statuses: []state.UnitStatus{state.Failed}}), []string{
+		"a [0h,1h) failed", "a [1h,2h) failed",
+	})
 }
 
 // testScanUnitsStops: a callback error ends the scan and is returned as is.

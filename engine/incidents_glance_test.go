@@ -1,0 +1,113 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+)
+
+func mustGlance(t *testing.T, e *Engine) *gate.IncidentReport {
+	t.Helper()
+	rep, err := e.Glance(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Glance {
+		t.Fatal("a glance that does not say it is one")
+	}
+	return rep
+}
+
+// A glance is the failed roots before any blocked unit is traced: whyWorld's
+// failed raw.orders hours as one incident with their error, age and span,
+// no impact yet, and the blocked units counted, not traced. The traced
+// report agrees on every failed root the glance names.
+func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := whyWorld(t, s)
+		rep := mustGlance(t, e)
+		// By hand: raw.orders failed 05 and 07, span 05..08, both at
+		// t0+48h; the focus is the newest failed unit, the later of the
+		// two on a tie. Nothing is counted behind it yet. Blocked: mart.daily
+		// day 0, mart.hourly 05+07, mart.flex 05+07, report.running,
+		// report.snapshot, report.hourly_rollup = 8 units of 6 models.
+		expectStrings(t, "glance", incidentStrings(rep), []string{
+			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
+				" units=2 blocked=0 of  impact=0 focus=raw.orders " + hours(7, 8).String(),
+		})
+		inc := rep.Incidents[0]
+		if inc.Detail != "exit status 3: source unavailable" {
+			t.Errorf("detail %q, want the newest error", inc.Detail)
+		}
+		if want := t0.Add(48 * time.Hour); !inc.Since.Equal(want) {
+			t.Errorf("since %s, want %s (when the units failed)", inc.Since, want)
+		}
+		if rep.Tracing != 8 || rep.TracingModels != 6 {
+			t.Errorf("tracing %d units of %d models, want 8 of 6", rep.Tracing, rep.TracingModels)
+		}
+		full := mustIncidents(t, e)
+		if full.Glance || full.Tracing != 0 {
+			t.Errorf("the traced report says glance=%v tracing=%d", full.Glance, full.Tracing)
+		}
+		for _, g := range rep.Incidents {
+			found := false
+			for _, f := range full.Incidents {
+				if f.Model == g.Model && (f.Kind == gate.IncidentFailed || f.Kind == gate.IncidentGateError) {
+					found = true
+					if f.Units != g.Units || f.Span != g.Span || !f.Since.Equal(g.Since) || f.Detail != g.Detail {
+						t.Errorf("glance %s (%q) and trace %s (%q) disagree on the failed root", incidentString(g), g.Detail, incidentString(f), f.Detail)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("glance root %s is not in the traced report %v", incidentString(g), incidentStrings(full))
+			}
+		}
+	})
+}
+
+// A glance does not judge gates: a unit failed by a hard gate error is a
+// failure until the trace names it a gate error.
+func TestGlanceCallsAGateErrorAFailureUntilTraced(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, `models:
+  - name: raw.flex
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+  - name: mart.exact
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.flex, contract: exact}]
+    run: {command: ["true"]}
+`)
+		w := hours(0, 2)
+		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		rep := mustGlance(t, e)
+		if len(rep.Incidents) != 1 || rep.Incidents[0].Kind != gate.IncidentFailed || rep.Incidents[0].Units != 2 ||
+			rep.Incidents[0].Pipeline != "core" {
+			t.Errorf("glance %v, want mart.exact's 2 units failed (pipeline core)", incidentStrings(rep))
+		}
+		if full := mustIncidents(t, e); len(full.Incidents) != 1 || full.Incidents[0].Kind != gate.IncidentGateError {
+			t.Errorf("traced %v, want the gate error", incidentStrings(full))
+		}
+	})
+}
+
+// With every unit applied a glance has nothing failed and nothing to trace.
+func TestGlanceAllClear(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, chainSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		if rep := mustGlance(t, e); len(rep.Incidents) != 0 || rep.Tracing != 0 || rep.TracingModels != 0 {
+			t.Errorf("everything applied: %v, tracing %d", incidentStrings(rep), rep.Tracing)
+		}
+	})
+}
