@@ -379,6 +379,9 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	}
 	results := map[int]TaskResult{}
 	started := map[int]bool{}
+	wakeCtx, stopWake := context.WithCancel(ctx)
+	defer stopWake()
+	wake := e.startRunWake(wakeCtx)
 	done := make(chan taskDone)
 	running := 0
 	for {
@@ -408,7 +411,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				rs[id] = graph.TaskRunState{Status: &inProgress}
 				running++
 				go func(sc runScope) {
-					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, progress, clock)
+					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, wake, progress, clock)
 					done <- taskDone{scope: sc, result: r, err: err}
 				}(byID[id])
 			}

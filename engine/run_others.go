@@ -26,12 +26,13 @@ type otherWorkers struct {
 	mine  map[int64]bool
 }
 
-func (e *Engine) newOtherWorkers(ctx context.Context) *otherWorkers {
+// newOtherWorkers hears the store's changes through the run's wake (one
+// listener for every task of the run).
+func (e *Engine) newOtherWorkers(ctx context.Context, wake *runWake) *otherWorkers {
 	ctx, cancel := context.WithCancel(ctx)
-	o := &otherWorkers{e: e, cancel: cancel, since: e.leaseNow(), mine: map[int64]bool{}}
-	if ch, err := e.Store.Wake(ctx); err == nil {
-		o.wake = ch
-	}
+	ch, unsubscribe := wake.subscribe()
+	o := &otherWorkers{e: e, wake: ch, since: e.leaseNow(), mine: map[int64]bool{},
+		cancel: func() { unsubscribe(); cancel() }}
 	return o
 }
 

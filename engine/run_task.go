@@ -20,7 +20,7 @@ import (
 // the run window — for its idle workers, and ahead of them while units are
 // short (holdings) — runs them on workers goroutines, and records their
 // outcomes in batches (completer), until none is left.
-func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, progress func(Progress), clock func() time.Time) (TaskResult, error) {
+func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, sc runScope, exec executor.Executor, workers int, wake *runWake, progress func(Progress), clock func() time.Time) (TaskResult, error) {
 	t := &taskRun{e: e, ctx: ctx, runID: runID, mode: mode, sc: sc, exec: exec, progress: progress, clock: clock,
 		res: TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline}, errSeen: map[string]bool{}}
 	if err := t.start(); err != nil {
@@ -31,7 +31,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	t.worker = workerName(runID)
 	t.cache = &gate.RegistrationCache{}
 	t.retries = newRetries()
-	t.others = e.newOtherWorkers(ctx)
+	t.others = e.newOtherWorkers(ctx, wake)
 	defer t.others.stop()
 	t.held = newHoldings(workers, !appliesItself(exec, sc.model))
 	t.comp = e.startCompleter(ctx)
