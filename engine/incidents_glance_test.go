@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,6 +111,59 @@ func TestGlanceAllClear(t *testing.T) {
 		}
 		if rep := mustGlance(t, e); len(rep.Incidents) != 0 || rep.Tracing != 0 || rep.TracingModels != 0 {
 			t.Errorf("everything applied: %v, tracing %d", incidentStrings(rep), rep.Tracing)
+		}
+	})
+}
+
+// A glance reads the failed units of the gate.GlanceDetailed models with
+// the most of them, and counts the others' from the kept counts: 103
+// failing models, two with 3 failed hours, the rest with 1.
+func TestGlanceReadsTheMostFailedModelsFirst(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("models:\n")
+	const n = gate.GlanceDetailed + 3
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: raw.m%03d\n    pipeline: p\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"false\"]}\n", i)
+	}
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, b.String())
+		first := hours(0, 1)
+		if _, err := e.Run(t.Context(), RunRequest{Window: &first}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		more := hours(1, 3)
+		last := []string{fmt.Sprintf("raw.m%03d", n-2), fmt.Sprintf("raw.m%03d", n-1)}
+		if _, err := e.Run(t.Context(), RunRequest{Models: last, Window: &more}, e.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+		rep := mustGlance(t, e)
+		if len(rep.Incidents) != n {
+			t.Fatalf("%d failed roots, want %d", len(rep.Incidents), n)
+		}
+		// By hand: the two with 3 units first (by name), then the others
+		// by name; the first GlanceDetailed read in full.
+		want := append(slices.Clone(last), func() []string {
+			var rest []string
+			for i := range n - 2 {
+				rest = append(rest, fmt.Sprintf("raw.m%03d", i))
+			}
+			return rest
+		}()...)
+		for i, inc := range rep.Incidents {
+			units := 1
+			if i < 2 {
+				units = 3
+			}
+			if inc.Model != want[i] || inc.Units != units || inc.Kind != gate.IncidentFailed {
+				t.Errorf("root %d: %s %s units=%d, want %s failed units=%d", i, inc.Model, inc.Kind, inc.Units, want[i], units)
+			}
+			detailed := i < gate.GlanceDetailed
+			if got := inc.Focus.Model != "" && !inc.Span.IsZero() && inc.Detail != ""; got != detailed {
+				t.Errorf("root %d (%s): read in full %v (focus %+v, span %s, detail %q), want %v", i, inc.Model, got, inc.Focus, inc.Span, inc.Detail, detailed)
+			}
+		}
+		if top := rep.Incidents[0]; top.Span != (state.Window{Since: hours(0, 1).Since, Until: hours(2, 3).Until}) {
+			t.Errorf("%s span %s, want its three failed hours", top.Model, top.Span)
 		}
 	})
 }

@@ -80,6 +80,12 @@ type Store interface {
 	// a few rows per model whatever their history. What `status` and the
 	// Pipelines view load.
 	Summaries(ctx context.Context, env, model string) ([]ModelSummary, error)
+	// StatusCounts returns every model of env that has units, ordered by
+	// name, with its units counted by status (statuses with none left
+	// out): the kept counts Summaries starts from, read alone — no
+	// coverage, no newest applied_at — so its cost is one row per model and
+	// status. What a first look at the incidents reads.
+	StatusCounts(ctx context.Context, env string) ([]ModelCounts, error)
 	// Applied returns the applied rows of a model that overlap w (all of
 	// them when w is the zero Window), from an index, not a scan of the
 	// model's whole history: what the gate reads.
@@ -319,6 +325,12 @@ type ModelSummary struct {
 	Model string
 	UnitStats
 	Coverage IntervalSet
+}
+
+// ModelCounts is one model's units by status, as StatusCounts reads them.
+type ModelCounts struct {
+	Model  string
+	Counts map[UnitStatus]int
 }
 
 // FingerprintCount is how many applied units of Model were built under

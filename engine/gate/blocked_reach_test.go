@@ -36,10 +36,10 @@ func TestBlockedReachAndWindowIndex(t *testing.T) {
 	h := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Hour) }
 	ix := &windowIndex{zero: 1}
 	for _, w := range []state.Window{hours(0, 2), hours(1, 3), hours(4, 5), hours(6, 9)} {
-		ix.sinces = append(ix.sinces, w.Since)
-		ix.untils = append(ix.untils, w.Until)
+		ix.sinces = append(ix.sinces, w.Since.UnixMicro())
+		ix.untils = append(ix.untils, w.Until.UnixMicro())
 	}
-	ix.untils = []time.Time{h(2), h(3), h(5), h(9)}
+	ix.untils = []int64{h(2).UnixMicro(), h(3).UnixMicro(), h(5).UnixMicro(), h(9).UnixMicro()}
 	for _, c := range []struct {
 		k    reachKind
 		w    state.Window

@@ -133,12 +133,67 @@ type IncidentReport struct {
 // every failed or retrying unit is a root; every blocked unit is walked
 // upstream as Why walks it (the root-cause chain) and counted on the root
 // it ends at. It only reads the store.
+//
+// It reads the blocked units twice instead of holding them: a million
+// blocked units are a few hundred MB as BlockedUnits. The first pass keeps
+// the MaxTracedBlocked with the most impact, in Blocked's order; the
+// second puts every other on a traced incident by model and reason. The
+// two passes are not one snapshot, so a unit blocked between them is
+// counted by its reason like any untraced one.
 func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
-	blocked, err := g.Blocked(ctx, BlockedFilter{})
+	lin, err := g.gatedLineage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return g.IncidentsOf(ctx, blocked)
+	counter := newImpactCounter(g, lin, outstandingStatuses)
+	// Every index a blocked unit's impact can need is read before the
+	// scan: counting inside it would hold a second connection per model.
+	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the unit counts: %w", err)
+	}
+	for _, c := range counts {
+		if c.Counts[state.Blocked] == 0 {
+			continue
+		}
+		for d := range lin.downstreamReach(c.Model, reachSame) {
+			if _, err := counter.index(ctx, d); err != nil {
+				return nil, err
+			}
+		}
+	}
+	top := &mostImpact{limit: MaxTracedBlocked}
+	q := state.UnitQuery{Env: g.Env.Suffix, Statuses: []state.UnitStatus{state.Blocked}}
+	err = g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		bu := blockedOf(u, lin)
+		var err error
+		if bu.Impact, err = counter.count(ctx, bu.Model, bu.Window); err != nil {
+			return err
+		}
+		top.add(bu)
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return nil, fmt.Errorf("reading the blocked units: %w", err)
+	}
+	traced := top.sorted()
+	seen := make(map[string]bool, len(traced))
+	for _, bu := range traced {
+		seen[bu.Model+"\x00"+bu.Window.String()] = true
+	}
+	rest := func(fn func(BlockedUnit) error) error {
+		err := g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+			if seen[u.Model+"\x00"+u.Window.String()] {
+				return nil
+			}
+			return fn(blockedOf(u, lin))
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return fmt.Errorf("reading the blocked units: %w", err)
+		}
+		return nil
+	}
+	return g.incidents(ctx, lin, counter, traced, rest)
 }
 
 // IncidentsOf is Incidents over blocked, the environment's blocked units as
@@ -149,9 +204,40 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 	if err != nil {
 		return nil, err
 	}
+	traced := blocked[:min(len(blocked), MaxTracedBlocked)]
+	rest := func(fn func(BlockedUnit) error) error {
+		for _, bu := range blocked[len(traced):] {
+			if err := fn(bu); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return g.incidents(ctx, lin, newImpactCounter(g, lin, outstandingStatuses), traced, rest)
+}
+
+// incidents builds the report: the failed roots, then each of traced (the
+// blocked units with the most impact, most first) walked to its root, then
+// every unit rest yields put on the incident of a traced unit of its model
+// with the very same reason, or counted untraced.
+func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counter *impactCounter, traced []BlockedUnit,
+	rest func(func(BlockedUnit) error) error) (*IncidentReport, error) {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
+	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the unit counts: %w", err)
+	}
+	// A model with no failed and no pending unit has no failed root: its
+	// units are not read.
+	suspects := map[string]bool{}
+	for _, c := range counts {
+		suspects[c.Model] = c.Counts[state.Failed] > 0 || c.Counts[state.Pending] > 0
+	}
 	for _, name := range lin.names {
+		if !suspects[name] {
+			continue
+		}
 		if err := b.addFailed(ctx, name); err != nil {
 			return nil, err
 		}
@@ -161,30 +247,65 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 	// the same stale verdict), and is counted untraced otherwise: a guess
 	// by model alone would credit one root with another's units.
 	byReason := map[string]*Incident{}
-	for i, bu := range blocked {
-		key := bu.Model + "\x00" + bu.Reason
-		if i >= MaxTracedBlocked {
-			if inc := byReason[key]; inc != nil {
-				b.behind(inc, bu)
-			} else {
-				b.report.Untraced++
-			}
-			continue
-		}
+	for _, bu := range traced {
 		inc, err := b.trace(ctx, bu)
 		if err != nil {
 			return nil, err
 		}
 		b.behind(inc, bu)
-		if byReason[key] == nil {
+		if key := bu.Model + "\x00" + bu.Reason; byReason[key] == nil {
 			byReason[key] = inc
 		}
 	}
-	if err := b.impacts(ctx); err != nil {
+	err = rest(func(bu BlockedUnit) error {
+		if inc := byReason[bu.Model+"\x00"+bu.Reason]; inc != nil {
+			b.behind(inc, bu)
+		} else {
+			b.report.Untraced++
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.impacts(ctx, counter); err != nil {
 		return nil, err
 	}
 	b.report.Now = b.an.now
 	return &b.report, nil
+}
+
+// mostImpact keeps the limit blocked units that come first in Blocked's
+// order (most impact first) of those added, in bounded memory: it sorts and
+// cuts whenever it holds twice the limit.
+type mostImpact struct {
+	limit int
+	units []BlockedUnit
+}
+
+func (m *mostImpact) add(bu BlockedUnit) {
+	m.units = append(m.units, bu)
+	if len(m.units) >= 2*m.limit {
+		m.cut()
+	}
+}
+
+func (m *mostImpact) cut() {
+	slices.SortStableFunc(m.units, stuckOrder)
+	clear(m.units[min(len(m.units), m.limit):])
+	m.units = m.units[:min(len(m.units), m.limit)]
+}
+
+// sorted is what it kept, in Blocked's order.
+func (m *mostImpact) sorted() []BlockedUnit {
+	m.cut()
+	return m.units
+}
+
+// blockedOf is a blocked unit as Blocked lists it, its impact not counted.
+func blockedOf(u state.Unit, lin *gatedLineage) BlockedUnit {
+	return BlockedUnit{Model: u.Model, Pipeline: lin.pipeline[u.Model], Window: u.Window, Status: u.Status,
+		Reason: u.BlockedReason, Error: u.Error, Attempts: u.Attempts, UpdatedAt: u.UpdatedAt}
 }
 
 // incidentBuilder accumulates incidents by kind and model.
@@ -419,9 +540,10 @@ func (b *incidentBuilder) behind(inc *Incident, bu BlockedUnit) {
 	inc.Since = earliest(inc.Since, bu.UpdatedAt)
 }
 
-// impacts counts each incident's impact and orders the report.
-func (b *incidentBuilder) impacts(ctx context.Context) error {
-	counter := newImpactCounter(b.g, b.lin, outstandingStatuses)
+// impacts counts each incident's impact with counter (its indexes already
+// read when the blocked units' impacts were counted) and orders the
+// report.
+func (b *incidentBuilder) impacts(ctx context.Context, counter *impactCounter) error {
 	for _, k := range b.order {
 		inc := b.byKey[k]
 		n, err := counter.count(ctx, inc.Model, inc.Span)

@@ -81,3 +81,25 @@ func (s *Store) Summaries(ctx context.Context, env, model string) ([]state.Model
 	slices.SortFunc(out, func(x, y state.ModelSummary) int { return cmp.Compare(x.Model, y.Model) })
 	return out, nil
 }
+
+// StatusCounts implements state.Store: one read of the kept status_counts.
+func (s *Store) StatusCounts(ctx context.Context, env string) ([]state.ModelCounts, error) {
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT model, status, units FROM {schema}.status_counts
+		WHERE env = $1 AND units <> 0 ORDER BY model COLLATE "C"`), env)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		name, status string
+		n            int64
+		out          []state.ModelCounts
+	)
+	_, err = pgx.ForEachRow(rows, []any{&name, &status, &n}, func() error {
+		if len(out) == 0 || out[len(out)-1].Model != name {
+			out = append(out, state.ModelCounts{Model: name, Counts: map[state.UnitStatus]int{}})
+		}
+		out[len(out)-1].Counts[state.UnitStatus(status)] = int(n)
+		return nil
+	})
+	return out, err
+}

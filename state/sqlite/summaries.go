@@ -98,3 +98,26 @@ func summaryModels(ctx context.Context, tx *sql.Tx, env, model string) ([]state.
 	}
 	return out, byID, rows.Err()
 }
+
+// StatusCounts implements state.Store: one read of the kept status_counts.
+func (s *Store) StatusCounts(ctx context.Context, env string) ([]state.ModelCounts, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT m."name", c."status", c."units" FROM "status_counts" c
+		JOIN "models" m ON m."id" = c."model_id" WHERE m."env" = ? AND c."units" <> 0 ORDER BY m."name"`, env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: status counts of %q: %w", env, err)
+	}
+	defer rows.Close()
+	var out []state.ModelCounts
+	for rows.Next() {
+		var name, status string
+		var n int
+		if err := rows.Scan(&name, &status, &n); err != nil {
+			return nil, err
+		}
+		if len(out) == 0 || out[len(out)-1].Model != name {
+			out = append(out, state.ModelCounts{Model: name, Counts: map[state.UnitStatus]int{}})
+		}
+		out[len(out)-1].Counts[state.UnitStatus(status)] = n
+	}
+	return out, rows.Err()
+}

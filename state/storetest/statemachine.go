@@ -1055,6 +1055,9 @@ func (m *smMachine) checkSummaries(rt *rapid.T) {
 	if got := summaryTexts(all); !slices.Equal(got, want) {
 		rt.Errorf("Summaries = %q, want %q", got, want)
 	}
+	if err := countsAgree(m.ctx, m.s, "", all); err != "" {
+		rt.Error(err)
+	}
 }
 
 // checkFingerprintCounts: FingerprintCounts, of every model and of each,

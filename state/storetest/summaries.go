@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -85,6 +86,7 @@ func summariesMatchScan(t *testing.T, s state.Store, step, env string, models ..
 	if g := summaryTexts(got); !slices.Equal(g, want) {
 		t.Errorf("after %s: Summaries(%q):\n got  %q\n want %q (from a scan)", step, env, g, want)
 	}
+	countsMatch(t, s, step, env, got)
 	for i, m := range slices.Sorted(slices.Values(models)) {
 		one, err := s.Summaries(t.Context(), env, m)
 		must(t, "Summaries of one model", err)
@@ -92,4 +94,56 @@ func summariesMatchScan(t *testing.T, s state.Store, step, env string, models ..
 			t.Errorf("after %s: Summaries(%q, %s):\n got  %q\n want %q (from a scan)", step, env, m, g, want[i:i+1])
 		}
 	}
+}
+
+// countsMatch fails t unless StatusCounts of env equals the counts of sums
+// (Summaries of every model of env, already checked against a scan):
+// the models with units, in name order, each with its statuses that have
+// units.
+func countsMatch(t testing.TB, s state.Store, step, env string, sums []state.ModelSummary) {
+	t.Helper()
+	if err := countsAgree(t.Context(), s, env, sums); err != "" {
+		t.Errorf("after %s: %s", step, err)
+	}
+}
+
+// countsAgree compares StatusCounts with sums and says how they differ
+// ("" when they agree).
+func countsAgree(ctx context.Context, s state.Store, env string, sums []state.ModelSummary) string {
+	var want []string
+	for _, sum := range sums {
+		if line := countsText(sum.Model, sum.Counts); line != "" {
+			want = append(want, line)
+		}
+	}
+	got, err := s.StatusCounts(ctx, env)
+	if err != nil {
+		return fmt.Sprintf("StatusCounts(%q): %v", env, err)
+	}
+	var lines []string
+	for _, c := range got {
+		lines = append(lines, c.Model+":"+countsText("", c.Counts)+fmt.Sprintf(" (%d statuses)", len(c.Counts)))
+	}
+	for i := range want {
+		want[i] += fmt.Sprintf(" (%d statuses)", strings.Count(want[i], "="))
+	}
+	if !slices.Equal(lines, want) {
+		return fmt.Sprintf("StatusCounts(%q):\n got  %q\n want %q (the summaries' counts)", env, lines, want)
+	}
+	return ""
+}
+
+// countsText is a model's non-zero counts in status order ("" when it
+// has no units), prefixed with its name when one is given.
+func countsText(model string, counts map[state.UnitStatus]int) string {
+	var b strings.Builder
+	for _, st := range state.Statuses {
+		if n := counts[st]; n != 0 {
+			fmt.Fprintf(&b, " %s=%d", st, n)
+		}
+	}
+	if b.Len() == 0 || model == "" {
+		return b.String()
+	}
+	return model + ":" + b.String()
 }
