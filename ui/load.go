@@ -49,9 +49,16 @@ type loadResult interface {
 // the error is a storeDownError, which the app retries with backoff under
 // a banner; otherwise the request itself was wrong and is shown as it is.
 func loadCmd[T any](c *common, id int, gen uint64, fn func(ctx context.Context) (T, error)) tea.Cmd {
+	return loadCmdWithin(c, id, gen, loadTimeout, fn)
+}
+
+// loadCmdWithin is loadCmd with a bound of its own, for a load whose cost
+// grows with the platform while the screen already shows a first answer
+// (the incidents' trace behind their glance).
+func loadCmdWithin[T any](c *common, id int, gen uint64, bound time.Duration, fn func(ctx context.Context) (T, error)) tea.Cmd {
 	ctx, e := c.ctx, c.eng
 	return func() tea.Msg {
-		lctx, cancel := context.WithTimeout(ctx, loadTimeout)
+		lctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
 		data, err := fn(lctx)
 		if err != nil && ctx.Err() == nil {

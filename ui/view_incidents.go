@@ -1,9 +1,9 @@
 package ui
 
 import (
-	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -48,14 +48,17 @@ func (v *incidentsView) title() string  { return "Incidents" }
 // any platform; its answer asks at once for the traced report, which
 // replaces it. Every later load is the traced report.
 func (v *incidentsView) load(gen uint64, _ []string) tea.Cmd {
-	glance := v.rep == nil
-	return loadCmd(v.c, v.id, gen, func(ctx context.Context) (*gate.IncidentReport, error) {
-		if glance {
-			return v.c.eng.Glance(ctx)
-		}
-		return v.c.eng.Incidents(ctx)
-	})
+	if v.rep == nil {
+		return loadCmd(v.c, v.id, gen, v.c.eng.Glance)
+	}
+	return loadCmdWithin(v.c, v.id, gen, traceTimeout, v.c.eng.Incidents)
 }
+
+// traceTimeout bounds the traced report's load, not loadTimeout: its cost
+// grows with the blocked units and what lies downstream of them (35 s at
+// ten million units with a million blocked, on two cores), and the screen
+// shows the glance, which says the trace is coming, while it runs.
+const traceTimeout = 10 * time.Minute
 
 func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 	m, ok := msg.(loaded[*gate.IncidentReport])
@@ -116,12 +119,16 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch {
+	case key.Matches(msg, v.c.keys.Enter) && inc.Focus.Model == "":
+		// A glance's root past its detailed ones: no unit read yet to
+		// explain, so its model.
+		v.c.openModel(inc.Model)
 	case key.Matches(msg, v.c.keys.Enter):
 		v.c.openWhy(inc.Focus.Model, inc.Focus.Window.Since)
 	case key.Matches(msg, v.c.keys.Model):
 		v.c.openModel(inc.Model)
 	case key.Matches(msg, v.c.keys.Detail):
-		if inc.Units == 1 {
+		if inc.Units == 1 && inc.Focus.Model != "" {
 			v.c.openUnit(inc.Model, inc.Span)
 		} else {
 			v.c.openModel(inc.Model)
@@ -130,6 +137,9 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		return v.c.yank("the root", unitID(inc.Model, inc.Span))
 	case key.Matches(msg, v.c.keys.YankError):
 		return v.c.yank("the error", inc.Detail)
+	case key.Matches(msg, v.c.keys.RunWindow) && inc.Focus.Model == "":
+		// Its span is not read yet: a run now would cover the whole model.
+		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.RunWindow):
 		// The root's own units: discover over its span re-runs the failed
 		// (and blocked, pending) ones there and leaves the applied alone.
