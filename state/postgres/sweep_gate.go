@@ -35,7 +35,21 @@ const sweepAppliedSQL = `
 	    WHERE env = $1 AND model = m.name AND status = 'applied'
 	    ORDER BY since, until OFFSET 0) u`
 
-// SweepGate reads the units q selects in two statements — the units that
+// sweepCoverageSQL reads the coverage of the models in $2 whose gates need
+// nothing more (state.NeedCoverage) from the kept islands (table coverage,
+// migration 0010) instead of their applied rows — a few islands where the
+// history has hundreds of thousands of rows — with a timeless model's
+// applied existence row, which has no island. Islands are disjoint and do
+// not touch, as ReduceSweep merges them, so until orders them as since.
+const sweepCoverageSQL = `
+	SELECT model, since, until, NULL::timestamptz FROM {schema}.coverage
+	WHERE env = $1 AND model = ANY($2::text[])
+	UNION ALL
+	SELECT model, NULL, NULL, applied_at FROM {schema}.units
+	WHERE env = $1 AND model = ANY($2::text[]) AND status = 'applied' AND since IS NULL
+	ORDER BY 1, 3 NULLS FIRST`
+
+// SweepGate reads the units q selects in three statements — the units that
 // are not applied, then the applied rows gates read — and reduces each
 // model's applied rows (state.ReduceSweep) as they arrive. Rows are
 // decoded straight off pgx's read buffer, as SweepUnits decodes them. Both
@@ -53,11 +67,17 @@ func (s *Store) sweepGate(ctx context.Context, tx pgx.Tx, env string, q state.Sw
 	if err != nil {
 		return err
 	}
-	var applied []string
+	var applied, covered []string
 	for name, need := range q.Applied {
-		if need > state.NeedNone {
+		switch {
+		case need == state.NeedCoverage:
+			covered = append(covered, name)
+		case need > state.NeedNone:
 			applied = append(applied, name)
 		}
+	}
+	if err := s.sweepCoverage(ctx, tx, env, covered, outstanding, fn); err != nil {
+		return err
 	}
 	rows, err := tx.Query(ctx, s.sql(sweepAppliedSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, applied)
 	if err != nil {
@@ -115,6 +135,56 @@ func (s *Store) sweepGate(ctx context.Context, tx pgx.Tx, env string, q state.Sw
 		return err
 	}
 	for name, us := range outstanding {
+		if err := fn(name, us); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sweepCoverage hands fn each of covered's models with its kept islands
+// (AppliedAt 0, as NeedCoverage reduces them) and its outstanding units,
+// taking those out of outstanding.
+func (s *Store) sweepCoverage(ctx context.Context, tx pgx.Tx, env string, covered []string, outstanding map[string][]state.SweepUnit,
+	fn func(model string, units []state.SweepUnit) error) error {
+	if len(covered) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, s.sql(sweepCoverageSQL), pgx.QueryResultFormats{pgx.BinaryFormatCode}, env, covered)
+	if err != nil {
+		return err
+	}
+	islands := map[string][]state.SweepUnit{}
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 4 {
+			rows.Close()
+			return errors.New("sweep gate: unexpected columns")
+		}
+		u := state.SweepUnit{Status: state.CodeApplied}
+		if raw[1] != nil {
+			if u.Since, err = sweepMicros(raw[1]); err == nil {
+				u.Until, err = sweepMicros(raw[2])
+			}
+		} else {
+			u.AppliedAt, err = sweepMicros(raw[3])
+		}
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		islands[string(raw[0])] = append(islands[string(raw[0])], u)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, name := range covered {
+		us := mergeSweepUnits(islands[name], outstanding[name])
+		delete(outstanding, name)
+		if len(us) == 0 {
+			continue
+		}
 		if err := fn(name, us); err != nil {
 			return err
 		}
