@@ -90,7 +90,7 @@ func (c cause) label() string {
 // blocked units whose reason names exactly its window. Groups come failed
 // first, then ready, then by the most impact under them, then the most
 // units.
-func groupCauses(units []gate.BlockedUnit, idx []int, ready map[string]bool) []cause {
+func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []cause {
 	var out []*cause
 	byKey := map[string]*cause{}
 	get := func(key string, kind causeKind) *cause {
@@ -120,7 +120,7 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[string]bool) []c
 		c.units = append(c.units, i)
 		c.impact = max(c.impact, u.Impact)
 	}
-	failed := map[string]bool{}
+	failed := map[unitKey]bool{}
 	for _, i := range idx {
 		if u := units[i]; u.Status == state.Failed {
 			failed[unitRef{u.Model, u.Window}.key()] = true
@@ -196,7 +196,7 @@ func reasonCause(reason string, get func(string, causeKind) *cause) *cause {
 }
 
 // allFailed reports whether every window of model in ws is a failed unit.
-func allFailed(model string, ws []state.Window, failed map[string]bool) bool {
+func allFailed(model string, ws []state.Window, failed map[unitKey]bool) bool {
 	for _, w := range ws {
 		if !failed[unitRef{model, w}.key()] {
 			return false

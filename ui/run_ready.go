@@ -62,5 +62,17 @@ type unitRef struct {
 	window state.Window
 }
 
+// unitKey is a unit as a map key: comparable without formatting its
+// window, which cost the Blocked view 0.45 s a load at a million units.
+type unitKey struct {
+	model        string
+	since, until int64 // UnixMicro (the store's precision); 0 and 0 for an existence row
+}
+
 // key is the unit's map key.
-func (u unitRef) key() string { return u.model + " " + u.window.String() }
+func (u unitRef) key() unitKey {
+	if u.window.IsZero() {
+		return unitKey{model: u.model}
+	}
+	return unitKey{u.model, u.window.Since.UnixMicro(), u.window.Until.UnixMicro()}
+}
