@@ -16,9 +16,10 @@ const otherWorkersPoll = time.Second
 // otherWorkers is a task's view of the workers it shares units with: it
 // waits for their commits and, afterwards, counts the units they ran.
 type otherWorkers struct {
-	e      *Engine
-	wake   <-chan struct{}
-	cancel context.CancelFunc
+	e    *Engine
+	wake <-chan struct{}
+	// cancel ends the subscription to the run's wake.
+	cancel func()
 	// since is the wall-clock start of the task: units finished after it
 	// by someone else belong to this task's outcome.
 	since time.Time
@@ -28,12 +29,9 @@ type otherWorkers struct {
 
 // newOtherWorkers hears the store's changes through the run's wake (one
 // listener for every task of the run).
-func (e *Engine) newOtherWorkers(ctx context.Context, wake *runWake) *otherWorkers {
-	ctx, cancel := context.WithCancel(ctx)
+func (e *Engine) newOtherWorkers(wake *runWake) *otherWorkers {
 	ch, unsubscribe := wake.subscribe()
-	o := &otherWorkers{e: e, wake: ch, since: e.leaseNow(), mine: map[int64]bool{},
-		cancel: func() { unsubscribe(); cancel() }}
-	return o
+	return &otherWorkers{e: e, wake: ch, cancel: unsubscribe, since: e.leaseNow(), mine: map[int64]bool{}}
 }
 
 func (o *otherWorkers) stop() { o.cancel() }

@@ -31,7 +31,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	t.worker = workerName(runID)
 	t.cache = &gate.RegistrationCache{}
 	t.retries = newRetries()
-	t.others = e.newOtherWorkers(ctx, wake)
+	t.others = e.newOtherWorkers(wake)
 	defer t.others.stop()
 	t.held = newHoldings(workers, !appliesItself(exec, sc.model))
 	t.comp = e.startCompleter(ctx)

@@ -124,7 +124,8 @@ func (a *App) initialView() ([]view, error) {
 	switch name := a.opts.View; name {
 	case "":
 		// The default: the incidents on top of the pipelines. With
-		// nothing wrong it steps aside on its first load (allClearMsg).
+		// nothing wrong it steps aside once its report is traced
+		// (allClearMsg); the first look before it cannot tell.
 		inc := newIncidents(c)
 		inc.landing = true
 		stack = append(stack, inc)

@@ -66,23 +66,21 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 		return nil
 	}
 	var sel *gate.Incident
-	// The selection is kept across reloads, but not the glance's default
-	// first card: the traced report opens on its own first, the
-	// incident with the most impact.
-	chosen := v.rep == nil || !v.rep.Glance || v.cur.pos > 0
-	if s := v.selected(); s != nil && chosen {
+	if s := v.selected(); s != nil {
 		c := *s
 		sel = &c
 	}
+	wasGlance := v.rep != nil && v.rep.Glance
 	v.rep = m.data
 	v.cur.setLen(len(v.rep.Incidents))
-	if sel != nil {
-		for i, inc := range v.rep.Incidents {
-			if inc.Kind == sel.Kind && inc.Model == sel.Model {
-				v.cur.moveTo(i)
-				break
-			}
-		}
+	switch at := v.find(sel, wasGlance); {
+	case at >= 0:
+		v.cur.moveTo(at)
+	case wasGlance:
+		// The trace reorders everything and may have no card for the
+		// root the first look had selected: its first card, not
+		// whichever now sits at the old position.
+		v.cur.moveTo(0)
 	}
 	if v.rep.Glance {
 		// A first look only: trace now. Landing waits for the traced
@@ -97,6 +95,27 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// find is where sel's root is in the report (-1: nowhere). Across a
+// reload the selection keeps its kind and model. From a first look it
+// follows its model to the failed or gate-error card the trace makes of
+// it, and only when the cursor was moved: the traced report opens on its
+// own first card, the incident with the most impact.
+func (v *incidentsView) find(sel *gate.Incident, fromGlance bool) int {
+	if sel == nil || fromGlance && v.cur.pos == 0 {
+		return -1
+	}
+	for i, inc := range v.rep.Incidents {
+		same := inc.Kind == sel.Kind
+		if fromGlance {
+			same = inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError
+		}
+		if same && inc.Model == sel.Model {
+			return i
+		}
+	}
+	return -1
 }
 
 func (v *incidentsView) affected(changes []state.Change) (bool, []string) {
@@ -133,6 +152,10 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		} else {
 			v.c.openModel(inc.Model)
 		}
+	case key.Matches(msg, v.c.keys.Yank) && inc.Focus.Model == "":
+		// No span read yet: the bare model name would name a timeless
+		// model's unit.
+		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.Yank):
 		return v.c.yank("the root", unitID(inc.Model, inc.Span))
 	case key.Matches(msg, v.c.keys.YankError):
@@ -248,7 +271,11 @@ func (v *incidentsView) render(w, h int) []string {
 	}
 	t := v.c.theme
 	if len(v.rep.Incidents) == 0 && v.rep.Glance {
-		return pad([]string{" " + glanceText(v.rep)}, w, h)
+		msg := " " + glanceText(v.rep)
+		if v.err != nil {
+			msg = " first look · the trace failed: " + oneLine(v.err.Error())
+		}
+		return pad([]string{msg}, w, h)
 	}
 	if len(v.rep.Incidents) == 0 {
 		msg := " " + t.Glyph(themes.Applied) + " all clear: nothing failed, blocked or stale"
@@ -290,6 +317,11 @@ func (v *incidentsView) render(w, h int) []string {
 	foot := fmt.Sprintf(" %s · failures first, then by impact", plural(len(v.rep.Incidents), "incident", "incidents"))
 	if v.rep.Glance {
 		foot = " " + glanceText(v.rep)
+		if v.err != nil {
+			// The trace failed with the store answering: say so, under
+			// the first look, until the next change tries again.
+			foot = " first look · the trace failed: " + oneLine(v.err.Error())
+		}
 	}
 	if v.rep.Untraced > 0 {
 		foot += fmt.Sprintf(" · %s blocked units not traced", count(v.rep.Untraced))

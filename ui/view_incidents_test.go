@@ -2,6 +2,8 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"errors"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
 	"strings"
@@ -163,5 +165,69 @@ func nextLoad(t *testing.T, cmd tea.Cmd) loadResult {
 		case <-deadline:
 			return nil
 		}
+	}
+}
+
+// When the trace replaces a first look on which the cursor was moved, the
+// cursor follows the selected root's model to the card the trace makes of
+// it — a failure the trace names a gate error included — and goes to the
+// first card when the trace has none for it, never to whatever now sits
+// at the old position.
+func TestIncidentsSelectionFollowsTheRootIntoTheTrace(t *testing.T) {
+	a := benchApp(t)
+	v := newIncidents(a.common)
+	v.id = 1
+	failed := func(model string, units int) gate.Incident {
+		return gate.Incident{Kind: gate.IncidentFailed, Model: model, Units: units}
+	}
+	glance := &gate.IncidentReport{Glance: true, Incidents: []gate.Incident{failed("raw.a", 9), failed("raw.b", 5), failed("raw.c", 2)}}
+	traced := &gate.IncidentReport{Incidents: []gate.Incident{
+		{Kind: gate.IncidentStale, Model: "raw.z", Impact: 40},
+		{Kind: gate.IncidentFailed, Model: "raw.a", Impact: 30},
+		{Kind: gate.IncidentGateError, Model: "raw.b", Impact: 10},
+	}}
+	for _, c := range []struct {
+		name      string
+		moves     int
+		wantModel string
+		wantKind  gate.IncidentKind
+	}{
+		{"untouched: the trace's first card", 0, "raw.z", gate.IncidentStale},
+		{"raw.b, now a gate error", 1, "raw.b", gate.IncidentGateError},
+		{"raw.c, healed: the first card", 2, "raw.z", gate.IncidentStale},
+	} {
+		v.rep = nil
+		v.update(loaded[*gate.IncidentReport]{view: 1, data: glance})
+		for range c.moves {
+			v.cur.move(1)
+		}
+		v.update(loaded[*gate.IncidentReport]{view: 1, data: traced})
+		if s := v.selected(); s == nil || s.Model != c.wantModel || s.Kind != c.wantKind {
+			t.Errorf("%s: selected %+v, want %s %s", c.name, s, c.wantKind, c.wantModel)
+		}
+	}
+}
+
+// A trace that fails while the store answers is said under the first
+// look, not left as "tracing…".
+func TestIncidentsTraceFailureIsShown(t *testing.T) {
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.width, a.height = 100, 24
+	_, next := a.Update(a.startLoad(a.top())())
+	if nextLoad(t, next) == nil {
+		t.Fatal("the first look did not ask for the traced report")
+	}
+	v := a.top().(*incidentsView)
+	a.Update(loaded[*gate.IncidentReport]{view: v.id, gen: v.gen, err: errors.New("reading the blocked units: disk I/O error")})
+	frame := ansi.Strip(a.render())
+	if !strings.Contains(frame, "the trace failed: reading the blocked units: disk I/O error") || strings.Contains(frame, "tracing 9") {
+		t.Errorf("the failed trace is not said:\n%s", frame)
+	}
+	if !strings.Contains(frame, "raw.orders failed") {
+		t.Errorf("the first look's cards are gone:\n%s", frame)
 	}
 }

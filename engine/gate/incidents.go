@@ -146,8 +146,11 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 		return nil, err
 	}
 	counter := newImpactCounter(g, lin, outstandingStatuses)
-	// Every index a blocked unit's impact can need is read before the
-	// scan: counting inside it would hold a second connection per model.
+	// The indexes a blocked unit's impact needs are read before the scan,
+	// for every model the kept counts show blocked units of: counting
+	// inside the scan holds a second connection of the pool while it
+	// reads. Only a model blocked after the counts were read has its
+	// downstream indexes read inside the scan.
 	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
 	if err != nil {
 		return nil, fmt.Errorf("reading the unit counts: %w", err)

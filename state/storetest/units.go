@@ -155,17 +155,22 @@ func testScanUnitsFilters(t *testing.T, s state.Store, _ *config) {
 	// the units were written in, and nothing of another environment.
 	register(t, s, "pr1", fixModel("a"))
 	prefill(t, s, "pr1", "a", hourly(0, 2), clock(1))
+	// Registered last, named between a and b: name order, not the order
+	// of registration.
+	register(t, s, "", fixModel("aa"))
+	prefill(t, s, "", "aa", hourly(0, 1), clock(1))
 	for _, c := range []state.StatusChange{
 		{Model: "c", Window: win(2, 3), From: []state.UnitStatus{state.Pending}, To: state.Blocked, Now: clock(3)},
 		{Model: "b", Window: win(1, 2), From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
 		{Model: "c", Window: win(0, 1), From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
 		{Env: "pr1", Model: "a", From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
+		{Model: "aa", From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(3)},
 	} {
 		_, err := s.SetStatus(ctx, c)
 		must(t, "SetStatus", err)
 	}
 	eq(t, "every failed or blocked unit of env", q(state.UnitQuery{Statuses: []state.UnitStatus{state.Failed, state.Blocked}}), []string{
-		"a [2h,3h) blocked", "a [3h,4h) blocked", "b [1h,2h) failed", "c [0h,1h) failed", "c [2h,3h) blocked",
+		"a [2h,3h) blocked", "a [3h,4h) blocked", "aa [0h,1h) failed", "b [1h,2h) failed", "c [0h,1h) failed", "c [2h,3h) blocked",
 	})
 	eq(t, "every failed unit of pr1", q(state.UnitQuery{Env: "pr1", Statuses: []state.UnitStatus{state.Failed}}), []string{
 		"a [0h,1h) failed", "a [1h,2h) failed",
