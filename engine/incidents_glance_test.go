@@ -76,17 +76,7 @@ func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
 // failure until the trace names it a gate error.
 func TestGlanceCallsAGateErrorAFailureUntilTraced(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
-  - name: raw.flex
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
-  - name: mart.exact
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.flex, contract: exact}]
-    run: {command: ["true"]}
-`)
+		e := runEngine(t, s, exactOverFlexSpec)
 		w := hours(0, 2)
 		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)

@@ -239,11 +239,9 @@ func TestIncidentsShowTheNextRetry(t *testing.T) {
 	})
 }
 
-// A unit failed by a hard gate error (EXACT over a flexible upstream can
-// never match) is a gate_error incident, not a failure a reload fixes.
-func TestIncidentsNameAHardGateError(t *testing.T) {
-	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
+// exactOverFlexSpec fails mart.exact's units on a hard gate error: EXACT
+// over a flexible upstream can never match.
+const exactOverFlexSpec = `models:
   - name: raw.flex
     pipeline: ingest
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
@@ -253,7 +251,13 @@ func TestIncidentsNameAHardGateError(t *testing.T) {
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: raw.flex, contract: exact}]
     run: {command: ["true"]}
-`)
+`
+
+// A unit failed by a hard gate error (EXACT over a flexible upstream can
+// never match) is a gate_error incident, not a failure a reload fixes.
+func TestIncidentsNameAHardGateError(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, exactOverFlexSpec)
 		w := hours(0, 2)
 		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)

@@ -87,13 +87,7 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
 // blocked units wait, before any is traced — and the traced report
 // replaces it with no key pressed, on its own first card.
 func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
-	w := newWorld(t)
-	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.width, a.height = 100, 24
-	_, next := a.Update(a.startLoad(a.top())())
+	a, next := firstLook(t)
 	first := ansi.Strip(a.render())
 	// By hand (newWorld): raw.orders failed 05 and 07; blocked mart.daily
 	// day 0, mart.hourly 05+07, mart.fresh 00–04, report.snapshot = 9
@@ -211,13 +205,7 @@ func TestIncidentsSelectionFollowsTheRootIntoTheTrace(t *testing.T) {
 // A trace that fails while the store answers is said under the first
 // look, not left as "tracing…".
 func TestIncidentsTraceFailureIsShown(t *testing.T) {
-	w := newWorld(t)
-	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.width, a.height = 100, 24
-	_, next := a.Update(a.startLoad(a.top())())
+	a, next := firstLook(t)
 	if nextLoad(t, next) == nil {
 		t.Fatal("the first look did not ask for the traced report")
 	}
@@ -230,4 +218,19 @@ func TestIncidentsTraceFailureIsShown(t *testing.T) {
 	if !strings.Contains(frame, "raw.orders failed") {
 		t.Errorf("the first look's cards are gone:\n%s", frame)
 	}
+}
+
+// firstLook is a UI on newWorld at 100×24, opened as the product opens,
+// that has taken its first load's answer (the first look) and not yet the
+// trace it asked for; next runs that load.
+func firstLook(t *testing.T) (a *App, next tea.Cmd) {
+	t.Helper()
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.width, a.height = 100, 24
+	_, next = a.Update(a.startLoad(a.top())())
+	return a, next
 }
