@@ -63,7 +63,7 @@ type blockedData struct {
 }
 
 func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
-	return loadCmd(v.c, v.id, gen, loadBlocked(v.c))
+	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c))
 }
 
 // loadBlocked reads the failed and blocked units, then what the gate says

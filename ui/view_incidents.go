@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -51,14 +50,8 @@ func (v *incidentsView) load(gen uint64, _ []string) tea.Cmd {
 	if v.rep == nil {
 		return loadCmd(v.c, v.id, gen, v.c.eng.Glance)
 	}
-	return loadCmdWithin(v.c, v.id, gen, traceTimeout, v.c.eng.Incidents)
+	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, v.c.eng.Incidents)
 }
-
-// traceTimeout bounds the traced report's load, not loadTimeout: its cost
-// grows with the blocked units and what lies downstream of them (35 s at
-// ten million units with a million blocked, on two cores), and the screen
-// shows the glance, which says the trace is coming, while it runs.
-const traceTimeout = 10 * time.Minute
 
 func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 	m, ok := msg.(loaded[*gate.IncidentReport])
