@@ -94,9 +94,10 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 	sp := filepath.Join(dir, "bollhav.yaml")
 	capture, send := tmuxUI(t, "80", "24", "--spec", sp, "ui")
 	// It opens on the incidents, raw.payments' failed hour on top with its
-	// error readable, no key pressed.
-	first := waitScreen(t, capture, "the incidents with raw.payments on top", func(s string) bool {
-		return strings.Contains(s, "Incidents") && strings.Contains(s, "503 Service Unavailable")
+	// error readable, no key pressed: first the first look, then the
+	// traced report, which names what waits on it.
+	first := waitScreen(t, capture, "the traced incidents with raw.payments on top", func(s string) bool {
+		return strings.Contains(s, "Incidents") && strings.Contains(s, "503 Service Unavailable") && !strings.Contains(s, "first look:")
 	})
 	lines := strings.Split(first, "\n")
 	if len(lines) < 4 || !strings.Contains(lines[1], "raw.payments failed") || !strings.Contains(lines[1], "›") {
