@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -62,8 +63,10 @@ func loadCmd[T any](c *common, id int, gen uint64, fn func(ctx context.Context) 
 }
 
 // loadCmdWithin is loadCmd with a bound of its own, for a load whose cost
-// grows with the platform while the screen already shows a first answer
-// (the incidents' trace behind their glance).
+// grows with the platform (wholeLoadTimeout). A load that outlives
+// loadTimeout is taken for a store that hangs, and retried under the
+// banner; one that outlives a longer bound while the store still answers
+// is too big for it, and says so: retrying it would only repeat it.
 func loadCmdWithin[T any](c *common, id int, gen uint64, bound time.Duration, fn func(ctx context.Context) (T, error)) tea.Cmd {
 	ctx, e := c.ctx, c.eng
 	return func() tea.Msg {
@@ -74,8 +77,12 @@ func loadCmdWithin[T any](c *common, id int, gen uint64, bound time.Duration, fn
 			pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
 			_, perr := e.Store.SchemaVersion(pctx)
 			pcancel()
-			if perr != nil || errors.Is(err, context.DeadlineExceeded) {
+			timedOut := errors.Is(err, context.DeadlineExceeded)
+			switch {
+			case perr != nil || timedOut && bound <= loadTimeout:
 				err = storeDownError{err}
+			case timedOut:
+				err = fmt.Errorf("not done within %s (the store answers; the next change tries again): %w", bound, err)
 			}
 		}
 		return loaded[T]{view: id, gen: gen, data: data, err: err}

@@ -2,7 +2,9 @@ package ui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"context"
 	"errors"
+	"fmt"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/charmbracelet/x/ansi"
 	"path/filepath"
@@ -233,4 +235,26 @@ func firstLook(t *testing.T) (a *App, next tea.Cmd) {
 	a.width, a.height = 100, 24
 	_, next = a.Update(a.startLoad(a.top())())
 	return a, next
+}
+
+// A load that runs out of loadTimeout is taken for a hung store and retried
+// under the banner; a whole-platform load (the trace, the Blocked queue)
+// that runs out of its longer bound while the store answers is an error
+// that says so, not a retry loop.
+func TestLoadOutOfTimeIsDownOnlyUnderTheShortBound(t *testing.T) {
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := func(context.Context) (int, error) { return 0, fmt.Errorf("reading: %w", context.DeadlineExceeded) }
+	var down storeDownError
+	_, shortErr := loadCmd(a.common, 1, 1, slow)().(loaded[int]).answer()
+	if !errors.As(shortErr, &down) {
+		t.Errorf("out of loadTimeout: %v, want the store-down retry", shortErr)
+	}
+	_, longErr := loadCmdWithin(a.common, 1, 1, wholeLoadTimeout, slow)().(loaded[int]).answer()
+	if errors.As(longErr, &down) || longErr == nil || !strings.Contains(longErr.Error(), "not done within 10m0s") {
+		t.Errorf("out of wholeLoadTimeout: %v, want an error naming the bound, not a store-down retry", longErr)
+	}
 }
