@@ -151,9 +151,9 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 	// inside the scan holds a second connection of the pool while it
 	// reads. Only a model blocked after the counts were read has its
 	// downstream indexes read inside the scan.
-	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
+	counts, err := g.statusCounts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the unit counts: %w", err)
+		return nil, err
 	}
 	for _, c := range counts {
 		if c.Counts[state.Blocked] == 0 {
@@ -196,7 +196,7 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 		}
 		return nil
 	}
-	return g.incidents(ctx, lin, counter, traced, rest)
+	return g.incidents(ctx, lin, counts, counter, traced, rest)
 }
 
 // IncidentsOf is Incidents over blocked, the environment's blocked units as
@@ -216,21 +216,31 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 		}
 		return nil
 	}
-	return g.incidents(ctx, lin, newImpactCounter(g, lin, outstandingStatuses), traced, rest)
+	counts, err := g.statusCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return g.incidents(ctx, lin, counts, newImpactCounter(g, lin, outstandingStatuses), traced, rest)
+}
+
+// statusCounts is the environment's kept unit counts by model and status.
+func (g *Reader) statusCounts(ctx context.Context) ([]state.ModelCounts, error) {
+	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
+	if err != nil {
+		return nil, fmt.Errorf("reading the unit counts: %w", err)
+	}
+	return counts, nil
 }
 
 // incidents builds the report: the failed roots, then each of traced (the
 // blocked units with the most impact, most first) walked to its root, then
 // every unit rest yields put on the incident of a traced unit of its model
-// with the very same reason, or counted untraced.
-func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counter *impactCounter, traced []BlockedUnit,
-	rest func(func(BlockedUnit) error) error) (*IncidentReport, error) {
+// with the very same reason, or counted untraced. counts are the kept
+// unit counts, read once by the caller.
+func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *impactCounter,
+	traced []BlockedUnit, rest func(func(BlockedUnit) error) error) (*IncidentReport, error) {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
-	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("reading the unit counts: %w", err)
-	}
 	// A model with no failed and no pending unit has no failed root: its
 	// units are not read.
 	suspects := map[string]bool{}
@@ -260,7 +270,7 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counter *impa
 			byReason[key] = inc
 		}
 	}
-	err = rest(func(bu BlockedUnit) error {
+	err := rest(func(bu BlockedUnit) error {
 		if inc := byReason[bu.Model+"\x00"+bu.Reason]; inc != nil {
 			b.behind(inc, bu)
 		} else {

@@ -29,9 +29,9 @@ import (
 // that wait for a retry, and stale, outdated or missing roots, come only
 // with the trace.
 func (g *Reader) Glance(ctx context.Context) (*IncidentReport, error) {
-	counts, err := g.Store.StatusCounts(ctx, g.Env.Suffix)
+	counts, err := g.statusCounts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the unit counts: %w", err)
+		return nil, err
 	}
 	rep := &IncidentReport{Now: g.now(), Glance: true}
 	for _, c := range counts {
