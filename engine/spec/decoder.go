@@ -142,14 +142,21 @@ func aliasName(a *ast.AliasNode) string {
 // anchorFor finds the anchor an alias refers to: the last one of its name
 // that starts before the alias.
 func (d *decoder) anchorFor(a *ast.AliasNode) *ast.AnchorNode {
-	at := a.GetToken().Position.Offset
+	at := a.GetToken().Position
 	var found *ast.AnchorNode
 	for _, c := range d.anchors[aliasName(a)] {
-		if c.GetToken().Position.Offset < at {
+		if before(c.GetToken().Position, at) {
 			found = c
 		}
 	}
 	return found
+}
+
+// before orders positions by line and column rather than byte offset: a
+// chunked parse (yaml_chunks.go) keeps every line and column of the file
+// but not its offsets.
+func before(a, b *token.Position) bool {
+	return a.Line < b.Line || a.Line == b.Line && a.Column < b.Column
 }
 
 // isNull reports whether a resolved node is YAML null ("~", "null" or an

@@ -71,10 +71,27 @@ func Parse(file string, data []byte) (*Spec, error) {
 		return nil, Errors{{Pos: p, Msg: "spec is not valid UTF-8; save it as UTF-8"}}
 	}
 	data = trimBOM(data)
+	if tree := chunkedTree(file, data); tree != nil {
+		if sp, errs := decodeTree(file, tree); len(errs) == 0 {
+			return sp, nil
+		}
+		// A spec with problems is told from the whole parse: the same
+		// problems, but found the one way every message was written for.
+	}
 	tree, perr := parseYAML(file, data)
 	if perr != nil {
 		return nil, Errors{perr}
 	}
+	sp, errs := decodeTree(file, tree)
+	if len(errs) > 0 {
+		return nil, errs.finish()
+	}
+	return sp, nil
+}
+
+// decodeTree decodes a parsed spec, returning the spec or every problem
+// found (unsorted).
+func decodeTree(file string, tree *ast.File) (*Spec, Errors) {
 	d := &decoder{file: file, anchors: map[string][]*ast.AnchorNode{}}
 	var body ast.Node
 	for _, doc := range tree.Docs {
@@ -98,7 +115,7 @@ func Parse(file string, data []byte) (*Spec, error) {
 		sp.Models, sp.Defaults = d.decodeSpec(body)
 	}
 	if len(d.errs) > 0 {
-		return nil, d.errs.finish()
+		return nil, d.errs
 	}
 	sp.byName = make(map[string]*Model, len(sp.Models))
 	for _, m := range sp.Models {
@@ -126,12 +143,7 @@ func (d *decoder) decodeSpec(body ast.Node) ([]*Model, Defaults) {
 		return nil, defaults
 	}
 	items, _ := d.list(f)
-	sites := make([]*modelSite, 0, len(items))
-	for _, item := range items {
-		if s := d.decodeModel(item); s != nil {
-			sites = append(sites, s)
-		}
-	}
+	sites := d.decodeModels(items)
 	d.checkSpec(sites)
 	models := make([]*Model, len(sites))
 	for i, s := range sites {
