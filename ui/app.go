@@ -127,7 +127,7 @@ func (a *App) initialView() ([]view, error) {
 		// nothing wrong it steps aside once its report is traced
 		// (allClearMsg); the first look before it cannot tell.
 		inc := newIncidents(c)
-		inc.landing = true
+		inc.landing, inc.firstLook = true, a.opts.FirstLook
 		stack = append(stack, inc)
 	case string(topViews[0].kind):
 	case string(viewModel):

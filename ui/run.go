@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 )
 
 // Options configure the UI.
@@ -35,6 +36,12 @@ type Options struct {
 	// Feed is a change feed shared by every UI of the process (NewFeed);
 	// nil: the UI follows the store itself.
 	Feed *Feed
+	// FirstLook is the incidents' first look (engine.Glance) read before
+	// the program started: the landing incidents view shows it as its
+	// first answer instead of reading one, and traces from there. The
+	// launcher reads it while a large spec parses (cli openUIEngine),
+	// which is most of a launch at ten thousand models. Nil: read it.
+	FirstLook *gate.IncidentReport
 	// FeedPoll is the longest a change in the store waits unseen when the
 	// store sends no wake-up (default DefaultFeedPoll), for a UI's own feed.
 	FeedPoll time.Duration

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -25,6 +26,9 @@ type incidentsView struct {
 	// landing is the view the UI opened on by default: when its first load
 	// finds nothing wrong it asks the app to show the pipelines instead.
 	landing bool
+	// firstLook is a glance read before the program (Options.FirstLook),
+	// the first load's answer; nil once taken.
+	firstLook *gate.IncidentReport
 }
 
 func newIncidents(c *common) *incidentsView {
@@ -48,6 +52,10 @@ func (v *incidentsView) title() string  { return "Incidents" }
 // replaces it. Every later load is the traced report.
 func (v *incidentsView) load(gen uint64, _ []string) tea.Cmd {
 	if v.rep == nil {
+		if fl := v.firstLook; fl != nil {
+			v.firstLook = nil // read once, before the program: a reload reads anew
+			return loadCmd(v.c, v.id, gen, func(context.Context) (*gate.IncidentReport, error) { return fl, nil })
+		}
 		return loadCmd(v.c, v.id, gen, v.c.eng.Glance)
 	}
 	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, v.c.eng.Incidents)
@@ -278,27 +286,26 @@ func (v *incidentsView) render(w, h int) []string {
 		return pad([]string{msg}, w, h)
 	}
 	// Cards have different heights: draw from the first card that keeps
-	// the selected one on screen.
+	// the selected one on screen. Only the cards on screen are drawn: a
+	// platform with thousands of failed roots would otherwise style every
+	// card on every frame (140 ms at ten million units).
 	cards := make([][]string, len(v.rep.Incidents))
-	for i, inc := range v.rep.Incidents {
-		cards[i] = v.card(inc, i == v.cur.pos, w)
+	card := func(i int) []string {
+		if cards[i] == nil {
+			cards[i] = v.card(v.rep.Incidents[i], i == v.cur.pos, w)
+		}
+		return cards[i]
 	}
 	body := max(1, h-1)
 	v.cur.setHeight(max(1, body/3))
-	from := 0
-	for {
-		used := 0
-		for i := from; i <= v.cur.pos; i++ {
-			used += len(cards[i])
-		}
-		if used <= body || from == v.cur.pos {
-			break
-		}
-		from++
+	from, used := v.cur.pos, len(card(v.cur.pos))
+	for from > 0 && used+len(card(from-1)) <= body {
+		from--
+		used += len(cards[from])
 	}
 	var lines []string
 	for i := from; i < len(cards) && len(lines) < body; i++ {
-		for j, l := range cards[i] {
+		for j, l := range card(i) {
 			mark := " "
 			if i == v.cur.pos && j == 0 {
 				mark = t.Selected.Render("›")

@@ -258,3 +258,62 @@ func TestLoadOutOfTimeIsDownOnlyUnderTheShortBound(t *testing.T) {
 		t.Errorf("out of wholeLoadTimeout: %v, want an error naming the bound, not a store-down retry", longErr)
 	}
 }
+
+// A long report scrolls by whole cards: with 50 cards of 3 lines each (the
+// title, the error, what waits) and 19 lines for them, the selected 31st
+// card is the last of the 6 that fit (25 + 6 = 31), so the screen starts
+// at the 26th and says 25 are above.
+func TestIncidentsScrollByWholeCards(t *testing.T) {
+	a := benchApp(t)
+	v := newIncidents(a.common)
+	v.id = 1
+	rep := &gate.IncidentReport{}
+	for i := range 50 {
+		rep.Incidents = append(rep.Incidents, gate.Incident{Kind: gate.IncidentFailed, Model: fmt.Sprintf("raw.m%02d", i), Detail: "boom"})
+	}
+	v.update(loaded[*gate.IncidentReport]{view: 1, data: rep})
+	v.loaded = true
+	v.cur.move(30)
+	lines := v.render(80, 20)
+	for i, l := range lines {
+		lines[i] = ansi.Strip(l)
+	}
+	if !strings.Contains(lines[0], "raw.m25 failed") || strings.Contains(lines[0], "›") {
+		t.Errorf("the screen does not start at the 26th card:\n%s", strings.Join(lines, "\n"))
+	}
+	if !strings.HasPrefix(lines[15], "›") || !strings.Contains(lines[15], "raw.m30 failed") {
+		t.Errorf("the selected 31st card is not the last on screen:\n%s", strings.Join(lines, "\n"))
+	}
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "50 incidents") || !strings.Contains(foot, "25 above") {
+		t.Errorf("foot %q, want 50 incidents, 25 above", foot)
+	}
+}
+
+// A first look read before the program (Options.FirstLook) is the landing
+// view's first answer, without a read of its own — the report given names a
+// model the store does not have, so only it can put that card on screen —
+// and the trace that follows reads the store and replaces it.
+func TestIncidentsOpenOnAFirstLookReadBeforeTheProgram(t *testing.T) {
+	w := newWorld(t)
+	given := &gate.IncidentReport{Glance: true, Now: uiClock, Tracing: 9, TracingModels: 4,
+		Incidents: []gate.Incident{{Kind: gate.IncidentFailed, Model: "raw.elsewhere", Units: 3, Detail: "read before the program"}}}
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", FirstLook: given}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.width, a.height = 100, 24
+	_, next := a.Update(a.startLoad(a.top())())
+	first := ansi.Strip(a.render())
+	if !strings.Contains(first, "raw.elsewhere failed") || !strings.Contains(first, "read before the program") {
+		t.Fatalf("the first look given is not on screen:\n%s", first)
+	}
+	traced := nextLoad(t, next)
+	if traced == nil {
+		t.Fatal("the first look given did not ask for the traced report")
+	}
+	a.Update(traced)
+	frame := ansi.Strip(a.render())
+	if strings.Contains(frame, "raw.elsewhere") || !strings.Contains(frame, "raw.orders failed") || strings.Contains(frame, "first look") {
+		t.Errorf("the trace did not replace the first look given with the store's report:\n%s", frame)
+	}
+}

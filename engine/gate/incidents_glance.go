@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -40,9 +41,10 @@ func (g *Reader) Glance(ctx context.Context) (*IncidentReport, error) {
 			rep.TracingModels++
 		}
 		if n := c.Counts[state.Failed]; n > 0 {
-			rep.Incidents = append(rep.Incidents, Incident{Kind: IncidentFailed, Model: c.Model, Pipeline: g.pipelineOf(c.Model), Units: n})
+			rep.Incidents = append(rep.Incidents, Incident{Kind: IncidentFailed, Model: c.Model, Units: n})
 		}
 	}
+	rep.NamePipelines(g.Spec)
 	// Most failed units first; counts is in name order, so ties are too.
 	slices.SortStableFunc(rep.Incidents, func(x, y Incident) int { return cmp.Compare(y.Units, x.Units) })
 	for i := range rep.Incidents[:min(len(rep.Incidents), GlanceDetailed)] {
@@ -80,16 +82,20 @@ func (g *Reader) glanceFailed(ctx context.Context, inc *Incident) error {
 	return nil
 }
 
-// pipelineOf is a model's pipeline by the spec, "" without one (a glance
-// does not read the registered definitions).
-func (g *Reader) pipelineOf(model string) string {
-	if g.Spec == nil {
-		return ""
+// NamePipelines gives every incident without a pipeline its model's, by
+// sp (nil: none). A glance reads no registered definitions, and one read
+// before the spec was parsed (the UI's launch) names them afterwards.
+func (r *IncidentReport) NamePipelines(sp *spec.Spec) {
+	if sp == nil {
+		return
 	}
-	if m := g.Spec.Model(model); m != nil {
-		return m.Pipeline
+	for i := range r.Incidents {
+		if inc := &r.Incidents[i]; inc.Pipeline == "" {
+			if m := sp.Model(inc.Model); m != nil {
+				inc.Pipeline = m.Pipeline
+			}
+		}
 	}
-	return ""
 }
 
 // widenSpan stretches inc's span over w, a root unit's window.

@@ -38,22 +38,30 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 			return nil, nil, ExitUsage
 		}
 	}
+	e, closeStore, err := c.storeEngine(ctx)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
+		return nil, nil, ExitUsage
+	}
+	e.Spec = sp
+	return e, closeStore, ExitOK
+}
+
+// storeEngine opens the store the DSN names and returns an engine over it
+// for the environment of --env, at --as-of when given, with no spec yet;
+// its error is for the caller to print (after a spec's problems, which
+// come first).
+func (c *cmdContext) storeEngine(ctx gocontext.Context) (*engine.Engine, func(), error) {
 	_, _, env, err := engine.ResolveRunSettings(engine.RunFlags{Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
 	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
-		return nil, nil, ExitUsage
-	}
-	dsn := c.DSN
-	if !c.flagGiven("dsn") {
-		dsn = os.Getenv("BOLLHAV_DSN")
+		return nil, nil, err
 	}
 	specDir := filepath.Dir(c.Spec)
-	store, _, err := stores.Open(ctx, dsn, specDir, stores.Options{PostgresSchema: os.Getenv("BOLLHAV_PG_SCHEMA")})
+	store, _, err := stores.Open(ctx, c.dsn(), specDir, stores.Options{PostgresSchema: os.Getenv("BOLLHAV_PG_SCHEMA")})
 	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
-		return nil, nil, ExitUsage
+		return nil, nil, err
 	}
-	e := &engine.Engine{Store: store, Spec: sp, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	e := &engine.Engine{Store: store, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
 	if c.AsOf != "" {
 		// checkGlobals has parsed it already. Leases keep the wall clock
 		// (engine.leaseClock); everything judged "now" uses this instant.
@@ -65,7 +73,16 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 		// connections (executor.DefaultWarehouses) end with the store.
 		_ = executor.DefaultWarehouses.Close()
 		store.Close()
-	}, ExitOK
+	}, nil
+}
+
+// dsn is the store's DSN: --dsn, else BOLLHAV_DSN ("" for the default
+// file beside the spec).
+func (c *cmdContext) dsn() string {
+	if c.flagGiven("dsn") {
+		return c.DSN
+	}
+	return os.Getenv("BOLLHAV_DSN")
 }
 
 // registersOrRuns are the commands that register the spec or run it.

@@ -15,6 +15,12 @@ func (c *cmdContext) loadSpec(cmd string) (*spec.Spec, int) {
 	if err == nil {
 		return sp, ExitOK
 	}
+	return nil, c.specFailed(cmd, err)
+}
+
+// specFailed prints why the spec did not load — each problem on a line of
+// its own, then how many — and returns the exit code.
+func (c *cmdContext) specFailed(cmd string, err error) int {
 	var errs spec.Errors
 	switch {
 	case errors.As(err, &errs) && len(errs) == 1:
@@ -27,7 +33,7 @@ func (c *cmdContext) loadSpec(cmd string) (*spec.Spec, int) {
 	default:
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 	}
-	return nil, ExitUsage
+	return ExitUsage
 }
 
 func plural(n int) string {

@@ -92,12 +92,12 @@ func runUI(c *cmdContext, args []string) int {
 	}
 	boundUIMemory()
 	ctx := gocontext.Background()
-	e, closeStore, code := c.openEngine(ctx, cmd)
+	e, look, closeStore, code := c.openUIEngine(ctx, cmd)
 	if e == nil {
 		return code
 	}
 	defer closeStore()
-	opts := ui.Options{Theme: c.Theme, ReadOnly: c.ReadOnly || c.AsOf != ""}
+	opts := ui.Options{Theme: c.Theme, ReadOnly: c.ReadOnly || c.AsOf != "", FirstLook: look}
 	if !isStdio(c.In, os.Stdin) {
 		opts.Input = c.In
 	}
