@@ -88,10 +88,21 @@ func TestChunkedParseLayouts(t *testing.T) {
 		{name: "comments at column 0 between entries", edit: func(s string) string {
 			return strings.ReplaceAll(s, "\n  - name: p001", "\n# pipeline one\n  - name: p001")
 		}, chunked: true},
-		{name: "a comment after the key, defaults after the list", edit: func(s string) string {
-			s = strings.Replace(s, "models:\n", "models:   # every model\n", 1)
-			return s + "defaults:\n  retry: {attempts: 4, delay: 1m}\n"
+		{name: "a comment after the key", edit: func(s string) string {
+			return strings.Replace(s, "models:\n", "models:   # every model\n", 1)
 		}, chunked: true},
+		{name: "defaults after the list", edit: func(s string) string {
+			return s + "defaults:\n  retry: {attempts: 4, delay: 1m}\n"
+		}},
+		{name: "keep-chomping block scalars at the ends of chunks", edit: func(string) string {
+			return timelessModels(12, func(i int) string { return fmt.Sprintf("        - |+\n          line %d\n\n", i) })
+		}, chunked: true},
+		{name: "quoted strings that swallow the next entry's lines", edit: func(string) string {
+			return timelessModels(12, func(int) string { return "        - \"\n" })
+		}},
+		{name: "a quoted string closed after the list", edit: func(string) string {
+			return timelessModels(11, func(int) string { return "        - \"\n" }) + "x\"\n"
+		}},
 		{name: "an alias to an anchor in an earlier chunk", edit: func(s string) string {
 			s = strings.Replace(s, runOf("p000_raw.m0000"), "run: &load "+strings.TrimPrefix(runOf("p000_raw.m0000"), "run: "), 1)
 			return strings.Replace(s, runOf("p001_mart.m0023"), "run: *load", 1)
@@ -116,7 +127,7 @@ func TestChunkedParseLayouts(t *testing.T) {
 		}, wantErr: "cannot start any token"},
 		{name: "the models key twice", edit: func(s string) string { return s + "models:\n  - name: a.b\n" }},
 		{name: "an inline list", edit: func(s string) string { return "models: []\n" }, wantErr: ""},
-		{name: "a second document", edit: func(s string) string { return s + "---\nmodels: []\n" }, chunked: true, wantErr: "second one"},
+		{name: "a second document", edit: func(s string) string { return s + "---\nmodels: []\n" }, wantErr: "second one"},
 		{name: "models: inside a quoted string", edit: func(s string) string {
 			return strings.Replace(s, "models:\n", "description: \"a\nmodels:\n  - b\"\nmodels:\n", 1)
 		}},
@@ -194,4 +205,15 @@ func TestParallelDecodeKeepsTheSpecWideAliasBound(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "expands to more than") {
 		t.Fatalf("six models of a million values each: %v, want the alias bound", err)
 	}
+}
+
+// timelessModels is a spec of n timeless models a.m0… whose run command is
+// the list item item(i) gives, written from the line after "command:".
+func timelessModels(n int, item func(i int) string) string {
+	var b strings.Builder
+	b.WriteString("models:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - name: a.m%d\n    temporality: timeless\n    run:\n      command:\n%s", i, item(i))
+	}
+	return b.String()
 }
