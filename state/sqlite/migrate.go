@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -141,4 +142,32 @@ func readVersion(ctx context.Context, q interface {
 // SchemaVersion implements state.Store.
 func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return readVersion(ctx, s.r)
+}
+
+// Current reports whether path is a store that Open would open without
+// writing to it: a file at this bollhav's schema version, already in WAL
+// mode. It opens the file read-only and creates nothing, so a caller can
+// ask before it knows it will use the store (the UI's launch reads ahead
+// only from such a store, and a bad spec then leaves it as it was).
+func Current(ctx context.Context, path string) (bool, error) {
+	if strings.ContainsAny(path, "?#") {
+		return false, nil
+	}
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return false, nil
+	}
+	db, err := sql.Open("sqlite", dsn(path, "deferred", true))
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	v, err := readVersion(ctx, db)
+	if err != nil || v != latestVersion() {
+		return false, err
+	}
+	var mode string
+	if err := db.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode); err != nil {
+		return false, err
+	}
+	return strings.EqualFold(mode, "wal"), nil
 }

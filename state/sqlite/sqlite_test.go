@@ -336,3 +336,35 @@ func TestCoverageIslandsStayMerged(t *testing.T) {
 		t.Errorf("islands after deleting every unit = %s, want none", got)
 	}
 }
+
+// Current says whether Open would open a file without writing to it, and
+// asking writes nothing: a store Open made is current; a missing file is
+// not, and is not made; an empty file (a new database to SQLite) is not,
+// and stays empty.
+func TestCurrentAsksWithoutWriting(t *testing.T) {
+	dir := t.TempDir()
+	made := filepath.Join(dir, "state.db")
+	s, err := Open(t.Context(), made)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	empty, missing := filepath.Join(dir, "empty.db"), filepath.Join(dir, "missing.db")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want bool
+	}{{made, true}, {empty, false}, {missing, false}, {dir, false}} {
+		if got, err := Current(t.Context(), c.path); got != c.want || err != nil {
+			t.Errorf("Current(%s) = %v, %v; want %v", filepath.Base(c.path), got, err, c.want)
+		}
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("asking made %s: %v", missing, err)
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Errorf("asking wrote to the empty file: %v, %v", fi, err)
+	}
+}

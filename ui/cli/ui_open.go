@@ -10,6 +10,7 @@ import (
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // lookAheadBytes is the smallest spec the UI parses while it reads the
@@ -25,13 +26,15 @@ const lookAheadBytes = 256 << 10
 // (docs/BENCHMARKS.md). The spec's problems still come first and alone: a
 // bad spec closes the store unread and says what a serial open says.
 //
-// It looks ahead only for a large spec and a store that is already there
-// (a SQLite file that exists, or a PostgreSQL server): a bad spec must
-// never leave a new store file behind. The look reads and writes nothing
-// else; a look that fails is left to the UI, which reads it again and
-// says why.
+// It looks ahead only for a large spec and a SQLite store that Open will not
+// write to (sqlite.Current: there, at this version): a bad spec must leave
+// no new store file and no migrated one. PostgreSQL is opened after the
+// spec, as before: asking whether its schema is current takes a connection
+// of its own, and the goal this serves is the embedded store's. The look
+// reads and writes nothing else; a look that fails is left to the UI,
+// which reads it again and says why.
 func (c *cmdContext) openUIEngine(ctx gocontext.Context, cmd string) (*engine.Engine, *gate.IncidentReport, func(), int) {
-	if !c.looksAhead() {
+	if !c.looksAhead(ctx) {
 		e, closeStore, code := c.openEngine(ctx, cmd)
 		return e, nil, closeStore, code
 	}
@@ -68,22 +71,17 @@ func (c *cmdContext) openUIEngine(ctx gocontext.Context, cmd string) (*engine.En
 }
 
 // looksAhead reports whether openUIEngine reads the first look while the
-// spec parses: a spec of at least lookAheadBytes, and a store that exists.
-func (c *cmdContext) looksAhead() bool {
+// spec parses: a spec of at least lookAheadBytes, over a SQLite store that
+// is already current.
+func (c *cmdContext) looksAhead(ctx gocontext.Context) bool {
 	fi, err := os.Stat(c.Spec)
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() < lookAheadBytes {
 		return false
 	}
 	d, err := state.ParseDSN(c.dsn(), filepath.Dir(c.Spec))
-	if err != nil {
-		return false // the serial open says what is wrong with it
+	if err != nil || d.Kind != state.KindSQLite {
+		return false // a bad DSN: the serial open says what is wrong with it
 	}
-	switch d.Kind {
-	case state.KindPostgres:
-		return true
-	case state.KindSQLite:
-		fi, err := os.Stat(d.Path)
-		return err == nil && fi.Mode().IsRegular()
-	}
-	return false
+	current, err := sqlite.Current(ctx, d.Path)
+	return err == nil && current
 }

@@ -59,7 +59,7 @@ func uiContext(specPath, dsn string) *cmdContext {
 func TestUIOpenReadsTheFirstLookWhileTheSpecParses(t *testing.T) {
 	_, specPath, db := lookAheadWorld(t)
 	c := uiContext(specPath, db)
-	if !c.looksAhead() {
+	if !c.looksAhead(t.Context()) {
 		t.Fatal("a 1,000-model spec over an existing store does not look ahead")
 	}
 	e, look, closeStore, code := c.openUIEngine(context.Background(), "ui")
@@ -111,29 +111,38 @@ func TestUIOpenRefusesABadLargeSpecAndLeavesTheStore(t *testing.T) {
 	}
 }
 
-// The UI looks ahead only for a large spec and a store that is there: a
-// bad spec must never leave a new store file behind.
+// The UI looks ahead only for a large spec and a SQLite store that opening
+// will not write to: a bad spec must never leave a new store file, or a
+// migrated one, behind.
 func TestUIOpenLooksAheadOnlyAtAStoreThatIsThere(t *testing.T) {
 	dir, specPath, db := lookAheadWorld(t)
 	small := writeSpec(t, smallSpec)
+	empty := filepath.Join(dir, "empty.db") // SQLite reads an empty file as a new, unmigrated store
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		name, spec, dsn string
 		want            bool
 	}{
-		{"a large spec, an existing SQLite file", specPath, db, true},
-		{"a large spec, a PostgreSQL server", specPath, "postgres://bollhav@127.0.0.1:1/none", true},
+		{"a large spec, a current SQLite store", specPath, db, true},
+		{"a large spec, a SQLite file Open would migrate", specPath, empty, false},
+		{"a large spec, a PostgreSQL server (opened after the spec)", specPath, "postgres://bollhav@127.0.0.1:1/none", false},
 		{"a small spec", small, db, false},
 		{"a large spec, no store file yet", specPath, filepath.Join(dir, "new.db"), false},
 		{"a large spec, the default store beside it, not made yet", specPath, "", false},
 		{"a large spec, a directory for a store", specPath, dir, false},
 		{"no spec file", filepath.Join(dir, "missing.yaml"), db, false},
 	} {
-		if got := uiContext(c.spec, c.dsn).looksAhead(); got != c.want {
+		if got := uiContext(c.spec, c.dsn).looksAhead(t.Context()); got != c.want {
 			t.Errorf("%s: looks ahead %v, want %v", c.name, got, c.want)
 		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "new.db")); !os.IsNotExist(err) {
 		t.Errorf("asking made a store file: %v", err)
+	}
+	if fi, err := os.Stat(empty); err != nil || fi.Size() != 0 {
+		t.Errorf("asking wrote to the unmigrated file: %v, %v", fi, err)
 	}
 }
 
