@@ -35,9 +35,9 @@ type blockedView struct {
 
 // queueLayout is the queue as shown: the units a filter matches, grouped
 // by cause and laid out in lines, and its counts. It is worked out when
-// the queue or the filter changes, not on every frame — and for the
-// unfiltered queue in the load, off the UI's goroutine: grouping 1.16M
-// units takes about half a second at ten million units.
+// the queue or the filter changes, not on every frame — and for a new
+// queue in its load, off the UI's goroutine: grouping 1.16M units takes
+// about half a second at ten million units.
 type queueLayout struct {
 	idx    []int   // units shown (filtered), as indices into units
 	groups []cause // idx by cause
@@ -64,16 +64,17 @@ func (v *blockedView) kind() viewKind { return viewBlocked }
 func (v *blockedView) title() string  { return "Blocked" }
 
 // blockedData is the queue and the recheck of its blocked units, and the
-// queue laid out unfiltered.
+// queue laid out for the filter the view had when it asked (query).
 type blockedData struct {
 	units      []gate.BlockedUnit
 	ready      map[unitKey]bool
 	recheckErr error
-	unfiltered queueLayout
+	query      string
+	layout     queueLayout
 }
 
 func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
-	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c))
+	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query))
 }
 
 // loadBlocked reads the failed and blocked units, then what the gate says
@@ -83,15 +84,15 @@ func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
 // and the change feed keeps current after it, so no later load sweeps
 // again. An index that cannot be built leaves the queue as the store has
 // it, and says so.
-func loadBlocked(c *common) func(ctx context.Context) (blockedData, error) {
+func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData, error) {
 	return func(ctx context.Context) (blockedData, error) {
 		units, err := c.eng.Triage(ctx, gate.BlockedFilter{})
 		if err != nil {
 			return blockedData{}, err
 		}
-		d := blockedData{units: units, ready: map[unitKey]bool{}}
+		d := blockedData{units: units, ready: map[unitKey]bool{}, query: query}
 		d.recheckErr = recheck(ctx, c, &d)
-		d.unfiltered = layoutQueue(d.units, d.ready, "")
+		d.layout = layoutQueue(d.units, d.ready, query)
 		return d, nil
 	}
 }
@@ -133,11 +134,13 @@ func (v *blockedView) apply(d blockedData) {
 		sel = &unitRef{u.Model, u.Window}
 	}
 	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
-	if v.query != "" || d.unfiltered.lines == nil && len(d.units) > 0 {
+	if d.query != v.query || d.layout.lines == nil && len(d.units) > 0 {
+		// The filter changed while the load ran (or the data was not
+		// laid out): lay it out here.
 		v.refilter(sel)
 		return
 	}
-	v.queueLayout = d.unfiltered
+	v.queueLayout = d.layout
 	v.place(sel)
 }
 
