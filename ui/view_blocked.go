@@ -134,9 +134,8 @@ func (v *blockedView) apply(d blockedData) {
 		sel = &unitRef{u.Model, u.Window}
 	}
 	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
-	if d.query != v.query || d.layout.lines == nil && len(d.units) > 0 {
-		// The filter changed while the load ran (or the data was not
-		// laid out): lay it out here.
+	if d.query != v.query {
+		// The filter changed while the load ran: lay it out here.
 		v.refilter(sel)
 		return
 	}
