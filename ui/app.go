@@ -398,8 +398,7 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, a.keys.Back):
 		if f, ok := top.(filterable); ok && f.filter() != "" {
-			f.setFilter("")
-			return nil
+			return f.setFilter("")
 		}
 		return a.pop()
 	}

@@ -232,19 +232,15 @@ func (f *filterInput) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		a.filterIn = nil
 		return nil
 	case key.Matches(msg, keyClearFilter):
-		f.target.setFilter("")
 		a.filterIn = nil
-		return nil
+		return f.target.setFilter("")
 	}
-	if f.input.update(msg) {
-		f.target.setFilter(f.input.Value())
-	}
-	return nil
+	return f.updateInput(msg)
 }
 
 func (f *filterInput) updateInput(msg tea.Msg) tea.Cmd {
 	if f.input.update(msg) {
-		f.target.setFilter(f.input.Value())
+		return f.target.setFilter(f.input.Value())
 	}
 	return nil
 }

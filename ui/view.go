@@ -47,11 +47,22 @@ type view interface {
 // viewMsg is a message for one view, routed by its id.
 type viewMsg interface{ viewID() int }
 
-// filterable is a view with a / filter.
+// filterable is a view with a / filter. setFilter filters at once, or
+// answers with the command that works the filtered list out off the event
+// loop when that takes longer than a frame (the Blocked queue at scale).
 type filterable interface {
 	filter() string
-	setFilter(s string)
+	setFilter(s string) tea.Cmd
 }
+
+// The views with a / filter: an assertion here, because the key is offered
+// by a type check that a changed signature would fail silently.
+var (
+	_ filterable = (*pipelinesView)(nil)
+	_ filterable = (*blockedView)(nil)
+	_ filterable = (*modelView)(nil)
+	_ filterable = (*auditView)(nil)
+)
 
 // viewBase is the bookkeeping every view shares: its id for routing, the
 // generation of its newest request, and what a reload still owes.

@@ -141,9 +141,10 @@ func (v *auditView) tick(msg auditTickMsg) {
 
 func (v *auditView) filter() string { return v.query }
 
-func (v *auditView) setFilter(s string) {
+func (v *auditView) setFilter(s string) tea.Cmd {
 	v.query = s
 	v.refilter()
+	return nil
 }
 
 // refilter keeps the entries whose actor, action, arguments or outcome

@@ -31,6 +31,10 @@ type blockedView struct {
 	queueLayout
 	cur   cursor // over lines; it never rests on a heading
 	query string
+	// relayout is the filter's layout worked out off the event loop
+	// (view_blocked_filter.go); queueLayout.query says which filter the
+	// lines show meanwhile.
+	relayout relayout
 }
 
 // queueLayout is the queue as shown: the units a filter matches, grouped
@@ -39,6 +43,7 @@ type blockedView struct {
 // queue in its load, off the UI's goroutine: grouping 1.16M units takes
 // about half a second at ten million units.
 type queueLayout struct {
+	query  string  // the filter it was laid out for
 	idx    []int   // units shown (filtered), as indices into units
 	groups []cause // idx by cause
 	lines  []blockedLine
@@ -121,26 +126,33 @@ func recheck(ctx context.Context, c *common, d *blockedData) error {
 }
 
 func (v *blockedView) update(msg viewMsg) tea.Cmd {
-	if m, ok := msg.(loaded[blockedData]); ok {
-		v.apply(m.data)
+	switch m := msg.(type) {
+	case loaded[blockedData]:
+		return v.apply(m.data)
+	case laidOut:
+		return v.laidOut(m)
 	}
 	return nil
 }
 
-// apply takes the queue, keeping the cursor on its unit.
-func (v *blockedView) apply(d blockedData) {
-	var sel *unitRef
-	if u := v.selected(); u != nil {
-		sel = &unitRef{u.Model, u.Window}
-	}
+// apply takes the queue and its layout, keeping the cursor on its unit;
+// when the filter changed while the load ran, the queue shows the load's
+// filter until the current one is laid out.
+func (v *blockedView) apply(d blockedData) tea.Cmd {
+	sel := v.selectedRef()
 	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
-	if d.query != v.query {
-		// The filter changed while the load ran: lay it out here.
-		v.refilter(sel)
-		return
-	}
+	v.relayout.queue++
 	v.queueLayout = d.layout
 	v.place(sel)
+	return v.layOut()
+}
+
+// selectedRef is the selected unit, nil on none.
+func (v *blockedView) selectedRef() *unitRef {
+	if u := v.selected(); u != nil {
+		return &unitRef{u.Model, u.Window}
+	}
+	return nil
 }
 
 func (v *blockedView) affected(changes []state.Change) (bool, []string) {
@@ -149,18 +161,14 @@ func (v *blockedView) affected(changes []state.Change) (bool, []string) {
 
 func (v *blockedView) filter() string { return v.query }
 
-func (v *blockedView) setFilter(s string) {
-	var sel *unitRef
-	if u := v.selected(); u != nil {
-		sel = &unitRef{u.Model, u.Window}
-	}
+func (v *blockedView) setFilter(s string) tea.Cmd {
 	v.query = s
-	v.refilter(sel)
+	return v.layOut()
 }
 
 // refilter selects the units the filter matches, groups them and lays out
-// the lines, the cursor on sel when it is still listed, else on the first
-// unit.
+// the lines here, the cursor on sel when it is still listed, else on the
+// first unit.
 func (v *blockedView) refilter(sel *unitRef) {
 	v.queueLayout = layoutQueue(v.units, v.ready, v.query)
 	v.place(sel)
@@ -187,7 +195,7 @@ func (v *blockedView) place(sel *unitRef) {
 // reason, error; "" matches all) by cause, and counts them. It reads only
 // its arguments, so a load can run it off the UI's goroutine.
 func layoutQueue(units []gate.BlockedUnit, ready map[unitKey]bool, query string) queueLayout {
-	var l queueLayout
+	l := queueLayout{query: query}
 	q := strings.ToLower(query)
 	l.idx = []int{}
 	for i, u := range units {
@@ -368,8 +376,8 @@ func (v *blockedView) render(w, h int) []string {
 	v.cur.setHeight(max(1, h-2-len(detail)))
 	if len(v.idx) == 0 {
 		msg := "   nothing is failed or blocked"
-		if v.query != "" {
-			msg = fmt.Sprintf("   no failed or blocked unit matches %q (esc clears the filter)", v.query)
+		if v.queueLayout.query != "" {
+			msg = fmt.Sprintf("   no failed or blocked unit matches %q (esc clears the filter)", v.queueLayout.query)
 		}
 		lines = append(lines, t.Muted.Render(msg))
 	}
@@ -465,8 +473,11 @@ func (v *blockedView) foot() string {
 		foot += fmt.Sprintf(" (%d ready: R runs them)", n)
 	}
 	foot += " · " + plural(len(v.groups), "cause", "causes")
-	if v.query != "" {
-		foot += fmt.Sprintf(" · %d match %q", len(v.idx), v.query)
+	if v.queueLayout.query != "" {
+		foot += fmt.Sprintf(" · %d match %q", len(v.idx), v.queueLayout.query)
+	}
+	if v.queueLayout.query != v.query {
+		foot += fmt.Sprintf(" · filtering %d units for %q…", len(v.units), v.query)
 	}
 	if v.recheckErr != nil {
 		foot += " · recheck failed: " + oneLine(v.recheckErr.Error())

@@ -54,3 +54,86 @@ func TestBlockedQueueLaidOutInTheLoad(t *testing.T) {
 		t.Fatalf("the filtered queue does not show mart.hourly:\n%s", frame)
 	}
 }
+
+// A large queue's filter is laid out off the event loop: typing returns at
+// once with the list as it was and a footer that says it is filtering; one
+// layout runs at a time and, when the user typed on meanwhile, its answer
+// starts the newest filter's; a layout of a queue a reload replaced is
+// dropped. What ends on screen is what filtering in Update shows.
+func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := loadBlocked(a.common, "")(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newBlocked(a.common)
+	v.loaded = true
+	v.relayout.syncMax = 1 // every queue here counts as large
+	if cmd := v.apply(d); cmd != nil {
+		t.Fatal("a load laid out for the view's filter started another layout")
+	}
+	all := len(v.lines)
+	frame := func() string { return ansi.Strip(strings.Join(v.render(120, 30), "\n")) }
+
+	first := v.setFilter("mart")
+	if first == nil {
+		t.Fatal("filtering a large queue started no layout off the loop")
+	}
+	if len(v.lines) != all || !strings.Contains(frame(), `filtering`) {
+		t.Fatalf("while the layout runs the list should stay as it was (%d lines, has %d) and say it is filtering:\n%s", all, len(v.lines), frame())
+	}
+	if v.setFilter("mart.hourly") != nil {
+		t.Fatal("a second layout started while one was out")
+	}
+	second := v.update(first().(laidOut))
+	if second == nil {
+		t.Fatal("the answer for an older filter did not start the newest one's layout")
+	}
+	if v.queueLayout.query != "mart" {
+		t.Fatalf("the first answer was not shown meanwhile: the list is laid out for %q", v.queueLayout.query)
+	}
+	if v.update(second().(laidOut)) != nil {
+		t.Fatal("a layout for the current filter started another")
+	}
+	want := newBlocked(a.common)
+	want.units, want.ready, want.query = d.units, d.ready, "mart.hourly"
+	want.refilter(nil)
+	if !reflect.DeepEqual(v.queueLayout, want.queueLayout) {
+		t.Fatalf("the layout off the loop differs from the one in Update:\n%+v\n%+v", v.queueLayout, want.queueLayout)
+	}
+	if f := frame(); strings.Contains(f, "filtering") || !strings.Contains(f, `match "mart.hourly"`) {
+		t.Fatalf("the filtered queue's frame:\n%s", f)
+	}
+
+	// A reload while a layout is out: the reload's queue stays, and the
+	// old queue's layout is dropped when it arrives.
+	stale := v.setFilter("")
+	d2, err := loadBlocked(a.common, "mart.hourly")(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := v.apply(d2)
+	if again != nil {
+		t.Fatal("a reload started a layout while one was out")
+	}
+	if v.queueLayout.query != "mart.hourly" {
+		t.Fatalf("the reload's own layout was not taken: laid out for %q", v.queueLayout.query)
+	}
+	next := v.update(stale().(laidOut))
+	if v.queueLayout.query != "mart.hourly" || next == nil {
+		t.Fatalf("the old queue's layout was taken (laid out for %q), or no layout of the new queue started", v.queueLayout.query)
+	}
+	v.update(next().(laidOut))
+	if v.queueLayout.query != "" || len(v.lines) != all {
+		t.Fatalf("after the reload and the cleared filter the list has %d lines for %q, want %d for everything", len(v.lines), v.queueLayout.query, all)
+	}
+	for _, l := range v.lines {
+		if l.unit >= len(v.units) {
+			t.Fatal("a line points past the reloaded queue")
+		}
+	}
+}

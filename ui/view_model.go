@@ -178,9 +178,10 @@ func (v *modelView) affected(changes []state.Change) (bool, []string) {
 
 func (v *modelView) filter() string { return v.query }
 
-func (v *modelView) setFilter(s string) {
+func (v *modelView) setFilter(s string) tea.Cmd {
 	v.query = s
 	v.refilter()
+	return nil
 }
 
 // refilter keeps the units whose status or window text contains the

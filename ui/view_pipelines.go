@@ -161,10 +161,11 @@ func (v *pipelinesView) modelNames() []string {
 
 func (v *pipelinesView) filter() string { return v.query }
 
-func (v *pipelinesView) setFilter(s string) {
+func (v *pipelinesView) setFilter(s string) tea.Cmd {
 	sel := v.selectedName()
 	v.query = s
 	v.rebuild(sel)
+	return nil
 }
 
 func (v *pipelinesView) selectedName() string {
