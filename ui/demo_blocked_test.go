@@ -44,7 +44,12 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 			t.Errorf("line %d is not %q:\n%s", 4+i, want, f)
 		}
 	}
-	for _, want := range []string{"? core.daily_revenue 2026-11-30 – 2026-12-02 missing", "1 failed · 9 blocked · 3 causes",
+	// The demo runs on the wall clock: its days are the outage's day and
+	// those around it.
+	day := d.outage.Since.Truncate(24 * time.Hour)
+	dayText := func(t time.Time) string { return t.Format("2006-01-02") }
+	missing := "? core.daily_revenue " + dayText(day) + " – " + dayText(day.AddDate(0, 0, 2)) + " missing"
+	for _, want := range []string{missing, "1 failed · 9 blocked · 3 causes",
 		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("Blocked lacks %q:\n%s", want, f)
@@ -56,7 +61,7 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	// n goes from cause to cause, round the end.
 	r.Keys("n")
 	f = r.WaitFor(t, "the stale cause's first unit", func(f string) bool {
-		return strings.Contains(ui.SelectedLine(f), "mart.kpi_daily") && strings.Contains(ui.SelectedLine(f), "2026-11-26")
+		return strings.Contains(ui.SelectedLine(f), "mart.kpi_daily") && strings.Contains(ui.SelectedLine(f), dayText(day.AddDate(0, 0, -4)))
 	})
 	r.Keys("n", "n")
 	r.WaitFor(t, "round to the failed hour", func(f string) bool { return strings.Contains(ui.SelectedLine(f), "raw.payments") })
