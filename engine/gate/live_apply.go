@@ -455,7 +455,10 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 	for _, rd := range reads {
 		m := rd.m
 		t := get(m)
-		var changed []span
+		var (
+			changed     []span
+			changedRows [][]state.SweepUnit // the store's units in each changed span
+		)
 		if rd.whole {
 			if !slices.Equal(m.units, rd.rows) {
 				if !sameApplied(m.units, rd.rows) {
@@ -475,7 +478,7 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 					continue
 				}
 				if !sameApplied(m.units[lo:hi], rows) {
-					changed = append(changed, s)
+					changed, changedRows = append(changed, s), append(changedRows, rows)
 				}
 				for k := lo; k < hi; k++ {
 					m.counts.tally(m.units[k], m.verdicts[k], -1)
@@ -492,8 +495,14 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 		if len(changed) == 0 {
 			continue
 		}
-		if _, ok := st.ix[m.name]; ok {
-			st.ix[m.name] = newUpstreamIndex(st.shapes[m.name], m.units, now)
+		if ix, ok := st.ix[m.name]; ok {
+			spliced := !rd.whole
+			for k := range changed {
+				spliced = spliced && ix.splice(changed[k], changedRows[k], now)
+			}
+			if !spliced {
+				st.ix[m.name] = newUpstreamIndex(st.shapes[m.name], m.units, now)
+			}
 			for _, d := range st.down[m.name] {
 				for _, s := range changed {
 					get(st.models[d]).reach = append(get(st.models[d]).reach, upstreamReach{up: m.name, s: s})

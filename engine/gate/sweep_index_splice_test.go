@@ -1,0 +1,107 @@
+package gate
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// A live index moves a model's changed applied rows into its upstream
+// index in place (splice) instead of building the index from every unit
+// again. After any run of such changes the index holds what a fresh build
+// from the same units holds: the rows, the merged coverage and the running
+// extremes of applied_at, built before the change or not.
+func TestUpstreamIndexSpliceEqualsRebuild(t *testing.T) {
+	const hour = int64(time.Hour / time.Microsecond)
+	r := rand.New(rand.NewPCG(7, 21))
+	now := time.Unix(1_800_000_000, 0)
+	for round := range 2000 {
+		// Windows of one to three hours, touching or with gaps.
+		var units []state.SweepUnit
+		at := int64(0)
+		for range 1 + r.IntN(40) {
+			at += int64(r.IntN(2)) * hour
+			w := int64(1+r.IntN(3)) * hour
+			units = append(units, randomUnit(r, at, at+w))
+			at += w
+		}
+		ix := newUpstreamIndex(upstreamShape{}, units, now)
+		if r.IntN(2) == 0 {
+			ix.buildPrefix() // the extremes asked for before the change
+		}
+		// A span of whole units, read back with new statuses and, now
+		// and then, cut into other windows (a run re-chunked it).
+		lo := r.IntN(len(units))
+		hi := lo + 1 + r.IntN(min(4, len(units)-lo))
+		s := span{units[lo].Since, units[hi-1].Until}
+		var read []state.SweepUnit
+		if r.IntN(4) == 0 {
+			for a := s.a; a < s.b; a += hour {
+				read = append(read, randomUnit(r, a, a+hour))
+			}
+		} else {
+			for _, u := range units[lo:hi] {
+				read = append(read, randomUnit(r, u.Since, u.Until))
+			}
+		}
+		after := slices.Concat(units[:lo], read, units[hi:])
+		if !ix.splice(s, read, now) {
+			t.Fatalf("round %d: splice refused disjoint rows inside the span", round)
+		}
+		want := newUpstreamIndex(upstreamShape{}, after, now)
+		if ix.prefixMax != nil {
+			want.buildPrefix()
+		}
+		for name, pair := range map[string][2][]int64{
+			"since": {ix.since, want.since}, "until": {ix.until, want.until}, "at": {ix.at, want.at},
+			"islands": {ix.islands, want.islands}, "newest": {ix.prefixMax, want.prefixMax}, "oldest": {ix.prefixMin, want.prefixMin},
+		} {
+			if !slices.Equal(pair[0], pair[1]) {
+				t.Fatalf("round %d: after the splice of [%d, %d) %s is %v, a rebuild has %v", round, s.a/hour, s.b/hour, name, pair[0], pair[1])
+			}
+		}
+		if !ix.disjoint {
+			t.Fatalf("round %d: disjoint rows marked overlapping", round)
+		}
+	}
+}
+
+// A splice that would leave rows overlapping, or reads a row reaching out
+// of its span, is refused and changes nothing: the caller builds anew.
+func TestUpstreamIndexSpliceRefusesOverlap(t *testing.T) {
+	const hour = int64(time.Hour / time.Microsecond)
+	now := time.Unix(1_800_000_000, 0)
+	units := []state.SweepUnit{appliedRow(0, hour, 5), appliedRow(hour, 2*hour, 6), appliedRow(2*hour, 3*hour, 7)}
+	for _, read := range [][]state.SweepUnit{
+		{appliedRow(hour, 3*hour, 9)},                               // reaches past the span
+		{appliedRow(hour, 2*hour, 9), appliedRow(hour, 2*hour, 10)}, // two rows over one window
+	} {
+		ix := newUpstreamIndex(upstreamShape{}, units, now)
+		before := slices.Clone(ix.at)
+		if ix.splice(span{hour, 2 * hour}, read, now) {
+			t.Fatalf("splice took %v over [1h, 2h)", read)
+		}
+		if !slices.Equal(ix.at, before) {
+			t.Fatalf("a refused splice changed the rows: %v, was %v", ix.at, before)
+		}
+	}
+}
+
+func appliedRow(a, b, at int64) state.SweepUnit {
+	return state.SweepUnit{Since: a, Until: b, AppliedAt: at, Status: state.CodeApplied}
+}
+
+// randomUnit is a unit of [a, b): applied at a random time half of the
+// time, else pending or failed.
+func randomUnit(r *rand.Rand, a, b int64) state.SweepUnit {
+	switch r.IntN(4) {
+	case 0:
+		return state.SweepUnit{Since: a, Until: b, Status: state.CodePending}
+	case 1:
+		return state.SweepUnit{Since: a, Until: b, Status: state.CodeFailed}
+	}
+	return appliedRow(a, b, r.Int64N(1000))
+}
