@@ -366,21 +366,32 @@ func mergeSpans(ss []span) []span {
 
 // overlap is the run of m's units overlapping s (m disjoint): units
 // [lo, hi).
+//
+// The searches are written out: a batch asks a few hundred of them over
+// models of up to a hundred thousand units, and the generic search's
+// callback cost a quarter of a batch's CPU.
 func (m *liveModel) overlap(s span) (lo, hi int) {
 	us := m.units
-	lo, _ = slices.BinarySearchFunc(us, s.a, func(u state.SweepUnit, a int64) int {
-		if u.Until > a {
-			return 1
+	// lo: the first unit ending after s begins.
+	i, j := 0, len(us)
+	for i < j {
+		if h := int(uint(i+j) >> 1); us[h].Until > s.a {
+			j = h
+		} else {
+			i = h + 1
 		}
-		return -1
-	})
-	hi, _ = slices.BinarySearchFunc(us, s.b, func(u state.SweepUnit, b int64) int {
-		if u.Since >= b {
-			return 1
+	}
+	lo = i
+	// hi: the first unit from lo on that begins where s ends or later.
+	j = len(us)
+	for i < j {
+		if h := int(uint(i+j) >> 1); us[h].Since >= s.b {
+			j = h
+		} else {
+			i = h + 1
 		}
-		return -1
-	})
-	return lo, max(lo, hi)
+	}
+	return lo, i
 }
 
 // grow widens each span to the units it overlaps in memory.

@@ -105,3 +105,40 @@ func randomUnit(r *rand.Rand, a, b int64) state.SweepUnit {
 	}
 	return appliedRow(a, b, r.Int64N(1000))
 }
+
+// overlap finds the units a span meets by binary search; a scan of every
+// unit finds the same run, spans inside, across and outside the units.
+func TestLiveModelOverlapEqualsAScan(t *testing.T) {
+	const hour = int64(time.Hour / time.Microsecond)
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 2000 {
+		m := &liveModel{}
+		at := int64(0)
+		for range r.IntN(30) {
+			at += int64(r.IntN(2)) * hour
+			m.units = append(m.units, randomUnit(r, at, at+hour))
+			at += hour
+		}
+		a := int64(r.IntN(40)-5) * hour / 2
+		s := span{a, a + int64(1+r.IntN(10))*hour/2}
+		lo, hi := m.overlap(s)
+		wlo, whi := -1, -1
+		for k, u := range m.units {
+			if u.Until > s.a && u.Since < s.b {
+				if wlo < 0 {
+					wlo = k
+				}
+				whi = k + 1
+			}
+		}
+		if wlo < 0 {
+			if lo != hi {
+				t.Fatalf("round %d: [%d, %d) meets no unit, overlap gave [%d, %d)", round, s.a, s.b, lo, hi)
+			}
+			continue
+		}
+		if lo != wlo || hi != whi {
+			t.Fatalf("round %d: [%d, %d) meets units [%d, %d), overlap gave [%d, %d)", round, s.a, s.b, wlo, whi, lo, hi)
+		}
+	}
+}
