@@ -51,7 +51,8 @@ func BenchmarkGateSweep(b *testing.B) {
 // generatedEngine opens a fresh store of backend, closed (and, for
 // PostgreSQL, dropped) when b ends, and populates it with the project of
 // cfg. The PostgreSQL store is opened with gen.FixtureDSN: the fixture's
-// commits need not wait for the disk.
+// commits need not wait for the disk. With BOLLHAV_BENCH_KEEP set, the
+// PostgreSQL store is the kept fixture of cfg instead (keptEngine).
 func generatedEngine(b *testing.B, backend string, cfg gen.Config) (*engine.Engine, gen.Summary) {
 	b.Helper()
 	var (
@@ -63,8 +64,14 @@ func generatedEngine(b *testing.B, backend string, cfg gen.Config) (*engine.Engi
 		s, err = sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "state.db"))
 	default:
 		dsn := pgtest.DSN(b)
-		schema := pgtest.Schema(b, dsn)
+		schema, kept := gen.KeptSchema(cfg)
+		if !kept {
+			schema = pgtest.Schema(b, dsn)
+		}
 		s, err = postgres.Open(b.Context(), gen.FixtureDSN(dsn), postgres.Options{Schema: schema})
+		if err == nil && kept {
+			return keptEngine(b, s, schema, cfg)
+		}
 	}
 	if err != nil {
 		b.Fatalf("open %s store: %v", backend, err)
@@ -74,6 +81,43 @@ func generatedEngine(b *testing.B, backend string, cfg gen.Config) (*engine.Engi
 			b.Errorf("close %s store: %v", backend, err)
 		}
 	})
+	return populate(b, s, cfg)
+}
+
+// keptEngine is generatedEngine over a kept PostgreSQL fixture
+// (gen.KeptSchema): generated on its first use and left in place, attached
+// on every later one.
+func keptEngine(b *testing.B, s state.Store, schema string, cfg gen.Config) (*engine.Engine, gen.Summary) {
+	b.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			b.Errorf("close the kept store: %v", err)
+		}
+	})
+	recs, err := s.Models(b.Context(), "")
+	switch {
+	case err != nil:
+		b.Fatalf("reading the kept fixture %s: %v", schema, err)
+	case len(recs) == 0:
+		return populate(b, s, cfg)
+	case len(recs) != cfg.Models:
+		b.Fatalf("the kept fixture %s holds %d models, not the %d generated into it: a generation was cut short; drop the schema", schema, len(recs), cfg.Models)
+	}
+	e := &engine.Engine{Store: s}
+	sum, err := gen.Attach(e, cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("attached the kept fixture %s: %d models, %d units as generated", schema, sum.Models, sum.Units)
+	return e, sum
+}
+
+// populate generates cfg's project into s; on PostgreSQL it then leaves
+// the table as autovacuum would.
+func populate(b *testing.B, s state.Store, cfg gen.Config) (*engine.Engine, gen.Summary) {
+	backend := "sqlite"
+	if _, ok := s.(*postgres.Store); ok {
+		backend = "postgres"
+	}
 	e := &engine.Engine{Store: s}
 	sum, err := gen.Populate(b.Context(), e, cfg)
 	if err != nil {

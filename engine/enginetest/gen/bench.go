@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"strconv"
@@ -13,6 +14,10 @@ import (
 const (
 	BenchUnitsEnvVar  = "BOLLHAV_BENCH_UNITS"
 	BenchModelsEnvVar = "BOLLHAV_BENCH_MODELS"
+	// BenchKeepEnvVar names a prefix for PostgreSQL fixtures kept between
+	// runs (KeptSchema): a 10M-unit fixture takes 20 minutes to an hour
+	// to generate here.
+	BenchKeepEnvVar = "BOLLHAV_BENCH_KEEP"
 )
 
 // Defaults when the variables are unset.
@@ -74,6 +79,18 @@ func FixtureDSN(dsn string) string {
 		return u.String()
 	}
 	return dsn + " synchronous_commit=off"
+}
+
+// KeptSchema is the PostgreSQL schema a kept fixture of cfg lives in —
+// BOLLHAV_BENCH_KEEP's prefix, then the project's size and seed — and
+// false when the variable is unset (each benchmark generates a store of
+// its own and drops it).
+func KeptSchema(cfg Config) (string, bool) {
+	prefix := strings.TrimSpace(os.Getenv(BenchKeepEnvVar))
+	if prefix == "" {
+		return "", false
+	}
+	return fmt.Sprintf("%s_m%d_u%d_s%d", prefix, cfg.Models, cfg.Units, cfg.Seed), true
 }
 
 func envInt(name string, def int) int {

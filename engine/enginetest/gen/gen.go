@@ -110,3 +110,22 @@ func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error
 	sum.Elapsed = time.Since(started)
 	return sum, nil
 }
+
+// Attach sets e up over a store Populate filled with cfg's project
+// earlier — its spec, and its clock at AsOf when e has none — and returns
+// the Summary Populate returned then, without writing: a benchmark at ten
+// million units keeps its fixture between runs instead of generating it
+// for an hour each time. The store may have moved on since (earlier runs
+// changed units); the summary is the project as generated.
+func Attach(e *engine.Engine, cfg Config) (Summary, error) {
+	p := layout(cfg)
+	sp, err := spec.Parse(SpecFile, renderSpec(p))
+	if err != nil {
+		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
+	}
+	e.Spec = sp
+	if e.Now == nil {
+		e.Now = func() time.Time { return AsOf }
+	}
+	return summarize(p, planState(p, cfg.Seed)), nil
+}
