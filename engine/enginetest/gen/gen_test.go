@@ -215,3 +215,42 @@ func staleUnits(ctx context.Context, t *testing.T, e *engine.Engine) int {
 	}
 	return n
 }
+
+// Attach sets an engine up over a store Populate filled earlier — the same
+// spec, the clock at AsOf — and returns the summary Populate returned,
+// writing nothing.
+func TestAttachIsPopulateWithoutWriting(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		sum, err := gen.Populate(ctx, &engine.Engine{Store: s}, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := storeCounts(ctx, t, s)
+		e := &engine.Engine{Store: s}
+		got, err := gen.Attach(e, small)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Units != sum.Units || got.Models != sum.Models || got.Stale != sum.Stale || len(got.Counts) != len(sum.Counts) {
+			t.Fatalf("Attach summarised %+v, Populate %+v", got, sum)
+		}
+		for st, n := range sum.Counts {
+			if got.Counts[st] != n {
+				t.Fatalf("Attach counts %d %s units, Populate %d", got.Counts[st], st, n)
+			}
+		}
+		if e.Spec == nil || len(e.Spec.Models) != small.Models || e.Now == nil || !e.Now().Equal(gen.AsOf) {
+			t.Fatal("Attach left the engine without the project's spec or its clock")
+		}
+		if after := storeCounts(ctx, t, s); len(after) != len(before) {
+			t.Fatalf("Attach wrote to the store: %v, was %v", after, before)
+		} else {
+			for st, n := range before {
+				if after[st] != n {
+					t.Fatalf("Attach wrote to the store: %v, was %v", after, before)
+				}
+			}
+		}
+	})
+}
