@@ -13,15 +13,7 @@ import (
 // before the user typed a filter answers with a layout the view does not
 // take: the queue stays filtered.
 func TestBlockedQueueLaidOutInTheLoad(t *testing.T) {
-	w := newWorld(t)
-	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := loadBlocked(a.common, "")(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, d := blockedQueue(t)
 	if len(d.layout.lines) == 0 || d.layout.failed == 0 || d.layout.blocked == 0 {
 		t.Fatalf("the load laid out no queue: %+v", d.layout)
 	}
@@ -61,15 +53,7 @@ func TestBlockedQueueLaidOutInTheLoad(t *testing.T) {
 // starts the newest filter's; a layout of a queue a reload replaced is
 // dropped. What ends on screen is what filtering in Update shows.
 func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
-	w := newWorld(t)
-	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, err := loadBlocked(a.common, "")(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, d := blockedQueue(t)
 	v := newBlocked(a.common)
 	v.loaded = true
 	v.relayout.syncMax = 1 // every queue here counts as large
@@ -136,4 +120,20 @@ func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
 			t.Fatal("a line points past the reloaded queue")
 		}
 	}
+}
+
+// blockedQueue is an app over the test world and its Blocked queue as a
+// load reads it, unfiltered.
+func blockedQueue(t *testing.T) (*App, blockedData) {
+	t.Helper()
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := loadBlocked(a.common, "")(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a, d
 }

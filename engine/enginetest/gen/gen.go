@@ -91,13 +91,8 @@ func Spec(cfg Config) []byte {
 func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error) {
 	started := time.Now()
 	p := layout(cfg)
-	sp, err := spec.Parse(SpecFile, renderSpec(p))
-	if err != nil {
-		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
-	}
-	e.Spec = sp
-	if e.Now == nil {
-		e.Now = func() time.Time { return AsOf }
+	if err := setUp(e, p); err != nil {
+		return Summary{}, err
 	}
 	if _, err := e.Apply(ctx); err != nil {
 		return Summary{}, fmt.Errorf("gen: apply: %w", err)
@@ -119,13 +114,21 @@ func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error
 // changed units); the summary is the project as generated.
 func Attach(e *engine.Engine, cfg Config) (Summary, error) {
 	p := layout(cfg)
+	if err := setUp(e, p); err != nil {
+		return Summary{}, err
+	}
+	return summarize(p, planState(p, cfg.Seed)), nil
+}
+
+// setUp gives e the project's spec, and its clock at AsOf when e has none.
+func setUp(e *engine.Engine, p *project) error {
 	sp, err := spec.Parse(SpecFile, renderSpec(p))
 	if err != nil {
-		return Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
+		return fmt.Errorf("gen: the generated spec does not parse: %w", err)
 	}
 	e.Spec = sp
 	if e.Now == nil {
 		e.Now = func() time.Time { return AsOf }
 	}
-	return summarize(p, planState(p, cfg.Seed)), nil
+	return nil
 }
