@@ -194,6 +194,7 @@ func (a *App) startLoad(v view) tea.Cmd {
 	}
 	b.loading = true
 	b.gen++
+	a.beginLoad(b.id)
 	return v.load(b.gen, only)
 }
 
@@ -242,7 +243,9 @@ func (a *App) switchTo(k viewKind) tea.Cmd {
 
 // Update is pure: it changes the model and returns Cmds for any I/O.
 func (a *App) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	return a, a.drain(a.update(msg))
+	cmd := a.drain(a.update(msg))
+	a.cancelOffStack()
+	return a, cmd
 }
 
 // drain handles what the views sent while the app handled a message

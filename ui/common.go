@@ -41,6 +41,8 @@ type common struct {
 	runs []*liveRun
 
 	nextID int
+	// loads are the contexts of the views' newest loads (load_cancel.go).
+	loads map[int]viewLoad
 	// topID is the id of the view on top of the stack.
 	topID func() int
 	// outbox holds what views sent the app, handled before the next

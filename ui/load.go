@@ -68,7 +68,7 @@ func loadCmd[T any](c *common, id int, gen uint64, fn func(ctx context.Context) 
 // banner; one that outlives a longer bound while the store still answers
 // is too big for it, and says so: retrying it would only repeat it.
 func loadCmdWithin[T any](c *common, id int, gen uint64, bound time.Duration, fn func(ctx context.Context) (T, error)) tea.Cmd {
-	ctx, e := c.ctx, c.eng
+	ctx, e := c.loadContext(id), c.eng
 	return func() tea.Msg {
 		lctx, cancel := context.WithTimeout(ctx, bound)
 		defer cancel()
