@@ -13,11 +13,6 @@ import (
 	"github.com/bollhav/bollhav/state/sqlite"
 )
 
-// lookAheadBytes is the smallest spec the UI parses while it reads the
-// incidents' first look: about a thousand models, 50 ms of parsing.
-// Below it the two run one after the other, as every other command does.
-const lookAheadBytes = 256 << 10
-
 // openUIEngine is openEngine for the UI, which also returns the incidents'
 // first look (engine.Glance) when it could read it while the spec parsed.
 // At ten thousand models the parse is most of a launch, and the look —
@@ -71,11 +66,12 @@ func (c *cmdContext) openUIEngine(ctx gocontext.Context, cmd string) (*engine.En
 }
 
 // looksAhead reports whether openUIEngine reads the first look while the
-// spec parses: a spec of at least lookAheadBytes, over a SQLite store that
+// spec parses: a large spec (spec.LargeBytes; below it the two run one
+// after the other, as every other command does), over a SQLite store that
 // is already current.
 func (c *cmdContext) looksAhead(ctx gocontext.Context) bool {
 	fi, err := os.Stat(c.Spec)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() < lookAheadBytes {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() < spec.LargeBytes {
 		return false
 	}
 	d, err := state.ParseDSN(c.dsn(), filepath.Dir(c.Spec))

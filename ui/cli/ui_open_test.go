@@ -19,7 +19,7 @@ import (
 )
 
 // lookAheadWorld is a generated platform of 1,000 models (a spec of about
-// 290 KB, over lookAheadBytes) with 20,000 units, failed ones among them,
+// 290 KB, over spec.LargeBytes) with 20,000 units, failed ones among them,
 // in dir/state.db, its spec in dir/bollhav.yaml.
 func lookAheadWorld(t *testing.T) (dir, specPath, db string) {
 	t.Helper()
@@ -35,8 +35,8 @@ func lookAheadWorld(t *testing.T) (dir, specPath, db string) {
 	}
 	s.Close()
 	data := gen.Spec(gen.Config{Models: 1000, Seed: 1})
-	if len(data) < lookAheadBytes {
-		t.Fatalf("the generated spec is %d bytes, under lookAheadBytes: the test would not look ahead", len(data))
+	if len(data) < spec.LargeBytes {
+		t.Fatalf("the generated spec is %d bytes, under spec.LargeBytes: the test would not look ahead", len(data))
 	}
 	if err := os.WriteFile(specPath, data, 0o644); err != nil {
 		t.Fatal(err)
