@@ -41,8 +41,10 @@ func (a *App) previous() tea.Cmd {
 	a.history = a.history[:len(a.history)-1]
 	for _, v := range a.stack {
 		// An answer to a load started before the jump was dropped while
-		// the view was off the stack: its load is owed again.
+		// the view was off the stack, or is still to come, cancelled: its
+		// load is owed again, and a late answer is for an older request.
 		v.base().loading = false
+		v.base().gen++
 	}
 	return a.reload(a.top(), nil)
 }

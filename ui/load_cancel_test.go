@@ -55,3 +55,34 @@ func TestLoadCancelledWhenItsViewLeaves(t *testing.T) {
 		t.Fatalf("the shown view's load context ended too: %v", err)
 	}
 }
+
+// A view that comes back with - loads again, and the answer of the load
+// it had out when it left — cancelled, arriving late — is dropped rather
+// than shown as an error.
+func TestLateCancelledAnswerDroppedAfterComingBack(t *testing.T) {
+	w := newWorld(t)
+	a, err := newApp(t.Context(), w.e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Update(a.startLoad(a.top())())
+	low := newBlocked(a.common)
+	a.Update(pushMsg{view: low})
+	lowGen := low.gen
+	lowDone := low.loading
+	top := newRuns(a.common)
+	a.Update(pushMsg{view: top})
+	if !lowDone {
+		t.Fatal("the Blocked view started no load")
+	}
+	a.Update(keyPress("1")) // to the pipelines: both leave the stack
+	a.Update(keyPress("-")) // and back
+	if a.top() != view(top) {
+		t.Fatalf("- did not bring the stack back: top is %s", a.top().kind())
+	}
+	// The Blocked view's first load answers now, cancelled.
+	a.Update(loaded[blockedData]{view: low.id, gen: lowGen, err: context.Canceled})
+	if low.err != nil {
+		t.Fatalf("a late answer to a load from before the jump was taken: %v", low.err)
+	}
+}

@@ -142,6 +142,10 @@ func (v *blockedView) apply(d blockedData) tea.Cmd {
 	sel := v.selectedRef()
 	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
 	v.relayout.queue++
+	// A layout still out is of the old queue and will be dropped — or was
+	// dropped already, sent while the view was off the stack: either way
+	// none is owed for this queue.
+	v.relayout.running = false
 	v.queueLayout = d.layout
 	v.place(sel)
 	return v.layOut()

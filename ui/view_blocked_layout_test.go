@@ -93,25 +93,27 @@ func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
 		t.Fatalf("the filtered queue's frame:\n%s", f)
 	}
 
-	// A reload while a layout is out: the reload's queue stays, and the
-	// old queue's layout is dropped when it arrives.
+	// A reload while a layout is out: the reload's queue stays, laid out
+	// for the filter it was asked with, the new queue is laid out for the
+	// current filter, and the old queue's layout is dropped when it
+	// arrives.
 	stale := v.setFilter("")
 	d2, err := loadBlocked(a.common, "mart.hourly")(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	again := v.apply(d2)
-	if again != nil {
-		t.Fatal("a reload started a layout while one was out")
+	if again == nil {
+		t.Fatal("a reload laid out for an older filter started no layout for the current one")
 	}
 	if v.queueLayout.query != "mart.hourly" {
 		t.Fatalf("the reload's own layout was not taken: laid out for %q", v.queueLayout.query)
 	}
-	next := v.update(stale().(laidOut))
-	if v.queueLayout.query != "mart.hourly" || next == nil {
-		t.Fatalf("the old queue's layout was taken (laid out for %q), or no layout of the new queue started", v.queueLayout.query)
+	v.update(stale().(laidOut))
+	if v.queueLayout.query != "mart.hourly" {
+		t.Fatalf("the old queue's layout was taken (laid out for %q)", v.queueLayout.query)
 	}
-	v.update(next().(laidOut))
+	v.update(again().(laidOut))
 	if v.queueLayout.query != "" || len(v.lines) != all {
 		t.Fatalf("after the reload and the cleared filter the list has %d lines for %q, want %d for everything", len(v.lines), v.queueLayout.query, all)
 	}
@@ -136,4 +138,30 @@ func blockedQueue(t *testing.T) (*App, blockedData) {
 		t.Fatal(err)
 	}
 	return a, d
+}
+
+// A layout whose answer never reached the view (it came while the view
+// was off the stack, and the app dropped it) does not leave the filter
+// stuck: the next queue the view takes lays the current filter out.
+func TestBlockedFilterNotStuckByALostLayout(t *testing.T) {
+	a, d := blockedQueue(t)
+	v := newBlocked(a.common)
+	v.loaded = true
+	v.relayout.syncMax = 1
+	v.apply(d)
+	if v.setFilter("mart") == nil { // its answer is lost
+		t.Fatal("filtering a large queue started no layout off the loop")
+	}
+	d2, err := loadBlocked(a.common, "")(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := v.apply(d2) // the reload on coming back
+	if cmd == nil {
+		t.Fatal("after a lost layout the reloaded queue is not laid out for the filter: it stays unfiltered")
+	}
+	v.update(cmd().(laidOut))
+	if v.queueLayout.query != "mart" || strings.Contains(strings.Join(v.render(120, 30), "\n"), "filtering") {
+		t.Fatalf("the queue is laid out for %q, want \"mart\"", v.queueLayout.query)
+	}
 }
