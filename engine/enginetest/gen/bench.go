@@ -86,7 +86,8 @@ func FixtureDSN(dsn string) string {
 // false when the variable is unset (each benchmark generates a store of
 // its own and drops it).
 func KeptSchema(cfg Config) (string, bool) {
-	prefix := strings.TrimSpace(os.Getenv(BenchKeepEnvVar))
+	// Lower case: a schema name folds to it unquoted.
+	prefix := strings.ToLower(strings.TrimSpace(os.Getenv(BenchKeepEnvVar)))
 	if prefix == "" {
 		return "", false
 	}
