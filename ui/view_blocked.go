@@ -69,12 +69,11 @@ func (v *blockedView) kind() viewKind { return viewBlocked }
 func (v *blockedView) title() string  { return "Blocked" }
 
 // blockedData is the queue and the recheck of its blocked units, and the
-// queue laid out for the filter the view had when it asked (query).
+// queue laid out for the filter the view had when it asked (layout.query).
 type blockedData struct {
 	units      []gate.BlockedUnit
 	ready      map[unitKey]bool
 	recheckErr error
-	query      string
 	layout     queueLayout
 }
 
@@ -95,7 +94,7 @@ func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData
 		if err != nil {
 			return blockedData{}, err
 		}
-		d := blockedData{units: units, ready: map[unitKey]bool{}, query: query}
+		d := blockedData{units: units, ready: map[unitKey]bool{}}
 		d.recheckErr = recheck(ctx, c, &d)
 		d.layout = layoutQueue(d.units, d.ready, query)
 		return d, nil
