@@ -11,7 +11,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state/sqlite"
-	"github.com/bollhav/bollhav/ui"
+	"github.com/bollhav/bollhav/ui/tui"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
@@ -31,7 +31,7 @@ func TestDemoUIOpensOnTheOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &engine.Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test"}
-	m, err := ui.NewModel(t.Context(), e, ui.Options{Theme: "none"})
+	m, err := tui.NewModel(t.Context(), e, tui.Options{Theme: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}

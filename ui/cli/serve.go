@@ -17,8 +17,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/ui"
 	"github.com/bollhav/bollhav/ui/serve"
+	"github.com/bollhav/bollhav/ui/tui"
 )
 
 func init() {
@@ -173,7 +173,7 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 // startSSH starts the UI over SSH on f.addr; its Serve's end goes to errc.
 // On failure it prints one line and returns a nil server and the exit code.
 func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engine, logger *slog.Logger, errc chan<- error) (*serve.Server, int) {
-	feed, err := ui.NewFeed(ctx, e, 0)
+	feed, err := tui.NewFeed(ctx, e, 0)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav serve: %v\n", err)
 		return nil, ExitUsage
@@ -184,7 +184,7 @@ func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engi
 		Engine: e, MaxSessions: f.maxSessions, Log: logger,
 		NewModel: func(ctx gocontext.Context, se *engine.Engine, s ssh.Session) (tea.Model, error) {
 			env := sessionEnv(s.Environ())
-			return ui.NewModel(ctx, se, ui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed,
+			return tui.NewModel(ctx, se, tui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed,
 				User: serve.SessionUser(s), Role: serve.SessionRole(s).String(),
 				IdleTimeout: f.idle, IdleClosesWatchers: f.idleWatchers})
 		},

@@ -8,7 +8,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/themes"
-	"github.com/bollhav/bollhav/ui"
+	"github.com/bollhav/bollhav/ui/tui"
 	"github.com/charmbracelet/x/term"
 )
 
@@ -69,7 +69,7 @@ high-contrast or none; NO_COLOR selects none unless --theme is given.`,
 		run: runUI,
 	})
 	demoUI = func(c *cmdContext, e *engine.Engine) int {
-		if err := ui.Run(gocontext.Background(), e, ui.Options{Theme: c.Theme}); err != nil {
+		if err := tui.Run(gocontext.Background(), e, tui.Options{Theme: c.Theme}); err != nil {
 			fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
 			return ExitFailure
 		}
@@ -97,14 +97,14 @@ func runUI(c *cmdContext, args []string) int {
 		return code
 	}
 	defer closeStore()
-	opts := ui.Options{Theme: c.Theme, ReadOnly: c.ReadOnly || c.AsOf != "", FirstLook: look}
+	opts := tui.Options{Theme: c.Theme, ReadOnly: c.ReadOnly || c.AsOf != "", FirstLook: look}
 	if !isStdio(c.In, os.Stdin) {
 		opts.Input = c.In
 	}
 	if !isStdio(c.Out, os.Stdout) {
 		opts.Output = c.Out
 	}
-	if err := ui.Run(ctx, e, opts); err != nil {
+	if err := tui.Run(ctx, e, opts); err != nil {
 		fmt.Fprintf(c.Err, "bollhav ui: %v\n", err)
 		return ExitFailure
 	}

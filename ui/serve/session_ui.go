@@ -13,7 +13,7 @@ import (
 const runDrainTimeout = 30 * time.Second
 
 // runWaiter is a UI that starts runs and can wait for them to end once its
-// context is cancelled (ui.App).
+// context is cancelled (tui.App).
 type runWaiter interface {
 	WaitRuns(ctx context.Context) error
 }
@@ -24,7 +24,7 @@ type sessionUI struct {
 	cancel context.CancelFunc
 }
 
-// ender is a UI that can end by itself (ui.App's idle timeout) and says
+// ender is a UI that can end by itself (tui.App's idle timeout) and says
 // why, for the session to print once the screen is restored.
 type ender interface{ EndReason() string }
 

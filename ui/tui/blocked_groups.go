@@ -1,0 +1,206 @@
+package tui
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+)
+
+// The Blocked view's grouping: its units (failed and blocked) by root
+// cause — the upstream window they wait for, which is what repeats down a
+// queue (nine blocked rows of the demo are three causes) — so the screen
+// says each cause once and lists what waits on it under it.
+
+// causeKind is what a cause is, in the order the groups come: what needs
+// someone first.
+type causeKind int
+
+const (
+	// causeFailed: a failed unit, with the units whose reason names
+	// exactly its window.
+	causeFailed causeKind = iota
+	// causeReady: blocked units whose gate passes now (their upstreams
+	// caught up): a run applies them.
+	causeReady
+	// causeMissing: upstream windows not applied (pending, blocked,
+	// never loaded).
+	causeMissing
+	// causeStale: an upstream's rows are older than a freshness limit.
+	causeStale
+	// causeOther: any other reason (a WHOLE upstream with no complete
+	// window yet, a reason this release cannot read).
+	causeOther
+)
+
+// cause is one group: its root cause and the units under it.
+type cause struct {
+	key  string
+	kind causeKind
+	// model and windows are the upstream (or the failed unit's model) and
+	// the windows it lacks; detail is the rest of the reason.
+	model   string
+	windows []state.Window
+	detail  string
+	// units are indices into the view's units, in queue order (most
+	// impact first), the failed unit first.
+	units  []int
+	impact int
+}
+
+// glyph is the status the cause is drawn with.
+func (c cause) glyph() themes.Status {
+	switch c.kind {
+	case causeFailed:
+		return themes.Failed
+	case causeReady:
+		return themes.Pending
+	case causeMissing:
+		return themes.Missing
+	case causeStale:
+		return themes.Stale
+	}
+	return themes.Blocked
+}
+
+// label is the cause in words, for its heading: "raw.payments
+// 2026-11-30 16:00–17:00 failed".
+func (c cause) label() string {
+	switch c.kind {
+	case causeFailed:
+		return c.model + " " + windowsText(c.windows) + " failed"
+	case causeReady:
+		return "ready: the gate passes now (R runs every ready unit)"
+	case causeMissing:
+		return c.model + " " + windowsText(c.windows) + " missing"
+	case causeStale:
+		return c.model + " stale: " + c.detail
+	}
+	if c.model == "" {
+		return c.detail
+	}
+	return c.model + ": " + c.detail
+}
+
+// groupCauses groups units (in the queue's order) by cause; ready says
+// which blocked units' gate passes now. A failed unit is the cause of the
+// blocked units whose reason names exactly its window. Groups come failed
+// first, then ready, then by the most impact under them, then the most
+// units.
+func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []cause {
+	var out []*cause
+	byKey := map[string]*cause{}
+	get := func(key string, kind causeKind) *cause {
+		if c := byKey[key]; c != nil {
+			if kind < c.kind {
+				c.kind = kind
+			}
+			return c
+		}
+		c := &cause{key: key, kind: kind}
+		byKey[key] = c
+		out = append(out, c)
+		return c
+	}
+	for _, i := range idx {
+		u := units[i]
+		var c *cause
+		switch {
+		case u.Status == state.Failed:
+			c = get(u.Model+" "+u.Window.String(), causeFailed)
+			c.model, c.windows = u.Model, []state.Window{u.Window}
+		case ready[unitRef{u.Model, u.Window}.key()]:
+			c = get("ready", causeReady)
+		default:
+			c = reasonCause(u.Reason, get)
+		}
+		c.units = append(c.units, i)
+		c.impact = max(c.impact, u.Impact)
+	}
+	failed := map[unitKey]bool{}
+	for _, i := range idx {
+		if u := units[i]; u.Status == state.Failed {
+			failed[unitRef{u.Model, u.Window}.key()] = true
+		}
+	}
+	for _, c := range out {
+		// Missing windows that are all failed units (two failed hours a
+		// day waits for) are a failure too, though no one unit heads it.
+		if c.kind == causeMissing && allFailed(c.model, c.windows, failed) {
+			c.kind = causeFailed
+		}
+		// The failed unit heads its group, whatever came first.
+		slices.SortStableFunc(c.units, func(a, b int) int {
+			return cmp.Compare(stuckRank(units[a].Status), stuckRank(units[b].Status))
+		})
+	}
+	// Failures never heal by themselves and ready units only want a run:
+	// those come first; the units that wait on something else follow,
+	// most impact first.
+	rank := func(c *cause) int { return min(int(c.kind), int(causeMissing)) }
+	slices.SortStableFunc(out, func(a, b *cause) int {
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(b.impact, a.impact),
+			cmp.Compare(len(b.units), len(a.units)), cmp.Compare(a.key, b.key))
+	})
+	res := make([]cause, len(out))
+	for i, c := range out {
+		res[i] = *c
+	}
+	return res
+}
+
+// stuckRank puts a failed unit before blocked ones.
+func stuckRank(s state.UnitStatus) int {
+	if s == state.Failed {
+		return 0
+	}
+	return 1
+}
+
+// reasonCause is the group of a blocked unit by its stored reason: its
+// first upstream's missing windows, or its staleness, or the reason as it
+// is.
+func reasonCause(reason string, get func(string, causeKind) *cause) *cause {
+	parts := gate.ReasonParts(reason)
+	if len(parts) == 0 {
+		c := get("reason:", causeOther)
+		c.detail = "no reason recorded"
+		return c
+	}
+	p := parts[0]
+	switch {
+	case p.Upstream == "":
+		c := get("reason:"+p.Detail, causeOther)
+		c.detail = p.Detail
+		return c
+	case len(p.Missing) > 0:
+		var key strings.Builder
+		key.WriteString(p.Upstream)
+		for _, w := range p.Missing {
+			key.WriteString(" " + w.String())
+		}
+		c := get(key.String(), causeMissing)
+		c.model, c.windows = p.Upstream, p.Missing
+		return c
+	case p.Stale:
+		c := get(p.Upstream+" stale", causeStale)
+		c.model, c.detail = p.Upstream, p.Detail
+		return c
+	}
+	c := get(p.Upstream+": "+p.Detail, causeOther)
+	c.model, c.detail = p.Upstream, p.Detail
+	return c
+}
+
+// allFailed reports whether every window of model in ws is a failed unit.
+func allFailed(model string, ws []state.Window, failed map[unitKey]bool) bool {
+	for _, w := range ws {
+		if !failed[unitRef{model, w}.key()] {
+			return false
+		}
+	}
+	return len(ws) > 0
+}

@@ -1,0 +1,180 @@
+package tui_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/tui"
+)
+
+// hourText is a window the way the UI prints an hour: "2026-11-30 16:00–17:00".
+func hourText(w state.Window) string {
+	return w.Since.UTC().Format("2006-01-02 15:04") + "–" + w.Until.UTC().Format("15:04")
+}
+
+// TestDemoBlockedListsTheFailedRootFirst: at 80×24, Blocked (2) opens on
+// the failed payments hour, first, under its own heading with the two
+// revenue days that wait for exactly that hour; the demo's nine blocked
+// units read as three causes (the failed hour, raw.clickstream stale, the
+// revenue days the months wait for), and the failed hour's whole error is
+// under the list.
+func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
+	d := seedDemo(t)
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("2")
+	f := r.WaitBlocked(t)
+	tui.CheckFrame(t, f, 80, 24)
+	lines := strings.Split(f, "\n")
+	// lines[0] is the header, lines[1] the column names.
+	if want := " ✗ raw.payments " + hourText(d.outage) + " failed"; !strings.HasPrefix(lines[2], want) {
+		t.Errorf("the first heading is not the failed hour %q:\n%s", want, f)
+	}
+	// Impact 4 by hand: the two revenue days (THROUGH, ending after the
+	// hour) and, behind them, the two months (WHOLE).
+	if !strings.HasPrefix(lines[3], "›✗      4 raw.payments ") {
+		t.Errorf("the failed hour is not the first row, selected, with impact 4:\n%s", f)
+	}
+	for i, want := range []string{" ⊘      2 core.daily_revenue", " ⊘      2 core.daily_revenue", " ~ raw.clickstream stale"} {
+		if !strings.HasPrefix(lines[4+i], want) {
+			t.Errorf("line %d is not %q:\n%s", 4+i, want, f)
+		}
+	}
+	// The demo runs on the wall clock: its days are the outage's day and
+	// those around it.
+	day := d.outage.Since.Truncate(24 * time.Hour)
+	dayText := func(t time.Time) string { return t.Format("2006-01-02") }
+	missing := "? core.daily_revenue " + dayText(day) + " – " + dayText(day.AddDate(0, 0, 2)) + " missing"
+	for _, want := range []string{missing, "1 failed · 9 blocked · 3 causes",
+		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("Blocked lacks %q:\n%s", want, f)
+		}
+	}
+	if strings.Count(f, "mart.kpi_daily") != 5 || strings.Count(f, "mart.monthly_revenue") != 2 {
+		t.Errorf("want the five KPI days and the two months listed:\n%s", f)
+	}
+	// n goes from cause to cause, round the end.
+	r.Keys("n")
+	f = r.WaitFor(t, "the stale cause's first unit", func(f string) bool {
+		return strings.Contains(tui.SelectedLine(f), "mart.kpi_daily") && strings.Contains(tui.SelectedLine(f), dayText(day.AddDate(0, 0, -4)))
+	})
+	r.Keys("n", "n")
+	r.WaitFor(t, "round to the failed hour", func(f string) bool { return strings.Contains(tui.SelectedLine(f), "raw.payments") })
+}
+
+// TestDemoFixedHourReleasesReadyUnitsThatRRuns: the provider is back. From
+// Blocked, r and y rerun the failed hour alone; the recheck then marks
+// the two revenue days that waited for it ready, and R (its plan first)
+// and y run exactly them — the store has them applied — after which the
+// two months that waited on the days are ready in turn, and R, y applies
+// them too.
+func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
+	d := seedDemo(t)
+	var days []state.Window
+	for _, u := range d.units(t, "core.daily_revenue") {
+		if u.Status == state.Blocked {
+			days = append(days, u.Window)
+		}
+	}
+	if len(days) != 2 {
+		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(days))
+	}
+	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
+		t.Fatal(err) // the provider is back
+	}
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("2")
+	r.WaitBlocked(t)
+	r.Keys("r")
+	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
+	r.Keys("y")
+	waitStatus(t, d, "raw.payments", state.Applied, d.outage)
+	f := r.WaitText(t, "ready: the gate passes now", "0 failed · 9 blocked (2 ready: R runs them) · 3 causes")
+	tui.CheckFrame(t, f, 80, 24)
+	if sel := tui.SelectedLine(f); !strings.Contains(sel, "core.daily_revenue") || !strings.Contains(sel, "ready") {
+		t.Errorf("the first ready revenue day is not selected: %q\n%s", sel, f)
+	}
+	for _, u := range d.units(t, "core.daily_revenue") {
+		for _, day := range days {
+			if u.Window.Equal(day) && u.Status != state.Blocked {
+				t.Fatalf("a revenue day that waited ran before R: %+v", u)
+			}
+		}
+	}
+	r.Keys("R")
+	f = r.WaitText(t, "Run the ready units in prod", "Run 2 units of core.daily_revenue in prod?")
+	tui.CheckFrame(t, f, 80, 24)
+	r.Keys("y")
+	for _, day := range days {
+		waitStatus(t, d, "core.daily_revenue", state.Applied, day)
+	}
+	r.WaitText(t, "(2 ready: R runs them)", "mart.monthly_revenue")
+	r.Keys("R")
+	r.WaitText(t, "Run 2 units of mart.monthly_revenue in prod?")
+	r.Keys("y")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n := 0
+		for _, u := range d.units(t, "mart.monthly_revenue") {
+			if u.Status == state.Applied {
+				n++
+			}
+		}
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the months did not apply: %+v", d.units(t, "mart.monthly_revenue"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.WaitText(t, "0 failed · 5 blocked · 1 cause")
+}
+
+// TestDemoPipelinesOpenOnTheFailedModel: esc from the incidents shows the
+// pipelines with the cursor on raw.payments, the first model with a
+// failed unit (not on the first model, ops.payment_alerts); n and N walk
+// the failed and blocked models, round the end.
+func TestDemoPipelinesOpenOnTheFailedModel(t *testing.T) {
+	d := seedDemo(t)
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("esc")
+	f := r.WaitPipelines(t)
+	if sel := tui.SelectedLine(f); !strings.Contains(sel, "raw.payments") {
+		t.Fatalf("the cursor is not on raw.payments: %q\n%s", sel, f)
+	}
+	for _, want := range []string{"core.daily_revenue", "mart.kpi_daily", "mart.monthly_revenue", "raw.payments"} {
+		r.Keys("n")
+		r.WaitFor(t, "n to "+want, func(f string) bool { return strings.Contains(tui.SelectedLine(f), want) })
+	}
+	r.Keys("N")
+	r.WaitFor(t, "N back to mart.monthly_revenue", func(f string) bool { return strings.Contains(tui.SelectedLine(f), "mart.monthly_revenue") })
+	// The graph form selects along edges, not rows: n says where it works
+	// instead of claiming nothing is wrong.
+	r.Keys("v", "n")
+	r.WaitText(t, "n and N jump between rows of the list")
+}
+
+// waitStatus waits until model's unit of window w has status in the store.
+func waitStatus(t *testing.T, d *demo, model string, status state.UnitStatus, w state.Window) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		for _, u := range d.units(t, model) {
+			if u.Window.Equal(w) && u.Status == status {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s %s never became %s: %+v", model, w, status, d.units(t, model))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

@@ -1,0 +1,198 @@
+package tui_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/ui/cli"
+	"github.com/bollhav/bollhav/ui/tui"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// demo is the demo shop (`bollhav demo --no-ui`) seeded into a temporary
+// folder, and an engine over its store as the UI opens it.
+type demo struct {
+	dir    string
+	e      *engine.Engine
+	outage state.Window // raw.payments' failed hour
+}
+
+func seedDemo(t *testing.T) *demo {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("seeds the demo shop")
+	}
+	dir := filepath.Join(t.TempDir(), "shop")
+	var out, errb bytes.Buffer
+	if code := cli.Main([]string{"demo", "--dir", dir, "--no-ui"}, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &demo{dir: dir, e: &engine.Engine{Store: store, Spec: sp, SpecDir: dir, Actor: "test"},
+		outage: state.Window{Since: at, Until: at.Add(time.Hour)}}
+}
+
+// units are model's units by status, read from the store.
+func (d *demo) units(t *testing.T, model string) []state.Unit {
+	t.Helper()
+	var out []state.Unit
+	if err := d.e.Store.ScanUnits(context.Background(), state.UnitQuery{Model: model}, func(u state.Unit) error {
+		out = append(out, u)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestDemoWhyShowsTheRootCausesWholeError: at 80×24, enter on the first
+// incident explains the blocked revenue day, and the root cause's error is
+// on the screen whole — the provider's "503" and, on its own line of the
+// error, "the payment provider is down" — not cut to one line.
+func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
+	d := seedDemo(t)
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("enter")
+	f := r.WaitWhy(t)
+	tui.CheckFrame(t, f, 80, 24)
+	for _, want := range []string{"why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the why screen lacks %q:\n%s", want, f)
+		}
+	}
+}
+
+// TestDemoFixFlowsDownstreamInThreeKeys: the payment provider is back; from
+// launch, r on the first incident (the failed payments hour), d for "with
+// downstream", y to confirm — and the store has the hour applied and the
+// revenue days that waited behind it applied too, by the real engine.
+func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
+	d := seedDemo(t)
+	var blockedDays []state.Window
+	for _, u := range d.units(t, "core.daily_revenue") {
+		if u.Status == state.Blocked {
+			blockedDays = append(blockedDays, u.Window)
+		}
+	}
+	if len(blockedDays) != 2 {
+		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(blockedDays))
+	}
+	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
+		t.Fatal(err) // the provider is back
+	}
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	f := r.WaitIncidents(t)
+	if !strings.Contains(f, "›✗ raw.payments failed") {
+		t.Fatalf("the failed root is the first incident, selected:\n%s", f)
+	}
+	r.Keys("r")
+	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
+	r.Keys("d")
+	// The plan says what the fix frees: raw.payments' hour holds back two
+	// revenue days and, behind them, two months (the incident's 4 units).
+	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units", "releases 4 blocked units downstream")
+	tui.CheckFrame(t, f, 80, 24)
+	// The dialog keeps its context: the incident it acts on is still on
+	// screen behind it.
+	for _, want := range []string{"›✗ raw.payments failed", "blocks 4 units of core.daily_revenue"} {
+		if !strings.Contains(f, want) {
+			t.Errorf("behind the dialog %q is not visible:\n%s", want, f)
+		}
+	}
+	r.Keys("y")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		hourApplied := false
+		for _, u := range d.units(t, "raw.payments") {
+			if u.Window.Equal(d.outage) && u.Status == state.Applied {
+				hourApplied = true
+			}
+		}
+		days := 0
+		for _, u := range d.units(t, "core.daily_revenue") {
+			for _, w := range blockedDays {
+				if u.Window.Equal(w) && u.Status == state.Applied {
+					days++
+				}
+			}
+		}
+		if hourApplied && days == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the run: payments hour applied %v, %d of the 2 revenue days applied", hourApplied, days)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.WaitText(t, "succeeded (w opens it): discover")
+}
+
+// TestDemoYankCopiesTheUnitWithOSC52: y on the first incident writes the
+// OSC 52 clipboard sequence with the failed unit's model and window (what
+// the terminal, local or over SSH, puts on the clipboard), and says so.
+func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
+	d := seedDemo(t)
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("y")
+	id := "raw.payments [" + d.outage.Since.Format(time.RFC3339) + ", " + d.outage.Until.Format(time.RFC3339) + ")"
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\a"
+	r.WaitText(t, "copied the root (OSC 52): raw.payments [")
+	teatest.WaitFor(t, r.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
+		teatest.WithDuration(60*time.Second))
+}
+
+// TestDemoUnitDetailShowsTheWholeErrorAndWhatRan: d on the failed payments
+// incident opens the unit: its whole error, its failed attempts with their
+// times and runs, the command that ran and the BOLLHAV_* variables it got.
+func TestDemoUnitDetailShowsTheWholeErrorAndWhatRan(t *testing.T) {
+	d := seedDemo(t)
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	r.WaitIncidents(t)
+	r.Keys("d")
+	f := r.WaitText(t, "Ran (as the spec has it now)")
+	tui.CheckFrame(t, f, 80, 24)
+	since := d.outage.Since.Format(time.RFC3339)
+	for _, want := range []string{
+		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down; retry later",
+		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE=" + since,
+	} {
+		if !strings.Contains(f, want) {
+			t.Errorf("the unit detail lacks %q:\n%s", want, f)
+		}
+	}
+	// The history is below: G scrolls to its end. The demo's payments hour
+	// failed in both seeding runs, the same error each time.
+	r.Keys("G")
+	f = r.WaitText(t, "· run 1")
+	if n := strings.Count(f, "try 1 · "); n != 2 || !strings.Contains(f, "· run 1") || !strings.Contains(f, "· run 2") {
+		t.Errorf("want the two failed attempts of runs 1 and 2:\n%s", f)
+	}
+}

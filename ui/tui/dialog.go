@@ -1,0 +1,496 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/danger"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// dialog confirms an action. It shows what the engine says the action
+// would do first (the plan of a run, the units a mark moves), and confirms
+// like it means it: the focus starts on Cancel, Enter presses the focused
+// button, an action that destroys state (a torch: its danger level) needs
+// the model's name typed, and nothing can be confirmed before the plan is
+// in.
+type dialog struct {
+	id       int
+	gen      uint64
+	action   action
+	plan     *engine.Plan
+	preview  *markPreview
+	releases int
+	err      error
+	loading  bool
+	// confirm is true when the confirm button has the focus.
+	confirm bool
+	input   lineInput
+	notice  string
+}
+
+func newDialog(a *App, act action) *dialog {
+	return &dialog{id: a.newID(), action: act, input: lineInput{prompt: "> "}}
+}
+
+// typed reports whether the action is confirmed by typing the model's
+// name (a torch run), as its danger level has it.
+func (d *dialog) typed() bool { return d.action.danger().Typed() }
+
+// replan asks the engine for the action's plan.
+func (d *dialog) replan(a *App) tea.Cmd {
+	d.gen++
+	d.loading, d.plan, d.preview, d.err, d.notice, d.releases = true, nil, nil, nil, "", 0
+	d.input.SetValue("")
+	return loadPlan(a.ctx, a.eng, d.id, d.gen, d.action)
+}
+
+func (d *dialog) applyPlan(msg planMsg) {
+	if msg.dialog != d.id || msg.gen != d.gen {
+		return
+	}
+	d.loading = false
+	d.plan, d.preview, d.err, d.releases = msg.plan, msg.preview, msg.err, msg.releases
+}
+
+func (d *dialog) ready() bool { return !d.loading && d.err == nil }
+
+func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
+	switch {
+	case key.Matches(msg, keyCancel):
+		return a.closeDialog()
+	case d.choosable() && !d.action.outdated && (key.Matches(msg, keyNextMode) || key.Matches(msg, keyPrevMode)):
+		step := 1
+		if key.Matches(msg, keyPrevMode) {
+			step = len(modes) - 1
+		}
+		for i, m := range modes {
+			if m == d.action.mode {
+				d.action.mode = modes[(i+step)%len(modes)]
+				// A mode is for the model's own window: choosing one
+				// leaves the downstream discover.
+				d.action.downstream = false
+				break
+			}
+		}
+		d.confirm = false
+		return d.replan(a)
+	case d.choosable() && !d.typed() && key.Matches(msg, keyDownstream):
+		d.action.downstream = !d.action.downstream
+		d.confirm = false
+		return d.replan(a)
+	}
+	if d.typed() {
+		if key.Matches(msg, keyConfirm) {
+			switch typed := strings.TrimSpace(d.input.Value()); {
+			case !d.ready():
+				d.notice = "wait for the plan"
+			case typed == "":
+				d.notice = "type " + d.action.name() + " to confirm the torch, esc to cancel"
+			case typed != d.action.name():
+				d.notice = fmt.Sprintf("%q is not %s: nothing was done", typed, d.action.name())
+			default:
+				return a.confirmAction(d.action)
+			}
+			return nil
+		}
+		if d.input.update(msg) {
+			d.notice = ""
+		}
+		return nil
+	}
+	switch {
+	case key.Matches(msg, keyYes):
+		if d.ready() {
+			return a.confirmAction(d.action)
+		}
+		d.notice = "wait for the plan"
+	case key.Matches(msg, keyNo):
+		return a.closeDialog()
+	case key.Matches(msg, keyButtonLeft):
+		d.confirm = false
+	case key.Matches(msg, keyButtonRight):
+		d.confirm = d.ready()
+	case key.Matches(msg, keyConfirm):
+		if !d.confirm {
+			return a.closeDialog()
+		}
+		if d.ready() {
+			return a.confirmAction(d.action)
+		}
+	}
+	return nil
+}
+
+func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
+	if d.typed() {
+		d.input.update(msg)
+	}
+	return nil
+}
+
+// choosable reports whether the dialog offers "with downstream" and (but
+// for a rebuild of outdated windows, always a bulldozer) a STATE_MODE: a
+// run of a model or a pipeline, not the batch of ready units, which is a
+// discover of exactly their windows.
+func (d *dialog) choosable() bool { return d.action.kind == actionRun && len(d.action.batch) == 0 }
+
+func (d *dialog) help() helpKeys {
+	var ks []key.Binding
+	if d.choosable() {
+		if !d.action.outdated {
+			ks = append(ks, keyNextMode)
+		}
+		if !d.typed() {
+			ks = append(ks, keyDownstream)
+		}
+	}
+	if d.typed() {
+		confirm := keyConfirm
+		confirm.SetHelp("enter", "torch (name typed)")
+		ks = append(ks, confirm)
+	} else {
+		ks = append(ks, keyYes, keyButtonLeft, keyConfirm)
+	}
+	return helpKeys{short: append(ks, keyCancel)}
+}
+
+// verb is the confirm button's word.
+func (d *dialog) verb() string {
+	if d.action.kind == actionMark {
+		return "Mark " + string(d.action.status)
+	}
+	if d.action.mode == spec.Torch {
+		return "Torch"
+	}
+	return "Run"
+}
+
+// render draws the dialog over behind, the view it acts on, which stays
+// on screen dimmed (its styles removed, drawn muted) so the rows the
+// action is about are still there to read.
+func (d *dialog) render(a *App, w, h int, behind []string) []string {
+	t := a.theme
+	boxW := min(w-2, 96)
+	inner := boxW - 4
+	var lines []string
+	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	act := d.action
+	env := a.eng.Env.String()
+	switch {
+	case act.kind == actionRun && len(act.batch) > 0:
+		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
+		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
+	case act.kind == actionRun && act.outdated:
+		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
+		down := t.Muted.Render("[d] with the windows built on them: off")
+		if act.downstream {
+			down = t.Selected.Render("[d] with the windows built on them: on")
+		}
+		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
+		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
+	case act.kind == actionRun:
+		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		var ms []string
+		chosen := act.mode
+		if act.downstream {
+			chosen = spec.Discover // what a run with downstream is
+		}
+		for _, m := range modes {
+			if m == chosen {
+				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
+			} else {
+				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
+			}
+		}
+		down := t.Muted.Render(" [d] with downstream: off")
+		if d.typed() {
+			down = ""
+		} else if act.downstream {
+			down = " " + t.Selected.Render("[d] with downstream: on")
+		}
+		add("STATE_MODE " + strings.Join(ms, " ") + down)
+		if act.downstream {
+			add(t.Muted.Render("discover of it and all downstream: failed, blocked and pending units"))
+		} else {
+			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+		}
+	case act.kind == actionMark:
+		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
+		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
+	}
+	add("")
+	switch {
+	case d.loading:
+		add(t.Muted.Render("working out the plan…"))
+	case d.err != nil:
+		add(t.Error.Render("refused: "))
+		for _, l := range strings.Split(d.err.Error(), "\n") {
+			add("  " + l)
+		}
+	case d.preview != nil:
+		p := d.preview
+		if p.total == 0 {
+			add(t.Muted.Render("no unit in the window would change"))
+		} else {
+			var parts []string
+			for _, s := range markFrom(act.status) {
+				if n := p.counts[s]; n > 0 {
+					parts = append(parts, statusLabel(t, s)+fmt.Sprintf(" %d", n))
+				}
+			}
+			add(fmt.Sprintf("%s of %s would become %s: ", plural(p.total, "unit", "units"), act.model, act.status) + strings.Join(parts, ", "))
+		}
+		if n := p.counts[state.Failed]; n > 0 && act.status == state.Applied {
+			its := "its"
+			if n > 1 {
+				its = "their"
+			}
+			add(t.Error.Render("warning: ") + fmt.Sprintf("%s failed: %s data may be missing or partial,", plural(n, "unit", "units"), its))
+			add("  and downstream will read it as complete")
+		}
+	case d.plan != nil:
+		for _, l := range planLines(t, d.plan) {
+			add(l)
+		}
+		if d.releases > 0 {
+			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "blocked unit", "blocked units") + " downstream")
+		}
+	}
+	add("")
+	if d.typed() {
+		subject := act.model
+		if act.pipeline != "" {
+			subject = "every model of pipeline " + act.pipeline
+		}
+		warn, ask := t.Error.Render(fmt.Sprintf("Torch deletes the state of %s in %s.", subject, env)), "Type its name to confirm:"
+		if width(warn)+1+width(ask) <= inner {
+			add(warn + " " + ask)
+		} else {
+			// A long name: what to type goes on a line of its own rather
+			// than off the edge, and says the name.
+			add(warn)
+			add("Type its name (" + act.name() + ") to confirm:")
+		}
+		add("  " + d.input.view(t, inner-4))
+		if d.notice != "" {
+			add(t.Error.Render(d.notice))
+		}
+	} else {
+		// The focused button is bracketed (and styled), so focus shows
+		// without colour.
+		cancel, confirm := t.Muted.Render("  Cancel  "), t.Muted.Render("  "+d.verb()+"  ")
+		if d.confirm {
+			confirm = t.Selected.Render("[ " + d.verb() + " ]")
+		} else {
+			cancel = t.Selected.Render("[ Cancel ]")
+		}
+		if !d.ready() {
+			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
+		}
+		if q, buttons := question(d, a), cancel+"  "+confirm; width(q)+2+width(buttons) <= inner {
+			add(q + "  " + buttons)
+		} else {
+			// A long name: the buttons go on a line of their own rather
+			// than off the edge.
+			add(q)
+			add(buttons)
+		}
+		if d.notice != "" {
+			add(t.Error.Render(d.notice))
+		}
+	}
+	// Keep the box inside the body: the plan is cut first.
+	if maxLines := h - 2; len(lines) > maxLines && maxLines > 4 {
+		keep := lines[len(lines)-3:]
+		lines = append(lines[:maxLines-4], fit(t.Muted.Render("…"), inner))
+		lines = append(lines, keep...)
+	}
+	border := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1)
+	if t.BorderColor != nil {
+		border = border.BorderForeground(t.BorderColor)
+	}
+	if act.danger() == danger.Destroys {
+		border = border.BorderStyle(lipgloss.ThickBorder())
+	}
+	box := strings.Split(border.Render(strings.Join(lines, "\n")), "\n")
+	return overlay(t, pad(behind, w, h), box, w, h)
+}
+
+// overlay draws box centred over bg (exactly h lines of w cells), with bg
+// dimmed around it.
+func overlay(t themes.Theme, bg, box []string, w, h int) []string {
+	bw := 0
+	for _, l := range box {
+		bw = max(bw, width(l))
+	}
+	x, y := max(0, (w-bw)/2), max(0, (h-len(box))/2)
+	out := make([]string, len(bg))
+	for i, l := range bg {
+		plain := fit(ansiStrip(l), w)
+		if i < y || i >= y+len(box) {
+			out[i] = t.Muted.Render(plain)
+			continue
+		}
+		left := ansi.Truncate(plain, x, "")
+		right := ansi.TruncateLeft(plain, min(w, x+bw), "")
+		out[i] = fit(t.Muted.Render(left)+fit(box[i-y], bw)+t.Muted.Render(right), w)
+	}
+	return out
+}
+
+// envLabel is the environment, loud for prod.
+func envLabel(a *App) string {
+	if !a.eng.Env.Suffixed() {
+		return a.theme.Prod.Render(" prod ")
+	}
+	return a.theme.Dev.Render(" " + a.eng.Env.String() + " ")
+}
+
+// question names the target and the count: "Run 3 units of raw.orders in
+// prod?"
+func question(d *dialog, a *App) string {
+	env := a.eng.Env.String()
+	switch {
+	case d.preview != nil:
+		return fmt.Sprintf("Mark %s of %s %s in %s?", plural(d.preview.total, "unit", "units"), d.action.model, d.action.status, env)
+	case d.plan != nil:
+		n := 0
+		for _, m := range d.plan.Models {
+			n += m.Run.Len()
+		}
+		if len(d.plan.Models) > 1 {
+			return fmt.Sprintf("Run %s of %s models in %s?", plural(n, "unit", "units"), count(len(d.plan.Models)), env)
+		}
+		name := d.action.model
+		if len(d.plan.Models) == 1 {
+			name = d.plan.Models[0].Model
+		}
+		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), name, env)
+	}
+	return ""
+}
+
+// modeHelp says what a STATE_MODE does, in one line.
+func modeHelp(m spec.StateMode, window bool) string {
+	switch m {
+	case spec.Discover:
+		return "discover: keep applied units, re-check the rest"
+	case spec.Torch:
+		return "torch: delete every unit, re-prefill, run the window (none: the contract range)"
+	}
+	if window {
+		return "bulldozer: set the window's units to pending and run exactly them"
+	}
+	return "bulldozer without a window runs as discover on a temporal model"
+}
+
+// planLines prints a plan: per model, what is created, reset, deleted,
+// uncovered and run, with spans, then the warnings.
+func planLines(t themes.Theme, p *engine.Plan) []string {
+	if len(p.Models) > 1 {
+		return planByModel(t, p)
+	}
+	var out []string
+	for _, m := range p.Models {
+		head := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		if m.Register {
+			head += t.Muted.Render(" · registers")
+		}
+		if m.Migrate != nil {
+			head += t.Error.Render(" · migrates the grain")
+		}
+		out = append(out, head)
+		item := func(label string, n int, span string, danger bool) {
+			s := fmt.Sprintf("  %-9s %s", label, plural(n, "unit", "units"))
+			if span != "" {
+				s += "  " + t.Muted.Render(span)
+			}
+			if danger && n > 0 {
+				s = t.Error.Render(ansiStrip(s))
+			}
+			out = append(out, s)
+		}
+		if m.Delete != nil {
+			item("delete", m.Delete.Count, hullText(m.Delete.Hull), true)
+		}
+		if m.Uncovered != nil {
+			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
+		}
+		if m.Outdated {
+			item("outdated", m.OutdatedUnits, "", false)
+			if m.BuiltOnOutdated > 0 {
+				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
+			}
+		}
+		item("reset", m.Reset.Len(), spanText(m.Reset), false)
+		item("create", m.Create.Len(), spanText(m.Create), false)
+		item("run", m.Run.Len(), spanText(m.Run), false)
+	}
+	for _, warn := range p.Warnings() {
+		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
+	}
+	return out
+}
+
+// spanText is the hull of windows, "" when there are none.
+func spanText(ws engine.Windows) string {
+	if ws.Len() == 0 {
+		return ""
+	}
+	return hullText(ws.Bounds())
+}
+
+func hullText(w state.Window) string {
+	if w.IsZero() {
+		return ""
+	}
+	return windowText(w)
+}
+
+// planByModel prints a plan of several models (a run with downstream) a
+// line each, so what runs in which model fits a dialog at 80×24: "core.x
+// (discover)  run 2 units  2026-01-01–03 · reset 2".
+func planByModel(t themes.Theme, p *engine.Plan) []string {
+	var out []string
+	for _, m := range p.Models {
+		line := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		if m.Run.Len() == 0 {
+			line += t.Muted.Render("  nothing to run")
+		} else {
+			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
+		}
+		var more []string
+		if m.Outdated {
+			more = append(more, fmt.Sprintf("outdated %d", m.OutdatedUnits))
+			if m.BuiltOnOutdated > 0 {
+				more = append(more, fmt.Sprintf("built on outdated %d", m.BuiltOnOutdated))
+			}
+		}
+		if n := m.Reset.Len(); n > 0 {
+			more = append(more, fmt.Sprintf("reset %d", n))
+		}
+		if n := m.Create.Len(); n > 0 {
+			more = append(more, fmt.Sprintf("create %d", n))
+		}
+		if m.Delete != nil && m.Delete.Count > 0 {
+			more = append(more, t.Error.Render(fmt.Sprintf("delete %d", m.Delete.Count)))
+		}
+		if len(more) > 0 {
+			line += t.Muted.Render(" · ") + strings.Join(more, t.Muted.Render(" · "))
+		}
+		out = append(out, "  "+line)
+	}
+	for _, warn := range p.Warnings() {
+		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
+	}
+	return out
+}

@@ -1,0 +1,128 @@
+package tui
+
+import (
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// cursor is a scrolling selection over n rows of which height are visible.
+// Views keep their rows; the cursor only says which are on screen, so a
+// view renders offset..offset+height and nothing else, however many rows
+// there are.
+type cursor struct {
+	n, pos, offset, height int
+	// recentre puts the cursor mid-page at the next
+	// setHeight: a jump lands with context above it.
+	recentre bool
+}
+
+// setLen sets the row count, keeping the cursor in range.
+func (c *cursor) setLen(n int) {
+	c.n = n
+	c.clamp()
+}
+
+// setHeight sets how many rows are visible.
+func (c *cursor) setHeight(h int) {
+	c.height = max(1, h)
+	if c.recentre {
+		c.recentre = false
+		c.offset = c.pos - c.height/2
+	}
+	c.clamp()
+}
+
+func (c *cursor) clamp() {
+	c.pos = min(max(c.pos, 0), max(c.n-1, 0))
+	if c.height <= 0 {
+		c.height = 1
+	}
+	if c.pos < c.offset {
+		c.offset = c.pos
+	}
+	if c.pos >= c.offset+c.height {
+		c.offset = c.pos - c.height + 1
+	}
+	c.offset = min(max(c.offset, 0), max(c.n-c.height, 0))
+}
+
+// move moves the cursor by d rows.
+func (c *cursor) move(d int) {
+	c.pos += d
+	c.clamp()
+}
+
+// moveTo puts the cursor on row i.
+func (c *cursor) moveTo(i int) {
+	c.pos = i
+	c.clamp()
+}
+
+// jumpTo puts the cursor on row i, with rows above it in view.
+func (c *cursor) jumpTo(i int) {
+	c.moveTo(i)
+	c.recentre = true
+}
+
+// scroll moves the visible page by d rows, dragging the cursor along when
+// it would leave the page: the mouse wheel.
+func (c *cursor) scroll(d int) {
+	c.offset = min(max(c.offset+d, 0), max(c.n-c.height, 0))
+	if c.pos < c.offset {
+		c.pos = c.offset
+	}
+	if c.pos >= c.offset+c.height {
+		c.pos = c.offset + c.height - 1
+	}
+	c.clamp()
+}
+
+// visible is the half-open range of rows on screen.
+func (c *cursor) visible() (from, to int) {
+	return c.offset, min(c.offset+c.height, c.n)
+}
+
+// handleKey moves the cursor for the navigation keys and reports whether
+// msg was one.
+func (c *cursor) handleKey(k keyMap, msg tea.KeyPressMsg) bool {
+	switch {
+	case key.Matches(msg, k.Up):
+		c.move(-1)
+	case key.Matches(msg, k.Down):
+		c.move(1)
+	case key.Matches(msg, k.PageUp):
+		c.move(-c.height)
+	case key.Matches(msg, k.PageDown):
+		c.move(c.height)
+	case key.Matches(msg, k.Top):
+		c.moveTo(0)
+	case key.Matches(msg, k.Bottom):
+		c.moveTo(c.n - 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// handleWheel scrolls for a mouse wheel message and reports whether it was
+// one.
+func (c *cursor) handleWheel(msg tea.MouseWheelMsg) bool {
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		c.scroll(-3)
+	case tea.MouseWheelDown:
+		c.scroll(3)
+	default:
+		return false
+	}
+	return true
+}
+
+// scrollHint is "12–30 of 1,000" for a list longer than its page, else "".
+func (c *cursor) scrollHint() string {
+	if c.n <= c.height {
+		return ""
+	}
+	from, to := c.visible()
+	return count(from+1) + "–" + count(to) + " of " + count(c.n)
+}

@@ -1,0 +1,39 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/state"
+)
+
+// loadOutdated adds to sp the applied windows of model name inside
+// sp.Loaded built under an earlier definition than the model's current one
+// (st.Fingerprint): the span's outdated windows, drawn as their own cells.
+// Nothing is read while the model has none (st.Outdated, from the store's
+// kept counts), nor for a model not registered or timeless; the read stops
+// at staleScanLimit rows like the stale one, and says so.
+func loadOutdated(ctx context.Context, e *engine.Engine, name string, st *engine.ModelStatus, sp *timelineSpan) error {
+	if st == nil || !st.Registered || st.Timeless() || st.Outdated == 0 || sp.Loaded.Empty() {
+		return nil
+	}
+	q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Window: sp.Loaded, Statuses: []state.UnitStatus{state.Applied}}
+	n := 0
+	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		if n == staleScanLimit {
+			sp.StalePartial = true
+			return errStopScan
+		}
+		n++
+		if engine.UnitDefinition(u, st.Fingerprint) == engine.DefinitionOutdated {
+			sp.Outdated = append(sp.Outdated, u.Window)
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStopScan) {
+		return fmt.Errorf("reading the applied units of %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,492 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
+	"github.com/charmbracelet/x/ansi"
+)
+
+// blockedView is the triage queue: every failed and blocked unit
+// (engine.Triage) with its downstream impact, grouped by root cause — the
+// failed or missing upstream window its reason names (blocked_groups.go) —
+// failures first, then the units whose gate passes now ("ready", from the
+// live gate index: what `blocked --recheck` judges), then the rest by
+// impact. The selected unit's whole reason or error is under the list.
+type blockedView struct {
+	viewBase
+	units []gate.BlockedUnit
+	// ready marks the blocked units whose gate passes now (by unitRef
+	// key); recheckErr is why that could not be judged.
+	ready      map[unitKey]bool
+	recheckErr error
+
+	queueLayout
+	cur   cursor // over lines; it never rests on a heading
+	query string
+	// relayout is the filter's layout worked out off the event loop
+	// (view_blocked_filter.go); queueLayout.query says which filter the
+	// lines show meanwhile.
+	relayout relayout
+}
+
+// queueLayout is the queue as shown: the units a filter matches, grouped
+// by cause and laid out in lines, and its counts. It is worked out when
+// the queue or the filter changes, not on every frame — and for a new
+// queue in its load, off the UI's goroutine: grouping 1.16M units takes
+// about half a second at ten million units.
+type queueLayout struct {
+	query  string  // the filter it was laid out for
+	idx    []int   // units shown (filtered), as indices into units
+	groups []cause // idx by cause
+	lines  []blockedLine
+	// failed and blocked count units, readyShown the shown units
+	// readyUnits lists.
+	failed, blocked, readyShown int
+}
+
+// blockedLine is a row of the list: a cause's heading (unit < 0) or one
+// of its units.
+type blockedLine struct {
+	group, unit int
+}
+
+func newBlocked(c *common) *blockedView {
+	return &blockedView{viewBase: newBase(c)}
+}
+
+// viewBlocked is the triage queue, key 2.
+const viewBlocked viewKind = "blocked"
+
+func (v *blockedView) kind() viewKind { return viewBlocked }
+func (v *blockedView) title() string  { return "Blocked" }
+
+// blockedData is the queue and the recheck of its blocked units, and the
+// queue laid out for the filter the view had when it asked (layout.query).
+type blockedData struct {
+	units      []gate.BlockedUnit
+	ready      map[unitKey]bool
+	recheckErr error
+	layout     queueLayout
+}
+
+func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
+	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query))
+}
+
+// loadBlocked reads the failed and blocked units, then what the gate says
+// of each now, changing nothing: a blocked unit whose gate passes now is
+// ready. The verdicts come from the live gate index (gate_live.go), which
+// the first load builds — one full read, as `blocked --recheck` sweeps —
+// and the change feed keeps current after it, so no later load sweeps
+// again. An index that cannot be built leaves the queue as the store has
+// it, and says so.
+func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData, error) {
+	return func(ctx context.Context) (blockedData, error) {
+		units, err := c.eng.Triage(ctx, gate.BlockedFilter{})
+		if err != nil {
+			return blockedData{}, err
+		}
+		d := blockedData{units: units, ready: map[unitKey]bool{}}
+		d.recheckErr = recheck(ctx, c, &d)
+		d.layout = layoutQueue(d.units, d.ready, query)
+		return d, nil
+	}
+}
+
+// recheck marks the blocked units of d whose gate passes now, by the live
+// index; its error is why it could not.
+func recheck(ctx context.Context, c *common, d *blockedData) error {
+	blocked := false
+	for _, u := range d.units {
+		blocked = blocked || u.Status == state.Blocked
+	}
+	if !blocked {
+		return nil
+	}
+	live, err := c.gate.index(ctx)
+	if err != nil {
+		return err
+	}
+	for i, u := range d.units {
+		d.units[i].Readiness, _ = live.Readiness(u.Model, u.Window)
+		if u.Status == state.Blocked && d.units[i].Readiness == gate.Ready {
+			d.ready[unitRef{u.Model, u.Window}.key()] = true
+		}
+	}
+	return nil
+}
+
+func (v *blockedView) update(msg viewMsg) tea.Cmd {
+	switch m := msg.(type) {
+	case loaded[blockedData]:
+		return v.apply(m.data)
+	case laidOut:
+		return v.laidOut(m)
+	}
+	return nil
+}
+
+// apply takes the queue and its layout, keeping the cursor on its unit;
+// when the filter changed while the load ran, the queue shows the load's
+// filter until the current one is laid out.
+func (v *blockedView) apply(d blockedData) tea.Cmd {
+	sel := v.selectedRef()
+	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
+	v.relayout.queue++
+	// A layout still out is of the old queue and will be dropped — or was
+	// dropped already, sent while the view was off the stack: either way
+	// none is owed for this queue.
+	v.relayout.running = false
+	v.queueLayout = d.layout
+	v.place(sel)
+	return v.layOut()
+}
+
+// selectedRef is the selected unit, nil on none.
+func (v *blockedView) selectedRef() *unitRef {
+	if u := v.selected(); u != nil {
+		return &unitRef{u.Model, u.Window}
+	}
+	return nil
+}
+
+func (v *blockedView) affected(changes []state.Change) (bool, []string) {
+	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
+}
+
+func (v *blockedView) filter() string { return v.query }
+
+func (v *blockedView) setFilter(s string) tea.Cmd {
+	v.query = s
+	return v.layOut()
+}
+
+// refilter selects the units the filter matches, groups them and lays out
+// the lines here, the cursor on sel when it is still listed, else on the
+// first unit.
+func (v *blockedView) refilter(sel *unitRef) {
+	v.queueLayout = layoutQueue(v.units, v.ready, v.query)
+	v.place(sel)
+}
+
+// place puts the cursor on sel when it is listed, else on the first unit,
+// under the first heading.
+func (v *blockedView) place(sel *unitRef) {
+	v.cur.setLen(len(v.lines))
+	pos := -1
+	for i, l := range v.lines {
+		if l.unit >= 0 && sel != nil && v.units[l.unit].Model == sel.model && v.units[l.unit].Window.Equal(sel.window) {
+			pos = i
+			break
+		}
+	}
+	if pos < 0 {
+		pos = min(1, len(v.lines)-1)
+	}
+	v.cur.moveTo(pos)
+}
+
+// layoutQueue lays out the units the query matches (model, pipeline,
+// reason, error; "" matches all) by cause, and counts them. It reads only
+// its arguments, so a load can run it off the UI's goroutine.
+func layoutQueue(units []gate.BlockedUnit, ready map[unitKey]bool, query string) queueLayout {
+	l := queueLayout{query: query}
+	q := strings.ToLower(query)
+	l.idx = []int{}
+	for i, u := range units {
+		if q == "" || strings.Contains(strings.ToLower(u.Model), q) || strings.Contains(strings.ToLower(u.Pipeline), q) ||
+			strings.Contains(strings.ToLower(u.Reason), q) || strings.Contains(strings.ToLower(u.Error), q) {
+			l.idx = append(l.idx, i)
+		}
+		if u.Status == state.Failed {
+			l.failed++
+		} else {
+			l.blocked++
+		}
+	}
+	l.readyShown = len(readyUnits(units, l.idx, ready))
+	l.groups = groupCauses(units, l.idx, ready)
+	l.lines = []blockedLine{}
+	for g, c := range l.groups {
+		l.lines = append(l.lines, blockedLine{group: g, unit: -1})
+		for _, i := range c.units {
+			l.lines = append(l.lines, blockedLine{group: g, unit: i})
+		}
+	}
+	return l
+}
+
+func (v *blockedView) selected() *gate.BlockedUnit {
+	if v.cur.pos < len(v.lines) {
+		if l := v.lines[v.cur.pos]; l.unit >= 0 {
+			return &v.units[l.unit]
+		}
+	}
+	return nil
+}
+
+// offHeading moves the cursor off a heading, in the direction it was going
+// (dir), or the other way at the end of the list.
+func (v *blockedView) offHeading(dir int) {
+	for _, d := range []int{dir, -dir} {
+		for p := v.cur.pos; p >= 0 && p < len(v.lines); p += d {
+			if v.lines[p].unit >= 0 {
+				v.cur.moveTo(p)
+				return
+			}
+		}
+	}
+}
+
+// readyUnits are the shown units the recheck found ready, in queue order.
+func (v *blockedView) readyUnits() []unitRef { return readyUnits(v.units, v.idx, v.ready) }
+
+func readyUnits(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []unitRef {
+	var out []unitRef
+	for _, i := range idx {
+		u := units[i]
+		if r := (unitRef{u.Model, u.Window}); u.Status == state.Blocked && ready[r.key()] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
+	if v.cur.handleKey(v.c.keys, msg) {
+		dir := 1
+		if key.Matches(msg, v.c.keys.Up) || key.Matches(msg, v.c.keys.PageUp) {
+			dir = -1
+		}
+		v.offHeading(dir)
+		return nil
+	}
+	if key.Matches(msg, v.c.keys.RunReady) {
+		ready := v.readyUnits()
+		if len(ready) == 0 {
+			v.c.flash("no unit is ready: a blocked unit is ready once the gate passes (after its upstream is fixed)", false)
+			return nil
+		}
+		v.c.openAction(action{kind: actionRun, model: ready[0].model, mode: spec.Discover, batch: readyRequests(ready)})
+		return nil
+	}
+	u := v.selected()
+	if u == nil {
+		return nil
+	}
+	var w *state.Window
+	if !u.Window.IsZero() {
+		w = windowPtr(u.Window)
+	}
+	switch {
+	case key.Matches(msg, v.c.keys.Enter):
+		v.c.openWhy(u.Model, u.Window.Since)
+	case key.Matches(msg, v.c.keys.Model):
+		v.c.openModel(u.Model)
+	case key.Matches(msg, v.c.keys.Detail):
+		v.c.openUnit(u.Model, u.Window)
+	case key.Matches(msg, v.c.keys.RunWindow):
+		v.c.openAction(action{kind: actionRun, model: u.Model, window: w, mode: spec.Bulldozer})
+	case key.Matches(msg, v.c.keys.MarkApplied):
+		v.c.openAction(action{kind: actionMark, model: u.Model, window: w, status: state.Applied})
+	case key.Matches(msg, v.c.keys.MarkPending):
+		v.c.openAction(action{kind: actionMark, model: u.Model, window: w, status: state.Pending})
+	case key.Matches(msg, v.c.keys.Yank):
+		return v.c.yank("the unit", unitID(u.Model, u.Window))
+	case key.Matches(msg, v.c.keys.YankError):
+		if u.Status == state.Failed {
+			return v.c.yank("the error", u.Error)
+		}
+		return v.c.yank("the reason", u.Reason)
+	}
+	return nil
+}
+
+// jumpProblem moves to the first unit of the next cause (dir 1) or the
+// previous one (-1), round the end: every row here is failed or blocked,
+// so the next one worth a look is the next cause.
+func (v *blockedView) jumpProblem(dir int) bool {
+	if len(v.groups) == 0 {
+		return false
+	}
+	g := 0
+	if v.cur.pos < len(v.lines) {
+		g = (v.lines[v.cur.pos].group + dir + len(v.groups)) % len(v.groups)
+	}
+	for i, l := range v.lines {
+		if l.group == g && l.unit >= 0 {
+			v.cur.jumpTo(i)
+			return true
+		}
+	}
+	return false
+}
+
+func (v *blockedView) wheel(msg tea.MouseWheelMsg) {
+	if v.cur.handleWheel(msg) {
+		v.offHeading(1)
+	}
+}
+
+func (v *blockedView) bindings() []key.Binding {
+	// Short words, so that at 80 columns the footer shows the four keys
+	// of triage (the summary line offers R when units are ready); ? has
+	// them all.
+	enter, run, applied, pending := v.c.keys.Enter, v.c.keys.RunWindow, v.c.keys.MarkApplied, v.c.keys.MarkPending
+	enter.SetHelp("enter", "why")
+	next, prev := v.c.keys.NextProblem, v.c.keys.PrevProblem
+	next.SetHelp("n", "next cause")
+	prev.SetHelp("N", "previous cause")
+	if run.Enabled() {
+		run.SetHelp("r", "run")
+		applied.SetHelp("a", "mark applied")
+		pending.SetHelp("p", "pending")
+	}
+	return []key.Binding{enter, run, applied, pending, v.c.keys.RunReady, next, v.c.keys.Detail, v.c.keys.Model,
+		v.c.keys.Yank, v.c.keys.YankError, prev}
+}
+
+// blockedDetailLines is how many lines the selected unit's reason or error
+// may wrap to under the list.
+const blockedDetailLines = 3
+
+func (v *blockedView) render(w, h int) []string {
+	if !v.loaded {
+		return loadingLines(&v.viewBase, w, h)
+	}
+	t := v.c.theme
+	nameW := min(28, max(14, w/4))
+	// A month's window, "2026-10-01 – 2026-11-01", is the widest.
+	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 23}}
+	head := []string{"", "IMPACT", "MODEL", "WINDOW"}
+	wide := w >= 120
+	if wide {
+		cols = append(cols, column{w: 10}, column{w: 6})
+		head = append(head, "PIPELINE", "AGE")
+	}
+	cols = append(cols, column{w: 0})
+	head = append(head, "DETAIL")
+	lines := []string{t.Muted.Render(" " + row(w-1, cols, head...))}
+	detail := v.detail(w)
+	v.cur.setHeight(max(1, h-2-len(detail)))
+	if len(v.idx) == 0 {
+		msg := "   nothing is failed or blocked"
+		if v.queueLayout.query != "" {
+			msg = fmt.Sprintf("   no failed or blocked unit matches %q (esc clears the filter)", v.queueLayout.query)
+		}
+		lines = append(lines, t.Muted.Render(msg))
+	}
+	from, to := v.cur.visible()
+	now := v.c.now()
+	for i := from; i < to; i++ {
+		l := v.lines[i]
+		c := v.groups[l.group]
+		if l.unit < 0 {
+			n := plural(len(c.units), "unit", "units")
+			if c.impact > 0 {
+				n += fmt.Sprintf(" · impact %d", c.impact)
+			}
+			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(c.label()), t.Muted.Render(" · "+n), w-1))
+			continue
+		}
+		u := v.units[l.unit]
+		glyph, note := themes.Blocked, ""
+		switch {
+		case u.Status == state.Failed:
+			glyph, note = themes.Failed, t.Error.Render(gate.FirstLine(u.Error))
+		case c.kind == causeReady:
+			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" (was: "+gate.FirstLine(u.Reason)+")")
+		default:
+			note = t.Muted.Render(v.otherReasons(u.Reason, c))
+		}
+		cells := []string{t.Glyph(glyph), count(u.Impact), u.Model, windowText(u.Window)}
+		if wide {
+			at := u.UpdatedAt
+			cells = append(cells, t.Muted.Render(u.Pipeline), t.Muted.Render(ageText(now, &at)))
+		}
+		cells = append(cells, note)
+		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
+	}
+	lines = pad(lines, w, h-1-len(detail))
+	lines = append(lines, detail...)
+	return append(lines, t.Muted.Render(v.foot()))
+}
+
+// otherReasons is what holds u back besides its group's cause: the other
+// upstreams its reason names, "" when there are none.
+func (v *blockedView) otherReasons(reason string, c cause) string {
+	parts := gate.ReasonParts(reason)
+	var others []string
+	for i, p := range parts {
+		if i == 0 && c.kind != causeOther {
+			continue
+		}
+		if p.Upstream != "" {
+			others = append(others, p.Upstream)
+		}
+	}
+	if len(others) == 0 || c.kind == causeOther {
+		return ""
+	}
+	return "also waits on " + strings.Join(others, ", ")
+}
+
+// detail is the selected unit's whole error or reason, wrapped under the
+// list, with what its keys do to it.
+func (v *blockedView) detail(w int) []string {
+	u := v.selected()
+	if u == nil {
+		return nil
+	}
+	t := v.c.theme
+	text, style := u.Reason, t.Muted
+	label := "reason: "
+	if u.Status == state.Failed {
+		text, style, label = u.Error, t.Error, "error: "
+	}
+	if v.ready[unitRef{u.Model, u.Window}.key()] && u.Status == state.Blocked {
+		label = "ready now · stored reason: "
+	}
+	text = label + strings.TrimSpace(text)
+	wrapped := strings.Split(ansi.Wrap(text, w-2, " /&?=:,;"), "\n")
+	if len(wrapped) > blockedDetailLines {
+		wrapped = wrapped[:blockedDetailLines]
+		wrapped[blockedDetailLines-1] = clip(wrapped[blockedDetailLines-1]+" …", w-2)
+	}
+	out := []string{t.Border.Render(strings.Repeat("─", w))}
+	for _, l := range wrapped {
+		out = append(out, " "+style.Render(l))
+	}
+	return out
+}
+
+// foot counts the queue: "1 failed · 9 blocked (2 ready: R runs them) in 3
+// causes".
+func (v *blockedView) foot() string {
+	foot := fmt.Sprintf(" %d failed · %d blocked", v.failed, v.blocked)
+	if n := v.readyShown; n > 0 {
+		foot += fmt.Sprintf(" (%d ready: R runs them)", n)
+	}
+	foot += " · " + plural(len(v.groups), "cause", "causes")
+	if v.queueLayout.query != "" {
+		foot += fmt.Sprintf(" · %d match %q", len(v.idx), v.queueLayout.query)
+	}
+	if v.queueLayout.query != v.query {
+		foot += fmt.Sprintf(" · filtering %d units for %q…", len(v.units), v.query)
+	}
+	if v.recheckErr != nil {
+		foot += " · recheck failed: " + oneLine(v.recheckErr.Error())
+	}
+	if hint := v.cur.scrollHint(); hint != "" {
+		foot += " · " + hint
+	}
+	return foot
+}

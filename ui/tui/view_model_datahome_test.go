@@ -1,0 +1,57 @@
+package tui
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state/sqlite"
+)
+
+// The model view says where a model on a connection keeps its data: the
+// connection's variable and the warehouse its DSN points at, never the
+// user or the password; a model without one says nothing of it.
+func TestModelViewSaysWhereItsDataLives(t *testing.T) {
+	t.Setenv("BOLLHAV_TEST_WAREHOUSE", "postgres://loader:s3cretPW@wh.example:5433/shop?sslmode=disable")
+	dir := t.TempDir()
+	s, err := sqlite.Open(t.Context(), filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+  - name: raw.orders
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: mart.daily
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    connection: {dsn_env_var: BOLLHAV_TEST_WAREHOUSE}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {sql: ["INSERT INTO {{ this }} SELECT 1"]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }}
+	if _, err := e.Apply(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	r := startUI(t, e, 120, 40, Options{View: "model", Model: "mart.daily"})
+	frame := r.waitSettled(t, viewModel)
+	head := strings.Split(frame, "\n")[1]
+	if !strings.Contains(head, "data in $BOLLHAV_TEST_WAREHOUSE (postgres wh.example:5433/shop)") {
+		t.Errorf("the header does not say where mart.daily's data lives: %q", head)
+	}
+	if strings.Contains(frame, "s3cretPW") || strings.Contains(frame, "loader") {
+		t.Errorf("the screen shows the DSN's user or password:\n%s", frame)
+	}
+	r2 := startUI(t, e, 120, 40, Options{View: "model", Model: "raw.orders"})
+	if frame := r2.waitSettled(t, viewModel); strings.Contains(frame, "data in") {
+		t.Errorf("raw.orders has no connection, yet:\n%s", frame)
+	}
+}

@@ -1,0 +1,316 @@
+package tui
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+)
+
+// worldSpec is a small lineage worked out by hand (times are 2026-01-01):
+//
+//	raw.orders (1h, ingest) — its command fails for hours 05 and 07 until a
+//	file "fixed" exists in the spec directory
+//	├─ ENCAPSULATE mart.daily (1d, core)
+//	│  └─ WHOLE report.snapshot (timeless, reports)
+//	├─ ENCAPSULATE mart.hourly (1h, core)
+//	└─ ENCAPSULATE + freshness 1h LATEST mart.fresh (1h, core)
+const worldSpec = `models:
+  - name: raw.orders
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run:
+      command:
+        - sh
+        - -c
+        - 'case "$BOLLHAV_SINCE" in 2026-01-01T05:00:00Z|2026-01-01T07:00:00Z) test -f fixed || { echo source unavailable >&2; exit 3; };; esac'
+  - name: mart.daily
+    pipeline: core
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+  - name: mart.hourly
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+  - name: mart.fresh
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream:
+      - {name: raw.orders, contract: encapsulate, freshness: {within: 1h, scope: latest}}
+    run: {command: ["true"]}
+  - name: report.snapshot
+    pipeline: reports
+    temporality: timeless
+    upstream: [{name: mart.daily, contract: whole}]
+    run: {command: ["true"]}
+`
+
+// viewerActor is the actor of the world's read-only viewer, as an SSH
+// session names its user.
+const viewerActor = "ssh:alice SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+
+var (
+	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	rawClock = t0.Add(24 * time.Hour) // raw.orders is loaded on 2026-01-02
+	uiClock  = t0.Add(48 * time.Hour) // everything else, and the UI, on 2026-01-03
+)
+
+func hours(a, b int) state.Window {
+	return state.Window{Since: t0.Add(time.Duration(a) * time.Hour), Until: t0.Add(time.Duration(b) * time.Hour)}
+}
+
+// world is a real SQLite store seeded by real engine runs, and the engine
+// the UI is tested on.
+type world struct {
+	e       *engine.Engine
+	path    string
+	specDir string
+}
+
+// newWorld builds worldSpec's state with real runs:
+//
+//	raw.orders       day 0: 22 hours applied (at 2026-01-02), 05 and 07 failed
+//	mart.daily       day 0 blocked (raw missing 05–06, 07–08)
+//	mart.hourly      day 0: 22 applied, 05 and 07 blocked
+//	mart.fresh       hours 00–04 of day 0: blocked, stale (raw applied 24h ago, within 1h)
+//	report.snapshot  blocked (WHOLE: mart.daily)
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.db")
+	s, err := sqlite.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := rawClock
+	var mu sync.Mutex
+	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}}
+	ctx := t.Context()
+	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
+	run := func(models []string, w state.Window) {
+		t.Helper()
+		seeder := *e
+		seeder.Store = pinnedRunTimes{Store: s, now: e.Now}
+		if _, err := seeder.Run(ctx, engine.RunRequest{Models: models, Window: &w}, seeder.Executor(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run([]string{"raw.orders"}, day0)
+	mu.Lock()
+	clock = uiClock
+	mu.Unlock()
+	run([]string{"mart.daily", "mart.hourly", "report.snapshot"}, day0)
+	run([]string{"mart.fresh"}, hours(0, 5))
+	e.Now = func() time.Time { return uiClock }
+	// The audit log, past the runs: a mark that moves nothing, a mark the
+	// engine refuses as wrong (running is the run loop's), and a viewer's
+	// mark refused under read-only.
+	if n, err := e.Mark(ctx, "mart.fresh", hours(10, 11), state.Pending); err != nil || n != 0 {
+		t.Fatalf("mark: %d, %v", n, err)
+	}
+	if _, err := e.Mark(ctx, "raw.orders", hours(5, 6), state.Running); err == nil {
+		t.Fatal("a mark to running was not refused")
+	}
+	viewer := *e
+	viewer.ReadOnly, viewer.Actor = true, viewerActor
+	if _, err := viewer.Mark(ctx, "raw.orders", hours(5, 6), state.Applied); !errors.Is(err, engine.ErrReadOnly) {
+		t.Fatalf("a read-only mark: %v", err)
+	}
+	return &world{e: e, path: path, specDir: dir}
+}
+
+// pinnedRunTimes is the world's store while its runs are seeded: the
+// engine times a run and its tasks with the wall clock from the run's
+// start (so none takes 0s), and the goldens need the times the same on
+// every machine, so the seeded runs' record is pinned to the engine's
+// clock. Only the run log's times are touched; units and their outcomes
+// go to the store as the engine writes them.
+type pinnedRunTimes struct {
+	state.Store
+	now func() time.Time
+}
+
+func (p pinnedRunTimes) CreateRun(ctx context.Context, r state.Run) (int64, error) {
+	r.StartedAt = p.now()
+	return p.Store.CreateRun(ctx, r)
+}
+
+func (p pinnedRunTimes) FinishRun(ctx context.Context, id int64, status state.RunStatus, _ time.Time) error {
+	return p.Store.FinishRun(ctx, id, status, p.now())
+}
+
+func (p pinnedRunTimes) StartTask(ctx context.Context, runID int64, taskID int, _ time.Time) (int, error) {
+	return p.Store.StartTask(ctx, runID, taskID, p.now())
+}
+
+func (p pinnedRunTimes) FinishTask(ctx context.Context, entry state.TaskRunEntry) error {
+	at := p.now()
+	entry.StartedAt, entry.FinishedAt = at, &at
+	return p.Store.FinishTask(ctx, entry)
+}
+
+// counts is a model's units by status, read from the store.
+func (w *world) counts(t *testing.T, model string) map[state.UnitStatus]int {
+	t.Helper()
+	st, err := w.e.Store.Stats(context.Background(), "", model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Counts
+}
+
+// ui is a running program under teatest, with its frames recorded.
+type uiRun struct {
+	tm     *teatest.TestModel
+	app    *App
+	frames *frameRecorder
+}
+
+// startUI runs the UI on e at w×h with the "none" theme, on the pipelines
+// view unless opts names another (startLanding opens as the product does).
+func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
+	t.Helper()
+	opts.View = cmp.Or(opts.View, string(viewPipelines))
+	return startLanding(t, e, w, h, opts)
+}
+
+// startLanding runs the UI as startUI does, but with opts.View as given:
+// empty opens on the incidents, or on the pipelines when all is clear.
+func startLanding(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
+	t.Helper()
+	if opts.Theme == "" {
+		opts.Theme = "none"
+	}
+	opts.FeedPoll = 100 * time.Millisecond
+	app, err := newApp(t.Context(), e, withDefaults(opts), standardRenderers())
+	if err != nil {
+		t.Fatal(err)
+	}
+	app.frames = &frameRecorder{}
+	return &uiRun{tm: startProgram(t, app, w, h), app: app, frames: app.frames}
+}
+
+// startProgram runs app under teatest at w×h until the test ends.
+func startProgram(t *testing.T, app *App, w, h int) *teatest.TestModel {
+	t.Helper()
+	tm := teatest.NewTestModel(t, app, teatest.WithInitialTermSize(w, h))
+	t.Cleanup(func() {
+		_ = tm.Quit()
+		tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	})
+	return tm
+}
+
+// waitFor waits until the newest frame satisfies cond, failing after 10s
+// with the frame.
+func (r *uiRun) waitFor(t *testing.T, what string, cond func(frame string, top viewKind) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
+	for {
+		frame, top, _ := r.frames.last()
+		if cond(frame, top) {
+			return frame
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s; the screen shows:\n%s", what, frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitText waits until the screen shows every string.
+func (r *uiRun) waitText(t *testing.T, want ...string) string {
+	t.Helper()
+	return r.waitFor(t, strings.Join(want, ", "), func(f string, _ viewKind) bool {
+		for _, s := range want {
+			if !strings.Contains(f, s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitSettled waits until the top view is k, loaded (past the incidents'
+// first look, too), and the feed is live.
+func (r *uiRun) waitSettled(t *testing.T, k viewKind) string {
+	t.Helper()
+	return r.waitFor(t, "a settled screen", func(f string, top viewKind) bool {
+		return top == k && strings.Contains(f, "● live") && !strings.Contains(f, "loading…") && !strings.Contains(f, "first look:")
+	})
+}
+
+// waitView waits until the top view is k with a title containing title,
+// loaded.
+func (r *uiRun) waitView(t *testing.T, k viewKind, title string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
+	for {
+		frame, top, got := r.frames.last()
+		if top == k && strings.Contains(got, title) && !strings.Contains(frame, "loading…") {
+			return frame
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for the view %q; the screen shows:\n%s", title, frame)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// keys sends key presses: a name ("enter", "esc", "down", "tab") or a
+// single printable character.
+func (r *uiRun) keys(names ...string) {
+	for _, n := range names {
+		r.tm.Send(keyPress(n))
+	}
+}
+
+func keyPress(n string) tea.KeyPressMsg {
+	switch n {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "right":
+		return tea.KeyPressMsg{Code: tea.KeyRight}
+	case "left":
+		return tea.KeyPressMsg{Code: tea.KeyLeft}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	r := []rune(n)[0]
+	return tea.KeyPressMsg{Code: r, Text: n}
+}
+
+// typeText types s character by character.
+func (r *uiRun) typeText(s string) { r.tm.Type(s) }
