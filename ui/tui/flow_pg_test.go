@@ -133,19 +133,9 @@ func lineWith(frame, s string) string {
 	return ""
 }
 
-// waitScreen waits until the newest frame satisfies cond, failing after
-// recoveryLimit with the frame.
+// waitScreen waits, as uiRun.waitFor does, for a frame that satisfies
+// cond, failing after recoveryLimit with the newest frame.
 func waitScreen(t *testing.T, r *uiRun, what string, cond func(frame string) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(recoveryLimit)
-	for {
-		frame, _, _ := r.frames.last()
-		if cond(frame) {
-			return frame
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for %s; the screen shows:\n%s", what, frame)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return r.waitFrame(t, what, recoveryLimit, func(f recordedFrame) bool { return cond(f.plain) })
 }

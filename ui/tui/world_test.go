@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -186,6 +187,10 @@ type uiRun struct {
 	tm     *teatest.TestModel
 	app    *App
 	frames *frameRecorder
+	// seen is the index of the frame the previous wait matched: the next
+	// wait looks at it and every frame drawn after it, so a message shown
+	// for a moment is found however soon the next frame replaced it.
+	seen int
 }
 
 // startUI runs the UI on e at w×h with the "none" theme, on the pipelines
@@ -223,17 +228,34 @@ func startProgram(t *testing.T, app *App, w, h int) *teatest.TestModel {
 	return tm
 }
 
-// waitFor waits until the newest frame satisfies cond, failing after 10s
-// with the frame.
+// waitFor waits until a frame drawn since the previous wait (that one
+// included) satisfies cond, and returns the first that does.
 func (r *uiRun) waitFor(t *testing.T, what string, cond func(frame string, top viewKind) bool) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
+	return r.waitFrame(t, what, 60*time.Second, func(f recordedFrame) bool { return cond(f.plain, f.top) })
+}
+
+// waitFrame is every wait's loop: it looks through the frames drawn since
+// the previous wait (that one included) for the first that satisfies cond,
+// and fails after limit (a bound on a hang, not a speed) with the newest
+// frame. Looking through the history rather than at the newest frame is
+// what makes a test independent of the machine's speed: a fast run replaces
+// a transient toast before a poll would see it.
+func (r *uiRun) waitFrame(t *testing.T, what string, limit time.Duration, cond func(recordedFrame) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	next := r.seen
 	for {
-		frame, top, _ := r.frames.last()
-		if cond(frame, top) {
-			return frame
+		frames, from := r.frames.since(next)
+		for k, f := range frames {
+			if cond(f) {
+				r.seen = from + k
+				return f.plain
+			}
 		}
+		next = from + len(frames)
 		if time.Now().After(deadline) {
+			frame, _, _ := r.frames.last()
 			t.Fatalf("waiting for %s; the screen shows:\n%s", what, frame)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -262,21 +284,13 @@ func (r *uiRun) waitSettled(t *testing.T, k viewKind) string {
 	})
 }
 
-// waitView waits until the top view is k with a title containing title,
-// loaded.
+// waitView waits, as waitFor does, for a frame whose top view is k with a
+// title containing title, loaded.
 func (r *uiRun) waitView(t *testing.T, k viewKind, title string) string {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
-	for {
-		frame, top, got := r.frames.last()
-		if top == k && strings.Contains(got, title) && !strings.Contains(frame, "loading…") {
-			return frame
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("waiting for the view %q; the screen shows:\n%s", title, frame)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return r.waitFrame(t, "the view "+strconv.Quote(title), 60*time.Second, func(f recordedFrame) bool {
+		return f.top == k && strings.Contains(f.title, title) && !strings.Contains(f.plain, "loading…")
+	})
 }
 
 // keys sends key presses: a name ("enter", "esc", "down", "tab") or a
