@@ -56,7 +56,11 @@ import (
 //
 // checks is the number of sequences to try (each on a store of its own),
 // used unless -rapid.checks or RAPID_CHECKS is given; 0 keeps rapid's
-// default (100). -short divides it by five, -rapid.steps sets the mean
+// default (100). BOLLHAV_STATE_MACHINE_CHECKS replaces checks for this test
+// alone: CI sets it to run the longer sequence count inside its one
+// `go test ./...` pass, where the other packages' tests keep the cores busy,
+// instead of a second pass of its own (RAPID_CHECKS would change every
+// property test of the module). -short divides it by five, -rapid.steps sets the mean
 // sequence length (30).
 //
 // Call it from a top-level test (TestStateMachine) that is not parallel:
@@ -69,6 +73,13 @@ import (
 //	go test -run 'TestStateMachine$' -rapid.failfile=testdata/rapid/TestStateMachine/<file>.fail -v
 func RunStateMachine(t *testing.T, open func(t *testing.T) state.Store, checks int) {
 	t.Helper()
+	if v, ok := os.LookupEnv(stateMachineChecksEnv); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			t.Fatalf("%s=%q: want a positive number of sequences", stateMachineChecksEnv, v)
+		}
+		checks = n
+	}
 	if checks > 0 && !rapidChecksGiven() {
 		f := flag.Lookup("rapid.checks")
 		old := f.Value.String()
@@ -87,6 +98,10 @@ func RunStateMachine(t *testing.T, open func(t *testing.T) state.Store, checks i
 		rt.Repeat(rapid.StateMachineActions(m))
 	})
 }
+
+// stateMachineChecksEnv names the variable that sets RunStateMachine's
+// sequence count.
+const stateMachineChecksEnv = "BOLLHAV_STATE_MACHINE_CHECKS"
 
 // rapidChecksGiven reports whether the check count was chosen on the command
 // line or in the environment, which then wins over RunStateMachine's.
