@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -67,7 +68,7 @@ func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
 		e := runEngine(t, s, outdatedSpec)
-		old := modelRecord("", e.Spec.Model("raw.orders"), state.Interval{})
+		old := spec.ModelRecord("", e.Spec.Model("raw.orders"), state.Interval{})
 		fp := old.Fingerprint
 		old.Fingerprint = "" // as an earlier bollhav registered it
 		registeredAt := t0.Add(time.Hour)

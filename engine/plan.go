@@ -259,7 +259,7 @@ func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]sta
 
 func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[string]state.ModelRecord, req RunRequest, mode spec.StateMode, now time.Time) (*ModelPlan, error) {
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
-	rec := modelRecord(e.Env.Suffix, m, state.Interval{})
+	rec := spec.ModelRecord(e.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
 	if m.Temporality == spec.Timeless || m.Flexible() {
 		return e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
@@ -326,7 +326,7 @@ func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec
 	if req.IntervalOverride != nil && *req.IntervalOverride != c.Interval {
 		if mode == spec.Torch {
 			mp.Chunk = *req.IntervalOverride
-			rec = modelRecord(e.Env.Suffix, m, mp.Chunk)
+			rec = spec.ModelRecord(e.Env.Suffix, m, mp.Chunk)
 		} else {
 			mp.warn("INTERVAL_OVERRIDE %s is ignored: a fixed model's grain is its identity, so re-chunking it is a migration; run it with --mode torch to rebuild its grid at %s", *req.IntervalOverride, *req.IntervalOverride)
 		}
@@ -853,7 +853,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 	for _, mp := range p.Models {
 		if mp.Register {
 			recs = append(recs, *mp.record)
-			edges = append(edges, edgeRecords(env, e.Spec, e.Spec.Model(mp.Model))...)
+			edges = append(edges, spec.EdgeRecords(env, e.Spec, e.Spec.Model(mp.Model))...)
 		}
 	}
 	if len(recs) > 0 {

@@ -12,52 +12,6 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// the model's own (a torch migration under INTERVAL_OVERRIDE registers the
-// grain the grid was rebuilt at).
-func modelRecord(env string, m *spec.Model, interval state.Interval) state.ModelRecord {
-	def := spec.DefinitionOf(m)
-	rec := state.ModelRecord{Env: env, Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String()}
-	if m.Temporality == spec.Temporal && m.Chunking != nil {
-		c := m.Chunking
-		iv := c.Interval
-		if !interval.IsZero() {
-			iv = interval
-			def.Chunking.Interval = iv.String()
-		}
-		rec.Flexibility = c.Flexibility.String()
-		rec.Interval = iv.String()
-		rec.Timezone = spec.LocationName(c.Location)
-		rec.Start = c.Start.UTC()
-		if c.End != nil {
-			end := c.End.UTC()
-			rec.End = &end
-		}
-	}
-	rec.Definition = def.JSON()
-	rec.ContentHash = spec.ContentHash(rec.Definition)
-	rec.Fingerprint = spec.DefinitionFingerprint(def)
-	return rec
-}
-
-// edgeRecords are m's task edges in env, as modelEdges derives them.
-func edgeRecords(env string, sp *spec.Spec, m *spec.Model) []state.EdgeRecord {
-	same, cross := modelEdges(sp, m)
-	out := make([]state.EdgeRecord, 0, len(same)+len(cross))
-	for _, e := range same {
-		out = append(out, state.EdgeRecord{Env: env, Task: e.Task, DependsOn: e.DependsOn, Type: e.Type.String(), Implicit: e.Implicit})
-	}
-	for _, c := range cross {
-		implicit := true
-		for _, a := range m.After {
-			if a.Task == c.DependsOn {
-				implicit = false
-			}
-		}
-		out = append(out, state.EdgeRecord{Env: env, Task: c.Task, DependsOn: c.DependsOn, Type: c.Type.String(), Implicit: implicit, Cross: true})
-	}
-	return out
-}
-
 // ApplyResult is what Apply did: every model of the spec, by what happened
 // to its registration.
 type ApplyResult struct {
@@ -225,7 +179,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	)
 	res = &ApplyResult{Env: env}
 	for _, m := range e.Spec.Models {
-		rec := modelRecord(env, m, state.Interval{})
+		rec := spec.ModelRecord(env, m, state.Interval{})
 		old, ok := existing[m.Name]
 		switch {
 		case !ok:
@@ -250,7 +204,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 			}
 		}
 		recs = append(recs, rec)
-		edges = append(edges, edgeRecords(env, e.Spec, m)...)
+		edges = append(edges, spec.EdgeRecords(env, e.Spec, m)...)
 	}
 	if len(refused) > 0 {
 		return nil, &GrainChangeError{Env: env, Models: refused}

@@ -92,13 +92,13 @@ func TestDefinitionIsStable(t *testing.T) {
 	a := mustParse(t, planSpec)
 	b := mustParse(t, "# a comment moves every line\n"+planSpec)
 	for i := range a.Models {
-		ra, rb := modelRecord("", a.Models[i], state.Interval{}), modelRecord("", b.Models[i], state.Interval{})
+		ra, rb := spec.ModelRecord("", a.Models[i], state.Interval{}), spec.ModelRecord("", b.Models[i], state.Interval{})
 		if ra.ContentHash != rb.ContentHash {
 			t.Errorf("%s: hash depends on position", a.Models[i].Name)
 		}
 	}
 	c := mustParse(t, strings.Replace(planSpec, `run: {command: ["true"]}`, `run: {command: ["false"]}`, 1))
-	if modelRecord("", a.Models[0], state.Interval{}).ContentHash == modelRecord("", c.Models[0], state.Interval{}).ContentHash {
+	if spec.ModelRecord("", a.Models[0], state.Interval{}).ContentHash == spec.ModelRecord("", c.Models[0], state.Interval{}).ContentHash {
 		t.Error("a changed command keeps the hash")
 	}
 	if !reflect.DeepEqual(spec.DefinitionOf(a.Models[1]).Upstream[0], spec.SourceDef{Name: "w.fixed", Type: "model", Model: a.Models[1].Upstream[0].Model, Contract: "ENCAPSULATE"}) {

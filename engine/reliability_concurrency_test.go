@@ -178,8 +178,8 @@ func TestReliabilityConcurrentApply(t *testing.T) {
 			for v, sp := range specs {
 				hashes[v], edges[v] = map[string]string{}, map[string]string{}
 				for _, m := range sp.Models {
-					hashes[v][m.Name] = modelRecord("", m, state.Interval{}).ContentHash
-					edges[v][m.Name] = edgeString(edgeRecords("", sp, m))
+					hashes[v][m.Name] = spec.ModelRecord("", m, state.Interval{}).ContentHash
+					edges[v][m.Name] = edgeString(spec.EdgeRecords("", sp, m))
 				}
 			}
 			ids := map[string]int{}

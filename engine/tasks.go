@@ -69,34 +69,15 @@ func AssignTaskIDs(sp *spec.Spec, known map[string]int) map[string]int {
 	return ids
 }
 
-// modelEdges derives a model's dependencies as the design says
-// (docs/design.md, The task graph): its explicit `after` entries, plus an
-// implicit SUCCESS edge for each gated upstream unless an explicit edge to it
-// exists. Edges onto models of other pipelines, or onto models this spec does
-// not define, are cross edges.
+// modelEdges derives a model's dependencies as spec.ModelEdges does, as
+// the engine's edge types.
 func modelEdges(sp *spec.Spec, m *spec.Model) (same []TaskEdge, cross []CrossEdge) {
-	explicit := map[string]bool{}
-	add := func(dep string, typ graph.DependencyType, implicit bool) {
-		up := sp.Model(dep)
-		if up != nil && up.Pipeline == m.Pipeline {
-			same = append(same, TaskEdge{Task: m.Name, DependsOn: dep, Type: typ, Implicit: implicit})
-			return
-		}
-		ce := CrossEdge{Task: m.Name, DependsOn: dep, Type: typ, Implicit: implicit}
-		if up != nil {
-			ce.Pipeline = up.Pipeline
-		}
-		cross = append(cross, ce)
+	ss, cs := spec.ModelEdges(sp, m)
+	for _, e := range ss {
+		same = append(same, TaskEdge{Task: e.Task, DependsOn: e.DependsOn, Type: e.Type, Implicit: e.Implicit})
 	}
-	for _, a := range m.After {
-		explicit[a.Task] = true
-		add(a.Task, a.On, false)
-	}
-	for _, src := range m.Upstream {
-		if src.Gated() && !explicit[src.Name] {
-			explicit[src.Name] = true
-			add(src.Name, graph.Success, true)
-		}
+	for _, e := range cs {
+		cross = append(cross, CrossEdge{Task: e.Task, DependsOn: e.DependsOn, Pipeline: e.Pipeline, Type: e.Type, Implicit: e.Implicit})
 	}
 	return same, cross
 }
