@@ -18,7 +18,8 @@ import (
 // to the engine's outcomes or its gate's wording fails here, not silently
 // in a test that seeds the old state.
 
-var fixtures = []enginetest.Fixture{enginetest.Lineage, enginetest.FailedHour, enginetest.StaleUpstream}
+var fixtures = []enginetest.Fixture{enginetest.Lineage, enginetest.FailedHour, enginetest.StaleUpstream, enginetest.UnregisteredUpstream,
+	enginetest.LineageStale, enginetest.ExactOverFlex}
 
 func TestFactoryMatchesRun(t *testing.T) {
 	for _, f := range fixtures {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -118,4 +119,24 @@ func TestWindowsCountsASkippedCalendarDay(t *testing.T) {
 	if want := g.Windows(r); ws.Len() != len(want) || !windowsEqual(ws.List(), want) {
 		t.Errorf("AddGrid over the skipped day: %d windows %s, want %d %s", ws.Len(), fmtWindows(ws.List()), len(want), fmtWindows(want))
 	}
+}
+
+// TestReleasesOfAPlan: the blocked units a plan's run supplies, counted by
+// the gate (gate's TestReleasesCountsWhatARunSupplies) over the windows the
+// plan runs: in the lineage, a run of raw.orders 05 releases mart.hourly 05
+// and mart.flex 05.
+func TestReleasesOfAPlan(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		w := enginetest.Lineage.Seed(t, s)
+		e := &Engine{Store: s, Spec: w.Spec, Actor: "test", Now: w.Clock()}
+		ctx := t.Context()
+		h := hours(5, 6)
+		p, err := e.Plan(ctx, RunRequest{Models: []string{"raw.orders"}, Window: &h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := e.Releases(ctx, p); err != nil || n != 2 {
+			t.Errorf("the plan of a run of raw.orders 05 releases %d (%v), want 2", n, err)
+		}
+	})
 }

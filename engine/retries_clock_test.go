@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -101,6 +104,66 @@ func TestRetryBackoffFollowsTheEnginesClock(t *testing.T) {
 		}
 		if u := unit(t, s, "raw.orders", days(0, 1)); u.Status != state.Applied || u.Attempts != 3 {
 			t.Errorf("unit %s after %d attempts, want applied after 3", u.Status, u.Attempts)
+		}
+	})
+}
+
+// A unit that failed and waits for its retry is a failed incident that
+// says when the next try comes: the store's not-before time.
+func TestIncidentsShowTheNextRetry(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e, _ := retryClockWorld(t, s)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = e.Run(ctx, RunRequest{Window: firstDay()}, &flakyExec{fails: 5}, nil)
+		}()
+		t.Cleanup(cancel)
+		waiting := waitRetrying(t, s, "raw.orders", days(0, 1))
+		rep, err := e.Incidents(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Incidents) != 1 {
+			t.Fatalf("incidents %+v, want the retrying unit", rep.Incidents)
+		}
+		inc := rep.Incidents[0]
+		if inc.Kind != gate.IncidentFailed || inc.Model != "raw.orders" || inc.Units != 1 || inc.Detail != "exit status 1: source flaky" {
+			t.Errorf("incident %+v, want raw.orders failed with its error", inc)
+		}
+		if inc.Retry == nil || !inc.Retry.At.Equal(*waiting.NotBefore) || inc.Retry.Try != 2 || inc.Retry.Of != 3 {
+			t.Errorf("retry %+v, want try 2 of 3 at %s", inc.Retry, waiting.NotBefore)
+		}
+		if got, want := inc.Retry.Line(state.FormatTime), "retry 2/3 at "+state.FormatTime(*waiting.NotBefore); got != want {
+			t.Errorf("retry line %q, want %q", got, want)
+		}
+
+		// The run is cancelled while the unit waits: no try 2 of 3 comes
+		// from it; a new run takes the unit from the same time on, with a
+		// fresh budget, and every view says so.
+		cancel()
+		<-done
+		runs, err := s.Runs(t.Context(), "", 1)
+		if err != nil || len(runs) != 1 {
+			t.Fatal(runs, err)
+		}
+		if rep, err = e.Incidents(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if r := rep.Incidents[0].Retry; r == nil || r.EndedRun != runs[0].ID {
+			t.Fatalf("retry after the cancel %+v, want it to name the ended run %d", r, runs[0].ID)
+		}
+		want := fmt.Sprintf("retry by a new run from %s (run %d that set it ended)", state.FormatTime(*waiting.NotBefore), runs[0].ID)
+		if got := rep.Incidents[0].Retry.Line(state.FormatTime); got != want {
+			t.Errorf("retry line %q, want %q", got, want)
+		}
+		why, err := e.Why(t.Context(), "raw.orders", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why.Retry == nil || why.Retry.EndedRun != runs[0].ID {
+			t.Errorf("why's retry %+v, want the ended run named", why.Retry)
 		}
 	})
 }

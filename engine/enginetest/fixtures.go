@@ -306,3 +306,83 @@ func staleUpstream() Fixture {
 	f.Units = append(f.Units, hourly("mart.fresh", 0, 5, UnitOpts{Status: state.Blocked, At: now, BlockedReason: StaleReason, RunID: 2}, nil)...)
 	return f
 }
+
+// UnregisteredUpstreamSpec is a daily model gated on a model registered
+// nowhere.
+const UnregisteredUpstreamSpec = `models:
+  - name: mart.x
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: ext.orders, contract: encapsulate}]
+    run: {command: ["true"]}
+`
+
+// UnregisteredUpstream is a hard gate error: UnregisteredUpstreamSpec's
+// mart.x run over 2026-01-01 at 2026-01-03T00:00Z, its day failed because
+// its gated upstream is not registered — no upstream window can fix it.
+var UnregisteredUpstream = Fixture{
+	Name: "unregistered-upstream",
+	Spec: UnregisteredUpstreamSpec,
+	Now:  T0.Add(48 * time.Hour),
+	Runs: []FixtureRun{{At: T0.Add(48 * time.Hour), Models: []string{"mart.x"}, Window: Days(0, 1), Status: state.RunFailed}},
+	Units: []UnitOpts{{Model: "mart.x", Window: Days(0, 1), Status: state.Failed, At: T0.Add(48 * time.Hour), RunID: 1,
+		Error: "ext.orders (ENCAPSULATE): gated upstream is not registered (register it with `bollhav apply`, or drop the contract to make it ungated)"}},
+}
+
+// LineageStale is Lineage three hours on, at 2026-01-03T03:00Z, after two
+// more runs then: mart.fresh over day 0 — its 22 hours over applied
+// raw.orders rows blocked stale (the rows are past its 1h freshness), 05
+// and 07 blocked on the failed hours — and mart.daily over day 1, blocked
+// on raw.orders' day 1, which was never loaded.
+var LineageStale = lineageStale()
+
+func lineageStale() Fixture {
+	f := lineage()
+	f.Name = "lineage-stale"
+	f.Now = T0.Add(51 * time.Hour)
+	f.Runs = append(f.Runs,
+		FixtureRun{At: f.Now, Models: []string{"mart.fresh"}, Window: Days(0, 1), Status: state.RunSucceeded},
+		FixtureRun{At: f.Now, Models: []string{"mart.daily"}, Window: Days(1, 2), Status: state.RunSucceeded})
+	stale := UnitOpts{Status: state.Blocked, At: f.Now, RunID: 3,
+		BlockedReason: "raw.orders (ENCAPSULATE, stale): newest applied_at 2026-01-03T00:00:00Z is older than 1h"}
+	f.Units = append(f.Units, hourly("mart.fresh", 0, 24, stale, map[int]UnitOpts{
+		5: {Status: state.Blocked, At: f.Now, RunID: 3, BlockedReason: rawMissing05},
+		7: {Status: state.Blocked, At: f.Now, RunID: 3, BlockedReason: rawMissing07},
+	})...)
+	f.Units = append(f.Units, UnitOpts{Model: "mart.daily", Window: Days(1, 2), Status: state.Blocked, At: f.Now, RunID: 4,
+		BlockedReason: "raw.orders (ENCAPSULATE): missing [2026-01-02T00:00:00Z, 2026-01-03T00:00:00Z)"})
+	return f
+}
+
+// ExactOverFlexSpec gates an hourly mart EXACT on a flexible source: a
+// hard gate error, since a flexible model's units never promise a window.
+const ExactOverFlexSpec = `models:
+  - name: raw.flex
+    pipeline: ingest
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+    run: {command: ["true"]}
+  - name: mart.exact
+    pipeline: core
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.flex, contract: exact}]
+    run: {command: ["true"]}
+`
+
+const exactOverFlexError = "raw.flex (EXACT): EXACT on a flexible upstream can never match: its rows are coalesced into ranges, so no exact-grain row exists (Guard A); use ENCAPSULATE"
+
+// ExactOverFlex is ExactOverFlexSpec run over the hours 00–02 of
+// 2026-01-01 at 2026-01-03T00:00Z: raw.flex applied, mart.exact's two
+// hours failed on the hard gate error.
+var ExactOverFlex = exactOverFlex()
+
+func exactOverFlex() Fixture {
+	now := T0.Add(48 * time.Hour)
+	f := Fixture{
+		Name: "exact-over-flex",
+		Spec: ExactOverFlexSpec,
+		Now:  now,
+		Runs: []FixtureRun{{At: now, Models: []string{"raw.flex", "mart.exact"}, Window: Hours(0, 2), Status: state.RunFailed}},
+	}
+	f.Units = hourly("raw.flex", 0, 2, UnitOpts{Status: state.Applied, At: now, RunID: 1}, nil)
+	f.Units = append(f.Units, hourly("mart.exact", 0, 2, UnitOpts{Status: state.Failed, At: now, RunID: 1, Error: exactOverFlexError}, nil)...)
+	return f
+}

@@ -1,4 +1,4 @@
-package engine
+package gate_test
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-func mustGlance(t *testing.T, e *Engine) *gate.IncidentReport {
+func mustGlance(t *testing.T, g *gate.Reader) *gate.IncidentReport {
 	t.Helper()
-	rep, err := e.Glance(t.Context())
+	rep, err := g.Glance(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,8 +30,8 @@ func mustGlance(t *testing.T, e *Engine) *gate.IncidentReport {
 // report agrees on every failed root the glance names.
 func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
-		rep := mustGlance(t, e)
+		g := lineage(t, s)
+		rep := mustGlance(t, g)
 		// By hand: raw.orders failed 05 and 07, span 05..08, both at
 		// t0+48h; the focus is the newest failed unit, the later of the
 		// two on a tie. Nothing is counted behind it yet. Blocked: mart.daily
@@ -51,7 +51,7 @@ func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
 		if rep.Tracing != 8 || rep.TracingModels != 6 {
 			t.Errorf("tracing %d units of %d models, want 8 of 6", rep.Tracing, rep.TracingModels)
 		}
-		full := mustIncidents(t, e)
+		full := mustIncidents(t, g)
 		if full.Glance || full.Tracing != 0 {
 			t.Errorf("the traced report says glance=%v tracing=%d", full.Glance, full.Tracing)
 		}
@@ -76,17 +76,13 @@ func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
 // failure until the trace names it a gate error.
 func TestGlanceCallsAGateErrorAFailureUntilTraced(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, exactOverFlexSpec)
-		w := hours(0, 2)
-		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		rep := mustGlance(t, e)
+		g := reader(enginetest.ExactOverFlex.Seed(t, s))
+		rep := mustGlance(t, g)
 		if len(rep.Incidents) != 1 || rep.Incidents[0].Kind != gate.IncidentFailed || rep.Incidents[0].Units != 2 ||
 			rep.Incidents[0].Pipeline != "core" {
 			t.Errorf("glance %v, want mart.exact's 2 units failed (pipeline core)", incidentStrings(rep))
 		}
-		if full := mustIncidents(t, e); len(full.Incidents) != 1 || full.Incidents[0].Kind != gate.IncidentGateError {
+		if full := mustIncidents(t, g); len(full.Incidents) != 1 || full.Incidents[0].Kind != gate.IncidentGateError {
 			t.Errorf("traced %v, want the gate error", incidentStrings(full))
 		}
 	})
@@ -95,11 +91,8 @@ func TestGlanceCallsAGateErrorAFailureUntilTraced(t *testing.T) {
 // With every unit applied a glance has nothing failed and nothing to trace.
 func TestGlanceAllClear(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, chainSpec)
-		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
-		}
-		if rep := mustGlance(t, e); len(rep.Incidents) != 0 || rep.Tracing != 0 || rep.TracingModels != 0 {
+		g := allApplied(t, s)
+		if rep := mustGlance(t, g); len(rep.Incidents) != 0 || rep.Tracing != 0 || rep.TracingModels != 0 {
 			t.Errorf("everything applied: %v, tracing %d", incidentStrings(rep), rep.Tracing)
 		}
 	})
@@ -116,17 +109,23 @@ func TestGlanceReadsTheMostFailedModelsFirst(t *testing.T) {
 		fmt.Fprintf(&b, "  - name: raw.m%03d\n    pipeline: p\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"false\"]}\n", i)
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, b.String())
-		first := hours(0, 1)
-		if _, err := e.Run(t.Context(), RunRequest{Window: &first}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
-		}
-		more := hours(1, 3)
+		// A run of every model over hour 00, then one of the last two over
+		// 01–02: every run fails (the command is false).
+		sp := enginetest.RegisterYAML(t, s, b.String(), t0)
+		now := t0.Add(48 * time.Hour)
 		last := []string{fmt.Sprintf("raw.m%03d", n-2), fmt.Sprintf("raw.m%03d", n-1)}
-		if _, err := e.Run(t.Context(), RunRequest{Models: last, Window: &more}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
+		var us []enginetest.UnitOpts
+		for _, m := range sp.Models {
+			us = append(us, enginetest.UnitOpts{Model: m.Name, Window: hours(0, 1), Status: state.Failed, At: now, Error: "exit status 1"})
+			if slices.Contains(last, m.Name) {
+				for h := 1; h < 3; h++ {
+					us = append(us, enginetest.UnitOpts{Model: m.Name, Window: hours(h, h+1), Status: state.Failed, At: now, Error: "exit status 1"})
+				}
+			}
 		}
-		rep := mustGlance(t, e)
+		enginetest.Units(t, s, us...)
+		g := &gate.Reader{Store: s, Spec: sp, Now: at(now)}
+		rep := mustGlance(t, g)
 		if len(rep.Incidents) != n {
 			t.Fatalf("%d failed roots, want %d", len(rep.Incidents), n)
 		}

@@ -1,4 +1,4 @@
-package engine
+package gate_test
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 // missing — each unit once, however many windows reach it.
 func TestReleasesCountsWhatARunSupplies(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
+		g := lineage(t, s)
 		ctx := t.Context()
 		for _, tc := range []struct {
 			name string
@@ -46,21 +46,13 @@ func TestReleasesCountsWhatARunSupplies(t *testing.T) {
 			{"raw.orders 00–05", map[string][]state.Window{"raw.orders": {hours(0, 5)}}, 0},
 			{"nothing", nil, 0},
 		} {
-			got, err := e.gates().Releases(ctx, tc.runs)
+			got, err := g.Releases(ctx, tc.runs)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
 			if got != tc.want {
 				t.Errorf("%s releases %d blocked units, want %d", tc.name, got, tc.want)
 			}
-		}
-		w := hours(5, 6)
-		p, err := e.Plan(ctx, RunRequest{Models: []string{"raw.orders"}, Window: &w})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, err := e.Releases(ctx, p); err != nil || n != 2 {
-			t.Errorf("the plan of a run of raw.orders 05 releases %d (%v), want 2", n, err)
 		}
 	})
 }

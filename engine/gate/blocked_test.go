@@ -1,4 +1,4 @@
-package engine
+package gate_test
 
 import (
 	"fmt"
@@ -24,8 +24,8 @@ func blockedString(us []gate.BlockedUnit) []string {
 
 func TestBlockedOrdersByImpact(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
-		got, err := e.Blocked(t.Context(), gate.BlockedFilter{})
+		g := lineage(t, s)
+		got, err := g.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +51,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 		}
 
 		// Filters.
-		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Pipeline: "reports"})
+		got, err = g.Blocked(t.Context(), gate.BlockedFilter{Pipeline: "reports"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,7 +60,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			"report.running " + days(0, 1).String() + " impact=0",
 			"report.snapshot existence impact=0",
 		})
-		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Model: "mart.hourly"})
+		got, err = g.Blocked(t.Context(), gate.BlockedFilter{Model: "mart.hourly"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			"mart.hourly " + hours(5, 6).String() + " impact=1",
 			"mart.hourly " + hours(7, 8).String() + " impact=1",
 		})
-		got, err = e.Blocked(t.Context(), gate.BlockedFilter{Model: "raw.orders"})
+		got, err = g.Blocked(t.Context(), gate.BlockedFilter{Model: "raw.orders"})
 		if err != nil || len(got) != 0 {
 			t.Errorf("raw.orders has failed units, none blocked: %v %v", got, err)
 		}
@@ -78,7 +78,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			{Pipeline: "nope"}:                         `unknown pipeline "nope": the pipelines are core, ingest, reports`,
 			{Model: "mart.daily", Pipeline: "reports"}: "model mart.daily is in pipeline core, not reports",
 		} {
-			if _, err := e.Blocked(t.Context(), f); err == nil || err.Error() != want {
+			if _, err := g.Blocked(t.Context(), f); err == nil || err.Error() != want {
 				t.Errorf("Blocked(%+v) = %v, want %q", f, err, want)
 			}
 		}
@@ -87,7 +87,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 
 func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
+		g := lineage(t, s)
 		// Apply report.running's day 0 and fail report.snapshot by hand
 		// (the store, not the engine: the run loop's statuses): mart.daily
 		// day 0 then reaches only the failed snapshot, which still waits.
@@ -100,7 +100,7 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 			To: state.Failed, Now: t0}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := e.Blocked(ctx, gate.BlockedFilter{Model: "mart.daily"})
+		got, err := g.Blocked(ctx, gate.BlockedFilter{Model: "mart.daily"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,8 +114,8 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 // first; a failed unit keeps its error and a blocked one its reason.
 func TestTriageRanksFailedUnitsWithTheBlocked(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
-		got, err := e.Triage(t.Context(), gate.BlockedFilter{})
+		g := lineage(t, s)
+		got, err := g.Triage(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +143,7 @@ func TestTriageRanksFailedUnitsWithTheBlocked(t *testing.T) {
 			t.Errorf("the blocked day: status %s, error %q, reason %q", b.Status, b.Error, b.Reason)
 		}
 		// Blocked alone still lists no failed unit.
-		blocked, err := e.Blocked(t.Context(), gate.BlockedFilter{})
+		blocked, err := g.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil || len(blocked) != len(got)-2 {
 			t.Errorf("Blocked lists %d units (%v), want the %d blocked ones", len(blocked), err, len(got)-2)
 		}
@@ -157,7 +157,7 @@ func TestBlockedScales(t *testing.T) {
 		t.Skip("100,000 units")
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
+		g := reader(&enginetest.World{Store: s, Now: t0.Add(48 * time.Hour), Spec: enginetest.RegisterYAML(t, s, `models:
   - name: big.q
     chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
@@ -165,16 +165,13 @@ func TestBlockedScales(t *testing.T) {
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: big.q, contract: encapsulate}]
     run: {command: ["true"]}
-`)
+`, t0)})
 		ctx := t.Context()
-		if _, err := e.Apply(ctx); err != nil {
-			t.Fatal(err)
-		}
 		const n = 100_000
-		g, _ := state.NewGrid(t0, state.Interval{N: 15, Unit: state.Minute}, time.UTC)
+		grid, _ := state.NewGrid(t0, state.Interval{N: 15, Unit: state.Minute}, time.UTC)
 		qs := make([]state.Window, n)
 		for i := range qs {
-			qs[i] = g.WindowAt(i)
+			qs[i] = grid.WindowAt(i)
 		}
 		hs := make([]state.Window, n/4)
 		for i := range hs {
@@ -189,7 +186,7 @@ func TestBlockedScales(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		got, err := e.Blocked(ctx, gate.BlockedFilter{})
+		got, err := g.Blocked(ctx, gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,6 @@
-package engine
+package gate_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -36,9 +34,9 @@ func incidentStrings(rep *gate.IncidentReport) []string {
 	return out
 }
 
-func mustIncidents(t *testing.T, e *Engine) *gate.IncidentReport {
+func mustIncidents(t *testing.T, g *gate.Reader) *gate.IncidentReport {
 	t.Helper()
-	rep, err := e.Incidents(t.Context())
+	rep, err := g.Incidents(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +47,8 @@ func mustIncidents(t *testing.T, e *Engine) *gate.IncidentReport {
 // mart.hourly, on raw.orders' two failed hours: one incident, not eight.
 func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
-		rep := mustIncidents(t, e)
+		g := lineage(t, s)
+		rep := mustIncidents(t, g)
 		got := incidentStrings(rep)
 		// By hand: raw.orders failed 05 and 07 (span 05..08). Blocked behind
 		// it: mart.daily day 0, mart.hourly 05+07, mart.flex 05+07,
@@ -87,23 +85,12 @@ func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 // at it.
 func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
 		// Three hours later raw.orders' rows (applied at t0+48h) are past
 		// mart.fresh's 1h freshness: its 22 hours over applied rows block
-		// stale, 05 and 07 block on the failed hours.
-		e.Now = func() time.Time { return t0.Add(51 * time.Hour) }
-		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.fresh"}, Window: firstDay()}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
-		}
-		// mart.daily's day 1: raw.orders has no unit there at all.
-		day1 := days(1, 2)
-		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.daily"}, Window: &day1}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
-		}
-		if c := statuses(t, s, "mart.fresh"); c[state.Blocked] != 24 {
-			t.Fatalf("mart.fresh %v, want 24 blocked", c)
-		}
-		rep := mustIncidents(t, e)
+		// stale, 05 and 07 block on the failed hours; mart.daily's day 1
+		// blocks as raw.orders has no unit there at all.
+		g := reader(enginetest.LineageStale.Seed(t, s))
+		rep := mustIncidents(t, g)
 		got := incidentStrings(rep)
 		// By hand:
 		//   failed raw.orders: the 8 blocked units before, plus mart.fresh 05
@@ -143,13 +130,11 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 // count on the released root.
 func TestIncidentsReleasedUnitsAreTheirOwnRoot(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := whyWorld(t, s)
+		g := lineage(t, s)
 		for _, h := range []state.Window{hours(5, 6), hours(7, 8)} {
-			if _, err := e.Mark(t.Context(), "raw.orders", h, state.Applied); err != nil {
-				t.Fatal(err)
-			}
+			mark(t, s, "raw.orders", h, state.Applied, g.Now())
 		}
-		rep := mustIncidents(t, e)
+		rep := mustIncidents(t, g)
 		got := []string{}
 		for _, inc := range rep.Incidents {
 			got = append(got, fmt.Sprintf("%s %s units=%d blocked=%d impact=%d", inc.Kind, inc.Model, inc.Units, inc.Blocked, inc.Impact))
@@ -174,98 +159,19 @@ func TestIncidentsReleasedUnitsAreTheirOwnRoot(t *testing.T) {
 // A pipeline with every unit applied has no incident at all.
 func TestIncidentsAllClear(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, chainSpec)
-		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil); err != nil {
-			t.Fatal(err)
-		}
-		if c := statuses(t, s, "mart.daily"); c[state.Applied] != 1 {
-			t.Fatalf("mart.daily %v", c)
-		}
-		if rep := mustIncidents(t, e); len(rep.Incidents) != 0 || rep.Untraced != 0 {
+		g := allApplied(t, s)
+		if rep := mustIncidents(t, g); len(rep.Incidents) != 0 || rep.Untraced != 0 {
 			t.Errorf("everything applied: %+v, want no incident", rep.Incidents)
 		}
 	})
 }
 
-// A unit that failed and waits for its retry is a failed incident that
-// says when the next try comes: the store's not-before time.
-func TestIncidentsShowTheNextRetry(t *testing.T) {
-	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e, _ := retryClockWorld(t, s)
-		ctx, cancel := context.WithCancel(t.Context())
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			_, _ = e.Run(ctx, RunRequest{Window: firstDay()}, &flakyExec{fails: 5}, nil)
-		}()
-		t.Cleanup(cancel)
-		waiting := waitRetrying(t, s, "raw.orders", days(0, 1))
-		rep := mustIncidents(t, e)
-		if len(rep.Incidents) != 1 {
-			t.Fatalf("incidents %+v, want the retrying unit", rep.Incidents)
-		}
-		inc := rep.Incidents[0]
-		if inc.Kind != gate.IncidentFailed || inc.Model != "raw.orders" || inc.Units != 1 || inc.Detail != "exit status 1: source flaky" {
-			t.Errorf("incident %+v, want raw.orders failed with its error", inc)
-		}
-		if inc.Retry == nil || !inc.Retry.At.Equal(*waiting.NotBefore) || inc.Retry.Try != 2 || inc.Retry.Of != 3 {
-			t.Errorf("retry %+v, want try 2 of 3 at %s", inc.Retry, waiting.NotBefore)
-		}
-		if got, want := inc.Retry.Line(state.FormatTime), "retry 2/3 at "+state.FormatTime(*waiting.NotBefore); got != want {
-			t.Errorf("retry line %q, want %q", got, want)
-		}
-
-		// The run is cancelled while the unit waits: no try 2 of 3 comes
-		// from it; a new run takes the unit from the same time on, with a
-		// fresh budget, and every view says so.
-		cancel()
-		<-done
-		runs, err := s.Runs(t.Context(), "", 1)
-		if err != nil || len(runs) != 1 {
-			t.Fatal(runs, err)
-		}
-		rep = mustIncidents(t, e)
-		if r := rep.Incidents[0].Retry; r == nil || r.EndedRun != runs[0].ID {
-			t.Fatalf("retry after the cancel %+v, want it to name the ended run %d", r, runs[0].ID)
-		}
-		want := fmt.Sprintf("retry by a new run from %s (run %d that set it ended)", state.FormatTime(*waiting.NotBefore), runs[0].ID)
-		if got := rep.Incidents[0].Retry.Line(state.FormatTime); got != want {
-			t.Errorf("retry line %q, want %q", got, want)
-		}
-		why := mustWhy(t, e, "raw.orders", t0)
-		if why.Retry == nil || why.Retry.EndedRun != runs[0].ID {
-			t.Errorf("why's retry %+v, want the ended run named", why.Retry)
-		}
-	})
-}
-
-// exactOverFlexSpec fails mart.exact's units on a hard gate error: EXACT
-// over a flexible upstream can never match.
-const exactOverFlexSpec = `models:
-  - name: raw.flex
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
-  - name: mart.exact
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.flex, contract: exact}]
-    run: {command: ["true"]}
-`
-
 // A unit failed by a hard gate error (EXACT over a flexible upstream can
 // never match) is a gate_error incident, not a failure a reload fixes.
 func TestIncidentsNameAHardGateError(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, exactOverFlexSpec)
-		w := hours(0, 2)
-		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, &fakeExec{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if c := statuses(t, s, "mart.exact"); c[state.Failed] != 2 {
-			t.Fatalf("mart.exact %v, want 2 failed on the hard error", c)
-		}
-		rep := mustIncidents(t, e)
+		g := reader(enginetest.ExactOverFlex.Seed(t, s))
+		rep := mustIncidents(t, g)
 		if len(rep.Incidents) != 1 {
 			t.Fatalf("incidents %v, want one", incidentStrings(rep))
 		}
@@ -285,7 +191,7 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
 		t.Skip("runs 1,200 units")
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
+		sp := enginetest.RegisterYAML(t, s, `models:
   - name: up.h
     pipeline: p
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -295,23 +201,21 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: up.h, contract: encapsulate}]
     run: {command: ["true"]}
-`)
+`, t0)
 		const n = gate.MaxTracedBlocked + 100
-		e.Now = func() time.Time { return t0.Add((n + 1) * time.Hour) }
-		w := hours(0, n)
-		failing := &fakeExec{fail: func(model string, _ *state.Window) error {
-			if model == "up.h" {
-				return errors.New("exit status 1: down")
-			}
-			return nil
-		}}
-		if _, err := e.Run(t.Context(), RunRequest{Window: &w}, failing, nil); err != nil {
-			t.Fatal(err)
+		// A run of both over n hours whose up.h fails every hour: each
+		// down.h hour blocked on its own missing hour, as the gate words it.
+		now := t0.Add((n + 1) * time.Hour)
+		var us []enginetest.UnitOpts
+		for h := range n {
+			w := hours(h, h+1)
+			us = append(us, enginetest.UnitOpts{Model: "up.h", Window: w, Status: state.Failed, At: now, Error: "exit status 1: down"},
+				enginetest.UnitOpts{Model: "down.h", Window: w, Status: state.Blocked, At: now,
+					BlockedReason: "up.h (ENCAPSULATE): missing [" + state.FormatTime(w.Since) + ", " + state.FormatTime(w.Until) + ")"})
 		}
-		if c := statuses(t, s, "down.h"); c[state.Blocked] != n {
-			t.Fatalf("down.h %v, want %d blocked", c, n)
-		}
-		rep := mustIncidents(t, e)
+		enginetest.Units(t, s, us...)
+		g := &gate.Reader{Store: s, Spec: sp, Now: at(now)}
+		rep := mustIncidents(t, g)
 		// Every blocked hour names its own missing hour: the 500 traced
 		// ones are behind up.h's failure, the 100 past the bound share no
 		// reason with them.
