@@ -40,17 +40,25 @@ func Parse(t testing.TB, yaml string) *spec.Spec {
 // returns the task ids.
 func Register(t testing.TB, s state.Store, env string, sp *spec.Spec, now time.Time) map[string]int {
 	t.Helper()
+	recs, edges := Records(env, sp)
+	ids, err := s.Register(t.Context(), env, recs, edges, now)
+	if err != nil {
+		t.Fatalf("enginetest: register: %v", err)
+	}
+	return ids
+}
+
+// Records are the registration records of every model of sp in env and
+// their task edges, as the engine's Apply writes them: what Register
+// registers, for a caller that has no testing.TB (a rapid.T).
+func Records(env string, sp *spec.Spec) ([]state.ModelRecord, []state.EdgeRecord) {
 	recs := make([]state.ModelRecord, 0, len(sp.Models))
 	var edges []state.EdgeRecord
 	for _, m := range sp.Models {
 		recs = append(recs, spec.ModelRecord(env, m, state.Interval{}))
 		edges = append(edges, spec.EdgeRecords(env, sp, m)...)
 	}
-	ids, err := s.Register(t.Context(), env, recs, edges, now)
-	if err != nil {
-		t.Fatalf("enginetest: register: %v", err)
-	}
-	return ids
+	return recs, edges
 }
 
 // RegisterYAML parses yaml, registers it in the default environment at now

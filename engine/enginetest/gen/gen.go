@@ -106,6 +106,36 @@ func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error
 	return sum, nil
 }
 
+// Seed is Populate without an engine, for the packages an engine's tests
+// depend on (the gate): it writes cfg's project into env of s — the spec
+// registered as the engine's Apply registers it (spec.ModelRecord,
+// spec.EdgeRecords, one Register call at AsOf, not audited), then the
+// state — and returns the parsed spec. Gate the state at AsOf.
+func Seed(ctx context.Context, s state.Store, env string, cfg Config) (*spec.Spec, Summary, error) {
+	started := time.Now()
+	p := layout(cfg)
+	sp, err := spec.Parse(SpecFile, renderSpec(p))
+	if err != nil {
+		return nil, Summary{}, fmt.Errorf("gen: the generated spec does not parse: %w", err)
+	}
+	recs := make([]state.ModelRecord, 0, len(sp.Models))
+	var edges []state.EdgeRecord
+	for _, m := range sp.Models {
+		recs = append(recs, spec.ModelRecord(env, m, state.Interval{}))
+		edges = append(edges, spec.EdgeRecords(env, sp, m)...)
+	}
+	if _, err := s.Register(ctx, env, recs, edges, AsOf); err != nil {
+		return nil, Summary{}, fmt.Errorf("gen: register: %w", err)
+	}
+	plan := planState(p, cfg.Seed)
+	if err := writeState(ctx, s, env, p, plan); err != nil {
+		return nil, Summary{}, fmt.Errorf("gen: writing the state: %w", err)
+	}
+	sum := summarize(p, plan)
+	sum.Elapsed = time.Since(started)
+	return sp, sum, nil
+}
+
 // Attach sets e up over a store Populate filled with cfg's project
 // earlier — its spec, and its clock at AsOf when e has none — and returns
 // the Summary Populate returned then, without writing: a benchmark at ten

@@ -3,6 +3,8 @@ package gen_test
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/bollhav/bollhav/engine"
@@ -253,4 +255,49 @@ func TestAttachIsPopulateWithoutWriting(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Seed writes what Populate writes, registrations and units, without an
+// engine.
+func TestSeedIsPopulateWithoutAnEngine(t *testing.T) {
+	ctx := t.Context()
+	dump := func(s state.Store) string {
+		recs, err := s.Models(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, r := range recs {
+			fmt.Fprintf(&b, "%s %d %s\n", r.Name, r.TaskID, r.ContentHash)
+			err := s.ScanUnits(ctx, state.UnitQuery{Model: r.Name}, func(u state.Unit) error {
+				fmt.Fprintf(&b, " %s %s %v\n", u.Window, u.Status, u.AppliedAt)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		edges, err := s.Edges(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%v\n", edges)
+		return b.String()
+	}
+	populated := enginetest.Open(t, enginetest.SQLite)
+	want, err := gen.Populate(ctx, &engine.Engine{Store: populated}, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seeded := enginetest.Open(t, enginetest.SQLite)
+	sp, got, err := gen.Seed(ctx, seeded, "", small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.Models) != small.Models || got.Units != want.Units || got.Stale != want.Stale {
+		t.Errorf("Seed: %d models, summary %+v; Populate %+v", len(sp.Models), got, want)
+	}
+	if a, b := dump(populated), dump(seeded); a != b {
+		t.Error("Seed wrote another state than Populate")
+	}
 }

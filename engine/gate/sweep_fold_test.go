@@ -1,10 +1,9 @@
-package engine_test
+package gate_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -36,10 +35,8 @@ models:
 		}
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now := day.Add(10 * time.Hour)
-		e := &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return now }}
-		if _, err := e.Apply(ctx); err != nil {
-			t.Fatal(err)
-		}
+		g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
+		enginetest.Register(t, s, "", sp, now)
 		for _, m := range []string{"ref.config", "mart.snapshot"} {
 			if _, err := s.Prefill(ctx, state.PrefillRequest{Model: m, Windows: []state.Window{{}}, Now: now}); err != nil {
 				t.Fatal(err)
@@ -51,10 +48,10 @@ models:
 			AppliedAt: now.Add(-7 * time.Hour), Now: now}); err != nil {
 			t.Fatal(err)
 		}
-		_, units := sweepAll(t, e, gate.BlockedFilter{Model: "mart.snapshot"})
+		_, units := sweepAll(t, g, gate.BlockedFilter{Model: "mart.snapshot"})
 		if len(units) != 1 || units[0].Readiness != gate.Waiting {
 			t.Fatalf("mart.snapshot swept as %v, want one unit waiting (raw.flex misses its range)", units)
 		}
-		checkAgainstGate(t, e, units)
+		checkAgainstGate(t, g, units)
 	})
 }

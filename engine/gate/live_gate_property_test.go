@@ -1,6 +1,7 @@
-package engine_test
+package gate_test
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -150,7 +150,7 @@ type liveWorld struct {
 	t     *testing.T
 	rt    *rapid.T
 	s     state.Store
-	e     *engine.Engine
+	g     *gate.Reader
 	now   time.Time
 	live  *gate.Live
 	dirty bool // changes written since the index last took the feed
@@ -168,21 +168,21 @@ func liveProperty(t *testing.T, rt *rapid.T, s state.Store, sp *spec.Spec) {
 	// registrations alone (as a UI opened on a store does), where a
 	// re-registration changes verdicts.
 	storeOnly := rapid.Bool().Draw(rt, "storeOnly")
-	w.e = &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return w.now }}
-	if _, err := w.e.Apply(ctx); err != nil {
+	w.g = &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return w.now }}
+	if err := register(ctx, s, sp, w.now); err != nil {
 		rt.Fatal(err)
 	}
 	w.reset()
 	w.seed()
 	if storeOnly {
-		w.e = &engine.Engine{Store: s, Now: func() time.Time { return w.now }}
+		w.g = &gate.Reader{Store: s, Now: func() time.Time { return w.now }}
 	}
 	if rapid.Bool().Draw(rt, "plainStore") {
 		// Without SweepReader and RegionReader: the index reads back a
 		// window at a time through ScanUnits.
-		w.e.Store = hideSweep{s}
+		w.g.Store = hideSweep{s}
 	}
-	live, err := w.e.LiveGate(ctx)
+	live, err := gate.NewLive(ctx, *w.g)
 	if err != nil {
 		rt.Fatal(err)
 	}
@@ -220,8 +220,7 @@ func (w *liveWorld) logf(format string, args ...any) {
 // has them.
 func (w *liveWorld) reset() {
 	ctx := w.t.Context()
-	e := &engine.Engine{Store: w.s, Spec: w.sp, Now: func() time.Time { return w.now }}
-	if _, err := e.Apply(ctx); err != nil {
+	if err := register(ctx, w.s, w.sp, w.now); err != nil {
 		w.rt.Fatal(err)
 	}
 	for _, m := range liveModels {
@@ -442,7 +441,7 @@ func (w *liveWorld) drawFingerprint(model string, i int) string {
 	case 1:
 		return "an-earlier-definition"
 	}
-	fp, err := w.e.CurrentFingerprint(w.t.Context(), model)
+	fp, err := currentFingerprint(w.t.Context(), w.g, model)
 	if err != nil {
 		w.rt.Fatal(err)
 	}
@@ -509,8 +508,7 @@ func (w *liveWorld) reregister() {
 	if err != nil {
 		w.rt.Fatal(err)
 	}
-	e := &engine.Engine{Store: w.s, Spec: sp, Now: func() time.Time { return w.now }}
-	if _, err := e.Apply(w.t.Context()); err != nil {
+	if err := register(w.t.Context(), w.s, sp, w.now); err != nil {
 		w.rt.Fatal(err)
 	}
 	w.logf("re-registered (variant %v)", w.variant)
@@ -571,7 +569,7 @@ func (w *liveWorld) compare(when string) {
 	w.rt.Helper()
 	ctx := w.t.Context()
 	var want []gate.SweptUnit
-	rep, err := w.e.GateSweep(ctx, gate.BlockedFilter{}, func(u gate.SweptUnit) error {
+	rep, err := w.g.Sweep(ctx, gate.BlockedFilter{}, func(u gate.SweptUnit) error {
 		want = append(want, u)
 		return nil
 	})
@@ -624,7 +622,7 @@ func (w *liveWorld) compare(when string) {
 	}
 	for _, f := range []gate.BlockedFilter{{Model: "core.encap"}, {Pipeline: "nope"}} {
 		lr, lerr := w.live.Report(f)
-		sr, serr := w.e.GateSweep(ctx, f, nil)
+		sr, serr := w.g.Sweep(ctx, f, nil)
 		if fmt.Sprint(lerr) != fmt.Sprint(serr) || (lerr == nil && fmt.Sprint(lr.Models) != fmt.Sprint(sr.Models)) {
 			w.fail(when, fmt.Sprintf("filter %+v: live %v %v, sweep %v %v", f, lr, lerr, sr, serr))
 		}
@@ -644,7 +642,7 @@ func (w *liveWorld) unitGate(units []gate.SweptUnit, i int) string {
 	}
 	u := units[i]
 	m := w.sp.Model(u.Model)
-	if w.e.Spec == nil {
+	if w.g.Spec == nil {
 		// Judged from the registrations alone: as registered now.
 		rec, err := w.s.Model(w.t.Context(), "", u.Model)
 		if err != nil {
@@ -658,9 +656,33 @@ func (w *liveWorld) unitGate(units []gate.SweptUnit, i int) string {
 	if m.Temporality == spec.Temporal {
 		win = &u.Window
 	}
-	g, err := w.e.GateUnitFromStore(w.t.Context(), m, win, w.now)
+	g, err := w.g.Unit(w.t.Context(), m, win, w.now)
 	if err != nil {
 		return err.Error()
 	}
 	return fmt.Sprintf("%s: %s %v", readinessOf(g), g.BlockedReason, g.Err)
+}
+
+// register registers sp as the engine's Apply does, for a rapid.T.
+func register(ctx context.Context, s state.Store, sp *spec.Spec, now time.Time) error {
+	recs, edges := enginetest.Records("", sp)
+	_, err := s.Register(ctx, "", recs, edges, now)
+	return err
+}
+
+// currentFingerprint is the definition fingerprint g judges model's
+// require-current contracts by, as engine.CurrentFingerprint reads it: the
+// spec's, else the registration's, else none.
+func currentFingerprint(ctx context.Context, g *gate.Reader, model string) (string, error) {
+	if m := g.Spec.Model(model); m != nil {
+		return spec.Fingerprint(m), nil
+	}
+	rec, err := g.Store.Model(ctx, g.Env.Suffix, model)
+	if errors.Is(err, state.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return spec.RecordFingerprint(rec)
 }

@@ -1,6 +1,6 @@
 //go:build !race
 
-package engine_test
+package gate_test
 
 // underRace is true in a race-detector build; see race_test.go.
 const underRace = false

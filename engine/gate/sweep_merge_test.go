@@ -1,10 +1,9 @@
-package engine_test
+package gate_test
 
 import (
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -46,10 +45,8 @@ models:
 		}
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now := day.Add(10 * time.Hour)
-		e := &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return now }}
-		if _, err := e.Apply(ctx); err != nil {
-			t.Fatal(err)
-		}
+		g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
+		enginetest.Register(t, s, "", sp, now)
 		hours := func(from, to int) []state.Window {
 			var ws []state.Window
 			for h := from; h < to; h++ {
@@ -72,13 +69,13 @@ models:
 				t.Fatal(err)
 			}
 		}
-		_, units := sweepAll(t, e, gate.BlockedFilter{})
+		_, units := sweepAll(t, g, gate.BlockedFilter{})
 		expectReadiness(t, units, map[string][]gate.Readiness{
 			"stg.latest": {gate.Stale, gate.Stale, gate.Ready, gate.Ready, gate.Waiting},
 			"stg.all":    {gate.Stale, gate.Stale, gate.Stale, gate.Stale, gate.Waiting},
 			"stg.plain":  {gate.Ready, gate.Ready, gate.Ready, gate.Ready, gate.Waiting},
 			"raw.hourly": {gate.Ready},
 		})
-		checkAgainstGate(t, e, units)
+		checkAgainstGate(t, g, units)
 	})
 }

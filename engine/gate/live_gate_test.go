@@ -1,11 +1,10 @@
-package engine_test
+package gate_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -34,17 +33,15 @@ models:
 
 // reachWorld is reachSpec registered, every model prefilled over hours
 // 0-99, the clock at hour 100, and a live index built.
-func reachWorld(t *testing.T, s state.Store) (*engine.Engine, *gate.Live, *time.Time) {
+func reachWorld(t *testing.T, s state.Store) (*gate.Reader, *gate.Live, *time.Time) {
 	t.Helper()
 	sp, err := spec.Parse("reach.yaml", []byte(reachSpec))
 	if err != nil {
 		t.Fatal(err)
 	}
 	now := liveHour(100)
-	e := &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return now }}
-	if _, err := e.Apply(t.Context()); err != nil {
-		t.Fatal(err)
-	}
+	g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
+	enginetest.Register(t, s, "", sp, now)
 	var ws []state.Window
 	for h := range 100 {
 		ws = append(ws, state.Window{Since: liveHour(h), Until: liveHour(h + 1)})
@@ -54,11 +51,11 @@ func reachWorld(t *testing.T, s state.Store) (*engine.Engine, *gate.Live, *time.
 			t.Fatal(err)
 		}
 	}
-	live, err := e.LiveGate(t.Context())
+	live, err := gate.NewLive(t.Context(), *g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e, live, &now
+	return g, live, &now
 }
 
 // feed hands live everything in the feed after its seq.
@@ -107,7 +104,7 @@ func readinessIn(t *testing.T, live *gate.Live, model string, h int) gate.Readin
 // it leaves are a full sweep's.
 func TestLiveGateRejudgesOnlyTheReach(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e, live, now := reachWorld(t, s)
+		g, live, now := reachWorld(t, s)
 		// Hour 50 of raw.fix applied: EXACT re-judges d.exact's hour 50,
 		// THROUGH every d.through hour ending after 50:00 (hours 50-99),
 		// WHOLE's one verdict stays "missing" (99 hours are), EXISTS
@@ -123,7 +120,7 @@ func TestLiveGateRejudgesOnlyTheReach(t *testing.T) {
 		if r := readinessIn(t, live, "d.exact", 49); r != gate.Waiting {
 			t.Errorf("d.exact hour 49 is %s, want waiting", r)
 		}
-		sameAsSweep(t, e, live)
+		sameAsSweep(t, g, live)
 
 		// The rest of raw.fix: now WHOLE's verdict changes, and every
 		// d.whole unit is judged again; d.through's hours 0-99 all reach.
@@ -138,7 +135,7 @@ func TestLiveGateRejudgesOnlyTheReach(t *testing.T) {
 				t.Errorf("%s hour 99 is %s, want ready", m, r)
 			}
 		}
-		sameAsSweep(t, e, live)
+		sameAsSweep(t, g, live)
 	})
 }
 
@@ -148,7 +145,7 @@ func TestLiveGateRejudgesOnlyTheReach(t *testing.T) {
 // freshness limit runs out (stale). Until then the verdicts hold.
 func TestLiveGateFlipsOnTheClock(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e, live, now := reachWorld(t, s)
+		g, live, now := reachWorld(t, s)
 		loaded := liveHour(99) // an hour before the clock
 		applyHours(t, s, "raw.fix", 0, 100, loaded)
 		feed(t, s, live)
@@ -168,7 +165,7 @@ func TestLiveGateFlipsOnTheClock(t *testing.T) {
 			if r := readinessIn(t, live, model, 10); r != before {
 				t.Errorf("1ns before %s %s hour 10 is %s, want %s", want, model, r, before)
 			}
-			sameAsSweep(t, e, live)
+			sameAsSweep(t, g, live)
 			*now = next
 			if _, err := live.Advance(t.Context()); err != nil {
 				t.Fatal(err)
@@ -176,7 +173,7 @@ func TestLiveGateFlipsOnTheClock(t *testing.T) {
 			if r := readinessIn(t, live, model, 10); r != after {
 				t.Errorf("at %s %s hour 10 is %s, want %s", want, model, r, after)
 			}
-			sameAsSweep(t, e, live)
+			sameAsSweep(t, g, live)
 		}
 		step(liveHour(101), "d.whole", gate.Ready, gate.Waiting)
 		step(loaded.Add(3*time.Hour+time.Nanosecond), "d.exact", gate.Ready, gate.Stale)
@@ -193,7 +190,7 @@ func TestLiveGateFlipsOnTheClock(t *testing.T) {
 // a run the index had not seen.
 func TestLiveGateRebuilds(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e, live, now := reachWorld(t, s)
+		g, live, now := reachWorld(t, s)
 		added, err := spec.Parse("reach.yaml", []byte(reachSpec+`
   - name: d.late
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -202,10 +199,8 @@ func TestLiveGateRebuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = added
-		if _, err := e.Apply(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		g.Spec = added
+		enginetest.Register(t, s, "", added, *now)
 		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "d.late", Windows: []state.Window{{Since: liveHour(0), Until: liveHour(1)}}, Now: *now}); err != nil {
 			t.Fatal(err)
 		}
@@ -213,12 +208,12 @@ func TestLiveGateRebuilds(t *testing.T) {
 		if !strings.Contains(st.Rebuilt, "d.late") {
 			t.Errorf("a change of a model registered later: rebuilt %q, want a rebuild naming d.late", st.Rebuilt)
 		}
-		sameAsSweep(t, e, live)
+		sameAsSweep(t, g, live)
 
 		// d.exact's limit tightened to 1h in the registry (the index reads
 		// definitions from it when opened without a spec), then a run.
-		storeOnly := &engine.Engine{Store: s, Now: e.Now}
-		live, err = storeOnly.LiveGate(t.Context())
+		storeOnly := &gate.Reader{Store: s, Now: g.Now}
+		live, err = gate.NewLive(t.Context(), *storeOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,9 +221,7 @@ func TestLiveGateRebuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := (&engine.Engine{Store: s, Spec: tight, Now: e.Now}).Apply(t.Context()); err != nil {
-			t.Fatal(err)
-		}
+		enginetest.Register(t, s, "", tight, *now)
 		if st := feed(t, s, live); st.Rebuilt != "" || st.Changes != 0 {
 			t.Errorf("a registration alone is no change in the feed: %+v", st)
 		}
@@ -247,9 +240,9 @@ func TestLiveGateRebuilds(t *testing.T) {
 }
 
 // sameAsSweep compares the index's report and units with a full sweep's.
-func sameAsSweep(t *testing.T, e *engine.Engine, live *gate.Live) {
+func sameAsSweep(t *testing.T, g *gate.Reader, live *gate.Live) {
 	t.Helper()
-	rep, want := sweepAll(t, e, gate.BlockedFilter{})
+	rep, want := sweepAll(t, g, gate.BlockedFilter{})
 	var got []gate.SweptUnit
 	if err := live.Units(gate.BlockedFilter{}, func(u gate.SweptUnit) error {
 		got = append(got, u)

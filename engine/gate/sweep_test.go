@@ -1,13 +1,11 @@
-package engine_test
+package gate_test
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
@@ -34,10 +32,10 @@ func readinessOf(g gate.UnitGate) gate.Readiness {
 }
 
 // sweepAll runs a sweep and returns its units.
-func sweepAll(t *testing.T, e *engine.Engine, f gate.BlockedFilter) (*gate.SweepReport, []gate.SweptUnit) {
+func sweepAll(t *testing.T, g *gate.Reader, f gate.BlockedFilter) (*gate.SweepReport, []gate.SweptUnit) {
 	t.Helper()
 	var units []gate.SweptUnit
-	rep, err := e.GateSweep(t.Context(), f, func(u gate.SweptUnit) error {
+	rep, err := g.Sweep(t.Context(), f, func(u gate.SweptUnit) error {
 		units = append(units, u)
 		return nil
 	})
@@ -49,21 +47,21 @@ func sweepAll(t *testing.T, e *engine.Engine, f gate.BlockedFilter) (*gate.Sweep
 
 // checkAgainstGate asserts that every swept unit's readiness is what the
 // run's own gate (GateUnitFromStore) says about it.
-func checkAgainstGate(t *testing.T, e *engine.Engine, units []gate.SweptUnit) map[gate.Readiness]int {
+func checkAgainstGate(t *testing.T, g *gate.Reader, units []gate.SweptUnit) map[gate.Readiness]int {
 	t.Helper()
 	seen := map[gate.Readiness]int{}
 	for _, u := range units {
-		m := e.Spec.Model(u.Model)
+		m := g.Spec.Model(u.Model)
 		var w *state.Window
 		if m.Temporality == spec.Temporal {
 			w = &u.Window
 		}
-		g, err := e.GateUnitFromStore(t.Context(), m, w, e.Now())
+		ug, err := g.Unit(t.Context(), m, w, g.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := readinessOf(g); u.Readiness != want {
-			t.Errorf("%s %s (%s): sweep says %s, the gate %s (%s%v)", u.Model, u.Window, u.Status, u.Readiness, want, g.BlockedReason, g.Err)
+		if want := readinessOf(ug); u.Readiness != want {
+			t.Errorf("%s %s (%s): sweep says %s, the gate %s (%s%v)", u.Model, u.Window, u.Status, u.Readiness, want, ug.BlockedReason, ug.Err)
 		}
 		seen[u.Readiness]++
 	}
@@ -76,12 +74,13 @@ type hideSweep struct{ state.Store }
 
 func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &engine.Engine{Store: s}
-		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 6000, Seed: 5}); err != nil {
+		sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: 6000, Seed: 5})
+		if err != nil {
 			t.Fatal(err)
 		}
-		rep, units := sweepAll(t, e, gate.BlockedFilter{})
-		seen := checkAgainstGate(t, e, units)
+		g := &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+		rep, units := sweepAll(t, g, gate.BlockedFilter{})
+		seen := checkAgainstGate(t, g, units)
 		if seen[gate.Ready] == 0 || seen[gate.Waiting] == 0 {
 			t.Errorf("want ready and waiting units in a generated project, got %v", seen)
 		}
@@ -89,7 +88,7 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		// Every unit that is not applied is judged, once, and the report
 		// counts them by model.
 		outstanding, released := 0, 0
-		for _, m := range e.Spec.Models {
+		for _, m := range g.Spec.Models {
 			st, err := s.Stats(t.Context(), "", m.Name)
 			if err != nil {
 				t.Fatal(err)
@@ -124,12 +123,12 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 
 		// A store without SweepReader gives the same answers, and so does
 		// an engine opened from the store alone (definitions as registered).
-		plain := &engine.Engine{Store: hideSweep{s}, Spec: e.Spec, Now: e.Now}
+		plain := &gate.Reader{Store: hideSweep{s}, Spec: g.Spec, Now: g.Now}
 		_, again := sweepAll(t, plain, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("a store without SweepReader swept differently")
 		}
-		storeOnly := &engine.Engine{Store: s, Now: e.Now}
+		storeOnly := &gate.Reader{Store: s, Now: g.Now}
 		_, again = sweepAll(t, storeOnly, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("an engine without the spec swept differently")
@@ -192,10 +191,8 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		hour := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
 		now := hour(10)
-		e := &engine.Engine{Store: s, Spec: sp, Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }}
-		if _, err := e.Apply(ctx); err != nil {
-			t.Fatal(err)
-		}
+		g := &gate.Reader{Store: s, Spec: sp, Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }}
+		enginetest.Register(t, s, suffix, sp, now)
 		env := suffix
 		prefill := func(model string, from, to int) {
 			var ws []state.Window
@@ -237,9 +234,9 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		}
 		prefill("report.snapshot", -1, 0)
 
-		_, units := sweepAll(t, e, gate.BlockedFilter{})
-		checkAgainstGate(t, e, units)
-		if _, err := e.GateSweep(ctx, gate.BlockedFilter{Model: "mart.nope"}, nil); !errors.Is(err, engine.ErrUnknownModel) && (err == nil || !strings.Contains(err.Error(), "mart.nope")) {
+		_, units := sweepAll(t, g, gate.BlockedFilter{})
+		checkAgainstGate(t, g, units)
+		if _, err := g.Sweep(ctx, gate.BlockedFilter{Model: "mart.nope"}, nil); err == nil || !strings.Contains(err.Error(), "mart.nope") {
 			t.Errorf("a sweep of an unknown model: %v; want an error naming it", err)
 		}
 
@@ -270,32 +267,32 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		// over 06-08, loaded 08:00, is too (ALL). Windows past hour 8
 		// still miss raw.flex.
 		apply("raw.fix", 4, 5, hour(2))
-		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.fresh"})
-		checkAgainstGate(t, e, units)
+		_, units = sweepAll(t, g, gate.BlockedFilter{Model: "mart.fresh"})
+		checkAgainstGate(t, g, units)
 		expectReadiness(t, units, map[string][]gate.Readiness{"mart.fresh": {gate.Ready, gate.Ready, gate.Waiting, gate.Waiting}})
-		_, units = sweepAll(t, e, gate.BlockedFilter{Pipeline: "default"})
+		_, units = sweepAll(t, g, gate.BlockedFilter{Pipeline: "default"})
 		for _, u := range units {
 			if u.Model == "raw.fix" {
 				t.Errorf("raw.fix is all applied now, but the sweep judged %s", u.Window)
 			}
 		}
-		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "report.snapshot"})
+		_, units = sweepAll(t, g, gate.BlockedFilter{Model: "report.snapshot"})
 		expectReadiness(t, units, map[string][]gate.Readiness{"report.snapshot": {gate.Ready}})
 
 		// Three hours later the raw.flex rows are older than 3h (ALL):
 		// stale, though nothing is missing before hour 8.
 		now = hour(11).Add(time.Minute)
-		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.fresh"})
-		checkAgainstGate(t, e, units)
+		_, units = sweepAll(t, g, gate.BlockedFilter{Model: "mart.fresh"})
+		checkAgainstGate(t, g, units)
 		expectReadiness(t, units, map[string][]gate.Readiness{"mart.fresh": {gate.Stale, gate.Stale, gate.Waiting, gate.Waiting}})
-		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.latest"})
+		_, units = sweepAll(t, g, gate.BlockedFilter{Model: "mart.latest"})
 		expectReadiness(t, units, map[string][]gate.Readiness{"mart.latest": {gate.Ready, gate.Ready, gate.Ready, gate.Ready}})
 
 		// At 13:00 raw.fix's newest row (09:30) is older than 3h too:
 		// THROUGH with LATEST is stale.
 		now = hour(13)
-		_, units = sweepAll(t, e, gate.BlockedFilter{Model: "mart.latest"})
-		checkAgainstGate(t, e, units)
+		_, units = sweepAll(t, g, gate.BlockedFilter{Model: "mart.latest"})
+		checkAgainstGate(t, g, units)
 		expectReadiness(t, units, map[string][]gate.Readiness{"mart.latest": {gate.Stale, gate.Stale, gate.Stale, gate.Stale}})
 	})
 }
