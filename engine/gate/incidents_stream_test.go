@@ -1,11 +1,10 @@
-package engine_test
+package gate_test
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
@@ -19,22 +18,23 @@ import (
 // incidents by reason or counted.
 func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &engine.Engine{Store: s}
-		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 12000, Seed: 5}); err != nil {
+		sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: 12000, Seed: 5})
+		if err != nil {
 			t.Fatal(err)
 		}
-		blocked, err := e.Blocked(t.Context(), gate.BlockedFilter{})
+		g := &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+		blocked, err := g.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(blocked) <= gate.MaxTracedBlocked {
 			t.Fatalf("%d blocked units: want more than %d for the untraced path", len(blocked), gate.MaxTracedBlocked)
 		}
-		listed, err := e.IncidentsOf(t.Context(), blocked)
+		listed, err := g.IncidentsOf(t.Context(), blocked)
 		if err != nil {
 			t.Fatal(err)
 		}
-		streamed, err := e.Incidents(t.Context())
+		streamed, err := g.Incidents(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
