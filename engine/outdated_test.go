@@ -2,10 +2,13 @@ package engine
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -150,6 +153,255 @@ func TestHardcodedRowsChangeOutdatesTheReader(t *testing.T) {
 		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
 		if got := statusOf(t, e, "core.priced"); got.Outdated != 2 {
 			t.Errorf("after a rate changed: %d outdated, want both days", got.Outdated)
+		}
+	})
+}
+
+// builtOnSpec: core.daily reads raw.orders' hours of its day, mart.total
+// every core.daily day through its own, mart.ok only needs raw.orders
+// registered (EXISTS reads no data).
+const builtOnSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["./load.sh", "v1"]}
+  - name: core.daily
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["./daily.sh"]}
+  - name: mart.total
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: core.daily, contract: through}]
+    run: {command: ["./total.sh"]}
+  - name: mart.ok
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: exists}]
+    run: {command: ["./ok.sh"]}
+`
+
+// builtOnWorld runs day one under raw.orders' v1 and day two under v2:
+// raw.orders' first 24 hours are outdated, core.daily's day one is built
+// on them, and mart.total's two days are built on core.daily's day one
+// (THROUGH reads every day before its own).
+func builtOnWorld(t *testing.T, s state.Store) *Engine {
+	t.Helper()
+	e := runEngine(t, s, builtOnSpec)
+	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 1))}, &fakeExec{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	e.Spec = mustParse(t, strings.Replace(builtOnSpec, `"v1"`, `"v2"`, 1))
+	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(1, 2))}, &fakeExec{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func windowsText(ws []state.Window) string {
+	var parts []string
+	for _, w := range ws {
+		parts = append(parts, w.String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func builtOnText(mt *ModelTrace) string {
+	if mt == nil {
+		return ""
+	}
+	var parts []string
+	for _, b := range mt.BuiltOn {
+		var ups []string
+		for _, u := range b.Upstreams {
+			ups = append(ups, u.Model+" "+windowsText(u.Windows))
+		}
+		parts = append(parts, b.Window.String()+" on "+strings.Join(ups, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Built on outdated follows the contract's reach through the lineage:
+// core.daily's day one (ENCAPSULATE over the outdated hours), not its day
+// two; both of mart.total's days (THROUGH reaches core.daily's day one);
+// nothing of mart.ok (EXISTS reads no data).
+func TestBuiltOnOutdatedFollowsTheReach(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := builtOnWorld(t, s)
+		tr, err := e.TraceOutdated(t.Context(), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.Of("raw.orders"); got == nil || len(got.Outdated) != 24 || !got.Outdated[0].Equal(hours(0, 1)) || len(got.BuiltOn) != 0 {
+			t.Errorf("raw.orders: %+v; want its first 24 hours outdated", got)
+		}
+		d0, d1 := days(0, 1).String(), days(1, 2).String()
+		if got, want := builtOnText(tr.Of("core.daily")), d0+" on raw.orders "+d0; got != want {
+			t.Errorf("core.daily built on outdated: %q, want %q", got, want)
+		}
+		if got, want := builtOnText(tr.Of("mart.total")), d0+" on core.daily "+d0+"; "+d1+" on core.daily "+d0; got != want {
+			t.Errorf("mart.total built on outdated: %q, want %q", got, want)
+		}
+		if tr.Of("mart.ok") != nil || tr.Of("core.daily").Outdated != nil {
+			t.Errorf("mart.ok %+v, core.daily's own outdated %v: want neither", tr.Of("mart.ok"), tr.Of("core.daily").Outdated)
+		}
+		// One model's view reads the same, and why names the upstream.
+		mt, err := e.BuiltOnOutdated(t.Context(), "mart.total")
+		if err != nil || builtOnText(mt) != builtOnText(tr.Of("mart.total")) {
+			t.Errorf("BuiltOnOutdated(mart.total) = %q, %v", builtOnText(mt), err)
+		}
+		r, err := e.Why(t.Context(), "core.daily", t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Definition != DefinitionCurrent || len(r.BuiltOnOutdated) != 1 || r.BuiltOnOutdated[0].Model != "raw.orders" ||
+			windowsText(r.BuiltOnOutdated[0].Windows) != d0 {
+			t.Errorf("why core.daily day one: definition %q, built on %+v", r.Definition, r.BuiltOnOutdated)
+		}
+		if r, err := e.Why(t.Context(), "core.daily", t0.Add(25*time.Hour)); err != nil || len(r.BuiltOnOutdated) != 0 {
+			t.Errorf("why core.daily day two: built on %+v, %v; want none", r, err)
+		}
+	})
+}
+
+// plan --outdated lists the outdated windows by model; --downstream adds
+// the windows built on them, model by model with counts, and run rebuilds
+// exactly those, after which nothing is outdated or built on outdated.
+func TestOutdatedDownstreamRebuilds(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		e := builtOnWorld(t, s)
+		summary := func(p *Plan) string {
+			var parts []string
+			for _, mp := range p.Models {
+				parts = append(parts, mp.Model+" "+strconv.Itoa(mp.OutdatedUnits)+"+"+strconv.Itoa(mp.BuiltOnOutdated))
+			}
+			return strings.Join(parts, ", ")
+		}
+		p, err := e.Plan(ctx, RunRequest{Outdated: true})
+		if err != nil || summary(p) != "raw.orders 24+0" {
+			t.Fatalf("plan --outdated = %q, %v; want raw.orders' 24", summary(p), err)
+		}
+		p, err = e.Plan(ctx, RunRequest{Outdated: true, Downstream: true})
+		if err != nil || summary(p) != "raw.orders 24+0, core.daily 0+1, mart.total 0+2" {
+			t.Fatalf("plan --outdated --downstream = %q, %v", summary(p), err)
+		}
+		if mp := modelPlan(t, p, "mart.total"); !windowsEqual(mp.Reset.List(), []state.Window{days(0, 1), days(1, 2)}) {
+			t.Errorf("mart.total resets %s", fmtWindows(mp.Reset.List()))
+		}
+		if p, err := e.Plan(ctx, RunRequest{Outdated: true, Downstream: true, Models: []string{"core.daily"}}); err != nil || summary(p) != "core.daily 0+0" {
+			t.Errorf("plan --outdated core.daily --downstream = %q, %v; want core.daily alone, with nothing (it has no outdated unit)", summary(p), err)
+		}
+		exec := &fakeExec{}
+		res, err := e.Run(ctx, RunRequest{Outdated: true, Downstream: true}, exec, nil)
+		if err != nil || res.Failed() {
+			t.Fatalf("run --outdated --downstream: %v %+v", err, res)
+		}
+		if exec.count("raw.orders") != 24 || exec.count("core.daily") != 1 || exec.count("mart.total") != 2 || exec.count("mart.ok") != 0 {
+			t.Errorf("run --outdated --downstream ran %v", exec.calls)
+		}
+		tr, err := e.TraceOutdated(ctx, nil, nil)
+		if err != nil || len(tr.Models) != 0 {
+			t.Errorf("after the rebuild the trace is %+v, %v; want empty", tr, err)
+		}
+		for _, m := range []string{"raw.orders", "core.daily", "mart.total"} {
+			if st := statusOf(t, e, m); st.Outdated != 0 || st.Counts[state.Applied] == 0 || st.Counts[state.Pending]+st.Counts[state.Blocked] != 0 {
+				t.Errorf("%s after the rebuild: %+v", m, st.Counts)
+			}
+		}
+	})
+}
+
+func changesOf(t *testing.T, e *Engine, model string, at time.Time) (string, *time.Time) {
+	t.Helper()
+	r, err := e.Why(t.Context(), model, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Definition != DefinitionOutdated {
+		t.Fatalf("why %s: definition %q, want outdated", model, r.Definition)
+	}
+	if r.Change == nil {
+		return "<none>", nil
+	}
+	var parts []string
+	for _, c := range r.Change.Changes {
+		parts = append(parts, c.String())
+	}
+	return strings.Join(parts, "; "), r.Change.ChangedAt
+}
+
+// why says what changed since an outdated unit was built, from the
+// definitions registration keeps: the spec's edit before it is registered
+// (no time), then with the time the new definition was registered.
+func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, outdatedSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		got, at := changesOf(t, e, "raw.orders", t0)
+		if got != "run.command: ./load.sh v1 → ./load.sh v2" || at != nil {
+			t.Errorf("before apply: %q at %v; want the command, not registered yet", got, at)
+		}
+		applied := t0.Add(50 * time.Hour)
+		e.Now = func() time.Time { return applied }
+		if _, err := e.Apply(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		got, at = changesOf(t, e, "raw.orders", t0)
+		if got != "run.command: ./load.sh v1 → ./load.sh v2" || at == nil || !at.Equal(applied) {
+			t.Errorf("after apply: %q at %v; want the command, changed at %s", got, at, applied)
+		}
+		// A store-only engine reads both definitions from the store.
+		bare := &Engine{Store: s, Now: e.Now}
+		if got, _ := changesOf(t, bare, "raw.orders", t0); got != "run.command: ./load.sh v1 → ./load.sh v2" {
+			t.Errorf("store-only: %q", got)
+		}
+	})
+}
+
+// A registration written before definitions were kept (no fingerprint
+// given to Register) is kept, first seen when it was registered, when the
+// next apply replaces it; a unit built under a definition never kept has
+// no change to show.
+func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		e := runEngine(t, s, outdatedSpec)
+		old := spec.ModelRecord("", e.Spec.Model("raw.orders"), state.Interval{})
+		fp := old.Fingerprint
+		old.Fingerprint = "" // as an earlier bollhav registered it
+		registeredAt := t0.Add(time.Hour)
+		if _, err := s.Register(ctx, "", []state.ModelRecord{old}, nil, registeredAt); err != nil {
+			t.Fatal(err)
+		}
+		if ds, err := s.Definitions(ctx, "", "raw.orders"); err != nil || len(ds) != 0 {
+			t.Fatalf("history before the apply: %v, %v; want none", ds, err)
+		}
+		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		if _, err := e.Apply(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := s.Definitions(ctx, "", "raw.orders")
+		if err != nil || len(ds) != 2 || ds[0].Fingerprint != fp || !ds[0].FirstSeen.Equal(registeredAt) {
+			t.Fatalf("history after the apply: %+v, %v; want v1 first seen at %s, then v2", ds, err, registeredAt)
+		}
+		// Units applied under a definition the store never kept.
+		if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "raw.orders", Windows: []state.Window{hours(0, 1)}, Now: t0}); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "w", Lease: time.Hour, Limit: 1, Now: t0})
+		if err != nil || len(cs) != 1 {
+			t.Fatal(cs, err)
+		}
+		if err := s.Complete(ctx, cs[0], state.Outcome{Status: state.Applied, At: t0, Fingerprint: "00000000000000e0"}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := changesOf(t, e, "raw.orders", t0); got != "<none>" {
+			t.Errorf("a definition never kept: %q, want no change", got)
 		}
 	})
 }

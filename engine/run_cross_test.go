@@ -1,11 +1,14 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -87,6 +90,230 @@ func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 		}
 		if taskStatus(res, "y.copy") != "SKIPPED" || exec.count("y.copy") != 0 {
 			t.Errorf("after x failed: copy %s, ran %d times; want SKIPPED", taskStatus(res, "y.copy"), exec.count("y.copy"))
+		}
+	})
+}
+
+// hangingExec starts a unit, says so, and waits for its context to end.
+type hangingExec struct{ started chan struct{} }
+
+func (h *hangingExec) Execute(ctx context.Context, _ executor.UnitRun) (executor.Result, error) {
+	select {
+	case h.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return executor.Result{}, ctx.Err()
+}
+
+// TestCancelledRunIsNoFailureForOtherPipelines: a run of x cancelled
+// mid-load (Ctrl-C, SIGTERM, a UI quit) records x.load FAILED, but that
+// says nothing about the load: y's FAILURE alert must not fire on it, and
+// y is judged by x.load's newest run that ended on its own.
+func TestCancelledRunIsNoFailureForOtherPipelines(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, crossEdgeSpec)
+		if _, err := e.Run(t.Context(), RunRequest{Pipeline: "x", Window: firstDay()}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		hang := &hangingExec{started: make(chan struct{}, 1)}
+		done := make(chan *RunResult, 1)
+		go func() {
+			res, _ := e.Run(ctx, RunRequest{Pipeline: "x", Window: firstDay(), Mode: "bulldozer"}, hang, nil)
+			done <- res
+		}()
+		<-hang.started
+		cancel()
+		if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
+			t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
+		}
+		runs, err := s.Runs(t.Context(), "", 1)
+		if err != nil || len(runs) != 1 || runs[0].Status != state.RunCancelled {
+			t.Fatalf("newest run %+v %v, want cancelled", runs, err)
+		}
+
+		exec := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taskStatus(res, "y.alert") != "SKIPPED" || exec.count("y.alert") != 0 {
+			t.Errorf("alert %s, ran %d times: a cancelled load fired the failure alert", taskStatus(res, "y.alert"), exec.count("y.alert"))
+		}
+		if taskStatus(res, "y.copy") != "SUCCESS" || exec.count("y.copy") != 1 {
+			t.Errorf("copy %s, ran %d times; want it judged by the load that succeeded", taskStatus(res, "y.copy"), exec.count("y.copy"))
+		}
+	})
+}
+
+// failThenHang fails the first day's unit at once and holds the second
+// until its context ends.
+type failThenHang struct {
+	day0    state.Window
+	started chan struct{}
+}
+
+func (f *failThenHang) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	if u.Window != nil && u.Window.Equal(f.day0) {
+		return executor.Result{}, errors.New("exit status 1: source down")
+	}
+	select {
+	case f.started <- struct{}{}:
+	default:
+	}
+	<-ctx.Done()
+	return executor.Result{}, ctx.Err()
+}
+
+// TestFailureBeforeACancelStillCounts: a load whose unit really failed
+// before the run was cancelled did fail: the FAILURE alert fires on it.
+func TestFailureBeforeACancelStillCounts(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, crossEdgeSpec)
+		ctx, cancel := context.WithCancel(t.Context())
+		exec := &failThenHang{day0: days(0, 1), started: make(chan struct{}, 1)}
+		two := days(0, 2)
+		done := make(chan *RunResult, 1)
+		go func() {
+			res, _ := e.Run(ctx, RunRequest{Pipeline: "x", Window: &two}, exec, nil)
+			done <- res
+		}()
+		<-exec.started
+		// The failed day is recorded before the cancel.
+		deadline := time.Now().Add(10 * time.Second)
+		for unit(t, s, "x.load", days(0, 1)).Status != state.Failed {
+			if time.Now().After(deadline) {
+				t.Fatal("the first day never failed")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+		if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
+			t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
+		}
+		y := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, y, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if taskStatus(res, "y.alert") != "SUCCESS" || y.count("y.alert") != 1 {
+			t.Errorf("alert %s, ran %d times; want it to fire on the failure before the cancel", taskStatus(res, "y.alert"), y.count("y.alert"))
+		}
+	})
+}
+
+type holdExec struct {
+	started chan struct{}
+	release chan struct{}
+}
+
+func (h *holdExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	select {
+	case h.started <- struct{}{}:
+	default:
+	}
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return executor.Result{}, ctx.Err()
+	}
+	return executor.Result{}, nil
+}
+
+// An upstream run still in progress is not a FAILED upstream.
+func TestCrossPipelineUpstreamStillRunningHasNoOutcome(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, crossEdgeSpec)
+		h := &holdExec{started: make(chan struct{}, 1), release: make(chan struct{})}
+		xdone := make(chan error, 1)
+		go func() {
+			_, err := e.Run(context.Background(), RunRequest{Pipeline: "x", Window: firstDay()}, h, nil)
+			xdone <- err
+		}()
+		select {
+		case <-h.started:
+		case <-time.After(20 * time.Second):
+			t.Fatal("x never started")
+		}
+		exec := &fakeExec{}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, exec, nil)
+		close(h.release)
+		<-xdone
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range res.Tasks {
+			t.Logf("%s %s %q", tr.Model, tr.Outcome(), tr.Reason)
+		}
+		if taskStatus(res, "y.copy") != "WAITING" {
+			t.Errorf("x.load still running: y.copy is %s, want WAITING", taskStatus(res, "y.copy"))
+		}
+		if exec.count("y.alert") != 0 {
+			t.Errorf("x.load still running: the FAILURE alert fired")
+		}
+	})
+}
+
+// ANY over one cross edge (lost) and one same-pipeline edge (lost).
+const mixedLostSpec = `models:
+  - name: x.load
+    pipeline: x
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: y.first
+    pipeline: y
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+  - name: y.last
+    pipeline: y
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    run_condition: any
+    after: [{task: x.load, on: success}, {task: y.first, on: success}]
+    run: {command: ["true"]}
+`
+
+func TestLostEdgesOfBothKindsSkipTheTask(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, mixedLostSpec)
+		failing := &fakeExec{fail: func(string, *state.Window) error { return errors.New("boom") }}
+		if _, err := e.Run(t.Context(), RunRequest{Pipeline: "x", Window: firstDay()}, failing, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, failing, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range res.Tasks {
+			t.Logf("%s %s %q", tr.Model, tr.Outcome(), tr.Reason)
+		}
+		if got := taskStatus(res, "y.last"); got != "SKIPPED" {
+			t.Errorf("y.last is %s, want SKIPPED: both of its edges are lost", got)
+		}
+	})
+}
+
+func TestSkippedTaskIsRecordedOnce(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := runEngine(t, s, strings.Replace(mixedLostSpec, "run_condition: any", "run_condition: all", 1))
+		failing := &fakeExec{fail: func(string, *state.Window) error { return errors.New("boom") }}
+		if _, err := e.Run(t.Context(), RunRequest{Pipeline: "x", Window: firstDay()}, failing, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, failing, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		log, _ := s.TaskLog(t.Context(), res.RunID)
+		for _, l := range log {
+			t.Logf("log task %d attempt %d %s", l.TaskID, l.Attempt, l.Status)
+		}
+		if _, err := e.Retry(t.Context(), res.RunID, failing, 1, nil); err != nil {
+			t.Fatal(err)
+		}
+		log, _ = s.TaskLog(t.Context(), res.RunID)
+		for _, l := range log {
+			t.Logf("after retry: log task %d attempt %d %s", l.TaskID, l.Attempt, l.Status)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/jackc/pgx/v5"
 )
 
 // fakeExec is an in-process executor: it records every unit it runs and
@@ -694,5 +697,125 @@ func TestRunProgressEndsWithDone(t *testing.T) {
 	defer mu.Unlock()
 	if p := last["raw.orders"]; !p.Done || p.Applied != 24 || p.Total != 24 {
 		t.Errorf("raw's last report %+v", p)
+	}
+}
+
+// TestClock pins what the front ends read ages and gates by: the set clock,
+// in UTC, or the wall clock when none is set.
+func TestClock(t *testing.T) {
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
+	e := &Engine{Now: func() time.Time { return at }}
+	if got := e.Clock(); !got.Equal(at) || got.Location() != time.UTC {
+		t.Errorf("Clock() with Now set = %v, want %v in UTC", got, at)
+	}
+	before := time.Now()
+	got := (&Engine{}).Clock()
+	if got.Before(before) || got.After(time.Now()) || got.Location() != time.UTC {
+		t.Errorf("Clock() without Now = %v, want the wall clock in UTC", got)
+	}
+}
+
+func TestResolveRunSettingsFlagsWinOverEnvironment(t *testing.T) {
+	env := map[string]string{"STATE_MODE": "torch", "INTERVAL_OVERRIDE": "1d", "SCHEMA_SUFFIX": "pr7"}
+	getenv := func(k string) string { return env[k] }
+
+	mode, iv, e, err := ResolveRunSettings(RunFlags{}, getenv)
+	if err != nil || mode != spec.Torch || iv == nil || iv.String() != "1d" || e.Suffix != "pr7" {
+		t.Fatalf("from the environment: %v %v %v %v", mode, iv, e, err)
+	}
+	mode, iv, e, err = ResolveRunSettings(RunFlags{Mode: "discover", IntervalOverride: "6h", Env: "", EnvGiven: true}, getenv)
+	if err != nil || mode != spec.Discover || iv.String() != "6h" || e.Suffix != "" {
+		t.Fatalf("flags win (--env '' means prod): %v %v %v %v", mode, iv, e, err)
+	}
+	mode, iv, e, err = ResolveRunSettings(RunFlags{}, func(string) string { return "" })
+	if err != nil || mode != spec.Bulldozer || iv != nil || e.Suffix != "" {
+		t.Fatalf("defaults: %v %v %v %v", mode, iv, e, err)
+	}
+}
+
+func TestResolveRunSettingsNamesTheBadSource(t *testing.T) {
+	cases := []struct {
+		flags RunFlags
+		env   map[string]string
+		want  string
+	}{
+		{RunFlags{}, map[string]string{"STATE_MODE": "nuke"}, "environment variable STATE_MODE"},
+		{RunFlags{Mode: "nuke"}, nil, "--mode"},
+		{RunFlags{}, map[string]string{"INTERVAL_OVERRIDE": "1x"}, "environment variable INTERVAL_OVERRIDE"},
+		{RunFlags{IntervalOverride: "0h"}, nil, "--interval-override"},
+		{RunFlags{}, map[string]string{"SCHEMA_SUFFIX": `x"; DROP TABLE y; --`}, "environment variable SCHEMA_SUFFIX"},
+		{RunFlags{Env: "a-b", EnvGiven: true}, nil, "--env"},
+	}
+	for _, c := range cases {
+		_, _, _, err := ResolveRunSettings(c.flags, func(k string) string { return c.env[k] })
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v %v: got %v, want an error starting %q", c.flags, c.env, err, c.want)
+		}
+	}
+}
+
+// heldExec runs no unit until released, counting the units it holds.
+type heldExec struct {
+	started atomic.Int32
+	release chan struct{}
+}
+
+func (h *heldExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	h.started.Add(1)
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return executor.Result{}, ctx.Err()
+	}
+	return executor.Result{}, nil
+}
+
+// A run over a wave of 40 models on PostgreSQL — every task running at
+// once — listens for other workers' changes on one connection, not one a
+// task: 40 LISTEN connections were 40 of the server's 100.
+func TestRunListensOnceForAWholeWave(t *testing.T) {
+	s := enginetest.Open(t, enginetest.Postgres)
+	schema := s.(interface{ Schema() string }).Schema()
+	var b strings.Builder
+	b.WriteString("models:\n")
+	const models = 40
+	for i := range models {
+		fmt.Fprintf(&b, "  - name: raw.m%02d\n    pipeline: p\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n", i)
+	}
+	e := runEngine(t, s, b.String())
+	exec := &heldExec{release: make(chan struct{})}
+	w := hours(0, 1)
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Run(t.Context(), RunRequest{Window: &w}, exec, nil)
+		done <- err
+	}()
+	deadline := time.Now().Add(30 * time.Second) // a bound on a hang, not a speed
+	for exec.started.Load() < models {
+		if time.Now().After(deadline) {
+			close(exec.release)
+			t.Fatalf("only %d of %d tasks started", exec.started.Load(), models)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	conn, err := pgx.Connect(t.Context(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var listening int
+	err = conn.QueryRow(t.Context(), `SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND query LIKE '%' || $1 || '%'`, schema).Scan(&listening)
+	close(exec.release)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listening != 1 {
+		t.Errorf("%d LISTEN connections on the schema's channel while %d tasks run, want 1 for the run", listening, models)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if c := statuses(t, s, "raw.m00"); c[state.Applied] != 1 {
+		t.Errorf("raw.m00 %v, want its hour applied", c)
 	}
 }

@@ -12,14 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
-
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite"
+	"go.uber.org/goleak"
 )
 
 // TestMain lets a test start this test binary as a separate worker process
@@ -257,4 +257,27 @@ func alive(pid string) bool {
 	}
 	fields := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
 	return len(fields) > 0 && fields[0] != "Z" && fields[0] != "X"
+}
+
+// TestWorkStopGivesBackQueuedUnitsBehindALongOne: a worker stopped while its
+// only slot runs a long unit gives back the units it claimed ahead at once,
+// not when the long unit ends (a SIGKILL after a stop timeout would strand
+// them for their leases).
+func TestWorkStopGivesBackQueuedUnitsBehindALongOne(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e := workerWorld(t, s)
+		x, cancel, done := startGatedWorker(t, e)
+		<-x.blocked
+		time.Sleep(200 * time.Millisecond)
+		cancel()
+		time.Sleep(2 * time.Second)
+		running := 0
+		must(t, s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.ticks", Statuses: []state.UnitStatus{state.Running}},
+			func(state.Unit) error { running++; return nil }))
+		close(x.release)
+		must(t, <-done)
+		if running > 1 {
+			t.Errorf("2 s after the stop, %d units are still running: only the long unit should be", running)
+		}
+	})
 }
