@@ -101,3 +101,31 @@ func TestUnitsSeedsRunsInBatches(t *testing.T) {
 		}
 	})
 }
+
+// LineageSpecOf keeps the named models of the lineage as written there.
+func TestLineageSpecOf(t *testing.T) {
+	if got := LineageSpecOf(); got != "models:\n" {
+		t.Errorf("no models: %q", got)
+	}
+	sp := Parse(t, LineageSpecOf("raw.orders", "mart.daily", "report.snapshot"))
+	full := Parse(t, LineageSpec)
+	if len(sp.Models) != 3 || sp.Models[0].Name != "raw.orders" || sp.Models[2].Name != "report.snapshot" {
+		t.Fatalf("models %v", sp.Models)
+	}
+	for _, m := range sp.Models {
+		if spec.Fingerprint(m) != spec.Fingerprint(full.Model(m.Name)) {
+			t.Errorf("%s differs from the full lineage's", m.Name)
+		}
+	}
+	if LineageSpecOf(modelNames(full)...) != LineageSpec {
+		t.Error("every model is not the whole lineage")
+	}
+}
+
+func modelNames(sp *spec.Spec) []string {
+	var out []string
+	for _, m := range sp.Models {
+		out = append(out, m.Name)
+	}
+	return out
+}

@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -385,4 +386,25 @@ func exactOverFlex() Fixture {
 	f.Units = hourly("raw.flex", 0, 2, UnitOpts{Status: state.Applied, At: now, RunID: 1}, nil)
 	f.Units = append(f.Units, hourly("mart.exact", 0, 2, UnitOpts{Status: state.Failed, At: now, RunID: 1, Error: exactOverFlexError}, nil)...)
 	return f
+}
+
+// LineageSpecOf is LineageSpec with only the named models, in its order:
+// a front end's tests that draw the lineage smaller take it from here, so
+// the lineage is drawn once.
+func LineageSpecOf(models ...string) string {
+	keep := map[string]bool{}
+	for _, m := range models {
+		keep[m] = true
+	}
+	head, body, _ := strings.Cut(LineageSpec, "\n")
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	blocks := strings.Split(body, "  - name: ")
+	for _, blk := range blocks[1:] {
+		name, _, _ := strings.Cut(blk, "\n")
+		if keep[name] {
+			b.WriteString("  - name: " + blk)
+		}
+	}
+	return b.String()
 }

@@ -13,13 +13,15 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
-// worldSpec is a small lineage worked out by hand (times are 2026-01-01):
+// worldSpec is five models of the lineage engine and gate tests draw
+// (enginetest.LineageSpec; times are 2026-01-01):
 //
 //	raw.orders (1h, ingest) — its command fails for hours 05 and 07 until a
 //	file "fixed" exists in the spec directory
@@ -27,37 +29,7 @@ import (
 //	│  └─ WHOLE report.snapshot (timeless, reports)
 //	├─ ENCAPSULATE mart.hourly (1h, core)
 //	└─ ENCAPSULATE + freshness 1h LATEST mart.fresh (1h, core)
-const worldSpec = `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run:
-      command:
-        - sh
-        - -c
-        - 'case "$BOLLHAV_SINCE" in 2026-01-01T05:00:00Z|2026-01-01T07:00:00Z) test -f fixed || { echo source unavailable >&2; exit 3; };; esac'
-  - name: mart.daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: mart.hourly
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: mart.fresh
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.orders, contract: encapsulate, freshness: {within: 1h, scope: latest}}
-    run: {command: ["true"]}
-  - name: report.snapshot
-    pipeline: reports
-    temporality: timeless
-    upstream: [{name: mart.daily, contract: whole}]
-    run: {command: ["true"]}
-`
+var worldSpec = enginetest.LineageSpecOf("raw.orders", "mart.daily", "mart.hourly", "mart.fresh", "report.snapshot")
 
 // viewerActor is the actor of the world's read-only viewer, as an SSH
 // session names its user.
