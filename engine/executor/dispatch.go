@@ -27,7 +27,9 @@ func NewWith(store state.Store, command Executor, now func() time.Time, warehous
 	if warehouses == nil {
 		warehouses = DefaultWarehouses
 	}
-	data := &dataExecutor{state: store, warehouses: warehouses, now: now}
+	// Archived files are stamped by the wall clock, whatever the engine's
+	// clock says (--as-of): the stamp only keeps names apart.
+	data := &dataExecutor{state: store, warehouses: warehouses, now: now, archiveClock: time.Now}
 	if ds, ok := store.(state.DataStore); ok {
 		data.store = ds
 	}
