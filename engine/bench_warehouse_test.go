@@ -17,6 +17,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	backends "github.com/bollhav/bollhav/state/stores"
 )
 
 // warehouseUnitsEnv overrides BenchmarkWarehouseThroughput's unit count.
@@ -92,7 +93,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	}
 	stores := openThroughputStores(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
-	wh := &executor.Warehouses{}
+	wh := &executor.Warehouses{Open: backends.OpenWarehouse, Locate: backends.WarehouseLocation}
 	b.Cleanup(func() { _ = wh.Close() })
 	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
 	if _, err := setup.Apply(ctx); err != nil {

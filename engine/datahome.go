@@ -26,5 +26,5 @@ func (e *Engine) DataHome(ctx context.Context, name string) executor.DataHome {
 			}
 		}
 	}
-	return executor.Where(m, nil)
+	return e.Warehouses.Where(m)
 }

@@ -38,9 +38,10 @@ type Engine struct {
 	// clock when nil. Tests set it to drive backoff without sleeping.
 	LeaseClock func() time.Time
 	Log        *slog.Logger
-	// Warehouses are the pools of the databases models' connections name;
-	// executor.DefaultWarehouses, the process's, when nil. Tests give an
-	// engine its own and close it.
+	// Warehouses are the pools of the databases models' connections
+	// name, built (with the backends that open them) and closed by the
+	// composition root or the test that made the engine; the engine never
+	// closes them. Nil: a model on a connection cannot run.
 	Warehouses *executor.Warehouses
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // whSpec puts every model's data in a warehouse database of its own (ENV
@@ -82,7 +83,7 @@ func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
 	path := writeSpec(t, dir, map[string]string{"bollhav.yaml": strings.ReplaceAll(whSpec, "ENV", env)})
 	sp, err := spec.Load(path)
 	must(t, err)
-	wh := &executor.Warehouses{}
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	t.Cleanup(func() { _ = wh.Close() })
 	return &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Warehouses: wh,
 		Now: func() time.Time { return t0.Add(48 * time.Hour) }}, path
@@ -91,7 +92,7 @@ func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
 // whQuery returns a query's rows in the warehouse as "a|b" strings.
 func whQuery(t *testing.T, dsn, query string) []string {
 	t.Helper()
-	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
+	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }, Open: stores.OpenWarehouse}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
 	must(t, err)
 	defer w.Close()
 	var out []string
@@ -125,7 +126,7 @@ func twoEach(n int) string {
 // written by the claim that applied it, with the rows it recorded.
 func checkLedger(t *testing.T, e *Engine, dsn, model string) {
 	t.Helper()
-	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
+	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }, Open: stores.OpenWarehouse}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
 	must(t, err)
 	defer w.Close()
 	n := 0

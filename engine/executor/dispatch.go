@@ -19,13 +19,11 @@ func New(store state.Store, command Executor, now func() time.Time) Executor {
 }
 
 // NewWith is New with the registry of warehouse pools that models with a
-// connection run on: DefaultWarehouses when nil.
+// connection run on, which its builder owns and closes. With nil
+// warehouses a model on a connection fails with ErrNoWarehouses.
 func NewWith(store state.Store, command Executor, now func() time.Time, warehouses *Warehouses) Executor {
 	if now == nil {
 		now = time.Now
-	}
-	if warehouses == nil {
-		warehouses = DefaultWarehouses
 	}
 	// Archived files are stamped by the wall clock, whatever the engine's
 	// clock says (--as-of): the stamp only keeps names apart.

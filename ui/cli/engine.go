@@ -61,7 +61,11 @@ func (c *cmdContext) storeEngine(ctx gocontext.Context) (*engine.Engine, func(),
 	if err != nil {
 		return nil, nil, err
 	}
-	e := &engine.Engine{Store: store, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	// The warehouse pools models' connections name: opened on first use
+	// with the backends this composition root knows, and closed here, with
+	// the store, when the command is done. The engine closes neither.
+	warehouses := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	e := &engine.Engine{Store: store, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor(), Warehouses: warehouses}
 	if c.AsOf != "" {
 		// checkGlobals has parsed it already. Leases keep the wall clock
 		// (engine.leaseClock); everything judged "now" uses this instant.
@@ -69,9 +73,9 @@ func (c *cmdContext) storeEngine(ctx gocontext.Context) (*engine.Engine, func(),
 		e.Now = func() time.Time { return at }
 	}
 	return e, func() {
-		// The warehouse pools this process opened for models'
-		// connections (executor.DefaultWarehouses) end with the store.
-		_ = executor.DefaultWarehouses.Close()
+		// The warehouse pools this command opened for models'
+		// connections end with the store.
+		_ = warehouses.Close()
 		store.Close()
 	}, nil
 }
