@@ -45,6 +45,34 @@ type Engine struct {
 	Warehouses *executor.Warehouses
 }
 
+// As is a session of the engine for another actor: the same store,
+// spec, environment, clocks and warehouses, with actor acting and readOnly
+// set (a viewer over SSH is read-only whatever the engine it came from).
+// The session shares what is the process's (the store, the spec, the
+// warehouse pools) and nothing that belongs to one session: setting
+// anything on it leaves e as it was.
+func (e *Engine) As(actor string, readOnly bool) *Engine {
+	s := e.session()
+	s.Actor, s.ReadOnly = actor, readOnly
+	return s
+}
+
+// InEnv is a session of the engine in another environment (a UI switching
+// to a PR's schema suffix), sharing what As shares: every read and action
+// of it is env's.
+func (e *Engine) InEnv(env spec.Env) *Engine {
+	s := e.session()
+	s.Env = env
+	return s
+}
+
+// session is a new engine with e's settings: the one place an engine is
+// copied, so a field that belongs to one session is left out here.
+func (e *Engine) session() *Engine {
+	s := *e
+	return &s
+}
+
 // ErrReadOnly is an action refused because the engine is read-only.
 var ErrReadOnly = errors.New("refused: bollhav is read-only (--read-only)")
 

@@ -157,9 +157,7 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 		return err
 	}
 	yesterday := state.MustWindow(now.Truncate(24*time.Hour).Add(-24*time.Hour), now.Truncate(24*time.Hour))
-	de := *e
-	de.Env = dev
-	return demoRun(ctx, c, &de, now, "dev env: core.order_facts, yesterday",
+	return demoRun(ctx, c, e.InEnv(dev), now, "dev env: core.order_facts, yesterday",
 		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: spec.Discover})
 }
 

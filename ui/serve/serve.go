@@ -312,9 +312,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	sess.Context().SetValue(roleKey{}, role)
-	e := *s.cfg.Engine
-	e.ReadOnly = e.ReadOnly || role == Viewer
-	e.Actor = Actor(sess.User(), key)
+	e := s.cfg.Engine.As(Actor(sess.User(), key), s.cfg.Engine.ReadOnly || role == Viewer)
 	ctx, cancel := context.WithCancel(s.ctx)
 	go func() {
 		// sess.Context() is the connection's: it outlives this session when
@@ -325,7 +323,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		}
 		cancel()
 	}()
-	m, err := s.cfg.NewModel(ctx, &e, sess)
+	m, err := s.cfg.NewModel(ctx, e, sess)
 	if err != nil {
 		cancel()
 		wish.Fatalln(sess, "bollhav: "+err.Error())
