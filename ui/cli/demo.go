@@ -93,7 +93,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 		return code
 	}
 	defer closeStore()
-	runs, err := e.Store.Runs(ctx, "", 1)
+	runs, err := e.Runs(ctx, 1) // the demo engine is prod's (--env "")
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
 		return ExitUsage

@@ -321,17 +321,17 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 // itself reports that error.
 func runRetryTotals(ctx gocontext.Context, e *engine.Engine, runID int64) ([]string, map[string]int) {
 	totals := map[string]int{}
-	run, err := e.Store.GetRun(ctx, runID)
+	run, err := e.RunRecord(ctx, runID)
 	if err != nil {
 		return nil, totals
 	}
 	for _, name := range run.Models {
-		q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Statuses: []state.UnitStatus{state.Pending, state.Failed}}
+		var w state.Window // all of a timeless model's units
 		if m := e.Spec.Model(name); m != nil && m.Temporality == spec.Temporal {
-			q.Window = run.Window
+			w = run.Window
 		}
 		n := 0
-		if err := e.Store.ScanUnits(ctx, q, func(state.Unit) error { n++; return nil }); err != nil {
+		if err := e.ScanStoredUnits(ctx, name, w, []state.UnitStatus{state.Pending, state.Failed}, func(state.Unit) error { n++; return nil }); err != nil {
 			n = -1
 		}
 		totals[name] = n

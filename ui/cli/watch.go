@@ -100,18 +100,15 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 
 	followCtx, cancel := gocontext.WithCancel(ctx)
 	defer cancel()
-	changes := state.Follower{
-		Store: e.Store, After: after, Poll: poll,
-		OnError: func(err error) {
-			if err == nil {
-				fmt.Fprintln(c.Err, "bollhav watch: reading the change feed again")
-				return
-			}
-			if followCtx.Err() == nil {
-				fmt.Fprintf(c.Err, "bollhav watch: reading the change feed: %v (retrying)\n", err)
-			}
-		},
-	}.Follow(followCtx)
+	changes := e.Follow(followCtx, after, poll, func(err error) {
+		if err == nil {
+			fmt.Fprintln(c.Err, "bollhav watch: reading the change feed again")
+			return
+		}
+		if followCtx.Err() == nil {
+			fmt.Fprintf(c.Err, "bollhav watch: reading the change feed: %v (retrying)\n", err)
+		}
+	})
 	// The follower's goroutine writes to stderr: wait for it to end.
 	defer func() {
 		cancel()

@@ -78,7 +78,7 @@ func (a *App) header(w int) string {
 		// A viewer is read-only by its role; anyone else is told.
 		ro += " " + t.Muted.Render("read-only")
 	}
-	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Store.Backend()) + ro + "  "
+	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Backend()) + ro + "  "
 	var crumbs []string
 	for i, v := range a.stack {
 		title := v.title()

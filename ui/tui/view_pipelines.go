@@ -577,7 +577,7 @@ func loadPipelines(e *engine.Engine, only []string) func(ctx context.Context) (p
 		}
 		d := pipelinesData{models: models}
 		if e.Spec != nil {
-			recs, err := e.Store.Models(ctx, e.Env.Suffix)
+			recs, err := e.Models(ctx)
 			if err != nil {
 				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
 			}

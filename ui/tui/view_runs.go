@@ -243,7 +243,7 @@ type runsData struct {
 // loadRuns reads the environment's newest runs.
 func loadRuns(e *engine.Engine) func(ctx context.Context) (runsData, error) {
 	return func(ctx context.Context) (runsData, error) {
-		runs, err := e.Store.Runs(ctx, e.Env.Suffix, runsLimit)
+		runs, err := e.Runs(ctx, runsLimit)
 		if err != nil {
 			return runsData{}, fmt.Errorf("reading the runs of %s: %w", e.Env, err)
 		}
