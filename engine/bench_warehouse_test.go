@@ -95,7 +95,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	ctx := b.Context()
 	wh := &executor.Warehouses{Open: backends.OpenWarehouse, Locate: backends.WarehouseLocation}
 	b.Cleanup(func() { _ = wh.Close() })
-	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+	setup := engine.New(stores[0], sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
 	if _, err := setup.Apply(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	b.StartTimer()
 	started := time.Now()
 	for i, s := range stores {
-		e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+		e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
 		wg.Go(func() {
 			errs <- e.Work(workCtx, e.Executor(), engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
 		})

@@ -45,7 +45,7 @@ func builtOnWorld(t *testing.T, s state.Store) *Engine {
 	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 1))}, &fakeExec{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Spec = mustParse(t, strings.Replace(builtOnSpec, `"v1"`, `"v2"`, 1))
+	e.spec = mustParse(t, strings.Replace(builtOnSpec, `"v1"`, `"v2"`, 1))
 	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(1, 2))}, &fakeExec{}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -37,13 +37,13 @@ func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
 		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		got, at := changesOf(t, e, "raw.orders", t0)
 		if got != "run.command: ./load.sh v1 → ./load.sh v2" || at != nil {
 			t.Errorf("before apply: %q at %v; want the command, not registered yet", got, at)
 		}
 		applied := t0.Add(50 * time.Hour)
-		e.Now = func() time.Time { return applied }
+		e.opts.Now = func() time.Time { return applied }
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -52,7 +52,7 @@ func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
 			t.Errorf("after apply: %q at %v; want the command, changed at %s", got, at, applied)
 		}
 		// A store-only engine reads both definitions from the store.
-		bare := &Engine{Store: s, Now: e.Now}
+		bare := New(s, nil, Options{Now: e.opts.Now})
 		if got, _ := changesOf(t, bare, "raw.orders", t0); got != "run.command: ./load.sh v1 → ./load.sh v2" {
 			t.Errorf("store-only: %q", got)
 		}
@@ -67,7 +67,7 @@ func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
 		e := runEngine(t, s, outdatedSpec)
-		old := modelRecord("", e.Spec.Model("raw.orders"), state.Interval{})
+		old := modelRecord("", e.spec.Model("raw.orders"), state.Interval{})
 		fp := old.Fingerprint
 		old.Fingerprint = "" // as an earlier bollhav registered it
 		registeredAt := t0.Add(time.Hour)
@@ -77,7 +77,7 @@ func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
 		if ds, err := s.Definitions(ctx, "", "raw.orders"); err != nil || len(ds) != 0 {
 			t.Fatalf("history before the apply: %v, %v; want none", ds, err)
 		}
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}

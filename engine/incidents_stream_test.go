@@ -19,8 +19,8 @@ import (
 // incidents by reason or counted.
 func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &engine.Engine{Store: s}
-		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 12000, Seed: 5}); err != nil {
+		e, _, err := gen.Populate(t.Context(), s, engine.Options{}, gen.Config{Models: 60, Units: 12000, Seed: 5})
+		if err != nil {
 			t.Fatal(err)
 		}
 		blocked, err := e.Blocked(t.Context(), gate.BlockedFilter{})

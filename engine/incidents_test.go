@@ -91,7 +91,7 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 		// Three hours later raw.orders' rows (applied at t0+48h) are past
 		// mart.fresh's 1h freshness: its 22 hours over applied rows block
 		// stale, 05 and 07 block on the failed hours.
-		e.Now = func() time.Time { return t0.Add(51 * time.Hour) }
+		e.opts.Now = func() time.Time { return t0.Add(51 * time.Hour) }
 		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.fresh"}, Window: firstDay()}, e.Executor(), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -297,7 +297,7 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
     run: {command: ["true"]}
 `)
 		const n = gate.MaxTracedBlocked + 100
-		e.Now = func() time.Time { return t0.Add((n + 1) * time.Hour) }
+		e.opts.Now = func() time.Time { return t0.Add((n + 1) * time.Hour) }
 		w := hours(0, n)
 		failing := &fakeExec{fail: func(model string, _ *state.Window) error {
 			if model == "up.h" {

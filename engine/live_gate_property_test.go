@@ -168,20 +168,23 @@ func liveProperty(t *testing.T, rt *rapid.T, s state.Store, sp *spec.Spec) {
 	// registrations alone (as a UI opened on a store does), where a
 	// re-registration changes verdicts.
 	storeOnly := rapid.Bool().Draw(rt, "storeOnly")
-	w.e = &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return w.now }}
+	w.e = engine.New(s, sp, engine.Options{Now: func() time.Time { return w.now }})
 	if _, err := w.e.Apply(ctx); err != nil {
 		rt.Fatal(err)
 	}
 	w.reset()
 	w.seed()
+	judgeSpec := sp
 	if storeOnly {
-		w.e = &engine.Engine{Store: s, Now: func() time.Time { return w.now }}
+		judgeSpec = nil
 	}
+	var judged state.Store = s
 	if rapid.Bool().Draw(rt, "plainStore") {
 		// Without SweepReader and RegionReader: the index reads back a
 		// window at a time through ScanUnits.
-		w.e.Store = hideSweep{s}
+		judged = hideSweep{s}
 	}
+	w.e = engine.New(judged, judgeSpec, engine.Options{Now: func() time.Time { return w.now }})
 	live, err := w.e.LiveGate(ctx)
 	if err != nil {
 		rt.Fatal(err)
@@ -220,7 +223,7 @@ func (w *liveWorld) logf(format string, args ...any) {
 // has them.
 func (w *liveWorld) reset() {
 	ctx := w.t.Context()
-	e := &engine.Engine{Store: w.s, Spec: w.sp, Now: func() time.Time { return w.now }}
+	e := engine.New(w.s, w.sp, engine.Options{Now: func() time.Time { return w.now }})
 	if _, err := e.Apply(ctx); err != nil {
 		w.rt.Fatal(err)
 	}
@@ -509,7 +512,7 @@ func (w *liveWorld) reregister() {
 	if err != nil {
 		w.rt.Fatal(err)
 	}
-	e := &engine.Engine{Store: w.s, Spec: sp, Now: func() time.Time { return w.now }}
+	e := engine.New(w.s, sp, engine.Options{Now: func() time.Time { return w.now }})
 	if _, err := e.Apply(w.t.Context()); err != nil {
 		w.rt.Fatal(err)
 	}
@@ -644,7 +647,7 @@ func (w *liveWorld) unitGate(units []gate.SweptUnit, i int) string {
 	}
 	u := units[i]
 	m := w.sp.Model(u.Model)
-	if w.e.Spec == nil {
+	if w.e.Spec() == nil {
 		// Judged from the registrations alone: as registered now.
 		rec, err := w.s.Model(w.t.Context(), "", u.Model)
 		if err != nil {

@@ -41,7 +41,7 @@ func reachWorld(t *testing.T, s state.Store) (*engine.Engine, *gate.Live, *time.
 		t.Fatal(err)
 	}
 	now := liveHour(100)
-	e := &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return now }}
+	e := engine.New(s, sp, engine.Options{Now: func() time.Time { return now }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestLiveGateRebuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = added
+		e = engine.New(s, added, engine.Options{Now: e.Clock})
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestLiveGateRebuilds(t *testing.T) {
 
 		// d.exact's limit tightened to 1h in the registry (the index reads
 		// definitions from it when opened without a spec), then a run.
-		storeOnly := &engine.Engine{Store: s, Now: e.Now}
+		storeOnly := engine.New(s, nil, engine.Options{Now: e.Clock})
 		live, err = storeOnly.LiveGate(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -226,7 +226,7 @@ func TestLiveGateRebuilds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := (&engine.Engine{Store: s, Spec: tight, Now: e.Now}).Apply(t.Context()); err != nil {
+		if _, err := engine.New(s, tight, engine.Options{Now: e.Clock}).Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
 		if st := feed(t, s, live); st.Rebuilt != "" || st.Changes != 0 {

@@ -68,13 +68,13 @@ func TestOutdatedWindowsRebuilt(t *testing.T) {
 		}
 
 		// A timeout and a comment: still current.
-		e.Spec = mustParse(t, strings.NewReplacer("timeout: 5m", "timeout: 1h", "# the loader", "# loads orders").Replace(outdatedSpec))
+		e.spec = mustParse(t, strings.NewReplacer("timeout: 5m", "timeout: 1h", "# the loader", "# loads orders").Replace(outdatedSpec))
 		if got := statusOf(t, e, "raw.orders").Outdated; got != 0 {
 			t.Errorf("a timeout and a comment changed: %d outdated, want 0", got)
 		}
 
 		// The command: exactly the 24 hours run under v1 are outdated.
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		raw := statusOf(t, e, "raw.orders")
 		if raw.Outdated != 24 || raw.Counts[state.Applied] != 48 {
 			t.Errorf("after the command change: %d outdated of %d applied, want 24 of 48", raw.Outdated, raw.Counts[state.Applied])
@@ -143,11 +143,11 @@ func TestHardcodedRowsChangeOutdatesTheReader(t *testing.T) {
 		if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 2))}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "{cur: SEK, rate: 1}", "{rate: 1, cur: SEK}", 1))
+		e.spec = mustParse(t, strings.Replace(hardcodedSpec, "{cur: SEK, rate: 1}", "{rate: 1, cur: SEK}", 1))
 		if got := statusOf(t, e, "core.priced"); got.Outdated != 0 || got.Counts[state.Applied] != 2 {
 			t.Errorf("the same rows written otherwise: %d outdated of %d, want 0 of 2", got.Outdated, got.Counts[state.Applied])
 		}
-		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
+		e.spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
 		if got := statusOf(t, e, "core.priced"); got.Outdated != 2 {
 			t.Errorf("after a rate changed: %d outdated, want both days", got.Outdated)
 		}

@@ -29,8 +29,7 @@ func minute(k int) state.Window {
 
 func minutesWorld(t *testing.T, s state.Store, n int) *Engine {
 	t.Helper()
-	e := &Engine{Store: s, Spec: mustParse(t, minutesSpec(m0.Add(time.Duration(n)*time.Minute))), Actor: "tester",
-		Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }}
+	e := New(s, mustParse(t, minutesSpec(m0.Add(time.Duration(n)*time.Minute))), Options{Actor: "tester", Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}

@@ -52,7 +52,7 @@ func (e *Engine) outdatedModels(ctx context.Context, req RunRequest) ([]string, 
 		return names, trace, seeds, nil
 	}
 	var out []string
-	for _, m := range e.Spec.Models {
+	for _, m := range e.spec.Models {
 		if seeds[m.Name] || len(trace.Of(m.Name).builtOn()) > 0 {
 			out = append(out, m.Name)
 		}
@@ -142,7 +142,7 @@ func hullOf(a, b state.Window) state.Window {
 func (e *Engine) resetOutdated(ctx context.Context, mp ModelPlan, runID int64, now time.Time) (int, error) {
 	total := 0
 	for _, span := range adjacentSpans(mp.Reset.All()) {
-		n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: mp.Model, Window: span.w,
+		n, err := e.store.SetStatus(ctx, state.StatusChange{Env: e.opts.Env.Suffix, Model: mp.Model, Window: span.w,
 			From: mp.resetFrom, To: state.Pending, RunID: runID, Now: now})
 		if err != nil {
 			return total, fmt.Errorf("model %s: resetting its outdated units to pending: %w", mp.Model, err)

@@ -68,7 +68,7 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	must(t, err)
 	model := data + ".hourly"
 	const lease = time.Second
-	e := &Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	e := New(s, loaded, Options{SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	seq0, err := e.LatestChangeSeq(t.Context())

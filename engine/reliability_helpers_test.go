@@ -99,7 +99,7 @@ func relWorkerMain() int {
 	// The warehouses are this worker's, as bollhav worker's are its own.
 	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	defer wh.Close()
-	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log, Warehouses: wh}
+	e := New(s, sp, Options{SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log, Warehouses: wh})
 	var x executor.Executor = e.Executor()
 	var once sync.Once
 	if os.Getenv(relEnvCrash) == "1" {

@@ -79,7 +79,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	sp, err := spec.Load(specPath)
 	must(t, err)
 	const lease = time.Second
-	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	e := New(s, sp, Options{SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	hour := hours(0, 1)

@@ -24,7 +24,7 @@ func retryClockWorld(t *testing.T, s state.Store) (*Engine, *fakeClock) {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-	e.LeaseClock = clock.Now
+	e.opts.LeaseClock = clock.Now
 	return e, clock
 }
 

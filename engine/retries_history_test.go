@@ -35,7 +35,7 @@ func TestRetryHistoryKeepsEachTrysError(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-		e.LeaseClock = clock.Now
+		e.opts.LeaseClock = clock.Now
 		done := make(chan *RunResult, 1)
 		go func() {
 			res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil)

@@ -32,7 +32,7 @@ const retryOthersSpec = `models:
 func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, retryOthersSpec)
-		e.Now = nil
+		e.opts.Now = nil
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -58,9 +58,9 @@ func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 		}
 		// A worker whose lease clock runs an hour further each time it is read.
 		w := runEngine(t, s, retryOthersSpec)
-		w.Now = nil // a worker judges at the real clock (bollhav worker refuses --as-of)
+		w.opts.Now = nil // a worker judges at the real clock (bollhav worker refuses --as-of)
 		var hours atomic.Int64
-		w.LeaseClock = func() time.Time { return time.Now().Add(time.Duration(hours.Add(1)) * time.Hour) }
+		w.opts.LeaseClock = func() time.Time { return time.Now().Add(time.Duration(hours.Add(1)) * time.Hour) }
 		wctx, stop := context.WithCancel(context.Background())
 		wdone := make(chan struct{})
 		wexec := &alwaysFail{}

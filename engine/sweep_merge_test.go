@@ -46,7 +46,7 @@ models:
 		}
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		now := day.Add(10 * time.Hour)
-		e := &engine.Engine{Store: s, Spec: sp, Now: func() time.Time { return now }}
+		e := engine.New(s, sp, engine.Options{Now: func() time.Time { return now }})
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}

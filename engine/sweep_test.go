@@ -53,12 +53,12 @@ func checkAgainstGate(t *testing.T, e *engine.Engine, units []gate.SweptUnit) ma
 	t.Helper()
 	seen := map[gate.Readiness]int{}
 	for _, u := range units {
-		m := e.Spec.Model(u.Model)
+		m := e.Spec().Model(u.Model)
 		var w *state.Window
 		if m.Temporality == spec.Temporal {
 			w = &u.Window
 		}
-		g, err := e.GateUnitFromStore(t.Context(), m, w, e.Now())
+		g, err := e.GateUnitFromStore(t.Context(), m, w, e.Clock())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,8 +76,8 @@ type hideSweep struct{ state.Store }
 
 func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &engine.Engine{Store: s}
-		if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 60, Units: 6000, Seed: 5}); err != nil {
+		e, _, err := gen.Populate(t.Context(), s, engine.Options{}, gen.Config{Models: 60, Units: 6000, Seed: 5})
+		if err != nil {
 			t.Fatal(err)
 		}
 		rep, units := sweepAll(t, e, gate.BlockedFilter{})
@@ -89,7 +89,7 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		// Every unit that is not applied is judged, once, and the report
 		// counts them by model.
 		outstanding, released := 0, 0
-		for _, m := range e.Spec.Models {
+		for _, m := range e.Spec().Models {
 			st, err := s.Stats(t.Context(), "", m.Name)
 			if err != nil {
 				t.Fatal(err)
@@ -124,12 +124,12 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 
 		// A store without SweepReader gives the same answers, and so does
 		// an engine opened from the store alone (definitions as registered).
-		plain := &engine.Engine{Store: hideSweep{s}, Spec: e.Spec, Now: e.Now}
+		plain := engine.New(hideSweep{s}, e.Spec(), engine.Options{Now: e.Clock})
 		_, again := sweepAll(t, plain, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("a store without SweepReader swept differently")
 		}
-		storeOnly := &engine.Engine{Store: s, Now: e.Now}
+		storeOnly := engine.New(s, nil, engine.Options{Now: e.Clock})
 		_, again = sweepAll(t, storeOnly, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("an engine without the spec swept differently")
@@ -192,7 +192,7 @@ func sweepHardErrors(t *testing.T, suffix string) {
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		hour := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
 		now := hour(10)
-		e := &engine.Engine{Store: s, Spec: sp, Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }}
+		e := engine.New(s, sp, engine.Options{Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }})
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}

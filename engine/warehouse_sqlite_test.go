@@ -56,8 +56,7 @@ func TestWarehouseOnASQLiteFile(t *testing.T) {
 		must(t, err)
 		wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 		t.Cleanup(func() { _ = wh.Close() })
-		e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Warehouses: wh,
-			Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+		e := New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 		run := func(mode spec.StateMode) {
 			t.Helper()
 			res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Mode: mode, Workers: 4}, e.Executor(), nil)

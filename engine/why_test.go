@@ -283,7 +283,7 @@ func TestWhyMissingWindowsAndAppliedUnits(t *testing.T) {
 		// An applied unit: satisfied, nothing to follow, nothing to apply;
 		// raw 03's applied_at is the run's clock, 2026-01-03T00:00Z, so at an
 		// --as-of two hours later both ages are 2h.
-		e.Now = func() time.Time { return t0.Add(50 * time.Hour) }
+		e.opts.Now = func() time.Time { return t0.Add(50 * time.Hour) }
 		r = mustWhy(t, e, "mart.hourly", t0.Add(3*time.Hour))
 		if r.Status != state.Applied || !r.Satisfied || len(r.Frontier) != 0 || r.AppliedAt == nil {
 			t.Errorf("applied unit %+v", r)
@@ -336,7 +336,7 @@ func TestWhyStaleUpstream(t *testing.T) {
 		e := whyWorld(t, s)
 		// raw 03 was applied at 2026-01-03T00:00Z; three hours later the
 		// 1h LATEST freshness of mart.fresh blocks its hour 03.
-		e.Now = func() time.Time { return t0.Add(51 * time.Hour) }
+		e.opts.Now = func() time.Time { return t0.Add(51 * time.Hour) }
 		h3 := hours(3, 4)
 		if _, err := e.Run(t.Context(), RunRequest{Models: []string{"mart.fresh"}, Window: &h3}, e.Executor(), nil); err != nil {
 			t.Fatal(err)
@@ -362,7 +362,7 @@ func TestWhyStaleUpstream(t *testing.T) {
 		expectFrontier(t, r.Frontier, fw{link("raw.orders", h3, state.Applied) + " stale", 5})
 
 		// As of half an hour after the load it was fresh: nothing to do.
-		e.Now = func() time.Time { return t0.Add(48*time.Hour + 30*time.Minute) }
+		e.opts.Now = func() time.Time { return t0.Add(48*time.Hour + 30*time.Minute) }
 		r = mustWhy(t, e, "mart.fresh", t0.Add(3*time.Hour))
 		if !r.Satisfied || len(r.Frontier) != 0 || *r.Upstreams[0].NewestAge != 30*time.Minute {
 			t.Errorf("fresh: %+v", r)

@@ -52,7 +52,7 @@ func runApply(c *cmdContext, args []string) int {
 		return ExitUsage
 	}
 	if c.Output == "json" {
-		out := applyJSON{Env: e.Env.Suffix, Models: []applyJSONModel{}}
+		out := applyJSON{Env: e.Env().Suffix, Models: []applyJSONModel{}}
 		for _, group := range []struct {
 			outcome string
 			models  []engine.AppliedModel
@@ -65,6 +65,6 @@ func runApply(c *cmdContext, args []string) int {
 		return ExitOK
 	}
 	fmt.Fprintf(c.Out, "registered in %s: %d created, %d changed, %d unchanged\n",
-		e.Env, len(res.Created), len(res.Changed), len(res.Unchanged))
+		e.Env(), len(res.Created), len(res.Changed), len(res.Unchanged))
 	return ExitOK
 }

@@ -30,7 +30,7 @@ func TestDemoUIOpensOnTheOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test"}
+	e := engine.New(s, loaded, engine.Options{SpecDir: dir, Actor: "test"})
 	m, err := tui.NewModel(t.Context(), e, tui.Options{Theme: "none"})
 	if err != nil {
 		t.Fatal(err)

@@ -98,7 +98,7 @@ func runIncidents(c *cmdContext, args []string) int {
 		writeJSON(c.Out, incidentsToJSON(rep))
 		return ExitOK
 	}
-	printIncidents(c.Out, rep, e.Env.String(), e.Env.Suffix)
+	printIncidents(c.Out, rep, e.Env().String(), e.Env().Suffix)
 	return ExitOK
 }
 

@@ -87,7 +87,7 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 		return code
 	}
 	defer closeStore()
-	if w.IsZero() && !e.ReadOnly {
+	if w.IsZero() && !e.ReadOnly() {
 		// No window: only a timeless model's existence row is marked so.
 		ms, err := e.ModelStatus(ctx, model)
 		if err != nil {
@@ -116,6 +116,6 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	if !w.IsZero() {
 		where = " in " + w.String()
 	}
-	fmt.Fprintf(c.Out, "marked %d unit%s of %s%s %s (%s)\n", n, plural(n), model, where, status, e.Env)
+	fmt.Fprintf(c.Out, "marked %d unit%s of %s%s %s (%s)\n", n, plural(n), model, where, status, e.Env())
 	return ExitOK
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -90,10 +89,7 @@ func runPlan(c *cmdContext, args []string, f *runFlags) int {
 		return code
 	}
 	defer closeStore()
-	if c.AsOf != "" {
-		at, _ := state.ParseTime(c.AsOf) // checked with the globals
-		e.Now = func() time.Time { return at }
-	}
+	// --as-of is the engine's clock already (openStore).
 	plan, err := e.Plan(ctx, req)
 	if err != nil {
 		c.runErrLines(cmd, err)

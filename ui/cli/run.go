@@ -210,15 +210,16 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	e, closeStore, code := c.openEngine(ctx, cmd)
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly {
+	defer o.close()
+	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := o.engine(sp)
+	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "%s %v; nothing was changed", req.Mode, engine.ErrReadOnly)
 	}
-	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// Plan first: bad input (a misaligned window, an unknown model, a grain
 	// change outside torch) is refused before the run registers anything,
@@ -296,21 +297,22 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	e, closeStore, code := c.openEngine(ctx, cmd)
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly {
+	defer o.close()
+	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := o.engine(sp)
+	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "retry %v; nothing was changed", engine.ErrReadOnly)
 	}
-	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	order, totals := runRetryTotals(ctx, e, f.retry)
 	view := c.newRunView(order, totals)
 	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)
 	view.stop()
 	if res == nil && errors.Is(err, state.ErrNotFound) {
-		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env)
+		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env())
 	}
 	return c.finishRun(ctx, cmd, res, err)
 }
@@ -327,7 +329,7 @@ func runRetryTotals(ctx gocontext.Context, e *engine.Engine, runID int64) ([]str
 	}
 	for _, name := range run.Models {
 		var w state.Window // all of a timeless model's units
-		if m := e.Spec.Model(name); m != nil && m.Temporality == spec.Temporal {
+		if m := e.Spec().Model(name); m != nil && m.Temporality == spec.Temporal {
 			w = run.Window
 		}
 		n := 0

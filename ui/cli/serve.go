@@ -126,7 +126,7 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 		return code
 	}
 	defer closeStore()
-	e.ReadOnly = c.ReadOnly
+	// --read-only is the engine's already (openStore).
 	logger := slog.New(slog.NewTextHandler(c.Err, nil))
 	errc := make(chan error, 2)
 	var shutdowns []func(gocontext.Context) error
@@ -184,7 +184,7 @@ func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engi
 		Engine: e, MaxSessions: f.maxSessions, Log: logger,
 		NewModel: func(ctx gocontext.Context, se *engine.Engine, s ssh.Session) (tea.Model, error) {
 			env := sessionEnv(s.Environ())
-			return tui.NewModel(ctx, se, tui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed,
+			return tui.NewModel(ctx, se, tui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly(), Getenv: env, Feed: feed,
 				User: serve.SessionUser(s), Role: serve.SessionRole(s).String(),
 				IdleTimeout: f.idle, IdleClosesWatchers: f.idleWatchers})
 		},

@@ -107,7 +107,7 @@ func runStatus(c *cmdContext, args []string) int {
 		return ExitOK
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env)
+		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env())
 		return ExitOK
 	}
 	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}

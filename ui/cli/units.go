@@ -225,7 +225,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			what := "no units of " + model
 			switch {
 			case !ms.Registered:
-				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env)
+				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env())
 			case !w.IsZero() || len(statuses) > 0:
 				what += " match"
 			default:

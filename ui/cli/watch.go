@@ -96,7 +96,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 			return ExitUsage
 		}
 	}
-	fmt.Fprintf(c.Err, "bollhav watch: following changes in %s after #%d; Ctrl-C stops\n", e.Env, after)
+	fmt.Fprintf(c.Err, "bollhav watch: following changes in %s after #%d; Ctrl-C stops\n", e.Env(), after)
 
 	followCtx, cancel := gocontext.WithCancel(ctx)
 	defer cancel()
@@ -120,7 +120,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 	pal := c.palette()
 	printed := 0
 	for ch := range changes {
-		if ch.Env != e.Env.Suffix || (len(only) > 0 && !only[ch.Model]) {
+		if ch.Env != e.Env().Suffix || (len(only) > 0 && !only[ch.Model]) {
 			continue
 		}
 		var err error

@@ -53,22 +53,23 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 	}
 	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	e, closeStore, code := c.openEngine(ctx, "worker")
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, "worker")
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	e.Lease = lease
-	e.Log = slog.New(slog.NewTextHandler(c.Err, nil))
+	defer o.close()
+	log := slog.New(slog.NewTextHandler(c.Err, nil))
+	o.opts.Lease, o.opts.Log = lease, log
+	e := o.engine(sp)
 	if _, err := e.Apply(ctx); err != nil {
 		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
 		return ExitUsage
 	}
-	e.Log.Info("worker started", "env", e.Env.String(), "workers", workers, "lease", lease.String())
+	log.Info("worker started", "env", e.Env().String(), "workers", workers, "lease", lease.String())
 	if err := e.Work(ctx, e.Executor(), engine.WorkOptions{Workers: workers}); err != nil {
 		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
 		return ExitUsage
 	}
-	e.Log.Info("worker stopped")
+	log.Info("worker stopped")
 	return ExitOK
 }

@@ -135,7 +135,7 @@ func (m *Monitor) register(started time.Time) {
 		Help:    "Duration of runs (bollhav run, or a run started from the UI) that finished since this process started, by pipeline (empty for a run of named models) and final status.",
 		Buckets: prometheus.ExponentialBuckets(1, 4, 9), // 1 s … 18 h
 	}, []string{"pipeline", "status"})
-	m.obs = newObserver(m.e.Env.Suffix, m.pipelineOf, claims, retries, expiries, unitDuration)
+	m.obs = newObserver(m.e.Env().Suffix, m.pipelineOf, claims, retries, expiries, unitDuration)
 	for _, kind := range []string{"feed", "units", "status", "registry", "blocked", "incidents", "runs"} {
 		m.storeErrors.WithLabelValues(kind) // 0 until the first failure, so rate() sees it start
 	}

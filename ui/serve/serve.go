@@ -312,7 +312,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	sess.Context().SetValue(roleKey{}, role)
-	e := s.cfg.Engine.As(Actor(sess.User(), key), s.cfg.Engine.ReadOnly || role == Viewer)
+	e := s.cfg.Engine.As(Actor(sess.User(), key), s.cfg.Engine.ReadOnly() || role == Viewer)
 	ctx, cancel := context.WithCancel(s.ctx)
 	go func() {
 		// sess.Context() is the connection's: it outlives this session when

@@ -86,10 +86,10 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 	if err != nil {
 		return nil, err
 	}
-	readOnly := opts.ReadOnly || e.ReadOnly
-	if readOnly && !e.ReadOnly {
+	readOnly := opts.ReadOnly || e.ReadOnly()
+	if readOnly && !e.ReadOnly() {
 		// The engine refuses as well, whatever the UI offers.
-		e = e.As(e.Actor, true)
+		e = e.As(e.Actor(), true)
 	}
 	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24,
 		loc: viewerLocation(opts)}
@@ -687,8 +687,8 @@ type modelLister interface{ modelNames() []string }
 func (a *App) knownModels() []string {
 	seen := map[string]bool{}
 	var out []string
-	if a.eng.Spec != nil {
-		for _, m := range a.eng.Spec.Models {
+	if a.eng.Spec() != nil {
+		for _, m := range a.eng.Spec().Models {
 			seen[m.Name] = true
 			out = append(out, m.Name)
 		}

@@ -27,7 +27,7 @@ func (a *App) View() tea.View {
 		// matters more than scrolling with the wheel.
 		v.MouseMode = tea.MouseModeCellMotion
 	}
-	v.WindowTitle = "bollhav — " + a.eng.Env.String()
+	v.WindowTitle = "bollhav — " + a.eng.Env().String()
 	return v
 }
 
@@ -62,8 +62,8 @@ type crumber interface{ crumb(below view) string }
 // live indicator.
 func (a *App) header(w int) string {
 	t := a.theme
-	env := t.Dev.Render(" " + a.eng.Env.String() + " ")
-	if !a.eng.Env.Suffixed() {
+	env := t.Dev.Render(" " + a.eng.Env().String() + " ")
+	if !a.eng.Env().Suffixed() {
 		env = t.Prod.Render(" prod ")
 	}
 	ro := ""

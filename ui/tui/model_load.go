@@ -355,15 +355,15 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 // for an engine opened from the store alone, the registrations'.
 func definitions(ctx context.Context, e *engine.Engine) (map[string]*spec.Model, error) {
 	out := map[string]*spec.Model{}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if e.Spec() != nil {
+		for _, m := range e.Spec().Models {
 			out[m.Name] = m
 		}
 		return out, nil
 	}
 	recs, err := e.Models(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 	}
 	for _, r := range recs {
 		if m, err := spec.ModelFromRecord(r); err == nil {

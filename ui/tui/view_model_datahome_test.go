@@ -42,7 +42,7 @@ func TestModelViewSaysWhereItsDataLives(t *testing.T) {
 	// The warehouses the CLI would build: their Locate reads the DSN.
 	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	t.Cleanup(func() { _ = wh.Close() })
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return uiClock }}
+	e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return uiClock }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

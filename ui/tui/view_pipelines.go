@@ -96,12 +96,12 @@ func (v *pipelinesView) apply(d pipelinesData) {
 		v.models, v.graphs, v.graphErr = d.models, d.graphs, d.graphErr
 	}
 	v.stale = nil
-	if v.c.eng.Spec != nil {
+	if v.c.eng.Spec() != nil {
 		st := make(map[string]engine.ModelStatus, len(v.models))
 		for _, m := range v.models {
 			st[m.Name] = m
 		}
-		v.stale = staleModels(v.c.eng.Spec.Models, st, v.c.now())
+		v.stale = staleModels(v.c.eng.Spec().Models, st, v.c.now())
 	}
 	v.sumUp()
 	v.rebuild(selected)
@@ -134,7 +134,7 @@ func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
 // affected: a change reloads only the models it names, when they are all
 // listed already; a new model means a full reload.
 func (v *pipelinesView) affected(changes []state.Change) (bool, []string) {
-	names := changedModels(v.c.eng.Env.Suffix, changes)
+	names := changedModels(v.c.eng.Env().Suffix, changes)
 	if len(names) == 0 {
 		return false, nil
 	}
@@ -576,16 +576,16 @@ func loadPipelines(e *engine.Engine, only []string) func(ctx context.Context) (p
 			return pipelinesData{}, err
 		}
 		d := pipelinesData{models: models}
-		if e.Spec != nil {
+		if e.Spec() != nil {
 			recs, err := e.Models(ctx)
 			if err != nil {
-				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 			}
 			known := make(map[string]int, len(recs))
 			for _, r := range recs {
 				known[r.Name] = r.TaskID
 			}
-			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec, engine.AssignTaskIDs(e.Spec, known))
+			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec(), engine.AssignTaskIDs(e.Spec(), known))
 		}
 		return d, nil
 	}

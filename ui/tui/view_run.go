@@ -315,7 +315,7 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (runData, err
 		// The run's own environment, which names its tasks.
 		recs, err := e.InEnv(spec.Env{Suffix: run.Env}).Models(ctx)
 		if err != nil {
-			return runData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+			return runData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 		}
 		names := make(map[int]string, len(recs))
 		for _, r := range recs {
@@ -325,7 +325,7 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (runData, err
 		for _, r := range recs {
 			ids[r.Name] = r.TaskID
 		}
-		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec, run.Models, ids)}, nil
+		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec(), run.Models, ids)}, nil
 	}
 }
 
