@@ -234,7 +234,7 @@ func visit(fset *token.FileSet, f *ast.File, fe *fileEdits, info *types.Info, in
 		switch x := n.(type) {
 		case *ast.CompositeLit:
 			tv, ok := info.Types[x]
-			if !ok || !isEngine(tv.Type) {
+			if !ok || !isEngine(tv.Type) || newForm(x) {
 				return true
 			}
 			start, end := off(x.Pos()), off(x.End())
@@ -264,9 +264,9 @@ func visit(fset *token.FileSet, f *ast.File, fe *fileEdits, info *types.Info, in
 					key := kv.Key.(*ast.Ident).Name
 					val := render(off(kv.Value.Pos()), off(kv.Value.End()))
 					switch key {
-					case "Store", "store":
+					case "Store":
 						store = val
-					case "Spec", "spec":
+					case "Spec":
 						sp = val
 					default:
 						opts = append(opts, render(off(kv.Pos()), off(kv.End())))
@@ -289,8 +289,10 @@ func visit(fset *token.FileSet, f *ast.File, fe *fileEdits, info *types.Info, in
 			if !ok || !isEngine(tv.Type) {
 				return true
 			}
-			if sel, ok := info.Selections[x]; ok && sel.Kind() != types.FieldVal {
-				return true // already a method
+			call, isCall := parent.(*ast.CallExpr)
+			called := isCall && call.Fun == x
+			if sel, ok := info.Selections[x]; ok && sel.Kind() != types.FieldVal && called {
+				return true // already an accessor's call
 			}
 			if _, isKey := parent.(*ast.KeyValueExpr); isKey && parent.(*ast.KeyValueExpr).Key == x {
 				return true
@@ -319,10 +321,6 @@ func visit(fset *token.FileSet, f *ast.File, fe *fileEdits, info *types.Info, in
 				report(be, "engine field Now compared: rewrite by hand")
 				return true
 			}
-			_, called := parent.(*ast.CallExpr)
-			if called {
-				called = parent.(*ast.CallExpr).Fun == x
-			}
 			switch {
 			case assigned:
 				report(x, "engine field %s set after construction: rewrite by hand", name)
@@ -336,6 +334,19 @@ func visit(fset *token.FileSet, f *ast.File, fe *fileEdits, info *types.Info, in
 		}
 		return true
 	})
+}
+
+// newForm reports whether lit is already the new struct's literal (New's
+// own, inside package engine), which is left alone.
+func newForm(lit *ast.CompositeLit) bool {
+	for _, el := range lit.Elts {
+		if kv, ok := el.(*ast.KeyValueExpr); ok {
+			if id, ok := kv.Key.(*ast.Ident); ok && !oldFields[id.Name] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // apply applies edits to src; an edit inside another renders as part of
