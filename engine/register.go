@@ -12,6 +12,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
+// modelRecord is m's registration in env. interval, when not zero, replaces
 // the model's own (a torch migration under INTERVAL_OVERRIDE registers the
 // grain the grid was rebuilt at).
 func modelRecord(env string, m *spec.Model, interval state.Interval) state.ModelRecord {

@@ -51,7 +51,7 @@ type dispatcher struct {
 	data    *dataExecutor
 }
 
-// unitApplier is an executor that records a unit applied itself, in the
+// Applier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
 type Applier interface {
 	AppliesItself(m *spec.Model) bool

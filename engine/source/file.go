@@ -242,7 +242,7 @@ func ReadFile(src spec.SourceFile, baseDir string) (*FileTable, error) {
 	}
 }
 
-// resolvePath makes a spec path absolute against baseDir: the spec, not the
+// ResolvePath makes a spec path absolute against baseDir: the spec, not the
 // directory bollhav was started from, anchors relative paths.
 func ResolvePath(p, baseDir string) string {
 	if filepath.IsAbs(p) {

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// seedDemo runs `demo --no-ui` into a temporary folder once per test and
+// seedDemoDir runs `demo --no-ui` into a temporary folder once per test and
 // returns the folder and the spec path.
 func seedDemoDir(t *testing.T) (dir, sp string) {
 	t.Helper()

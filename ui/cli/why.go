@@ -316,7 +316,9 @@ func whyVerdictText(v gate.UpstreamReport) string {
 	return "blocked"
 }
 
-// data is where the model's data lives (executor.DataHome's words).
+// printWhy prints the text form of r, one unit's explanation: its state,
+// then each gated upstream's verdict. data is where the model's data lives
+// (executor.DataHome's words).
 func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	out := colorWriter(w)
 	shape := "timeless"

@@ -366,8 +366,9 @@ func (v *pipelinesView) bindings() []key.Binding {
 	return []key.Binding{enter, v.c.keys.ToggleGraph, run, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }
 
-// pipelines columns: health glyph, name, shape, one count per status, then,
-// when there is room, the newest applied_at and the coverage.
+// columns lays out the pipelines view's columns: health glyph, name, shape,
+// one count per status, then, when there is room, the newest applied_at and
+// the coverage.
 func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column, wide, wider bool) {
 	wide, wider = w >= 110, w >= 150
 	fixed := 2 + 9 + 1 + len(counts)*8
