@@ -407,12 +407,7 @@ func span(us []state.Unit) *UnitSpan {
 	}
 	s := &UnitSpan{Count: len(us), Hull: us[0].Window}
 	for _, u := range us[1:] {
-		if u.Window.Since.Before(s.Hull.Since) {
-			s.Hull.Since = u.Window.Since
-		}
-		if u.Window.Until.After(s.Hull.Until) {
-			s.Hull.Until = u.Window.Until
-		}
+		s.Hull = state.Hull(s.Hull, u.Window)
 	}
 	return s
 }
@@ -643,12 +638,7 @@ func (a *unitSpan) add(w state.Window) {
 		return
 	}
 	a.s.Count++
-	if w.Since.Before(a.s.Hull.Since) {
-		a.s.Hull.Since = w.Since
-	}
-	if w.Until.After(a.s.Hull.Until) {
-		a.s.Hull.Until = w.Until
-	}
+	a.s.Hull = state.Hull(a.s.Hull, w)
 }
 
 func (a *unitSpan) span() *UnitSpan { return a.s }

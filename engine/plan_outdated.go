@@ -100,7 +100,7 @@ func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, see
 		}
 		mp.Reset.Add(g, u)
 		if !u.IsZero() {
-			hull = hullOf(hull, u)
+			hull = state.Hull(hull, u)
 		}
 	}
 	if mp.Reset.Len() == 0 && !named(req, m.Name) {
@@ -120,19 +120,6 @@ func named(req RunRequest, model string) bool {
 		}
 	}
 	return false
-}
-
-func hullOf(a, b state.Window) state.Window {
-	if a.IsZero() {
-		return b
-	}
-	if b.Since.Before(a.Since) {
-		a.Since = b.Since
-	}
-	if b.Until.After(a.Until) {
-		a.Until = b.Until
-	}
-	return a
 }
 
 // resetOutdated sets mp's outdated units back to pending, a span of
