@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 
 	"github.com/bollhav/bollhav/engine"
@@ -40,7 +39,7 @@ func runApply(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("apply", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "apply")
 	if e == nil {
 		return code

@@ -4,10 +4,8 @@ import (
 	gocontext "context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -44,6 +42,8 @@ prints what to try next.`,
 			fs.BoolVar(&f.noUI, "no-ui", false, "stop after seeding and print what to try next")
 		},
 		run: func(c *cmdContext, args []string) int { return runDemo(c, f, args) },
+		// Its runs and its UI stop on a signal as run's and ui's do.
+		ownsSignals: true,
 	})
 }
 
@@ -69,8 +69,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	case c.AsOf != "":
 		return c.fail("demo", &usageError{"the demo runs as of now; drop --as-of"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	now := time.Now().UTC().Truncate(time.Second)
 	clock, rerun := readDemoClock(f.dir)
 	if !rerun {

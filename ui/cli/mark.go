@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"errors"
 	"fmt"
 
@@ -81,7 +80,7 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	if err != nil {
 		return bad("%v", err)
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "mark")
 	if e == nil {
 		return code

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"io"
 	"slices"
@@ -83,7 +82,7 @@ func runPlan(c *cmdContext, args []string, f *runFlags) int {
 	if err != nil {
 		return c.runUsageLine(cmd, "%v", err)
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, cmd)
 	if e == nil {
 		return code

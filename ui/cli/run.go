@@ -8,10 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -136,6 +134,8 @@ picks up skipped tasks' pending units.`,
 		},
 		flags: func(fs *pflag.FlagSet) { f.register(fs, true) },
 		run:   func(c *cmdContext, args []string) int { return runRun(c, args, &f) },
+		// A signal cancels the run, which exits 1 (the help says so).
+		ownsSignals: true,
 	})
 }
 
@@ -255,29 +255,28 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	return c.finishRun(ctx, cmd, res, err)
 }
 
-// interruptContext is cancelled by SIGINT or SIGTERM: the engine then
-// starts no new unit, stops the running ones and records them, and the run
-// ends as cancelled. The first signal also restores the default handling,
-// so a second one quits at once (leaving leases to expire).
+// interruptContext is the process's context, which SIGINT or SIGTERM
+// cancels: the engine then starts no new unit, stops the running ones and
+// records them, and the run ends as cancelled. The first signal also
+// restores the default handling, so a second one quits at once (leaving
+// leases to expire).
 func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx := c.ctx
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		select {
 		case <-ctx.Done():
-			stop()
+			c.restoreSignals()
 			fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: no new units start, running ones are stopped and recorded; interrupt again to quit at once\n", cmd)
 		case <-done:
 		}
 	}()
-	// Close done before stop cancels ctx, and wait for the goroutine: it
-	// must neither mistake the command's own end for an interrupt nor write
-	// to stderr after the command returned.
+	// Wait for the goroutine: it must not write to stderr after the
+	// command returned.
 	return ctx, func() {
 		close(done)
 		<-exited
-		stop()
 	}
 }
 

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -80,6 +77,8 @@ release their claims, and the server stops.`,
 			fs.IntVar(&f.maxSessions, "max-sessions", 32, "refuse sessions beyond this many at once")
 		},
 		run: func(c *cmdContext, args []string) int { return runServe(c, f, args) },
+		// A signal shuts the server down gracefully: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -119,8 +118,7 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 		}
 		defer ml.Close()
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, cmd)
 	if e == nil {
 		return code

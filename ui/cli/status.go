@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"strconv"
 	"time"
@@ -85,7 +84,7 @@ func runStatus(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("status", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "status")
 	if e == nil {
 		return code

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"cmp"
-	gocontext "context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +130,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
 		return ExitUsage
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "units")
 	if e == nil {
 		return code

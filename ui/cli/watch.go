@@ -4,9 +4,7 @@ import (
 	gocontext "context"
 	"encoding/json"
 	"fmt"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -49,6 +47,8 @@ count is how many units made this transition.`,
 			fs.DurationVar(&poll, "poll", time.Second, "the longest a change waits unseen when no wake-up arrives")
 		},
 		run: func(c *cmdContext, args []string) int { return runWatch(c, args, fromStart, count, poll) },
+		// A signal is how a watch is stopped: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -70,8 +70,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 	if poll < 10*time.Millisecond {
 		return c.fail("watch", &usageError{"--poll must be at least 10ms"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "watch")
 	if e == nil {
 		return code

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"errors"
 	"fmt"
 	"io"
@@ -197,7 +196,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 			return ExitUsage
 		}
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "why")
 	if e == nil {
 		return code

@@ -1,11 +1,8 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"log/slog"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -36,6 +33,8 @@ warehouse's ledger by the next claim, without running again.`,
 			fs.DurationVar(&lease, "lease", engine.DefaultLease, "how long a claim holds a unit without a heartbeat")
 		},
 		run: func(c *cmdContext, args []string) int { return runWorker(c, args, workers, lease) },
+		// A signal is how a worker is stopped: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -51,8 +50,7 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 		// mislead freshness and the runs that count other workers' units.
 		return c.fail("worker", &usageError{"--as-of does not apply to worker: a worker executes and records load times now"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	o, sp, code := c.openSpecStore(ctx, "worker")
 	if o == nil {
 		return code
