@@ -321,7 +321,6 @@ func (v *modelView) render(w, h int) []string {
 	// Title and shape.
 	shape := "timeless"
 	if !st.Timeless() {
-		shape = st.Flexibility + " " + st.Interval
 		if st.Flexibility == "flex" {
 			shape = "flexible, " + st.Interval + " chunks"
 		} else {
