@@ -173,15 +173,6 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
-// ListenAndServe listens on the configured address.
-func (s *Server) ListenAndServe() error {
-	l, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return err
-	}
-	return s.Serve(l)
-}
-
 // goodbye is what every session reads when the server stops.
 const goodbye = "\r\nbollhav is shutting down; goodbye.\r\n"
 
@@ -241,13 +232,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer cancel()
 	_ = s.srv.Shutdown(lctx)
 	return s.srv.Close()
-}
-
-// Sessions is how many sessions are open.
-func (s *Server) Sessions() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.live)
 }
 
 // admit is the outermost middleware: it refuses sessions beyond the
