@@ -10,7 +10,7 @@ import (
 // spec, else from its registration (a UI opened on the store alone); 0 when
 // neither knows the model, and the retry line then leaves it out.
 func (e *Engine) RetryBudget(ctx context.Context, model string) int {
-	if m := e.Spec.Model(model); m != nil {
+	if m := e.spec.Model(model); m != nil {
 		return m.Retry.Attempts
 	}
 	if m, err := e.markModel(ctx, model); err == nil {
@@ -39,12 +39,12 @@ type UnitFailures struct {
 
 // Failures reads u's attempt history; budget is its model's RetryBudget.
 func (e *Engine) Failures(ctx context.Context, u state.Unit, budget int) (UnitFailures, error) {
-	history, err := e.Store.Attempts(ctx, u.ID)
+	history, err := e.store.Attempts(ctx, u.ID)
 	if err != nil {
 		return UnitFailures{}, err
 	}
 	w := state.RetryWaitOf(u, history, budget)
-	if err := state.NoteEndedRun(ctx, e.Store, w, u); err != nil {
+	if err := state.NoteEndedRun(ctx, e.store, w, u); err != nil {
 		return UnitFailures{}, err
 	}
 	return UnitFailures{Retry: w, Failures: state.NewestFirst(history)}, nil

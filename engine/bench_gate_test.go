@@ -117,8 +117,7 @@ func keptEngine(b *testing.B, s state.Store, schema string, cfg gen.Config) (*en
 	if mark == nil || *mark != keptComplete {
 		b.Fatalf("the kept fixture %s was not generated to the end (a run was cut short): drop the schema", schema)
 	}
-	e := &engine.Engine{Store: s}
-	sum, err := gen.Attach(e, cfg)
+	e, sum, err := gen.Attach(s, engine.Options{}, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -133,8 +132,7 @@ func populate(b *testing.B, s state.Store, cfg gen.Config) (*engine.Engine, gen.
 	if _, ok := s.(*postgres.Store); ok {
 		backend = "postgres"
 	}
-	e := &engine.Engine{Store: s}
-	sum, err := gen.Populate(b.Context(), e, cfg)
+	e, sum, err := gen.Populate(b.Context(), s, engine.Options{}, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

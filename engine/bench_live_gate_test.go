@@ -88,7 +88,7 @@ func benchIncremental(b *testing.B, e *engine.Engine, sum gen.Summary) {
 			b.StartTimer()
 			t0 := time.Now()
 			for {
-				cs, err := e.Store.Changes(ctx, live.Seq(), feedPage)
+				cs, err := engine.StoreOf(e).Changes(ctx, live.Seq(), feedPage)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -154,12 +154,12 @@ type poolUnit struct {
 
 // unitPool lists every unit of the store that is not running.
 func unitPool(b *testing.B, e *engine.Engine) []poolUnit {
-	sr, ok := e.Store.(state.SweepReader)
+	sr, ok := engine.StoreOf(e).(state.SweepReader)
 	if !ok {
 		b.Fatal("the store has no SweepReader")
 	}
 	var pool []poolUnit
-	err := sr.SweepUnits(b.Context(), e.Env.Suffix, func(model string, us []state.SweepUnit) error {
+	err := sr.SweepUnits(b.Context(), e.Env().Suffix, func(model string, us []state.SweepUnit) error {
 		for _, u := range us {
 			if u.Status == state.CodeRunning {
 				continue
@@ -195,7 +195,7 @@ func commitBatch(b *testing.B, e *engine.Engine, pool []poolUnit, r *rand.Rand) 
 		if p.status == state.Applied {
 			to = state.Pending
 		}
-		n, err := e.Store.SetStatus(b.Context(), state.StatusChange{Env: e.Env.Suffix, Model: p.model, Window: p.window,
+		n, err := engine.StoreOf(e).SetStatus(b.Context(), state.StatusChange{Env: e.Env().Suffix, Model: p.model, Window: p.window,
 			From: []state.UnitStatus{p.status}, To: to, AppliedAt: now, Now: now})
 		if err != nil {
 			b.Fatal(err)

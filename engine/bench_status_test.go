@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/state"
 )
@@ -23,16 +24,16 @@ func BenchmarkStatusBatch(b *testing.B) {
 		b.Run(fmt.Sprintf("models=%d/store=%s/units=%s", cfg.Models, backend, gen.SizeName(cfg.Units)), func(b *testing.B) {
 			e, sum := generatedEngine(b, backend, cfg)
 			ctx := b.Context()
-			recs, err := e.Store.Models(ctx, "")
+			recs, err := engine.StoreOf(e).Models(ctx, "")
 			if err != nil {
 				b.Fatal(err)
 			}
 			start := time.Now()
 			for _, rec := range recs {
-				if _, err := e.Store.Stats(ctx, "", rec.Name); err != nil {
+				if _, err := engine.StoreOf(e).Stats(ctx, "", rec.Name); err != nil {
 					b.Fatal(err)
 				}
-				if _, err := e.Store.Coverage(ctx, "", rec.Name, state.Window{}); err != nil {
+				if _, err := engine.StoreOf(e).Coverage(ctx, "", rec.Name, state.Window{}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -51,7 +52,7 @@ func BenchmarkStatusBatch(b *testing.B) {
 			start = time.Now()
 			const reads = 5
 			for range reads {
-				if _, err := e.Store.Summaries(ctx, "", ""); err != nil {
+				if _, err := engine.StoreOf(e).Summaries(ctx, "", ""); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -125,7 +125,7 @@ func drainUnits(b *testing.B, backend string, models int) float64 {
 	}
 	stores := openThroughputStores(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
-	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench"}
+	setup := engine.New(stores[0], sp, engine.Options{SpecDir: dir, Actor: "bench"})
 	if _, err := setup.Apply(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func drainUnits(b *testing.B, backend string, models int) float64 {
 	b.StartTimer()
 	started := time.Now()
 	for i, s := range stores {
-		e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "bench"}
+		e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "bench"})
 		wg.Go(func() {
 			errs <- e.Work(workCtx, x, engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
 		})

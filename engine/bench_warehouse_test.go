@@ -17,6 +17,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	backends "github.com/bollhav/bollhav/state/stores"
 )
 
 // warehouseUnitsEnv overrides BenchmarkWarehouseThroughput's unit count.
@@ -92,9 +93,9 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	}
 	stores := openThroughputStores(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
-	wh := &executor.Warehouses{}
+	wh := &executor.Warehouses{Open: backends.OpenWarehouse, Locate: backends.WarehouseLocation}
 	b.Cleanup(func() { _ = wh.Close() })
-	setup := &engine.Engine{Store: stores[0], Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+	setup := engine.New(stores[0], sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
 	if _, err := setup.Apply(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -119,7 +120,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	b.StartTimer()
 	started := time.Now()
 	for i, s := range stores {
-		e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "bench", Warehouses: wh}
+		e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
 		wg.Go(func() {
 			errs <- e.Work(workCtx, e.Executor(), engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
 		})

@@ -111,9 +111,9 @@ func compareWindows(a, b state.Window) int {
 // of the applied rows of each model the outdated ones reach.
 func (e *Engine) TraceOutdated(ctx context.Context, seeds, targets []string) (*OutdatedTrace, error) {
 	trace := &OutdatedTrace{Models: map[string]*ModelTrace{}}
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
 	}
 	outdated, current, err := e.outdatedOf(ctx, recs)
 	if err != nil {
@@ -167,7 +167,7 @@ func (e *Engine) tracedLineage(recs []state.ModelRecord) (map[string]*spec.Model
 	var names []string
 	reads := map[string][]string{}
 	for _, rec := range recs {
-		m := e.Spec.Model(rec.Name)
+		m := e.spec.Model(rec.Name)
 		if m == nil {
 			var err error
 			if m, err = spec.ModelFromRecord(rec); err != nil {
@@ -178,7 +178,7 @@ func (e *Engine) tracedLineage(recs []state.ModelRecord) (map[string]*spec.Model
 		names = append(names, rec.Name)
 	}
 	for _, name := range names {
-		for _, src := range tracedEdges(defs[name], e.Env) {
+		for _, src := range tracedEdges(defs[name], e.opts.Env) {
 			if defs[src.Name] != nil {
 				reads[name] = append(reads[name], src.Name)
 			}
@@ -207,11 +207,11 @@ func tracedEdges(m *spec.Model, env spec.Env) []spec.Source {
 // trace.
 func (e *Engine) traceModel(ctx context.Context, m *spec.Model, trace *OutdatedTrace, seed bool, current string) (*ModelTrace, error) {
 	mt := &ModelTrace{Model: m.Name}
-	rows, err := e.Store.Applied(ctx, e.Env.Suffix, m.Name, state.Window{})
+	rows, err := e.store.Applied(ctx, e.opts.Env.Suffix, m.Name, state.Window{})
 	if err != nil {
 		return nil, fmt.Errorf("reading the applied units of %s: %w", m.Name, err)
 	}
-	edges := tracedEdges(m, e.Env)
+	edges := tracedEdges(m, e.opts.Env)
 	var tainted []state.Window
 	for _, r := range rows {
 		own := seed && UnitDefinition(state.Unit{Status: state.Applied, Fingerprint: r.Fingerprint}, current) == DefinitionOutdated

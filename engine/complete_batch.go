@@ -111,7 +111,7 @@ func (c *completer) write(batch []finished) []error {
 	}
 	var errs []error
 	call := func() (err error) {
-		errs, err = c.e.Store.CompleteBatch(c.ctx, items)
+		errs, err = c.e.store.CompleteBatch(c.ctx, items)
 		return err
 	}
 	err := c.e.retryStore(c.ctx, "complete", call)

@@ -63,7 +63,7 @@ echo rows_written=1
 func TestContractLevelsEndToEnd(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, levelsSpec)
-		if err := os.WriteFile(filepath.Join(e.SpecDir, "load.sh"), []byte(levelsScript), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(e.opts.SpecDir, "load.sh"), []byte(levelsScript), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		w := days(0, 2)

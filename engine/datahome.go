@@ -15,16 +15,16 @@ import (
 // opened from the store alone can say it too.
 func (e *Engine) DataHome(ctx context.Context, name string) executor.DataHome {
 	var m *spec.Model
-	if e.Spec != nil {
-		m = e.Spec.Model(name)
+	if e.spec != nil {
+		m = e.spec.Model(name)
 	}
 	if m == nil {
-		if rec, err := e.Store.Model(ctx, e.Env.Suffix, name); err == nil {
+		if rec, err := e.store.Model(ctx, e.opts.Env.Suffix, name); err == nil {
 			var def spec.ModelDefinition
 			if json.Unmarshal(rec.Definition, &def) == nil && def.Connection != nil {
 				m = &spec.Model{Connection: &spec.Connection{DSNEnvVar: def.Connection.DSNEnvVar}}
 			}
 		}
 	}
-	return executor.Where(m, nil)
+	return e.opts.Warehouses.Where(m)
 }

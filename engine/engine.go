@@ -14,16 +14,28 @@ import (
 
 // Engine is the embedded engine the CLI and the UI share: everything an
 // operator can trigger goes through it, so its rules (read-only refusal,
-// audit, STATE_MODE semantics) hold whichever front end asked.
+// audit, STATE_MODE semantics) hold whichever front end asked. Make one
+// with New, and a session of it for another actor or environment with As
+// or InEnv. Its settings are read through accessors and no front end can
+// change them after New, so an engine handed to a goroutine or a session
+// is not changed under it.
 type Engine struct {
-	Store state.Store
-	// Spec is the loaded spec; nil when the engine was opened from the
+	store state.Store
+	// spec is the loaded spec; nil when the engine was opened from the
 	// store alone (a UI pointed at production), which can inspect but not
 	// register.
-	Spec *spec.Spec
+	spec *spec.Spec
+	opts Options
+}
+
+// Options are an engine's optional settings; the zero value is an engine
+// of prod, on the wall clock, that may act, as no one in particular.
+type Options struct {
 	// SpecDir is the directory command executors run in.
 	SpecDir string
-	Env     spec.Env
+	// Env is the environment (SCHEMA_SUFFIX) every read and action is
+	// of; prod when zero.
+	Env spec.Env
 	// Now is the engine's clock; time.Now when nil. Tests and --as-of set it.
 	Now func() time.Time
 	// ReadOnly refuses every action that changes state, in the engine
@@ -37,12 +49,63 @@ type Engine struct {
 	// LeaseClock is the clock of claims, leases and retry times; the wall
 	// clock when nil. Tests set it to drive backoff without sleeping.
 	LeaseClock func() time.Time
-	Log        *slog.Logger
-	// Warehouses are the pools of the databases models' connections name;
-	// executor.DefaultWarehouses, the process's, when nil. Tests give an
-	// engine its own and close it.
+	// Log hears the engine's warnings (a lost lease, an audit row not
+	// written); nothing when nil.
+	Log *slog.Logger
+	// Warehouses are the pools of the databases models' connections
+	// name, built (with the backends that open them) and closed by the
+	// composition root or the test that made the engine; the engine never
+	// closes them. Nil: a model on a connection cannot run.
 	Warehouses *executor.Warehouses
 }
+
+// New returns an engine over store for sp (nil: an engine opened from the
+// store alone, which can inspect but not register) with opts. The engine
+// closes neither the store nor opts.Warehouses: whoever opened them closes
+// them, after the last engine or session over them is done.
+func New(store state.Store, sp *spec.Spec, opts Options) *Engine {
+	return &Engine{store: store, spec: sp, opts: opts}
+}
+
+// As is a session of the engine for another actor: the same store,
+// spec, environment, clocks and warehouses, with actor acting and readOnly
+// set (a viewer over SSH is read-only whatever the engine it came from).
+// The session shares what is the process's (the store, the spec, the
+// warehouse pools, the logger) and nothing that belongs to one session:
+// it is a new Engine, and e is left as it was.
+func (e *Engine) As(actor string, readOnly bool) *Engine {
+	opts := e.opts
+	opts.Actor, opts.ReadOnly = actor, readOnly
+	return New(e.store, e.spec, opts)
+}
+
+// InEnv is a session of the engine in another environment (a UI switching
+// to a PR's schema suffix), sharing what As shares: every read and action
+// of it is env's.
+func (e *Engine) InEnv(env spec.Env) *Engine {
+	opts := e.opts
+	opts.Env = env
+	return New(e.store, e.spec, opts)
+}
+
+// Spec is the loaded spec; nil when the engine was opened from the store
+// alone (a UI pointed at production). Front ends lay out pipelines and
+// models from it; they must not change it.
+func (e *Engine) Spec() *spec.Spec { return e.spec }
+
+// SpecDir is the directory command executors run in (the spec's), for a
+// front end that names files beside the spec.
+func (e *Engine) SpecDir() string { return e.opts.SpecDir }
+
+// Env is the environment every read and action of the engine is of.
+func (e *Engine) Env() spec.Env { return e.opts.Env }
+
+// ReadOnly reports whether the engine refuses every action that changes
+// state: a front end hides or refuses what the engine would refuse.
+func (e *Engine) ReadOnly() bool { return e.opts.ReadOnly }
+
+// Actor names who acts, as the audit log records it.
+func (e *Engine) Actor() string { return e.opts.Actor }
 
 // ErrReadOnly is an action refused because the engine is read-only.
 var ErrReadOnly = errors.New("refused: bollhav is read-only (--read-only)")
@@ -51,8 +114,8 @@ var ErrReadOnly = errors.New("refused: bollhav is read-only (--read-only)")
 // --as-of), the wall clock otherwise. Front ends read ages and gates by it,
 // so they agree with the engine on what "now" is.
 func (e *Engine) Clock() time.Time {
-	if e.Now != nil {
-		return e.Now().UTC()
+	if e.opts.Now != nil {
+		return e.opts.Now().UTC()
 	}
 	return time.Now().UTC()
 }
@@ -61,8 +124,8 @@ func (e *Engine) Clock() time.Time {
 func (e *Engine) now() time.Time { return e.Clock() }
 
 func (e *Engine) logger() *slog.Logger {
-	if e.Log != nil {
-		return e.Log
+	if e.opts.Log != nil {
+		return e.opts.Log
 	}
 	return slog.New(slog.DiscardHandler)
 }
@@ -81,16 +144,16 @@ func (e *Engine) RefuseReadOnly(ctx context.Context, action string, args map[str
 // know about. A failure to write the audit row is logged, not returned: the
 // refusal stands either way.
 func (e *Engine) refuseReadOnly(ctx context.Context, action string, args map[string]string) error {
-	if !e.ReadOnly {
+	if !e.opts.ReadOnly {
 		return nil
 	}
 	err := fmt.Errorf("%s %w", action, ErrReadOnly)
 	if args == nil {
 		args = map[string]string{}
 	}
-	args["env"] = e.Env.Suffix
-	entry := state.AuditEntry{At: e.now(), Actor: e.Actor, Action: action, Args: args, Outcome: "refused: read-only"}
-	if aerr := e.Store.Audit(context.WithoutCancel(ctx), entry); aerr != nil {
+	args["env"] = e.opts.Env.Suffix
+	entry := state.AuditEntry{At: e.now(), Actor: e.opts.Actor, Action: action, Args: args, Outcome: "refused: read-only"}
+	if aerr := e.store.Audit(context.WithoutCancel(ctx), entry); aerr != nil {
 		e.logger().Warn("could not record a refused action in the audit log", "action", action, "err", aerr)
 	}
 	return err

@@ -85,8 +85,8 @@ func sqlFixture(t *testing.T, s state.Store) (*Engine, state.DataStore, string) 
 	if _, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataStatements, Statements: stmts}, nil, t0); err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.MkdirAll(filepath.Join(e.SpecDir, "drop"), 0o755))
-	must(t, os.WriteFile(filepath.Join(e.SpecDir, "drop", "events.csv"), []byte("kind;at\nclick;2026-01-01\nview;2026-01-01\nclick;2026-01-02\n"), 0o644))
+	must(t, os.MkdirAll(filepath.Join(e.opts.SpecDir, "drop"), 0o755))
+	must(t, os.WriteFile(filepath.Join(e.opts.SpecDir, "drop", "events.csv"), []byte("kind;at\nclick;2026-01-01\nview;2026-01-01\nclick;2026-01-02\n"), 0o644))
 	return e, ds, schema
 }
 
@@ -147,10 +147,10 @@ func TestSQLModelsRunEndToEnd(t *testing.T) {
 		eqRows(t, "settings", read(t, ds, schema, `SELECT rate FROM {t:settings}`), "2")
 		// The file was loaded, then archived.
 		eqRows(t, "event_counts", read(t, ds, schema, `SELECT kind, n FROM {t:event_counts} ORDER BY kind`), "click|2", "view|1")
-		if _, err := os.Stat(filepath.Join(e.SpecDir, "drop", "events.csv")); !os.IsNotExist(err) {
+		if _, err := os.Stat(filepath.Join(e.opts.SpecDir, "drop", "events.csv")); !os.IsNotExist(err) {
 			t.Errorf("events.csv still in the drop folder after a successful load (stat: %v)", err)
 		}
-		if _, err := os.Stat(filepath.Join(e.SpecDir, "drop", "done", "events.csv")); err != nil {
+		if _, err := os.Stat(filepath.Join(e.opts.SpecDir, "drop", "done", "events.csv")); err != nil {
 			t.Errorf("events.csv not in the archive folder: %v", err)
 		}
 	})
@@ -175,7 +175,7 @@ func TestSQLModelRerunDoesNotDuplicate(t *testing.T) {
 func TestSQLModelFailureWritesNothing(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e, ds, schema := sqlFixture(t, s)
-		m := e.Spec.Model(schema + ".orders")
+		m := e.spec.Model(schema + ".orders")
 		m.Run.SQL = append(m.Run.SQL, `INSERT INTO {{ this }} SELECT * FROM no_such_table`)
 		res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{m.Name}}, e.Executor(), nil)
 		must(t, err)
@@ -239,7 +239,7 @@ func TestHardcodedReappliedWhenContentChanges(t *testing.T) {
 		_, err := e.Run(t.Context(), req, e.Executor(), nil)
 		must(t, err)
 		eqRows(t, "daily at rate 2", read(t, ds, schema, `SELECT total FROM {t:daily}`), "42")
-		daily := e.Spec.Model(schema + ".daily")
+		daily := e.spec.Model(schema + ".daily")
 		daily.Upstream[1].Hardcoded.Rows = []map[string]any{{"rate": 3}}
 		_, err = e.Run(t.Context(), req, e.Executor(), nil)
 		must(t, err)

@@ -7,5 +7,5 @@ import "github.com/bollhav/bollhav/engine/executor"
 // models. sql, query and view models run in the state store's database, or
 // in the warehouse their connection names (pools from e.Warehouses).
 func (e *Engine) Executor() executor.Executor {
-	return executor.NewWith(e.Store, &executor.CommandExecutor{Logger: e.Log}, e.now, e.Warehouses)
+	return executor.NewWith(e.store, &executor.CommandExecutor{Logger: e.opts.Log}, e.now, e.opts.Warehouses)
 }

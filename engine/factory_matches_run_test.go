@@ -46,7 +46,7 @@ func runFixture(t *testing.T, s state.Store, f enginetest.Fixture) {
 	dir := t.TempDir()
 	for i, r := range f.Runs {
 		at := r.At
-		e := &engine.Engine{Store: s, Spec: enginetest.Parse(t, f.Spec), SpecDir: dir, Actor: "test", Now: func() time.Time { return at }}
+		e := engine.New(s, enginetest.Parse(t, f.Spec), engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return at }})
 		req := engine.RunRequest{Models: r.Models}
 		if !r.Window.IsZero() {
 			w := r.Window

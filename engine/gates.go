@@ -11,7 +11,7 @@ import (
 
 // gates is the gate reader over e's store, spec, environment and clock.
 func (e *Engine) gates() *gate.Reader {
-	return &gate.Reader{Store: e.Store, Spec: e.Spec, Env: e.Env, Now: e.now}
+	return &gate.Reader{Store: e.store, Spec: e.spec, Env: e.opts.Env, Now: e.now}
 }
 
 // GateSweep judges every outstanding unit the filter selects from one read

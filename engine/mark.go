@@ -21,7 +21,7 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 		return 0, err
 	}
 	now := e.now()
-	args := map[string]string{"env": e.Env.Suffix, "model": model, "status": string(status)}
+	args := map[string]string{"env": e.opts.Env.Suffix, "model": model, "status": string(status)}
 	if !w.IsZero() {
 		args["window"] = w.String()
 	}
@@ -30,7 +30,7 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 		if err != nil {
 			outcome = "error: " + err.Error()
 		}
-		if aerr := e.Store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.Actor, Action: "mark", Args: args, Outcome: outcome}); aerr != nil && err == nil {
+		if aerr := e.store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.opts.Actor, Action: "mark", Args: args, Outcome: outcome}); aerr != nil && err == nil {
 			err = fmt.Errorf("recording the mark in the audit log: %w", aerr)
 		}
 	}()
@@ -67,24 +67,24 @@ func (e *Engine) Mark(ctx context.Context, model string, w state.Window, status 
 	}
 	// Running units are left alone: their worker owns them, and a mark
 	// never races a lease (its fence would be lost silently).
-	return e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: model, Window: w, From: from, To: status, AppliedAt: now, Now: now})
+	return e.store.SetStatus(ctx, state.StatusChange{Env: e.opts.Env.Suffix, Model: model, Window: w, From: from, To: status, AppliedAt: now, Now: now})
 }
 
 // markModel is the model as registered (its grain is what its units were
 // cut by), falling back to the spec when it is not registered.
 func (e *Engine) markModel(ctx context.Context, name string) (*spec.Model, error) {
-	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
+	rec, err := e.store.Model(ctx, e.opts.Env.Suffix, name)
 	switch {
 	case err == nil:
 		return spec.ModelFromRecord(rec)
 	case errors.Is(err, state.ErrNotFound):
-		if e.Spec != nil && e.Spec.Model(name) != nil {
-			return nil, fmt.Errorf("model %s is not registered in %s: it has no units to mark (run apply first)", name, e.Env)
+		if e.spec != nil && e.spec.Model(name) != nil {
+			return nil, fmt.Errorf("model %s is not registered in %s: it has no units to mark (run apply first)", name, e.opts.Env)
 		}
-		if e.Spec != nil {
-			return nil, spec.UnknownModelError(e.Spec, name)
+		if e.spec != nil {
+			return nil, spec.UnknownModelError(e.spec, name)
 		}
-		return nil, fmt.Errorf("unknown model %q: not registered in %s", name, e.Env)
+		return nil, fmt.Errorf("unknown model %q: not registered in %s", name, e.opts.Env)
 	default:
 		return nil, fmt.Errorf("reading the registration of %s: %w", name, err)
 	}

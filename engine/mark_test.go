@@ -89,7 +89,7 @@ func TestReadOnlyRefusalsAreAudited(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := statuses(t, s, "raw.orders")
-	e.ReadOnly, e.Actor = true, "ssh:viewer"
+	e.opts.ReadOnly, e.opts.Actor = true, "ssh:viewer"
 	if _, err := e.Mark(t.Context(), "raw.orders", hours(0, 1), state.Pending); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("Mark = %v, want ErrReadOnly", err)
 	}

@@ -32,10 +32,10 @@ const (
 // would apply now, registered or not), the registration's otherwise (an
 // engine opened from the store alone). "" when neither knows the model.
 func (e *Engine) CurrentFingerprint(ctx context.Context, model string) (string, error) {
-	if m := e.Spec.Model(model); m != nil {
+	if m := e.spec.Model(model); m != nil {
 		return spec.Fingerprint(m), nil
 	}
-	rec, err := e.Store.Model(ctx, e.Env.Suffix, model)
+	rec, err := e.store.Model(ctx, e.opts.Env.Suffix, model)
 	if errors.Is(err, state.ErrNotFound) {
 		return "", nil
 	}
@@ -50,7 +50,7 @@ func (e *Engine) CurrentFingerprint(ctx context.Context, model string) (string, 
 func (e *Engine) currentFingerprints(recs []state.ModelRecord) (map[string]string, error) {
 	out := make(map[string]string, len(recs))
 	for _, rec := range recs {
-		if e.Spec != nil && e.Spec.Model(rec.Name) != nil {
+		if e.spec != nil && e.spec.Model(rec.Name) != nil {
 			continue // the spec's fingerprint wins below
 		}
 		fp, err := spec.RecordFingerprint(rec)
@@ -59,8 +59,8 @@ func (e *Engine) currentFingerprints(recs []state.ModelRecord) (map[string]strin
 		}
 		out[rec.Name] = fp
 	}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if e.spec != nil {
+		for _, m := range e.spec.Models {
 			out[m.Name] = spec.Fingerprint(m)
 		}
 	}
@@ -101,9 +101,9 @@ func outdatedCounts(counts []state.FingerprintCount, current map[string]string) 
 // environment were built under another definition than the current one
 // (models with none are left out): one grouped read of the store.
 func (e *Engine) OutdatedCounts(ctx context.Context) (map[string]int, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
 	}
 	outdated, _, err := e.outdatedOf(ctx, recs)
 	return outdated, err
@@ -115,9 +115,9 @@ func (e *Engine) outdatedOf(ctx context.Context, recs []state.ModelRecord) (outd
 	if current, err = e.currentFingerprints(recs); err != nil {
 		return nil, nil, err
 	}
-	counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, "")
+	counts, err := e.store.FingerprintCounts(ctx, e.opts.Env.Suffix, "")
 	if err != nil {
-		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.Env, err)
+		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.opts.Env, err)
 	}
 	return outdatedCounts(counts, current), current, nil
 }
@@ -129,7 +129,7 @@ func (e *Engine) outdatedOf(ctx context.Context, recs []state.ModelRecord) (outd
 // current definition is the spec's when the spec defines the model, else
 // the registration's; ChangedAt is when current was first registered.
 func (e *Engine) DefinitionChange(ctx context.Context, model, old, current string) (*gate.DefinitionChange, error) {
-	history, err := e.Store.Definitions(ctx, e.Env.Suffix, model)
+	history, err := e.store.Definitions(ctx, e.opts.Env.Suffix, model)
 	if err != nil {
 		return nil, fmt.Errorf("reading the definitions of %s: %w", model, err)
 	}
@@ -149,7 +149,7 @@ func (e *Engine) DefinitionChange(ctx context.Context, model, old, current strin
 	if err := json.Unmarshal(before.Definition, &was); err != nil {
 		return nil, fmt.Errorf("model %s: a kept definition is not valid JSON: %w", model, err)
 	}
-	switch m := e.Spec.Model(model); {
+	switch m := e.spec.Model(model); {
 	case m != nil:
 		is = spec.DefinitionOf(m)
 	case now != nil:
@@ -157,7 +157,7 @@ func (e *Engine) DefinitionChange(ctx context.Context, model, old, current strin
 			return nil, fmt.Errorf("model %s: a kept definition is not valid JSON: %w", model, err)
 		}
 	default:
-		rec, err := e.Store.Model(ctx, e.Env.Suffix, model)
+		rec, err := e.store.Model(ctx, e.opts.Env.Suffix, model)
 		if err != nil {
 			return nil, fmt.Errorf("reading the registration of %s: %w", model, err)
 		}

@@ -71,13 +71,13 @@ func TestOutdatedWindowsRebuilt(t *testing.T) {
 		}
 
 		// A timeout and a comment: still current.
-		e.Spec = mustParse(t, strings.NewReplacer("timeout: 5m", "timeout: 1h", "# the loader", "# loads orders").Replace(outdatedSpec))
+		e.spec = mustParse(t, strings.NewReplacer("timeout: 5m", "timeout: 1h", "# the loader", "# loads orders").Replace(outdatedSpec))
 		if got := statusOf(t, e, "raw.orders").Outdated; got != 0 {
 			t.Errorf("a timeout and a comment changed: %d outdated, want 0", got)
 		}
 
 		// The command: exactly the 24 hours run under v1 are outdated.
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		raw := statusOf(t, e, "raw.orders")
 		if raw.Outdated != 24 || raw.Counts[state.Applied] != 48 {
 			t.Errorf("after the command change: %d outdated of %d applied, want 24 of 48", raw.Outdated, raw.Counts[state.Applied])
@@ -146,11 +146,11 @@ func TestHardcodedRowsChangeOutdatesTheReader(t *testing.T) {
 		if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 2))}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "{cur: SEK, rate: 1}", "{rate: 1, cur: SEK}", 1))
+		e.spec = mustParse(t, strings.Replace(hardcodedSpec, "{cur: SEK, rate: 1}", "{rate: 1, cur: SEK}", 1))
 		if got := statusOf(t, e, "core.priced"); got.Outdated != 0 || got.Counts[state.Applied] != 2 {
 			t.Errorf("the same rows written otherwise: %d outdated of %d, want 0 of 2", got.Outdated, got.Counts[state.Applied])
 		}
-		e.Spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
+		e.spec = mustParse(t, strings.Replace(hardcodedSpec, "rate: 1}", "rate: 2}", 1))
 		if got := statusOf(t, e, "core.priced"); got.Outdated != 2 {
 			t.Errorf("after a rate changed: %d outdated, want both days", got.Outdated)
 		}
@@ -192,7 +192,7 @@ func builtOnWorld(t *testing.T, s state.Store) *Engine {
 	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(0, 1))}, &fakeExec{}, nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Spec = mustParse(t, strings.Replace(builtOnSpec, `"v1"`, `"v2"`, 1))
+	e.spec = mustParse(t, strings.Replace(builtOnSpec, `"v1"`, `"v2"`, 1))
 	if _, err := e.Run(t.Context(), RunRequest{Window: ptrWin(days(1, 2))}, &fakeExec{}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -341,13 +341,13 @@ func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
 		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		got, at := changesOf(t, e, "raw.orders", t0)
 		if got != "run.command: ./load.sh v1 → ./load.sh v2" || at != nil {
 			t.Errorf("before apply: %q at %v; want the command, not registered yet", got, at)
 		}
 		applied := t0.Add(50 * time.Hour)
-		e.Now = func() time.Time { return applied }
+		e.opts.Now = func() time.Time { return applied }
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +356,7 @@ func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
 			t.Errorf("after apply: %q at %v; want the command, changed at %s", got, at, applied)
 		}
 		// A store-only engine reads both definitions from the store.
-		bare := &Engine{Store: s, Now: e.Now}
+		bare := New(s, nil, Options{Now: e.opts.Now})
 		if got, _ := changesOf(t, bare, "raw.orders", t0); got != "run.command: ./load.sh v1 → ./load.sh v2" {
 			t.Errorf("store-only: %q", got)
 		}
@@ -371,7 +371,7 @@ func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
 		e := runEngine(t, s, outdatedSpec)
-		old := spec.ModelRecord("", e.Spec.Model("raw.orders"), state.Interval{})
+		old := spec.ModelRecord("", e.spec.Model("raw.orders"), state.Interval{})
 		fp := old.Fingerprint
 		old.Fingerprint = "" // as an earlier bollhav registered it
 		registeredAt := t0.Add(time.Hour)
@@ -381,7 +381,7 @@ func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
 		if ds, err := s.Definitions(ctx, "", "raw.orders"); err != nil || len(ds) != 0 {
 			t.Fatalf("history before the apply: %v, %v; want none", ds, err)
 		}
-		e.Spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}

@@ -115,7 +115,7 @@ func (e *Engine) Plan(ctx context.Context, req RunRequest) (*Plan, error) {
 }
 
 func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan, error) {
-	if e.Spec == nil {
+	if e.spec == nil {
 		return nil, errors.New("plan needs a spec: the engine was opened from the store alone")
 	}
 	mode, err := spec.ParseStateMode(string(req.Mode))
@@ -161,14 +161,14 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 		req.IntervalOverride = &iv
 	}
 	req.Models = slices.Clone(req.Models)
-	p := &Plan{Env: e.Env.Suffix, Request: req, Mode: mode, Now: now}
+	p := &Plan{Env: e.opts.Env.Suffix, Request: req, Mode: mode, Now: now}
 	var errs []error
 	for _, name := range names {
 		var mp *ModelPlan
 		if req.Outdated {
-			mp, err = e.planOutdated(e.Spec.Model(name), req, trace.Of(name), seeds[name])
+			mp, err = e.planOutdated(e.spec.Model(name), req, trace.Of(name), seeds[name])
 		} else {
-			mp, err = e.planModel(ctx, e.Spec.Model(name), existing, req, mode, now)
+			mp, err = e.planModel(ctx, e.spec.Model(name), existing, req, mode, now)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -187,7 +187,7 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 
 // resolveModels turns a request into model names, in spec order.
 func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
-	sp := e.Spec
+	sp := e.spec
 	if sp == nil {
 		return nil, errors.New("no spec loaded")
 	}
@@ -244,7 +244,7 @@ func (e *Engine) resolveModels(req RunRequest) ([]string, error) {
 // an unregistered model has none.
 func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]state.Unit, error) {
 	var out []state.Unit
-	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w}, func(u state.Unit) error {
+	err := e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: model, Window: w}, func(u state.Unit) error {
 		out = append(out, u)
 		return nil
 	})
@@ -259,7 +259,7 @@ func (e *Engine) units(ctx context.Context, model string, w state.Window) ([]sta
 
 func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[string]state.ModelRecord, req RunRequest, mode spec.StateMode, now time.Time) (*ModelPlan, error) {
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
-	rec := spec.ModelRecord(e.Env.Suffix, m, state.Interval{})
+	rec := spec.ModelRecord(e.opts.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
 	if m.Temporality == spec.Timeless || m.Flexible() {
 		return e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
@@ -284,7 +284,7 @@ func (e *Engine) planLoaded(ctx context.Context, m *spec.Model, mp *ModelPlan, r
 			mp.warn("INTERVAL_OVERRIDE %s is ignored: a timeless model has no chunk", *req.IntervalOverride)
 		}
 		if registered && !sameGrain(old, rec) && len(all) > 0 && mode != spec.Torch {
-			return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}}}
+			return nil, &GrainChangeError{Env: e.opts.Env.Suffix, Models: []GrainChange{{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}}}
 		}
 		mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
 		mp.record = &rec
@@ -326,7 +326,7 @@ func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec
 	if req.IntervalOverride != nil && *req.IntervalOverride != c.Interval {
 		if mode == spec.Torch {
 			mp.Chunk = *req.IntervalOverride
-			rec = spec.ModelRecord(e.Env.Suffix, m, mp.Chunk)
+			rec = spec.ModelRecord(e.opts.Env.Suffix, m, mp.Chunk)
 		} else {
 			mp.warn("INTERVAL_OVERRIDE %s is ignored: a fixed model's grain is its identity, so re-chunking it is a migration; run it with --mode torch to rebuild its grid at %s", *req.IntervalOverride, *req.IntervalOverride)
 		}
@@ -348,7 +348,7 @@ func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec
 		if n > 0 {
 			gc := GrainChange{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: n}
 			if mode != spec.Torch {
-				return nil, &GrainChangeError{Env: e.Env.Suffix, Models: []GrainChange{gc}}
+				return nil, &GrainChangeError{Env: e.opts.Env.Suffix, Models: []GrainChange{gc}}
 			}
 			mp.Migrate = &gc
 		}
@@ -407,12 +407,7 @@ func span(us []state.Unit) *UnitSpan {
 	}
 	s := &UnitSpan{Count: len(us), Hull: us[0].Window}
 	for _, u := range us[1:] {
-		if u.Window.Since.Before(s.Hull.Since) {
-			s.Hull.Since = u.Window.Since
-		}
-		if u.Window.Until.After(s.Hull.Until) {
-			s.Hull.Until = u.Window.Until
-		}
+		s.Hull = state.Hull(s.Hull, u.Window)
 	}
 	return s
 }
@@ -617,7 +612,7 @@ func (mp *ModelPlan) planFixed(ctx context.Context, e *Engine, req RunRequest, g
 // scanUnits streams a model's units overlapping w (all of them when w is
 // zero) in window order; an unregistered model has none.
 func (e *Engine) scanUnits(ctx context.Context, model string, w state.Window, fn func(state.Unit) error) error {
-	err := e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w}, fn)
+	err := e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: model, Window: w}, fn)
 	if errors.Is(err, state.ErrNotFound) {
 		return nil
 	}
@@ -643,12 +638,7 @@ func (a *unitSpan) add(w state.Window) {
 		return
 	}
 	a.s.Count++
-	if w.Since.Before(a.s.Hull.Since) {
-		a.s.Hull.Since = w.Since
-	}
-	if w.Until.After(a.s.Hull.Until) {
-		a.s.Hull.Until = w.Until
-	}
+	a.s.Hull = state.Hull(a.s.Hull, w)
 }
 
 func (a *unitSpan) span() *UnitSpan { return a.s }
@@ -786,7 +776,7 @@ func (e *Engine) ApplyPlan(ctx context.Context, p *Plan, runID int64) (err error
 					outcome += " (done before it: " + strings.Join(done, "; ") + ")"
 				}
 			}
-			if aerr := e.Store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.Actor, Action: p.Mode.String(), Args: args, Outcome: outcome}); aerr != nil && err == nil {
+			if aerr := e.store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.opts.Actor, Action: p.Mode.String(), Args: args, Outcome: outcome}); aerr != nil && err == nil {
 				err = fmt.Errorf("recording the %s in the audit log: %w", p.Mode, aerr)
 			}
 		}()
@@ -808,8 +798,8 @@ const prefillBatch = 50_000
 // every unit of the model); the counts checked while applying still catch
 // a store that changed since.
 func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]string, fresh bool) error {
-	if p.Env != e.Env.Suffix {
-		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.Env.Suffix)
+	if p.Env != e.opts.Env.Suffix {
+		return fmt.Errorf("the plan is for environment %q, the engine is in %q", p.Env, e.opts.Env.Suffix)
 	}
 	now := e.now()
 	if !fresh {
@@ -828,7 +818,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 	}
 	for _, mp := range p.Models {
 		if mp.Delete != nil {
-			n, err := e.Store.Delete(ctx, state.RemoveRequest{Env: env, Model: mp.Model, RunID: runID, Now: now})
+			n, err := e.store.Delete(ctx, state.RemoveRequest{Env: env, Model: mp.Model, RunID: runID, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: deleting its units: %w", mp.Model, err)
 			}
@@ -838,7 +828,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 			*done = append(*done, fmt.Sprintf("%s: deleted %d", mp.Model, n))
 		}
 		for _, w := range mp.Uncover {
-			n, err := e.Store.Uncover(ctx, state.RemoveRequest{Env: env, Model: mp.Model, Window: w, RunID: runID, Now: now})
+			n, err := e.store.Uncover(ctx, state.RemoveRequest{Env: env, Model: mp.Model, Window: w, RunID: runID, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: uncovering %s: %w", mp.Model, w, err)
 			}
@@ -853,11 +843,11 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 	for _, mp := range p.Models {
 		if mp.Register {
 			recs = append(recs, *mp.record)
-			edges = append(edges, spec.EdgeRecords(env, e.Spec, e.Spec.Model(mp.Model))...)
+			edges = append(edges, spec.EdgeRecords(env, e.spec, e.spec.Model(mp.Model))...)
 		}
 	}
 	if len(recs) > 0 {
-		if _, err := e.Store.Register(ctx, env, recs, edges, now); err != nil {
+		if _, err := e.store.Register(ctx, env, recs, edges, now); err != nil {
 			return fmt.Errorf("registering the planned models: %w", err)
 		}
 	}
@@ -875,7 +865,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 			if mp.Window != nil {
 				w = *mp.Window
 			}
-			n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: env, Model: mp.Model, Window: w, From: mp.resetFrom,
+			n, err := e.store.SetStatus(ctx, state.StatusChange{Env: env, Model: mp.Model, Window: w, From: mp.resetFrom,
 				To: state.Pending, RunID: runID, Now: now})
 			if err != nil {
 				return fmt.Errorf("model %s: resetting to pending: %w", mp.Model, err)
@@ -890,7 +880,7 @@ func (e *Engine) applyPlan(ctx context.Context, p *Plan, runID int64, done *[]st
 			// prefill of millions holds one batch, not the backlog.
 			n := 0
 			for batch := range mp.Create.Batches(prefillBatch) {
-				k, err := e.Store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: batch, Now: now})
+				k, err := e.store.Prefill(ctx, state.PrefillRequest{Env: env, Model: mp.Model, Windows: batch, Now: now})
 				n += k
 				if err != nil {
 					if n > 0 {

@@ -63,7 +63,7 @@ const planSpec = `models:
 // world is an engine on a fresh store with planSpec applied.
 func world(t *testing.T, s state.Store, sp string) *Engine {
 	t.Helper()
-	e := &Engine{Store: s, Spec: mustParse(t, sp), Actor: "tester", Now: func() time.Time { return hm("6:30") }}
+	e := New(s, mustParse(t, sp), Options{Actor: "tester", Now: func() time.Time { return hm("6:30") }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -82,7 +82,7 @@ func seed(t *testing.T, e *Engine, model string, units map[string]state.UnitStat
 			ws = append(ws, win(k))
 		}
 	}
-	if _, err := e.Store.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: p0}); err != nil {
+	if _, err := e.store.Prefill(ctx, state.PrefillRequest{Model: model, Windows: ws, Now: p0}); err != nil {
 		t.Fatalf("Prefill: %v", err)
 	}
 	for k, st := range units {
@@ -93,12 +93,12 @@ func seed(t *testing.T, e *Engine, model string, units map[string]state.UnitStat
 		switch st {
 		case state.Pending:
 		case state.Running:
-			cs, err := e.Store.Claim(ctx, state.ClaimRequest{Models: []string{model}, Window: w, Worker: "w1", Lease: time.Hour, Limit: 1, Now: p0})
+			cs, err := e.store.Claim(ctx, state.ClaimRequest{Models: []string{model}, Window: w, Worker: "w1", Lease: time.Hour, Limit: 1, Now: p0})
 			if err != nil || len(cs) != 1 {
 				t.Fatalf("Claim %s: %v %v", k, cs, err)
 			}
 		default:
-			if _, err := e.Store.SetStatus(ctx, state.StatusChange{Model: model, Window: w, From: []state.UnitStatus{state.Pending}, To: st, Now: p0}); err != nil {
+			if _, err := e.store.SetStatus(ctx, state.StatusChange{Model: model, Window: w, From: []state.UnitStatus{state.Pending}, To: st, Now: p0}); err != nil {
 				t.Fatalf("SetStatus %s: %v", k, err)
 			}
 		}
@@ -122,7 +122,7 @@ func (u unitRow) String() string {
 func snapshot(t *testing.T, e *Engine, model string) []unitRow {
 	t.Helper()
 	var out []unitRow
-	err := e.Store.ScanUnits(t.Context(), state.UnitQuery{Model: model}, func(u state.Unit) error {
+	err := e.store.ScanUnits(t.Context(), state.UnitQuery{Model: model}, func(u state.Unit) error {
 		out = append(out, unitRow{u.Window, u.Status})
 		return nil
 	})
@@ -269,7 +269,7 @@ func hasWarning(mp ModelPlan, sub string) bool {
 // units and registration, and the audit log's length.
 func storeState(t *testing.T, e *Engine) string {
 	t.Helper()
-	recs, err := e.Store.Models(t.Context(), "")
+	recs, err := e.store.Models(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

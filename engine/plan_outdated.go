@@ -52,7 +52,7 @@ func (e *Engine) outdatedModels(ctx context.Context, req RunRequest) ([]string, 
 		return names, trace, seeds, nil
 	}
 	var out []string
-	for _, m := range e.Spec.Models {
+	for _, m := range e.spec.Models {
 		if seeds[m.Name] || len(trace.Of(m.Name).builtOn()) > 0 {
 			out = append(out, m.Name)
 		}
@@ -100,7 +100,7 @@ func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, see
 		}
 		mp.Reset.Add(g, u)
 		if !u.IsZero() {
-			hull = hullOf(hull, u)
+			hull = state.Hull(hull, u)
 		}
 	}
 	if mp.Reset.Len() == 0 && !named(req, m.Name) {
@@ -122,19 +122,6 @@ func named(req RunRequest, model string) bool {
 	return false
 }
 
-func hullOf(a, b state.Window) state.Window {
-	if a.IsZero() {
-		return b
-	}
-	if b.Since.Before(a.Since) {
-		a.Since = b.Since
-	}
-	if b.Until.After(a.Until) {
-		a.Until = b.Until
-	}
-	return a
-}
-
 // resetOutdated sets mp's outdated units back to pending, a span of
 // adjacent windows at a time (a grid's adjacent windows hold no other unit
 // between them), and refuses, like every reset, when the store no longer
@@ -142,7 +129,7 @@ func hullOf(a, b state.Window) state.Window {
 func (e *Engine) resetOutdated(ctx context.Context, mp ModelPlan, runID int64, now time.Time) (int, error) {
 	total := 0
 	for _, span := range adjacentSpans(mp.Reset.All()) {
-		n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: mp.Model, Window: span.w,
+		n, err := e.store.SetStatus(ctx, state.StatusChange{Env: e.opts.Env.Suffix, Model: mp.Model, Window: span.w,
 			From: mp.resetFrom, To: state.Pending, RunID: runID, Now: now})
 		if err != nil {
 			return total, fmt.Errorf("model %s: resetting its outdated units to pending: %w", mp.Model, err)

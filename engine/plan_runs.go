@@ -159,12 +159,7 @@ func (ws Windows) Bounds() state.Window {
 	}
 	b := ws.runs[0].hull
 	for _, r := range ws.runs[1:] {
-		if r.hull.Since.Before(b.Since) {
-			b.Since = r.hull.Since
-		}
-		if r.hull.Until.After(b.Until) {
-			b.Until = r.hull.Until
-		}
+		b = state.Hull(b, r.hull)
 	}
 	return b
 }

@@ -128,7 +128,7 @@ func TestWindowsCountsASkippedCalendarDay(t *testing.T) {
 func TestReleasesOfAPlan(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		w := enginetest.Lineage.Seed(t, s)
-		e := &Engine{Store: s, Spec: w.Spec, Actor: "test", Now: w.Clock()}
+		e := New(s, w.Spec, Options{Actor: "test", Now: w.Clock()})
 		ctx := t.Context()
 		h := hours(5, 6)
 		p, err := e.Plan(ctx, RunRequest{Models: []string{"raw.orders"}, Window: &h})

@@ -246,7 +246,7 @@ func TestPlanTimeless(t *testing.T) {
 		applyAndCheck(t, e, p)
 
 		// discover: applied, so nothing.
-		if _, err := e.Store.SetStatus(t.Context(), state.StatusChange{Model: "w.config", From: []state.UnitStatus{state.Pending}, To: state.Applied, Now: p0}); err != nil {
+		if _, err := e.store.SetStatus(t.Context(), state.StatusChange{Model: "w.config", From: []state.UnitStatus{state.Pending}, To: state.Applied, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
 		_, mp = mustPlan(t, e, req(spec.Discover))
@@ -305,7 +305,7 @@ func TestIntervalOverrideIgnoredOnFixedOutsideTorch(t *testing.T) {
 			}
 			applyAndCheck(t, e, p)
 		}
-		if rec, _ := e.Store.Model(t.Context(), "", "w.fixed"); rec.Interval != "1h" {
+		if rec, _ := e.store.Model(t.Context(), "", "w.fixed"); rec.Interval != "1h" {
 			t.Errorf("registered interval %s after ignored overrides", rec.Interval)
 		}
 	})
@@ -327,7 +327,7 @@ func TestIntervalOverrideMigratesFixedUnderTorch(t *testing.T) {
 		expectWindows(t, "Create", mp.Create.List(), "0:00-2:00", "2:00-4:00", "4:00-6:00")
 		expectWindows(t, "Run", mp.Run.List(), "2:00-4:00")
 		applyAndCheck(t, e, p)
-		rec, err := e.Store.Model(t.Context(), "", "w.fixed")
+		rec, err := e.store.Model(t.Context(), "", "w.fixed")
 		if err != nil || rec.Interval != "2h" {
 			t.Fatalf("registered interval %s (%v), want the migrated 2h", rec.Interval, err)
 		}
@@ -349,7 +349,7 @@ func TestGrainChangeRefused(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		changed := strings.Replace(planSpec, "{interval: 1h, start: \"2026-01-01T00:00:00Z\"}", "{interval: 1d, start: \"2026-01-01T00:00:00Z\"}", 1)
-		e.Spec = mustParse(t, changed)
+		e.spec = mustParse(t, changed)
 		before := storeState(t, e)
 
 		_, err := e.Apply(t.Context())
@@ -394,7 +394,7 @@ func TestGrainChangeRefused(t *testing.T) {
 func TestFlexibleIntervalChangeIsFree(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := flexWorld(t, s)
-		e.Spec = mustParse(t, strings.Replace(planSpec, "interval: 1h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", "interval: 2h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", 1))
+		e.spec = mustParse(t, strings.Replace(planSpec, "interval: 1h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", "interval: 2h, start: \"2026-01-01T00:00:00Z\", flexibility: flex", 1))
 		res, err := e.Apply(t.Context())
 		if err != nil || len(res.Changed) != 1 || res.Changed[0].Name != "w.flex" {
 			t.Fatalf("Apply: %+v %v", res, err)
@@ -431,14 +431,14 @@ func TestApplyPlanRefusesAStalePlan(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := fixedWorld(t, s)
 		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00")})
-		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("4:00-5:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
+		if _, err := e.store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("4:00-5:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
 		// A change outside the plan's window does not make it wrong.
 		applyAndCheck(t, e, p)
 
 		p, _ = mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Bulldozer, Window: wp("1:00-3:00")})
-		if _, err := e.Store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("1:00-2:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
+		if _, err := e.store.Claim(t.Context(), state.ClaimRequest{Models: []string{"w.fixed"}, Window: win("1:00-2:00"), Worker: "w", Lease: 1e9, Limit: 1, Now: p0}); err != nil {
 			t.Fatal(err)
 		}
 		before := storeState(t, e)
@@ -515,7 +515,7 @@ func TestPlanResolvesModels(t *testing.T) {
 
 func TestPlanRegistersUnregisteredModels(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &Engine{Store: s, Spec: mustParse(t, planSpec), Actor: "tester", Now: func() time.Time { return hm("2:30") }}
+		e := New(s, mustParse(t, planSpec), Options{Actor: "tester", Now: func() time.Time { return hm("2:30") }})
 		p, err := e.Plan(t.Context(), RunRequest{Mode: spec.Discover})
 		if err != nil {
 			t.Fatal(err)
@@ -539,7 +539,7 @@ func TestReadOnlyRefusals(t *testing.T) {
 		p, _ := mustPlan(t, e, RunRequest{Models: []string{"w.fixed"}, Mode: spec.Torch})
 		before := storeState(t, e)
 		log, _ := s.AuditLog(t.Context(), 0)
-		e.ReadOnly = true
+		e.opts.ReadOnly = true
 		if _, err := e.Apply(t.Context()); !errors.Is(err, ErrReadOnly) {
 			t.Errorf("Apply: %v", err)
 		}
@@ -573,7 +573,7 @@ func TestReadOnlyRefusals(t *testing.T) {
 // assertAudited checks the newest audit entry.
 func assertAudited(t *testing.T, e *Engine, action, outcome string) {
 	t.Helper()
-	log, err := e.Store.AuditLog(t.Context(), 1)
+	log, err := e.store.AuditLog(t.Context(), 1)
 	if err != nil || len(log) != 1 {
 		t.Fatalf("AuditLog: %v %v", log, err)
 	}
@@ -603,8 +603,7 @@ func minute(k int) state.Window {
 
 func minutesWorld(t *testing.T, s state.Store, n int) *Engine {
 	t.Helper()
-	e := &Engine{Store: s, Spec: mustParse(t, minutesSpec(m0.Add(time.Duration(n)*time.Minute))), Actor: "tester",
-		Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }}
+	e := New(s, mustParse(t, minutesSpec(m0.Add(time.Duration(n)*time.Minute))), Options{Actor: "tester", Now: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatalf("Apply: %v", err)
 	}

@@ -138,18 +138,18 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	if err := e.refuseReadOnly(ctx, "apply", nil); err != nil {
 		return nil, err
 	}
-	if e.Spec == nil {
+	if e.spec == nil {
 		return nil, errors.New("apply needs a spec: the engine was opened from the store alone")
 	}
-	if err := RefuseLintErrors(e.Spec); err != nil {
+	if err := RefuseLintErrors(e.spec); err != nil {
 		return nil, err
 	}
-	env := e.Env.Suffix
+	env := e.opts.Env.Suffix
 	now := e.now()
 	defer func() {
-		args := map[string]string{"env": env, "models": strconv.Itoa(len(e.Spec.Models))}
-		if e.Spec.Path != "" {
-			args["spec"] = e.Spec.Path
+		args := map[string]string{"env": env, "models": strconv.Itoa(len(e.spec.Models))}
+		if e.spec.Path != "" {
+			args["spec"] = e.spec.Path
 		}
 		if quiet && err == nil && len(res.Created)+len(res.Changed)+len(res.Deferred) == 0 {
 			return
@@ -163,7 +163,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 				outcome += fmt.Sprintf(", %d deferred to torch", len(res.Deferred))
 			}
 		}
-		if aerr := e.Store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.Actor, Action: "apply", Args: args, Outcome: outcome}); aerr != nil && err == nil {
+		if aerr := e.store.Audit(context.WithoutCancel(ctx), state.AuditEntry{At: now, Actor: e.opts.Actor, Action: "apply", Args: args, Outcome: outcome}); aerr != nil && err == nil {
 			err = fmt.Errorf("recording the apply in the audit log: %w", aerr)
 		}
 	}()
@@ -178,7 +178,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 		kind    = map[string]string{}
 	)
 	res = &ApplyResult{Env: env}
-	for _, m := range e.Spec.Models {
+	for _, m := range e.spec.Models {
 		rec := spec.ModelRecord(env, m, state.Interval{})
 		old, ok := existing[m.Name]
 		switch {
@@ -190,7 +190,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 			kind[m.Name] = "changed"
 		}
 		if ok && !sameGrain(old, rec) {
-			st, err := e.Store.Stats(ctx, env, m.Name)
+			st, err := e.store.Stats(ctx, env, m.Name)
 			if err != nil {
 				return nil, fmt.Errorf("counting units of %s: %w", m.Name, err)
 			}
@@ -204,7 +204,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 			}
 		}
 		recs = append(recs, rec)
-		edges = append(edges, spec.EdgeRecords(env, e.Spec, m)...)
+		edges = append(edges, spec.EdgeRecords(env, e.spec, m)...)
 	}
 	if len(refused) > 0 {
 		return nil, &GrainChangeError{Env: env, Models: refused}
@@ -212,7 +212,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	if err := e.keepReplaced(ctx, recs, existing); err != nil {
 		return nil, err
 	}
-	ids, err := e.Store.Register(ctx, env, recs, edges, now)
+	ids, err := e.store.Register(ctx, env, recs, edges, now)
 	if err != nil {
 		return nil, fmt.Errorf("registering the spec: %w", err)
 	}
@@ -232,7 +232,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 
 // registered is the environment's registrations by name.
 func (e *Engine) registered(ctx context.Context) (map[string]state.ModelRecord, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
@@ -260,12 +260,12 @@ func (e *Engine) keepReplaced(ctx context.Context, recs []state.ModelRecord, exi
 		if err != nil || fp == "" {
 			continue // an unreadable old definition: nothing to diff against
 		}
-		defs = append(defs, state.DefinitionRecord{Env: e.Env.Suffix, Model: old.Name, Fingerprint: fp, Definition: old.Definition, FirstSeen: old.RegisteredAt})
+		defs = append(defs, state.DefinitionRecord{Env: e.opts.Env.Suffix, Model: old.Name, Fingerprint: fp, Definition: old.Definition, FirstSeen: old.RegisteredAt})
 	}
 	if len(defs) == 0 {
 		return nil
 	}
-	if err := e.Store.RecordDefinitions(ctx, defs); err != nil {
+	if err := e.store.RecordDefinitions(ctx, defs); err != nil {
 		return fmt.Errorf("keeping the replaced definitions: %w", err)
 	}
 	return nil

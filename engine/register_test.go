@@ -19,7 +19,7 @@ func TestApplyRegistersTheSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := &Engine{Store: s, Spec: sp, Actor: "tester", Env: spec.Env{Suffix: "pr7"}}
+		e := New(s, sp, Options{Actor: "tester", Env: spec.Env{Suffix: "pr7"}})
 		res, err := e.Apply(t.Context())
 		if err != nil {
 			t.Fatal(err)

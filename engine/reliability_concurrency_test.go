@@ -45,7 +45,7 @@ func TestReliabilityFourWorkersTenThousandUnits(t *testing.T) {
 	specPath := writeSpec(t, dir, map[string]string{"bollhav.yaml": concurrencySpec})
 	sp, err := spec.Load(specPath)
 	must(t, err)
-	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test"}
+	e := New(s, sp, Options{SpecDir: dir, Actor: "test"})
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	g, err := state.NewGrid(t0, state.MustInterval("15m"), time.UTC)
@@ -170,7 +170,7 @@ func TestReliabilityConcurrentApply(t *testing.T) {
 			specs := map[int]*spec.Spec{1: mustParse(t, concurrentApplySpec(1)), 2: mustParse(t, concurrentApplySpec(2))}
 			engines := map[int]*Engine{}
 			for v, sp := range specs {
-				engines[v] = &Engine{Store: rs.open(t, fmt.Sprintf("%s_v%d", rs.app, v)), Spec: sp, Actor: fmt.Sprintf("v%d", v)}
+				engines[v] = New(rs.open(t, fmt.Sprintf("%s_v%d", rs.app, v)), sp, Options{Actor: fmt.Sprintf("v%d", v)})
 			}
 			// What each version registers.
 			hashes := map[int]map[string]string{}

@@ -80,7 +80,7 @@ func TestReliabilityCrashMidUnitAppliesEachWindowOnce(t *testing.T) {
 	must(t, err)
 	model := data + ".hourly"
 	const lease = time.Second
-	e := &Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	e := New(s, loaded, Options{SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	seq0, err := e.LatestChangeSeq(t.Context())
@@ -224,7 +224,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	sp, err := spec.Load(specPath)
 	must(t, err)
 	const lease = time.Second
-	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	e := New(s, sp, Options{SpecDir: dir, Actor: "test", Lease: lease, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 	_, err = e.Apply(t.Context())
 	must(t, err)
 	hour := hours(0, 1)
@@ -360,8 +360,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 	data := relName("rel_data_")
 	must(t, pgtest.Exec(rs.base, fmt.Sprintf(`CREATE SCHEMA %[1]q; CREATE TABLE %[1]q.sql_ticks (since timestamptz PRIMARY KEY, until timestamptz)`, data)))
 	t.Cleanup(func() { _ = pgtest.Exec(rs.base, fmt.Sprintf(`DROP SCHEMA IF EXISTS %q CASCADE`, data)) })
-	e := &Engine{Store: s, Spec: mustParse(t, strings.ReplaceAll(restartSpec, "DATA", data)), SpecDir: t.TempDir(), Actor: "test",
-		Lease: 10 * time.Second, Now: func() time.Time { return t0.Add(10 * 24 * time.Hour) }}
+	e := New(s, mustParse(t, strings.ReplaceAll(restartSpec, "DATA", data)), Options{SpecDir: t.TempDir(), Actor: "test", Lease: 10 * time.Second, Now: func() time.Time { return t0.Add(10 * 24 * time.Hour) }})
 	_, err := e.Apply(t.Context())
 	must(t, err)
 	seq0, err := e.LatestChangeSeq(t.Context())
@@ -434,7 +433,7 @@ func TestReliabilityPostgresConnectionsTerminatedMidRun(t *testing.T) {
 
 	// Command models run in the fake executor, the sql model in the
 	// store's database.
-	exec := executor.New(e.Store, &fakeExec{delay: 2 * time.Millisecond}, e.Now)
+	exec := executor.New(e.store, &fakeExec{delay: 2 * time.Millisecond}, e.opts.Now)
 	w := days(0, 3)
 	res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, progress)
 	close(kill)
@@ -528,7 +527,7 @@ func TestReliabilityConnectionLostClassification(t *testing.T) {
 		}
 	}
 
-	e := &Engine{}
+	e := New(nil, nil, Options{})
 	calls := 0
 	lost := &pgconn.PgError{Code: "57P01"}
 	err := e.retryStore(t.Context(), "test", func() error {

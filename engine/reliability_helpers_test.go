@@ -31,6 +31,7 @@ import (
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // The reliability worker's environment. BOLLHAV_REL_WORKER (the backend)
@@ -95,7 +96,10 @@ func relWorkerMain() int {
 	}
 	workers, _ := strconv.Atoi(os.Getenv(relEnvWorkers))
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log}
+	// The warehouses are this worker's, as bollhav worker's are its own.
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	defer wh.Close()
+	e := New(s, sp, Options{SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: lease, Log: log, Warehouses: wh})
 	var x executor.Executor = e.Executor()
 	var once sync.Once
 	if os.Getenv(relEnvCrash) == "1" {

@@ -79,11 +79,11 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 	sp, err := spec.Load(specPath)
 	must(t, err)
 	now := func() time.Time { return t0.Add(30 * 24 * time.Hour) }
-	e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: now}
+	e := New(s, sp, Options{SpecDir: dir, Actor: "test", Now: now})
 	_, err = e.Apply(t.Context())
 	must(t, err)
-	ui := &Engine{Store: rs.open(t, ""), Spec: sp, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
-	shared := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true}
+	ui := New(rs.open(t, ""), sp, Options{SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true})
+	shared := New(s, sp, Options{SpecDir: dir, Actor: "ui", Now: now, ReadOnly: true})
 
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
@@ -124,7 +124,7 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 	readers.Add(1)
 	go func() {
 		defer readers.Done()
-		for range (state.Follower{Store: ui.Store, Poll: 50 * time.Millisecond, OnError: func(err error) { report("follower", err) }}).Follow(ctx) {
+		for range (state.Follower{Store: ui.store, Poll: 50 * time.Millisecond, OnError: func(err error) { report("follower", err) }}).Follow(ctx) {
 			followed++
 		}
 	}()

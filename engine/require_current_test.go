@@ -54,7 +54,7 @@ func TestRequireCurrentGatesOnOutdatedWindows(t *testing.T) {
 		if n, err := e.Mark(ctx, "raw.orders", hours(30, 48), state.Applied); err != nil || n != 18 {
 			t.Fatalf("Mark = %d, %v", n, err)
 		}
-		e.Spec = mustParse(t, strings.Replace(requireCurrentSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(requireCurrentSpec, `"v1"`, `"v2"`, 1))
 
 		exec := &fakeExec{}
 		if _, err := e.Run(ctx, RunRequest{Window: ptrWin(days(0, 2)), Models: []string{"mart.strict", "mart.loose"}}, exec, nil); err != nil {
@@ -146,11 +146,11 @@ func TestRequireCurrentFromTheRegistration(t *testing.T) {
 		if _, err := e.Run(ctx, RunRequest{Window: firstDay(), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		e.Spec = mustParse(t, strings.Replace(requireCurrentSpec, `"v1"`, `"v2"`, 1))
+		e.spec = mustParse(t, strings.Replace(requireCurrentSpec, `"v1"`, `"v2"`, 1))
 		if _, err := e.Apply(ctx); err != nil {
 			t.Fatal(err)
 		}
-		bare := &Engine{Store: s, Now: e.Now}
+		bare := New(s, nil, Options{Now: e.opts.Now})
 		r, err := bare.Why(ctx, "mart.strict", t0)
 		if err != nil {
 			t.Fatal(err)

@@ -249,7 +249,7 @@ func retryClockWorld(t *testing.T, s state.Store) (*Engine, *fakeClock) {
 		t.Fatal(err)
 	}
 	clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-	e.LeaseClock = clock.Now
+	e.opts.LeaseClock = clock.Now
 	return e, clock
 }
 
@@ -414,7 +414,7 @@ func TestRetryHistoryKeepsEachTrysError(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock := &fakeClock{now: time.Date(2026, 1, 5, 12, 0, 0, 0, time.UTC)}
-		e.LeaseClock = clock.Now
+		e.opts.LeaseClock = clock.Now
 		done := make(chan *RunResult, 1)
 		go func() {
 			res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, e.Executor(), nil)
@@ -511,7 +511,7 @@ const retryOthersSpec = `models:
 func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, retryOthersSpec)
-		e.Now = nil
+		e.opts.Now = nil
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -537,9 +537,9 @@ func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 		}
 		// A worker whose lease clock runs an hour further each time it is read.
 		w := runEngine(t, s, retryOthersSpec)
-		w.Now = nil // a worker judges at the real clock (bollhav worker refuses --as-of)
+		w.opts.Now = nil // a worker judges at the real clock (bollhav worker refuses --as-of)
 		var hours atomic.Int64
-		w.LeaseClock = func() time.Time { return time.Now().Add(time.Duration(hours.Add(1)) * time.Hour) }
+		w.opts.LeaseClock = func() time.Time { return time.Now().Add(time.Duration(hours.Add(1)) * time.Hour) }
 		wctx, stop := context.WithCancel(context.Background())
 		wdone := make(chan struct{})
 		wexec := &alwaysFail{}

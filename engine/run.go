@@ -118,7 +118,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		done  []string
 	)
 	defer func() { audit.failed(runID, err, done) }()
-	if e.Spec == nil {
+	if e.spec == nil {
 		return nil, errors.New("run needs a spec: the engine was opened from the store alone")
 	}
 	if _, err := e.ApplyFor(ctx, req); err != nil {
@@ -127,7 +127,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	// Units left running by a worker that died come back to pending (with
 	// attempts+1) once their lease has expired, before the plan looks at
 	// them: an expired lease must not block a reset.
-	if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
+	if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	var plan *Plan
@@ -152,20 +152,20 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if req.Outdated {
 		outdatedScopes(scopes, plan)
 	}
-	run := state.Run{Env: e.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
-		Status: state.RunRunning, Actor: e.Actor, StartedAt: started}
+	run := state.Run{Env: e.opts.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
+		Status: state.RunRunning, Actor: e.opts.Actor, StartedAt: started}
 	if req.Window != nil {
 		run.Window = *req.Window
 	}
-	if runID, err = e.Store.CreateRun(ctx, run); err != nil {
+	if runID, err = e.store.CreateRun(ctx, run); err != nil {
 		return nil, fmt.Errorf("recording the run: %w", err)
 	}
 	if err := e.applyPlan(ctx, plan, runID, &done, true); err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
+		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	if err := audit.started(runID, fmt.Sprintf("%s run %d started", mode, runID), done); err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
+		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	res, err = e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
@@ -187,18 +187,18 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	audit := e.newRunAudit(ctx, "retry", map[string]string{})
 	var reset []string
 	defer func() { audit.failed(runID, err, reset) }()
-	if e.Spec == nil {
+	if e.spec == nil {
 		return nil, errors.New("retry needs a spec: the engine was opened from the store alone")
 	}
-	run, err := e.Store.GetRun(ctx, runID)
+	run, err := e.store.GetRun(ctx, runID)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", runID, err)
 	}
 	if run.Status == state.RunSucceeded {
 		return nil, fmt.Errorf("run %d succeeded: there is nothing to retry", runID)
 	}
-	if run.Env != e.Env.Suffix {
-		return nil, fmt.Errorf("run %d belongs to environment %q, not %q: retry it there", runID, run.Env, e.Env.Suffix)
+	if run.Env != e.opts.Env.Suffix {
+		return nil, fmt.Errorf("run %d belongs to environment %q, not %q: retry it there", runID, run.Env, e.opts.Env.Suffix)
 	}
 	var window *state.Window
 	if !run.Window.Empty() {
@@ -208,7 +208,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if err != nil {
 		return nil, err
 	}
-	log, err := e.Store.TaskLog(ctx, runID)
+	log, err := e.store.TaskLog(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 		// redo its plan.
 		return nil, fmt.Errorf("run %d stopped before any task ran (its plan may be half applied): start a new run instead", runID)
 	}
-	if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
+	if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	rs := runStateFromLog(log)
@@ -227,7 +227,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 			// The task gets a new attempt: until it ends, its dependents
 			// wait for that outcome instead of the failed one.
 			delete(rs, sc.taskID)
-			n, err := e.Store.SetStatus(ctx, state.StatusChange{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+			n, err := e.store.SetStatus(ctx, state.StatusChange{Env: e.opts.Env.Suffix, Model: sc.model.Name, Window: sc.window,
 				From: []state.UnitStatus{state.Failed}, To: state.Pending, RunID: runID, Now: e.now()})
 			if err != nil {
 				return nil, err
@@ -276,7 +276,7 @@ func parseTaskStatus(s string) (graph.TaskStatus, bool) {
 
 // scopes resolves the run's models to tasks with their registered ids.
 func (e *Engine) scopes(ctx context.Context, names []string, window *state.Window) ([]runScope, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
 		return nil, err
 	}
@@ -286,13 +286,13 @@ func (e *Engine) scopes(ctx context.Context, names []string, window *state.Windo
 	}
 	var out []runScope
 	for _, name := range names {
-		m := e.Spec.Model(name)
+		m := e.spec.Model(name)
 		if m == nil {
 			return nil, fmt.Errorf("unknown model %q", name)
 		}
 		id, ok := ids[name]
 		if !ok {
-			return nil, fmt.Errorf("model %s is not registered in %s", name, e.Env)
+			return nil, fmt.Errorf("model %s is not registered in %s", name, e.opts.Env)
 		}
 		sc := runScope{model: m, taskID: id, pipeline: m.Pipeline}
 		if window != nil && m.Temporality == spec.Temporal {
@@ -323,7 +323,7 @@ func (e *Engine) runGraph(scopes []runScope) (g *graph.DependencyGraph, outside 
 	var nodes []graph.TaskNode
 	var edges []graph.TaskEdge
 	for _, sc := range scopes {
-		same, cross := modelEdges(e.Spec, sc.model)
+		same, cross := modelEdges(e.spec, sc.model)
 		link := func(oe outsideEdge) {
 			typ := oe.typ
 			if oe.implicit {
@@ -365,7 +365,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	res = &RunResult{RunID: runID, Mode: mode}
 	g, outside, err := e.runGraph(scopes)
 	if err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
+		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	byID := map[int]runScope{}
@@ -374,7 +374,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	}
 	cross, err := e.crossSatisfied(ctx, runID, byID, outside)
 	if err != nil {
-		_ = e.Store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
+		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
 	results := map[int]TaskResult{}
@@ -449,7 +449,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 		status = state.RunCancelled
 	}
 	if err := e.retryStore(context.WithoutCancel(ctx), "finish run", func() error {
-		return e.Store.FinishRun(context.WithoutCancel(ctx), runID, status, clock())
+		return e.store.FinishRun(context.WithoutCancel(ctx), runID, status, clock())
 	}); err != nil && runErr == nil {
 		runErr = err
 	}
@@ -460,11 +460,11 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 const hardErrorPrefix = "gate: "
 
 func (e *Engine) recordSkipped(ctx context.Context, runID int64, taskID int, now time.Time) error {
-	attempt, err := e.Store.StartTask(ctx, runID, taskID, now)
+	attempt, err := e.store.StartTask(ctx, runID, taskID, now)
 	if err != nil {
 		return err
 	}
-	return e.Store.FinishTask(ctx, state.TaskRunEntry{RunID: runID, TaskID: taskID, Attempt: attempt,
+	return e.store.FinishTask(ctx, state.TaskRunEntry{RunID: runID, TaskID: taskID, Attempt: attempt,
 		Status: graph.StatusSkipped.String(), StartedAt: now, FinishedAt: &now})
 }
 
@@ -473,7 +473,7 @@ func (e *Engine) outstanding(ctx context.Context, sc runScope) (int, error) {
 	n := 0
 	err := e.retryStore(ctx, "count outstanding units", func() error {
 		n = 0
-		return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+		return e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: sc.model.Name, Window: sc.window,
 			Statuses: []state.UnitStatus{state.Pending, state.Running}}, func(state.Unit) error { n++; return nil })
 	})
 	return n, err
@@ -527,7 +527,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 		// The definition this unit is built under, recorded with its
 		// applied outcome so a later change of the model shows it outdated.
 		fp := spec.Fingerprint(m)
-		u := executor.UnitRun{Model: m, Env: e.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.SpecDir, Fingerprint: fp}
+		u := executor.UnitRun{Model: m, Env: e.opts.Env, Window: w, RunID: runID, StateMode: mode, SpecDir: e.opts.SpecDir, Fingerprint: fp}
 		if ua, ok := exec.(executor.Applier); ok && ua.AppliesItself(m) {
 			at := e.now()
 			r, xerr := ua.ExecuteAndApply(unitCtx, u, c, at)
@@ -538,7 +538,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 				// heartbeat under the claim's fence tells: then running
 				// it again cannot apply it twice.
 				xerr = e.retryStore(unitCtx, "heartbeat", func() error {
-					return e.Store.Heartbeat(unitCtx, c, e.leaseNow().Add(e.lease()))
+					return e.store.Heartbeat(unitCtx, c, e.leaseNow().Add(e.lease()))
 				})
 				if xerr != nil {
 					break
@@ -618,7 +618,7 @@ func (e *Engine) heartbeat(ctx context.Context, c state.Claim, lease time.Durati
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				err := e.Store.Heartbeat(ctx, c, e.leaseNow().Add(lease))
+				err := e.store.Heartbeat(ctx, c, e.leaseNow().Add(lease))
 				if errors.Is(err, state.ErrLeaseLost) {
 					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
 					cancel()
@@ -635,8 +635,8 @@ func (e *Engine) heartbeat(ctx context.Context, c state.Claim, lease time.Durati
 
 // lease is how long a claim holds a unit without a heartbeat.
 func (e *Engine) lease() time.Duration {
-	if e.Lease > 0 {
-		return e.Lease
+	if e.opts.Lease > 0 {
+		return e.opts.Lease
 	}
 	return DefaultLease
 }
@@ -652,8 +652,8 @@ func leaseClock() time.Time { return time.Now().UTC() }
 // clock — never the engine's --as-of clock, which judges gates: a lease
 // must expire in real time for another worker to take the unit over.
 func (e *Engine) leaseNow() time.Time {
-	if e.LeaseClock != nil {
-		return e.LeaseClock().UTC()
+	if e.opts.LeaseClock != nil {
+		return e.opts.LeaseClock().UTC()
 	}
 	return leaseClock()
 }
@@ -667,7 +667,7 @@ func (e *Engine) leaseNow() time.Time {
 // instant and the store orders them by id as it did.
 func (e *Engine) runClock() (start time.Time, clock func() time.Time) {
 	start = e.now()
-	if e.Now == nil {
+	if e.opts.Now == nil {
 		return start, e.now
 	}
 	wall := time.Now()

@@ -30,7 +30,7 @@ type runAudit struct {
 
 // newRunAudit starts the audit of a run (action "run") or a retry.
 func (e *Engine) newRunAudit(ctx context.Context, action string, args map[string]string) *runAudit {
-	args["env"] = e.Env.Suffix
+	args["env"] = e.opts.Env.Suffix
 	return &runAudit{e: e, ctx: context.WithoutCancel(ctx), at: e.now(), action: action, args: args}
 }
 
@@ -66,7 +66,7 @@ func (a *runAudit) failed(runID int64, err error, done []string) {
 
 func (a *runAudit) record(outcome string) error {
 	a.recorded = true
-	err := a.e.Store.Audit(a.ctx, state.AuditEntry{At: a.at, Actor: a.e.Actor, Action: a.action, Args: a.args, Outcome: outcome})
+	err := a.e.store.Audit(a.ctx, state.AuditEntry{At: a.at, Actor: a.e.opts.Actor, Action: a.action, Args: a.args, Outcome: outcome})
 	if err != nil {
 		return fmt.Errorf("recording the %s in the audit log: %w", a.action, err)
 	}

@@ -46,7 +46,7 @@ func auditCount(t *testing.T, s state.Store) int {
 func TestEveryRunIsAuditedOnce(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, chainSpec)
-		e.Actor = "alice@host"
+		e.opts.Actor = "alice@host"
 		exec := &fakeExec{}
 		if _, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Mode: spec.Discover}, exec, nil); err != nil {
 			t.Fatal(err)

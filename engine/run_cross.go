@@ -125,7 +125,7 @@ func (e *Engine) crossSatisfied(ctx context.Context, runID int64, byID map[int]r
 // crossContext reads what the cross-pipeline gate needs once per run: the
 // task ids of the environment's models and its newest runs.
 func (e *Engine) crossContext(ctx context.Context) (map[string]int, []state.Run, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cross-pipeline edges: reading the registry: %w", err)
 	}
@@ -133,7 +133,7 @@ func (e *Engine) crossContext(ctx context.Context) (map[string]int, []state.Run,
 	for _, r := range recs {
 		ids[r.Name] = r.TaskID
 	}
-	runs, err := e.Store.Runs(ctx, e.Env.Suffix, crossRunsScanned)
+	runs, err := e.store.Runs(ctx, e.opts.Env.Suffix, crossRunsScanned)
 	if err != nil {
 		return nil, nil, fmt.Errorf("cross-pipeline edges: reading the runs: %w", err)
 	}
@@ -162,7 +162,7 @@ func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.
 		log, ok := logs[r.ID]
 		if !ok {
 			var err error
-			if log, err = e.Store.TaskLog(ctx, r.ID); err != nil {
+			if log, err = e.store.TaskLog(ctx, r.ID); err != nil {
 				return upstreamState{}, false, fmt.Errorf("cross-pipeline edges: reading run %d: %w", r.ID, err)
 			}
 			logs[r.ID] = log

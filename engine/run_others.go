@@ -55,7 +55,7 @@ func (o *otherWorkers) wait(ctx context.Context) bool {
 	case <-o.wake:
 	case <-t.C:
 	}
-	if _, err := o.e.Store.ReleaseExpired(ctx, o.e.leaseNow()); err != nil && ctx.Err() == nil {
+	if _, err := o.e.store.ReleaseExpired(ctx, o.e.leaseNow()); err != nil && ctx.Err() == nil {
 		o.e.logger().Warn("releasing expired leases failed; waiting again", "err", err)
 	}
 	return ctx.Err() == nil
@@ -71,7 +71,7 @@ func (e *Engine) countOthers(ctx context.Context, sc runScope, o *otherWorkers, 
 	var errs []string
 	err := e.retryStore(ctx, "count units of other workers", func() error {
 		errs = nil
-		return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: sc.model.Name, Window: sc.window,
+		return e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: sc.model.Name, Window: sc.window,
 			Statuses: []state.UnitStatus{state.Failed}}, func(u state.Unit) error {
 			if o.mine[u.ID] || u.UpdatedAt.Before(o.since) {
 				return nil

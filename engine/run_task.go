@@ -92,7 +92,7 @@ type taskRun struct {
 func (t *taskRun) start() error {
 	t.started = t.clock()
 	return t.e.retryStore(t.ctx, "start task", func() (err error) {
-		t.attempt, err = t.e.Store.StartTask(t.ctx, t.runID, t.sc.taskID, t.started)
+		t.attempt, err = t.e.store.StartTask(t.ctx, t.runID, t.sc.taskID, t.started)
 		return err
 	})
 }
@@ -144,7 +144,7 @@ func (t *taskRun) claimLoop(q *unitQueue) {
 func (t *taskRun) claim(limit int, lease time.Duration) ([]state.Claim, error) {
 	var claims []state.Claim
 	err := t.e.retryStore(t.ctx, "claim", func() (err error) {
-		claims, err = t.e.Store.Claim(t.ctx, state.ClaimRequest{Env: t.e.Env.Suffix, Models: []string{t.sc.model.Name},
+		claims, err = t.e.store.Claim(t.ctx, state.ClaimRequest{Env: t.e.opts.Env.Suffix, Models: []string{t.sc.model.Name},
 			Window: t.sc.window, Worker: t.worker, Lease: lease, Limit: limit, RunID: t.runID, Now: t.e.leaseNow()})
 		return err
 	})
@@ -281,7 +281,7 @@ func (t *taskRun) finish() (TaskResult, error) {
 		entry.Error = fmt.Sprintf("%d unit(s) failed: %s", res.Failed, res.Errors[0])
 	}
 	if err := t.e.retryStore(context.WithoutCancel(ctx), "finish task", func() error {
-		return t.e.Store.FinishTask(context.WithoutCancel(ctx), entry)
+		return t.e.store.FinishTask(context.WithoutCancel(ctx), entry)
 	}); err != nil && t.firstErr == nil {
 		t.firstErr = err
 	}

@@ -73,8 +73,7 @@ func (f *fakeExec) count(model string) int {
 // after 2026-01-01, so the hourly models' contract range is 48 windows.
 func runEngine(t *testing.T, s state.Store, yaml string) *Engine {
 	t.Helper()
-	return &Engine{Store: s, Spec: mustParse(t, yaml), SpecDir: t.TempDir(), Actor: "test",
-		Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+	return New(s, mustParse(t, yaml), Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 }
 
 const chainSpec = `models:
@@ -280,7 +279,7 @@ func TestRunImplicitEdgeJudgesEachWindow(t *testing.T) {
     run: {command: ["true"]}
 `)
 		nov := func(d, h int) time.Time { return time.Date(2026, 11, d, h, 0, 0, 0, time.UTC) }
-		e.Now = func() time.Time { return nov(4, 0) }
+		e.opts.Now = func() time.Time { return nov(4, 0) }
 		exec := &fakeExec{fail: func(model string, w *state.Window) error {
 			if model == "s.up" && w.Since.Equal(nov(2, 5)) {
 				return errors.New("exit status 1")
@@ -427,7 +426,7 @@ func TestRunHardGateErrorFailsTheUnit(t *testing.T) {
 func TestRunRefusedReadOnly(t *testing.T) {
 	s := enginetest.Open(t, enginetest.SQLite)
 	e := runEngine(t, s, chainSpec)
-	e.ReadOnly = true
+	e.opts.ReadOnly = true
 	if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil); !errors.Is(err, ErrReadOnly) {
 		t.Fatalf("want ErrReadOnly, got %v", err)
 	}
@@ -484,7 +483,7 @@ func TestRunFourWorkersTenThousandUnits(t *testing.T) {
     run: {command: ["true"]}
 `)
 		w := hours(0, 2500) // 10,000 quarter hours
-		e.Now = func() time.Time { return w.Until }
+		e.opts.Now = func() time.Time { return w.Until }
 		exec := &fakeExec{}
 		res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, nil)
 		if err != nil {
@@ -597,7 +596,7 @@ fi
 echo "loading $BOLLHAV_MODEL [$BOLLHAV_SINCE, $BOLLHAV_UNTIL) into $BOLLHAV_TARGET"
 echo rows_written=7
 `
-		if err := os.WriteFile(filepath.Join(e.SpecDir, "load.sh"), []byte(script), 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(e.opts.SpecDir, "load.sh"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &executor.CommandExecutor{}, nil)
@@ -635,7 +634,7 @@ echo rows_written=7
 func TestRunCrossPipelineUpstreamInTheSameRunRunsFirst(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, strings.Replace(chainSpec, "    pipeline: shop\n    chunking: {interval: 1h", "    pipeline: ingest\n    chunking: {interval: 1h", 1))
-		if e.Spec.Model("raw.orders").Pipeline != "ingest" {
+		if e.spec.Model("raw.orders").Pipeline != "ingest" {
 			t.Fatal("test setup: raw.orders must be in another pipeline")
 		}
 		exec := &fakeExec{delay: time.Millisecond}
@@ -659,7 +658,7 @@ func TestRetryGuards(t *testing.T) {
 	}
 	t.Run("another environment's run is refused", func(t *testing.T) {
 		dev := runEngine(t, s, chainSpec)
-		dev.Env = spec.Env{Suffix: "pr1"}
+		dev.opts.Env = spec.Env{Suffix: "pr1"}
 		if _, err := dev.Retry(t.Context(), res.RunID, &fakeExec{}, 1, nil); err == nil || !strings.Contains(err.Error(), "environment") {
 			t.Fatalf("want a refusal naming the environment, got %v", err)
 		}
@@ -704,12 +703,12 @@ func TestRunProgressEndsWithDone(t *testing.T) {
 // in UTC, or the wall clock when none is set.
 func TestClock(t *testing.T) {
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.FixedZone("CET", 3600))
-	e := &Engine{Now: func() time.Time { return at }}
+	e := New(nil, nil, Options{Now: func() time.Time { return at }})
 	if got := e.Clock(); !got.Equal(at) || got.Location() != time.UTC {
 		t.Errorf("Clock() with Now set = %v, want %v in UTC", got, at)
 	}
 	before := time.Now()
-	got := (&Engine{}).Clock()
+	got := New(nil, nil, Options{}).Clock()
 	if got.Before(before) || got.After(time.Now()) || got.Location() != time.UTC {
 		t.Errorf("Clock() without Now = %v, want the wall clock in UTC", got)
 	}

@@ -21,7 +21,7 @@ type runWake struct {
 // startRunWake listens for the store's changes until ctx ends.
 func (e *Engine) startRunWake(ctx context.Context) *runWake {
 	w := &runWake{subs: map[chan struct{}]struct{}{}}
-	ch, err := e.Store.Wake(ctx)
+	ch, err := e.store.Wake(ctx)
 	if err != nil {
 		return w
 	}

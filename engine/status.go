@@ -71,17 +71,17 @@ func (unknownModel) Is(target error) bool { return target == ErrUnknownModel }
 // one read of the store's kept summary (Store.Summaries), not reads per
 // model; no unit history is loaded into memory.
 func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
 	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
 	}
 	outdated, current, err := e.outdatedOf(ctx, recs)
 	if err != nil {
 		return nil, err
 	}
-	sums, err := e.Store.Summaries(ctx, e.Env.Suffix, "")
+	sums, err := e.store.Summaries(ctx, e.opts.Env.Suffix, "")
 	if err != nil {
-		return nil, fmt.Errorf("reading the unit summaries of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the unit summaries of %s: %w", e.opts.Env, err)
 	}
 	byName := make(map[string]state.ModelSummary, len(sums))
 	for _, sum := range sums {
@@ -95,8 +95,8 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 		st.Outdated, st.Fingerprint = outdated[rec.Name], current[rec.Name]
 		out = append(out, st)
 	}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if e.spec != nil {
+		for _, m := range e.spec.Models {
 			if !seen[m.Name] {
 				st := specStatus(m)
 				st.Fingerprint = current[m.Name]
@@ -114,10 +114,10 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 // spec's shape with zero counts when it is not registered. A model that is
 // neither is an error wrapping ErrUnknownModel.
 func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, error) {
-	rec, err := e.Store.Model(ctx, e.Env.Suffix, name)
+	rec, err := e.store.Model(ctx, e.opts.Env.Suffix, name)
 	switch {
 	case err == nil:
-		sums, err := e.Store.Summaries(ctx, e.Env.Suffix, name)
+		sums, err := e.store.Summaries(ctx, e.opts.Env.Suffix, name)
 		if err != nil {
 			return ModelStatus{}, fmt.Errorf("reading the unit summary of %s: %w", name, err)
 		}
@@ -129,14 +129,14 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 		if st.Fingerprint, err = e.CurrentFingerprint(ctx, name); err != nil {
 			return st, err
 		}
-		counts, err := e.Store.FingerprintCounts(ctx, e.Env.Suffix, name)
+		counts, err := e.store.FingerprintCounts(ctx, e.opts.Env.Suffix, name)
 		if err != nil {
 			return st, fmt.Errorf("counting the applied units of %s by definition: %w", name, err)
 		}
 		st.Outdated = outdatedCounts(counts, map[string]string{name: st.Fingerprint})[name]
 		return st, nil
 	case errors.Is(err, state.ErrNotFound):
-		if m := e.Spec.Model(name); m != nil {
+		if m := e.spec.Model(name); m != nil {
 			st := specStatus(m)
 			st.Fingerprint = spec.Fingerprint(m)
 			return st, nil
@@ -148,10 +148,10 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 }
 
 func (e *Engine) unknownModel(name string) error {
-	if e.Spec != nil {
-		return unknownModel{spec.UnknownModelError(e.Spec, name)}
+	if e.spec != nil {
+		return unknownModel{spec.UnknownModelError(e.spec, name)}
 	}
-	return unknownModel{fmt.Errorf("unknown model %q: not registered in %s", name, e.Env)}
+	return unknownModel{fmt.Errorf("unknown model %q: not registered in %s", name, e.opts.Env)}
 }
 
 // ScanUnits streams a model's units in window order, narrowed to those
@@ -171,13 +171,13 @@ func (e *Engine) ScanUnits(ctx context.Context, model string, w state.Window, st
 	if !st.Registered {
 		return nil
 	}
-	return e.Store.ScanUnits(ctx, state.UnitQuery{Env: e.Env.Suffix, Model: model, Window: w, Statuses: statuses}, fn)
+	return e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: model, Window: w, Statuses: statuses}, fn)
 }
 
 // LatestChangeSeq returns the seq of the newest change in the store's feed
 // (0 when it is empty); see state.LatestSeq.
 func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
-	return state.LatestSeq(ctx, e.Store)
+	return state.LatestSeq(ctx, e.store)
 }
 
 // registeredStatus is a registered model's status from its record and its

@@ -18,7 +18,7 @@ import (
 func statusWorld(t *testing.T, s state.Store) *Engine {
 	t.Helper()
 	e := world(t, s, planSpec)
-	e.Spec = mustParse(t, planSpec+`  - name: a.later
+	e.spec = mustParse(t, planSpec+`  - name: a.later
     pipeline: core
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", flexibility: flex}
     run: {command: ["true"]}
@@ -88,7 +88,7 @@ func TestStatusReadModel(t *testing.T) {
 		}
 
 		// Opened from the store alone, only registrations are listed.
-		e.Spec = nil
+		e.spec = nil
 		if got, err := e.Status(t.Context()); err != nil || len(got) != 3 {
 			t.Errorf("store alone: %d models, %v", len(got), err)
 		}
@@ -125,7 +125,7 @@ func TestScanUnitsAndUnknownModels(t *testing.T) {
 
 func TestLatestChangeSeq(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := &Engine{Store: s}
+		e := New(s, nil, Options{})
 		ctx := t.Context()
 		if n, err := e.LatestChangeSeq(ctx); err != nil || n != 0 {
 			t.Fatalf("empty feed: %d %v", n, err)

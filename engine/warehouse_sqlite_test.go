@@ -11,6 +11,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite/sqlitetest"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // whSQLiteSpec is whSpec's first two models on a warehouse that is a SQLite
@@ -53,10 +54,9 @@ func TestWarehouseOnASQLiteFile(t *testing.T) {
 		dir := t.TempDir()
 		sp, err := spec.Load(writeSpec(t, dir, map[string]string{"bollhav.yaml": strings.ReplaceAll(whSQLiteSpec, "ENV", env)}))
 		must(t, err)
-		wh := &executor.Warehouses{}
+		wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 		t.Cleanup(func() { _ = wh.Close() })
-		e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Warehouses: wh,
-			Now: func() time.Time { return t0.Add(48 * time.Hour) }}
+		e := New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
 		run := func(mode spec.StateMode) {
 			t.Helper()
 			res, err := e.Run(t.Context(), RunRequest{Window: firstDay(), Mode: mode, Workers: 4}, e.Executor(), nil)

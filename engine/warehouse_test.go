@@ -16,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // whSpec puts every model's data in a warehouse database of its own (ENV
@@ -82,16 +83,15 @@ func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
 	path := writeSpec(t, dir, map[string]string{"bollhav.yaml": strings.ReplaceAll(whSpec, "ENV", env)})
 	sp, err := spec.Load(path)
 	must(t, err)
-	wh := &executor.Warehouses{}
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	t.Cleanup(func() { _ = wh.Close() })
-	return &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Warehouses: wh,
-		Now: func() time.Time { return t0.Add(48 * time.Hour) }}, path
+	return New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }}), path
 }
 
 // whQuery returns a query's rows in the warehouse as "a|b" strings.
 func whQuery(t *testing.T, dsn, query string) []string {
 	t.Helper()
-	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
+	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }, Open: stores.OpenWarehouse}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
 	must(t, err)
 	defer w.Close()
 	var out []string
@@ -125,11 +125,11 @@ func twoEach(n int) string {
 // written by the claim that applied it, with the rows it recorded.
 func checkLedger(t *testing.T, e *Engine, dsn, model string) {
 	t.Helper()
-	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
+	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }, Open: stores.OpenWarehouse}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
 	must(t, err)
 	defer w.Close()
 	n := 0
-	must(t, e.Store.ScanUnits(t.Context(), state.UnitQuery{Model: model, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
+	must(t, e.store.ScanUnits(t.Context(), state.UnitQuery{Model: model, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
 		n++
 		l, ok, err := w.Ledger(t.Context(), state.LedgerKey("", model, u.Window, u.ID))
 		if err != nil {
@@ -229,7 +229,7 @@ func prefillHours(t *testing.T, e *Engine, model string, n int) {
 	for h := range n {
 		ws = append(ws, hours(h, h+1))
 	}
-	_, err := e.Store.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: e.now()})
+	_, err := e.store.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: e.now()})
 	must(t, err)
 }
 
@@ -385,7 +385,7 @@ func TestWarehouseLedgerFencesAnOldClaim(t *testing.T) {
 		newer := claim(now.Add(2 * time.Second))
 		x := e.Executor().(executor.Applier)
 		w := hours(0, 1)
-		u := executor.UnitRun{Model: e.Spec.Model("wh.log"), Window: &w}
+		u := executor.UnitRun{Model: e.spec.Model("wh.log"), Window: &w}
 		r, err := x.ExecuteAndApply(t.Context(), u, newer, e.now())
 		if err != nil {
 			t.Fatal(err)

@@ -42,7 +42,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 	if err := e.refuseReadOnly(ctx, "work", nil); err != nil {
 		return err
 	}
-	if e.Spec == nil {
+	if e.spec == nil {
 		return errors.New("a worker needs the spec: it runs the spec's models")
 	}
 	workers := max(opts.Workers, 1)
@@ -51,15 +51,15 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		poll = time.Second
 	}
 	name := cmp.Or(opts.Name, workerName(0))
-	names := make([]string, len(e.Spec.Models))
+	names := make([]string, len(e.spec.Models))
 	ahead := true
-	for i, m := range e.Spec.Models {
+	for i, m := range e.spec.Models {
 		names[i] = m.Name
 		// One claim serves every model, so one model whose units record
 		// themselves keeps the whole worker from claiming ahead.
 		ahead = ahead && !appliesItself(exec, m)
 	}
-	wake, err := e.Store.Wake(ctx)
+	wake, err := e.store.Wake(ctx)
 	if err != nil {
 		e.logger().Warn("no change feed; polling for work", "every", poll.String(), "err", err)
 		wake = nil
@@ -100,7 +100,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		// claim: a lease lasts minutes, and a busy worker claims often.
 		if time.Since(released) >= poll {
 			released = time.Now()
-			if _, err := e.Store.ReleaseExpired(ctx, e.leaseNow()); err != nil && ctx.Err() == nil {
+			if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil && ctx.Err() == nil {
 				e.logger().Warn("releasing expired leases failed", "err", err)
 			}
 		}
@@ -108,16 +108,16 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		room := held.room()
 		lease := held.claimLease(e.lease())
 		if room > 0 {
-			claims, err = e.Store.Claim(ctx, state.ClaimRequest{Env: e.Env.Suffix, Models: names, Worker: name,
+			claims, err = e.store.Claim(ctx, state.ClaimRequest{Env: e.opts.Env.Suffix, Models: names, Worker: name,
 				Lease: lease, Limit: room, Now: e.leaseNow()})
 			if err != nil && ctx.Err() == nil {
 				e.logger().Warn("claiming failed; retrying", "err", err)
 			}
 		}
 		for _, c := range claims {
-			m := e.Spec.Model(c.Unit.Model)
+			m := e.spec.Model(c.Unit.Model)
 			if m == nil { // registered by another spec: not ours to run
-				_ = e.Store.Complete(unitCtx, c, state.Outcome{Status: state.Pending, At: e.now()})
+				_ = e.store.Complete(unitCtx, c, state.Outcome{Status: state.Pending, At: e.now()})
 				continue
 			}
 			held.took(1)

@@ -51,7 +51,7 @@ func runTestWorker() int {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 2
 	}
-	e := &Engine{Store: s, Spec: sp, SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: time.Second}
+	e := New(s, sp, Options{SpecDir: filepath.Dir(specPath), Actor: "worker", Lease: time.Second})
 	if err := e.Work(ctx, &executor.CommandExecutor{}, WorkOptions{Poll: 50 * time.Millisecond}); err != nil {
 		os.Stderr.WriteString("worker: " + err.Error() + "\n")
 		return 1
@@ -114,8 +114,7 @@ func TestWorkerKilledMidUnitIsTakenOverAfterItsLease(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			e := &Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Lease: time.Second,
-				Now: func() time.Time { return t0.Add(2 * time.Hour) }}
+			e := New(s, sp, Options{SpecDir: dir, Actor: "test", Lease: time.Second, Now: func() time.Time { return t0.Add(2 * time.Hour) }})
 			if _, err := e.Apply(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +221,7 @@ func TestTwoWorkersShareTheWork(t *testing.T) {
 
 func TestWorkRefusedReadOnly(t *testing.T) {
 	e := runEngine(t, openSQLite(t), chainSpec)
-	e.ReadOnly = true
+	e.opts.ReadOnly = true
 	if err := e.Work(t.Context(), &fakeExec{}, WorkOptions{}); err == nil {
 		t.Fatal("a read-only engine must not work units")
 	}

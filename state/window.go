@@ -60,6 +60,27 @@ func (w Window) Overlaps(o Window) bool { return w.Since.Before(o.Until) && o.Si
 // Equal reports whether both bounds denote the same instants.
 func (w Window) Equal(o Window) bool { return w.Since.Equal(o.Since) && w.Until.Equal(o.Until) }
 
+// Hull is the smallest window covering a and b: the span a change, a plan
+// or an incident reports for a set of units. The zero Window is no window
+// (a timeless model's existence row, or nothing yet) and adds nothing on
+// either side, so folding Hull over windows from the zero Window gives their
+// hull. On a tie a's bound is kept.
+func Hull(a, b Window) Window {
+	if a.IsZero() {
+		return b
+	}
+	if b.IsZero() {
+		return a
+	}
+	if b.Since.Before(a.Since) {
+		a.Since = b.Since
+	}
+	if b.Until.After(a.Until) {
+		a.Until = b.Until
+	}
+	return a
+}
+
 // String prints the window as "[since, until)" in RFC 3339 UTC.
 func (w Window) String() string {
 	return "[" + FormatTime(w.Since) + ", " + FormatTime(w.Until) + ")"

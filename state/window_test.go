@@ -147,3 +147,48 @@ func TestWindowIsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestHull: the hull of windows folded from the zero Window is the earliest
+// since to the latest until, whatever the order, gaps included; the zero
+// Window adds nothing on either side.
+func TestHull(t *testing.T) {
+	a := win("2026-01-01T00:00:00Z", "2026-01-01T01:00:00Z")
+	b := win("2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z")
+	inside := win("2026-01-01T00:30:00Z", "2026-01-01T00:45:00Z")
+	span := win("2026-01-01T00:00:00Z", "2026-01-01T04:00:00Z")
+	for _, tc := range []struct {
+		name string
+		ws   []Window
+		want Window
+	}{
+		{"none", nil, Window{}},
+		{"one", []Window{a}, a},
+		{"ordered, a gap between", []Window{a, b}, span},
+		{"reversed", []Window{b, a}, span},
+		{"one inside the other", []Window{a, inside}, a},
+		{"inside first", []Window{inside, b, a}, span},
+		{"the same twice", []Window{a, a}, a},
+		{"a zero window among them", []Window{a, {}, b}, span},
+		{"only zero windows", []Window{{}, {}}, Window{}},
+	} {
+		var h Window
+		for _, w := range tc.ws {
+			h = Hull(h, w)
+		}
+		if !h.Equal(tc.want) {
+			t.Errorf("%s: hull of %v = %v, want %v", tc.name, tc.ws, h, tc.want)
+		}
+	}
+	if got := Hull(Window{}, a); got != a {
+		t.Errorf("Hull(zero, %v) = %v, want %v: the zero Window is no window", a, got, a)
+	}
+	if got := Hull(a, Window{}); got != a {
+		t.Errorf("Hull(%v, zero) = %v, want %v: the zero Window is no window", a, got, a)
+	}
+	// On a tie a's bounds are kept, in a's location.
+	stockholm := mustLoad(t, "Europe/Stockholm")
+	local := Window{Since: a.Since.In(stockholm), Until: a.Until.In(stockholm)}
+	if got := Hull(a, local); got != a {
+		t.Errorf("Hull(%v, the same instants elsewhere) = %#v, want a's own bounds", a, got)
+	}
+}

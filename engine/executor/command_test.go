@@ -139,15 +139,16 @@ func TestCommandEnvInASuffixedEnvironment(t *testing.T) {
 	checkShopSourcesJSON(t, seen["BOLLHAV_SOURCES"])
 }
 
-// runScript runs a script with body as a command model's program.
-func runScript(t *testing.T, ctx context.Context, e *CommandExecutor, timeout time.Duration, body string) (Result, error, string) {
+// runScript runs a script with body as a command model's program and
+// returns its result, the folder it ran in and its error.
+func runScript(t *testing.T, ctx context.Context, e *CommandExecutor, timeout time.Duration, body string) (Result, string, error) {
 	t.Helper()
 	dir := t.TempDir()
 	writeScript(t, dir, "run.sh", body)
 	m := commandModel("raw.orders", "./run.sh")
 	m.Run.Timeout = timeout
 	res, err := e.Execute(ctx, UnitRun{Model: m, SpecDir: dir})
-	return res, err, dir
+	return res, dir, err
 }
 
 func TestCommandRowsWritten(t *testing.T) {
@@ -166,7 +167,7 @@ func TestCommandRowsWritten(t *testing.T) {
 		{"other key", "echo rows_written_by_batch=5; echo rows_written=3", int64p((3)), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err, _ := runScript(t, context.Background(), &CommandExecutor{}, 0, tc.body)
+			res, _, err := runScript(t, context.Background(), &CommandExecutor{}, 0, tc.body)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("err = %v, want it to contain %q", err, tc.err)
@@ -191,7 +192,7 @@ func deref(p *int64) string {
 }
 
 func TestCommandFailureKeepsStderrTail(t *testing.T) {
-	_, err, _ := runScript(t, context.Background(), &CommandExecutor{}, 0,
+	_, _, err := runScript(t, context.Background(), &CommandExecutor{}, 0,
 		"echo rows_written=5; echo 'loading orders' >&2; echo 'ERROR: relation \"raw.orders\" does not exist  ' >&2; exit 3")
 	want := "exit status 3: loading orders\nERROR: relation \"raw.orders\" does not exist"
 	if err == nil || err.Error() != want {
@@ -201,7 +202,7 @@ func TestCommandFailureKeepsStderrTail(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Status != "exit status 3" {
 		t.Errorf("err is not a *CommandError with status exit status 3: %#v", err)
 	}
-	_, err, _ = runScript(t, context.Background(), &CommandExecutor{}, 0, "exit 1")
+	_, _, err = runScript(t, context.Background(), &CommandExecutor{}, 0, "exit 1")
 	if err == nil || err.Error() != "exit status 1" {
 		t.Errorf("silent failure: err = %q, want exit status 1", err)
 	}
@@ -210,7 +211,7 @@ func TestCommandFailureKeepsStderrTail(t *testing.T) {
 func TestCommandHugeOutputIsBounded(t *testing.T) {
 	// 2 MB of stderr in 40-byte lines, a 4 MB stdout line with no newline,
 	// then the lines that matter.
-	_, err, _ := runScript(t, context.Background(), &CommandExecutor{}, 0, `
+	_, _, err := runScript(t, context.Background(), &CommandExecutor{}, 0, `
 head -c 2000000 /dev/zero | tr '\0' 'x' | fold -w 40 >&2; echo >&2
 head -c 4000000 /dev/zero | tr '\0' 'y'
 echo
@@ -262,7 +263,7 @@ func waitGone(t *testing.T, file string) {
 
 func TestCommandTimeoutKillsTheProcessGroup(t *testing.T) {
 	start := time.Now()
-	_, err, dir := runScript(t, context.Background(), &CommandExecutor{KillGrace: time.Second}, 300*time.Millisecond,
+	_, dir, err := runScript(t, context.Background(), &CommandExecutor{KillGrace: time.Second}, 300*time.Millisecond,
 		`sleep 300 & echo $! > child.pid; echo started >&2; wait`)
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("Execute took %s for a 300ms timeout", took)
@@ -278,7 +279,7 @@ func TestCommandTimeoutKillsTheProcessGroup(t *testing.T) {
 
 func TestCommandIgnoringSIGTERMIsKilledAfterTheGrace(t *testing.T) {
 	start := time.Now()
-	_, err, dir := runScript(t, context.Background(), &CommandExecutor{KillGrace: 300 * time.Millisecond}, 200*time.Millisecond,
+	_, dir, err := runScript(t, context.Background(), &CommandExecutor{KillGrace: 300 * time.Millisecond}, 200*time.Millisecond,
 		`trap '' TERM; sleep 300 & echo $! > child.pid; wait; wait`)
 	took := time.Since(start)
 	if took < 500*time.Millisecond || took > 4*time.Second {
@@ -293,7 +294,7 @@ func TestCommandIgnoringSIGTERMIsKilledAfterTheGrace(t *testing.T) {
 func TestCommandCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(200*time.Millisecond, cancel)
-	_, err, dir := runScript(t, ctx, &CommandExecutor{}, 0, `sleep 300 & echo $! > child.pid; wait`)
+	_, dir, err := runScript(t, ctx, &CommandExecutor{}, 0, `sleep 300 & echo $! > child.pid; wait`)
 	if err == nil || !strings.HasPrefix(err.Error(), "cancelled") || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want cancelled wrapping context.Canceled", err)
 	}
@@ -306,7 +307,7 @@ func TestCommandCancellation(t *testing.T) {
 
 func TestCommandBackgroundChildDoesNotOutliveASuccess(t *testing.T) {
 	start := time.Now()
-	res, err, dir := runScript(t, context.Background(), &CommandExecutor{}, 0, `sleep 300 & echo $! > child.pid; echo rows_written=1`)
+	res, dir, err := runScript(t, context.Background(), &CommandExecutor{}, 0, `sleep 300 & echo $! > child.pid; echo rows_written=1`)
 	if err != nil || res.RowsWritten == nil || *res.RowsWritten != 1 {
 		t.Fatalf("Execute = %v, %v", deref(res.RowsWritten), err)
 	}
@@ -390,7 +391,7 @@ exit 1`)
 func TestCommandOutputIsLogged(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	_, err, _ := runScript(t, context.Background(), &CommandExecutor{Logger: logger}, 0, "echo to-stdout; echo to-stderr >&2")
+	_, _, err := runScript(t, context.Background(), &CommandExecutor{Logger: logger}, 0, "echo to-stdout; echo to-stderr >&2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,15 +19,15 @@ func New(store state.Store, command Executor, now func() time.Time) Executor {
 }
 
 // NewWith is New with the registry of warehouse pools that models with a
-// connection run on: DefaultWarehouses when nil.
+// connection run on, which its builder owns and closes. With nil
+// warehouses a model on a connection fails with ErrNoWarehouses.
 func NewWith(store state.Store, command Executor, now func() time.Time, warehouses *Warehouses) Executor {
 	if now == nil {
 		now = time.Now
 	}
-	if warehouses == nil {
-		warehouses = DefaultWarehouses
-	}
-	data := &dataExecutor{state: store, warehouses: warehouses, now: now}
+	// Archived files are stamped by the wall clock, whatever the engine's
+	// clock says (--as-of): the stamp only keeps names apart.
+	data := &dataExecutor{state: store, warehouses: warehouses, now: now, archiveClock: time.Now}
 	if ds, ok := store.(state.DataStore); ok {
 		data.store = ds
 	}
@@ -51,7 +51,7 @@ type dispatcher struct {
 	data    *dataExecutor
 }
 
-// unitApplier is an executor that records a unit applied itself, in the
+// Applier is an executor that records a unit applied itself, in the
 // transaction that wrote its data, for the models it says it applies.
 type Applier interface {
 	AppliesItself(m *spec.Model) bool

@@ -27,6 +27,9 @@ type dataExecutor struct {
 	loads      sourceLoads
 	// now is the engine's clock, for runs outside a claim.
 	now func() time.Time
+	// archiveClock stamps the name of an archived file that would
+	// otherwise take an existing one's: the wall clock.
+	archiveClock func() time.Time
 }
 
 // Execute runs the unit's job outside any claim; the caller records the

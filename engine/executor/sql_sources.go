@@ -111,7 +111,7 @@ func (d *dataExecutor) loadFile(ctx context.Context, db database, src spec.Sourc
 	if res.Skipped {
 		return nil
 	}
-	if _, err := source.Archive(*f, specDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := source.Archive(*f, specDir, d.archiveClock); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -10,27 +10,34 @@ import (
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/stores"
 )
 
 // Warehouses holds one open connection pool per warehouse a model's
 // connection names, opened on first use and shared by every model and run
 // that names the same DSN: a run of 500 units opens one pool, not 500.
 // It is safe for concurrent use.
+//
+// The executor knows no backend: whoever builds a Warehouses (the CLI, the
+// composition root, with the backends of state/stores; a test with its
+// own) gives it Open and Locate, hands it to the engine, and closes it when
+// the process is done with it. The engine never closes it.
 type Warehouses struct {
 	// Getenv reads a connection's variable; os.Getenv when nil.
 	Getenv func(string) string
-	// Open opens a warehouse by DSN; stores.OpenWarehouse when nil.
+	// Open opens a warehouse by DSN. Nil refuses every model on a
+	// connection: there is no backend to open it with.
 	Open func(ctx context.Context, dsn string) (state.Warehouse, error)
+	// Locate reads where a DSN points without connecting, for Where. Nil
+	// leaves the location unknown.
+	Locate func(dsn string) (state.Location, error)
 
 	mu    sync.Mutex
 	byDSN map[string]state.Warehouse
 }
 
-// DefaultWarehouses is the process's registry, which Engine.Executor uses
-// unless the engine is given its own: a long-running UI or worker keeps
-// one pool per warehouse for its lifetime.
-var DefaultWarehouses = &Warehouses{}
+// ErrNoWarehouses is a model on a connection run by an engine that was
+// given no way to open a warehouse (no Warehouses, or one without Open).
+var ErrNoWarehouses = errors.New("no warehouse opener: this engine was built without one")
 
 // ErrConnectionEnv is a connection whose environment variable is unset or
 // empty: nothing can run on it, and the CLI exits 2 naming the variable.
@@ -76,8 +83,12 @@ func listNames(names []string) string {
 
 // Get returns the warehouse the connection c names, opening it on first
 // use. A failed open is not remembered: the next unit tries again, so a
-// warehouse that comes back is used without a restart.
+// warehouse that comes back is used without a restart. A nil w, or one
+// without Open, returns ErrNoWarehouses.
 func (w *Warehouses) Get(ctx context.Context, c *spec.Connection) (state.Warehouse, error) {
+	if w == nil || w.Open == nil {
+		return nil, fmt.Errorf("warehouse $%s: %w", c.DSNEnvVar, ErrNoWarehouses)
+	}
 	getenv := w.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -91,11 +102,7 @@ func (w *Warehouses) Get(ctx context.Context, c *spec.Connection) (state.Warehou
 	if wh := w.byDSN[dsn]; wh != nil {
 		return wh, nil
 	}
-	open := w.Open
-	if open == nil {
-		open = stores.OpenWarehouse
-	}
-	wh, err := open(ctx, dsn)
+	wh, err := w.Open(ctx, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("warehouse $%s: %w", c.DSNEnvVar, err)
 	}
@@ -106,8 +113,12 @@ func (w *Warehouses) Get(ctx context.Context, c *spec.Connection) (state.Warehou
 	return wh, nil
 }
 
-// Close closes every pool opened so far.
+// Close closes every pool opened so far. It is for whoever built w; a nil
+// w has nothing to close.
 func (w *Warehouses) Close() error {
+	if w == nil {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var errs []error
@@ -120,14 +131,16 @@ func (w *Warehouses) Close() error {
 
 // Where says where a model's data lives, for status and why: "the state
 // store's database", or its connection's variable and the driver, host and
-// database its DSN names (read, not connected to; never the user or the
-// password). getenv is os.Getenv when nil.
-func Where(m *spec.Model, getenv func(string) string) DataHome {
+// database its DSN names (read by w.Locate, not connected to; never the
+// user or the password). A nil w, or one without Locate, reads the
+// variable with os.Getenv and leaves the location unknown.
+func (w *Warehouses) Where(m *spec.Model) DataHome {
 	if m == nil || m.Connection == nil {
 		return DataHome{}
 	}
-	if getenv == nil {
-		getenv = os.Getenv
+	getenv := os.Getenv
+	if w != nil && w.Getenv != nil {
+		getenv = w.Getenv
 	}
 	h := DataHome{EnvVar: m.Connection.DSNEnvVar}
 	dsn := strings.TrimSpace(getenv(h.EnvVar))
@@ -135,7 +148,11 @@ func Where(m *spec.Model, getenv func(string) string) DataHome {
 		h.Problem = "not set"
 		return h
 	}
-	loc, err := stores.WarehouseLocation(dsn)
+	if w == nil || w.Locate == nil {
+		h.Problem = "location unknown"
+		return h
+	}
+	loc, err := w.Locate(dsn)
 	if err != nil {
 		h.Problem = "unreadable DSN"
 		return h
@@ -150,7 +167,8 @@ type DataHome struct {
 	// database.
 	EnvVar   string
 	Location state.Location
-	// Problem is why Location is unknown: "not set", "unreadable DSN".
+	// Problem is why Location is unknown: "not set", "unreadable DSN",
+	// "location unknown" (no Locate).
 	Problem string
 }
 

@@ -261,7 +261,9 @@ func (l *gatedLineage) selectModels(g *Reader, f BlockedFilter) ([]string, error
 type reachKind uint8
 
 const (
-	reachNone reachKind = iota
+	// The zero reachKind is no reach: what downstreamReach reads for a
+	// model it has not reached yet, below every other.
+	_ reachKind = iota
 	// reachSame: the units whose window overlaps the range.
 	reachSame
 	// reachFrom: the units whose window ends after the range begins.

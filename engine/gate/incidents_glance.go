@@ -100,13 +100,5 @@ func (r *IncidentReport) NamePipelines(sp *spec.Spec) {
 
 // widenSpan stretches inc's span over w, a root unit's window.
 func widenSpan(inc *Incident, w state.Window) {
-	if w.IsZero() {
-		return
-	}
-	if inc.Span.IsZero() || w.Since.Before(inc.Span.Since) {
-		inc.Span.Since = w.Since
-	}
-	if inc.Span.Until.IsZero() || w.Until.After(inc.Span.Until) {
-		inc.Span.Until = w.Until
-	}
+	inc.Span = state.Hull(inc.Span, w)
 }

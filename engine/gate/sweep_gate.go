@@ -80,12 +80,6 @@ func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now tim
 	return e
 }
 
-// eval judges the unit [a, b) (Unix µs).
-func (e *sweepEdge) eval(a, b int64) edgeVerdict {
-	v, _ := e.evalAt(a, b)
-	return v
-}
-
 // evalAt judges the unit [a, b) (Unix µs) and says when the clock alone
 // would change an edgeOK: the Unix nanosecond after which the applied_at
 // that decides freshness is too old (noFlip without a freshness limit or

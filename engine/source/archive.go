@@ -13,9 +13,6 @@ import (
 	"time"
 )
 
-// archiveNow is the clock of archive names; tests replace it.
-var archiveNow = time.Now
-
 // Archive moves a loaded file into its archive_folder (moved there
 // after a successful load, so the same file is never processed twice) and
 // returns where it went; with no archive_folder it
@@ -27,7 +24,10 @@ var archiveNow = time.Now
 // archived file is never overwritten — the same export dropped twice is the
 // case archiving exists for — so a name already taken gets a UTC timestamp
 // before its extension ("orders.20260131T120000Z.csv"), then a counter.
-func Archive(src spec.SourceFile, baseDir string) (string, error) {
+// now is the clock of that timestamp, passed in by the caller (the
+// executor's wall clock) rather than read from a global, so a test gives
+// its own.
+func Archive(src spec.SourceFile, baseDir string, now func() time.Time) (string, error) {
 	if src.ArchiveFolder == "" {
 		return "", nil
 	}
@@ -39,7 +39,7 @@ func Archive(src spec.SourceFile, baseDir string) (string, error) {
 	base := filepath.Base(from)
 	ext := filepath.Ext(base)
 	stem := strings.TrimSuffix(base, ext)
-	stamp := archiveNow().UTC().Format("20060102T150405Z")
+	stamp := now().UTC().Format("20060102T150405Z")
 	for i := 0; i < 1000; i++ {
 		name := base
 		switch {

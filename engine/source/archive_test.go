@@ -10,8 +10,7 @@ import (
 
 func TestArchiveFileSource(t *testing.T) {
 	at := time.Date(2026, 1, 31, 12, 0, 0, 0, time.FixedZone("CET", 3600))
-	archiveNow = func() time.Time { return at }
-	defer func() { archiveNow = time.Now }()
+	now := func() time.Time { return at }
 
 	dir := t.TempDir()
 	drop := func(content string) {
@@ -49,7 +48,7 @@ func TestArchiveFileSource(t *testing.T) {
 		if i > 0 {
 			drop(want.content)
 		}
-		got, err := Archive(src, dir)
+		got, err := Archive(src, dir, now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,10 +66,10 @@ func TestArchiveFileSource(t *testing.T) {
 		t.Error("the first archived file was overwritten")
 	}
 
-	if got, err := Archive(spec.SourceFile{Path: "dropzone/orders.csv"}, dir); got != "" || err != nil {
+	if got, err := Archive(spec.SourceFile{Path: "dropzone/orders.csv"}, dir, now); got != "" || err != nil {
 		t.Errorf("no archive_folder: %q, %v", got, err)
 	}
-	if _, err := Archive(src, dir); err == nil || !os.IsNotExist(unwrapAll(err)) {
+	if _, err := Archive(src, dir, now); err == nil || !os.IsNotExist(unwrapAll(err)) {
 		t.Errorf("archiving a missing file: %v", err)
 	}
 }

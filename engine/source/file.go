@@ -222,27 +222,7 @@ func (r *FileReader) typeMismatch(err error) error {
 // Close closes the file.
 func (r *FileReader) Close() error { return r.file.Close() }
 
-// ReadFile reads a whole file source into memory; see OpenFile.
-func ReadFile(src spec.SourceFile, baseDir string) (*FileTable, error) {
-	r, err := OpenFile(src, baseDir)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	t := &FileTable{Path: r.Path(), Format: r.Format(), Columns: r.Columns(), Rows: [][]any{}}
-	for {
-		row, err := r.Next()
-		if err == io.EOF {
-			return t, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		t.Rows = append(t.Rows, row)
-	}
-}
-
-// resolvePath makes a spec path absolute against baseDir: the spec, not the
+// ResolvePath makes a spec path absolute against baseDir: the spec, not the
 // directory bollhav was started from, anchors relative paths.
 func ResolvePath(p, baseDir string) string {
 	if filepath.IsAbs(p) {

@@ -375,3 +375,23 @@ func TestCellTypes(t *testing.T) {
 		}
 	}
 }
+
+// ReadFile reads a whole file source into memory; see OpenFile.
+func ReadFile(src spec.SourceFile, baseDir string) (*FileTable, error) {
+	r, err := OpenFile(src, baseDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	t := &FileTable{Path: r.Path(), Format: r.Format(), Columns: r.Columns(), Rows: [][]any{}}
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			return t, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Rows = append(t.Rows, row)
+	}
+}

@@ -14,7 +14,7 @@ var FileColumnTypes = map[ColumnType]state.ColumnType{
 	TypeBool: state.ColumnBool, TypeDate: state.ColumnDate, TypeDatetime: state.ColumnDatetime,
 }
 
-// hardcodedTable turns inline rows into columns and rows. The columns are
+// HardcodedTable turns inline rows into columns and rows. The columns are
 // every key of every row in sorted order (a YAML mapping's key order is not
 // kept); a column's type is the one all its values share, integers widen to
 // floats, and any other mix is text. A key missing from a row is NULL.

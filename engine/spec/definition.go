@@ -192,7 +192,6 @@ func ContentHash(definition []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// modelRecord is m's registration in env. interval, when not zero, replaces
 // ModelFromRecord rebuilds a model's shape and definition from its
 // registration alone — what gating and a UI without the spec read. The
 // record's own columns (temporality, flexibility, interval, timezone, start,
@@ -311,7 +310,7 @@ func parseDependencyType(s string) (graph.DependencyType, error) {
 	return 0, fmt.Errorf("unknown edge type %q", s)
 }
 
-// recordShape reads a registration's temporality and, for a temporal model,
+// RecordShape reads a registration's temporality and, for a temporal model,
 // its chunking from the record's columns: what its units were cut by, which
 // wins over anything the definition JSON says.
 func RecordShape(rec state.ModelRecord) (Temporality, *Chunking, error) {

@@ -3,7 +3,6 @@ package spec
 import (
 	"cmp"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -39,10 +38,6 @@ func ParseEnv(suffix string) (Env, error) {
 	}
 	return Env{Suffix: suffix}, nil
 }
-
-// EnvFromOS reads SCHEMA_SUFFIX from the process environment, for callers
-// without a flag that overrides it.
-func EnvFromOS() (Env, error) { return ParseEnv(os.Getenv(SchemaSuffixEnvVar)) }
 
 // Suffixed reports whether this is a dev / PR environment rather than prod;
 // deactivate_for_dev only does anything in one.

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -174,3 +175,7 @@ func TestEnvFromOS(t *testing.T) {
 		t.Error("EnvFromOS accepted an invalid suffix")
 	}
 }
+
+// EnvFromOS reads SCHEMA_SUFFIX from the process environment, for callers
+// without a flag that overrides it.
+func EnvFromOS() (Env, error) { return ParseEnv(os.Getenv(SchemaSuffixEnvVar)) }

@@ -7,12 +7,12 @@ import (
 	"text/template"
 )
 
-// isDataRun reports whether m's run block is one the data executor runs.
+// IsDataRun reports whether m's run block is one the data executor runs.
 func IsDataRun(m *Model) bool {
 	return m.Run.Kind == RunSQL || m.Run.Kind == RunQuery || m.Run.Kind == RunView
 }
 
-// renderSQL expands {{ this }} (the model's target in env) and
+// RenderSQL expands {{ this }} (the model's target in env) and
 // {{ ref "name" }} (a declared source, see dataRef) in text, with quote
 // giving the dialect's identifiers.
 func RenderSQL(m *Model, env Env, text string, quote func(parts ...string) (string, error)) (string, error) {
@@ -59,7 +59,7 @@ func (m *Model) dataRef(name string, env Env) ([]string, error) {
 	return m.modelSourceParts(src, env), nil
 }
 
-// loadedTable is the table a hardcoded or file source is loaded into.
+// LoadedTable is the table a hardcoded or file source is loaded into.
 func LoadedTable(src Source) []string {
 	if schema, table, ok := strings.Cut(src.Name, "."); ok {
 		return []string{schema, table}

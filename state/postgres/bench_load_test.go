@@ -29,7 +29,7 @@ func BenchmarkLoad(b *testing.B) {
 	if err != nil {
 		b.Skip("no psql on PATH for the COPY floor")
 	}
-	s := g.engine.Store
+	s := g.store
 	units := make([]state.Unit, 0, g.summary.Units)
 	for b.Loop() {
 		units = units[:0]

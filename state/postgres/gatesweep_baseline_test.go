@@ -114,8 +114,8 @@ func unitKey(model string, w state.Window) string {
 // sweepSQL runs the baseline for e's environment over schema and returns
 // every unit's verdict, by key.
 func sweepSQL(ctx context.Context, conn *pgx.Conn, schema string, e *engine.Engine) ([]sqlVerdict, error) {
-	now := e.Now()
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	now := e.Clock()
+	recs, err := e.Models(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -127,9 +127,9 @@ func sweepSQL(ctx context.Context, conn *pgx.Conn, schema string, e *engine.Engi
 	var withins []*int64
 	var alls []bool
 	var upEnds []pgtype.Timestamptz
-	for _, m := range e.Spec.Models {
+	for _, m := range e.Spec().Models {
 		for _, src := range m.Upstream {
-			if !src.Gated() || m.GateSkipped(src, e.Env) {
+			if !src.Gated() || m.GateSkipped(src, e.Env()) {
 				continue
 			}
 			downs, ups, levels = append(downs, m.Name), append(ups, src.Name), append(levels, src.Contract.String())
@@ -143,7 +143,7 @@ func sweepSQL(ctx context.Context, conn *pgx.Conn, schema string, e *engine.Engi
 		}
 	}
 	q := pgx.Identifier{schema}.Sanitize()
-	rows, err := conn.Query(ctx, strings.ReplaceAll(gateSweepSQL, "{schema}", q), e.Env.Suffix, downs, ups, levels, withins, alls, upEnds, now)
+	rows, err := conn.Query(ctx, strings.ReplaceAll(gateSweepSQL, "{schema}", q), e.Env().Suffix, downs, ups, levels, withins, alls, upEnds, now)
 	if err != nil {
 		return nil, err
 	}
@@ -195,9 +195,13 @@ func sweepEngine(ctx context.Context, e *engine.Engine) ([]sqlVerdict, *gate.Swe
 	return out, rep, err
 }
 
-// generated is a generated project in a PostgreSQL schema.
+// generated is a generated project in a PostgreSQL schema: engine is
+// over store with the project's spec and clock (now).
 type generated struct {
 	dsn, schema string
+	store       state.Store
+	spec        *spec.Spec
+	now         func() time.Time
 	engine      *engine.Engine
 	summary     gen.Summary
 }
@@ -211,7 +215,8 @@ func generate(tb testing.TB, cfg gen.Config) *generated {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	g.engine = &engine.Engine{Store: openStore(tb, dsn, g.schema), Spec: g.engine.Spec, Now: g.engine.Now}
+	g.store = openStore(tb, dsn, g.schema)
+	g.engine = engine.New(g.store, g.spec, engine.Options{Now: g.now})
 	tb.Logf("generated %d models, %d units in %v", g.summary.Models, g.summary.Units, g.summary.Elapsed.Round(time.Millisecond))
 	return g
 }
@@ -220,14 +225,13 @@ func generate(tb testing.TB, cfg gen.Config) *generated {
 // (opened with gen.FixtureDSN, so its commits do not wait for the disk, and
 // closed when done), then vacuums the units, so every figure measured on
 // it reads a table without the dead rows the population's updates left.
-// The returned engine has the spec and the clock but no store.
+// The returned project has the spec and the clock but no store.
 func populate(ctx context.Context, dsn, schema string, cfg gen.Config) (*generated, error) {
 	s, err := postgres.Open(ctx, gen.FixtureDSN(dsn), postgres.Options{Schema: schema})
 	if err != nil {
 		return nil, err
 	}
-	e := &engine.Engine{Store: s}
-	sum, err := gen.Populate(ctx, e, cfg)
+	e, sum, err := gen.Populate(ctx, s, engine.Options{}, cfg)
 	if cerr := s.Close(); err == nil {
 		err = cerr
 	}
@@ -244,8 +248,7 @@ func populate(ctx context.Context, dsn, schema string, cfg gen.Config) (*generat
 	if _, err := conn.Exec(ctx, "VACUUM ANALYZE "+pgx.Identifier{schema, "units"}.Sanitize()); err != nil {
 		return nil, err
 	}
-	e.Store = nil
-	return &generated{dsn: dsn, schema: schema, engine: e, summary: sum}, nil
+	return &generated{dsn: dsn, schema: schema, spec: e.Spec(), now: e.Clock, summary: sum}, nil
 }
 
 // conn is a connection of tb's own to the project's database, for the
@@ -301,8 +304,9 @@ func sharedProject(b *testing.B) *generated {
 			}
 		})
 	}
-	return &generated{dsn: g.dsn, schema: g.schema, summary: g.summary,
-		engine: &engine.Engine{Store: openStore(b, dsn, g.schema), Spec: g.engine.Spec, Now: g.engine.Now}}
+	s := openStore(b, dsn, g.schema)
+	return &generated{dsn: g.dsn, schema: g.schema, summary: g.summary, store: s, spec: g.spec, now: g.now,
+		engine: engine.New(s, g.spec, engine.Options{Now: g.now})}
 }
 
 // selectedReaders counts the runs of benchReaders this process will make:
@@ -361,7 +365,7 @@ func TestGateSweepSQLAgrees(t *testing.T) {
 	conn := g.conn(t)
 	for _, at := range []time.Time{gen.AsOf, gen.AsOf.Add(20 * time.Hour)} {
 		// Later, freshness limits and contract ranges have moved on.
-		g.engine.Now = func() time.Time { return at }
+		g.engine = engine.New(g.store, g.spec, engine.Options{Now: func() time.Time { return at }})
 		fromSQL, err := sweepSQL(t.Context(), conn, g.schema, g.engine)
 		if err != nil {
 			t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
 // TestUpgradeToAttemptHistory: a schema written by the release before the
@@ -17,31 +16,13 @@ import (
 // before clearing it.
 func TestUpgradeToAttemptHistory(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.DSN(t)
-	schema := pgtest.Schema(t, dsn)
-	ms, err := embeddedMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := testPool(t, dsn)
-	if v, err := migrate(ctx, pool, schema, ms[:3]); err != nil || v != 3 {
-		t.Fatalf("a version 3 schema: %d, %v", v, err)
-	}
 	lease := t0.Add(48 * time.Hour)
-	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, error, attempts, updated_at)
-		VALUES ('', 'a', false, $1, $2, 'failed', 'exit status 1: boom', 2, $1)`), t0, t0.Add(time.Hour)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, lease_owner, lease_until, fence, updated_at)
-		VALUES ('', 'a', false, $1, $2, 'running', 'host:42', $3, 1, $1)`), t0.Add(time.Hour), t0.Add(2*time.Hour), lease); err != nil {
-		t.Fatal(err)
-	}
-
-	s, err := Open(ctx, dsn, Options{Schema: schema})
-	if err != nil {
-		t.Fatalf("Open of a version 3 schema: %v", err)
-	}
-	defer s.Close()
+	s, pool, schema := upgradeFrom(t, 3, func(exec func(string, ...any)) {
+		exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, error, attempts, updated_at)
+		VALUES ('', 'a', false, $1, $2, 'failed', 'exit status 1: boom', 2, $1)`, t0, t0.Add(time.Hour))
+		exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, lease_owner, lease_until, fence, updated_at)
+		VALUES ('', 'a', false, $1, $2, 'running', 'host:42', $3, 1, $1)`, t0.Add(time.Hour), t0.Add(2*time.Hour), lease)
+	})
 	if v, err := s.SchemaVersion(ctx); err != nil || v < 4 {
 		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4 or later", v, err)
 	}

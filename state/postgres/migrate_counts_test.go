@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
 // TestUpgradeBackfillsAppliedCounts: a schema written by the release before
@@ -15,48 +14,30 @@ import (
 // to its applied units, and the transitions keep them from then on.
 func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.DSN(t)
-	schema := pgtest.Schema(t, dsn)
-	ms, err := embeddedMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := testPool(t, dsn)
-	if v, err := migrate(ctx, pool, schema, ms[:5]); err != nil || v != 5 {
-		t.Fatalf("a version 5 schema: %d, %v", v, err)
-	}
-	for i, name := range []string{"a", "b"} {
-		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', $1, $2, 'p', 'temporal', 'fix', '1h', 'UTC', $3, '{}', 'h', $3, 3600000000)`),
-			name, i+1, t0); err != nil {
-			t.Fatal(err)
+	s, _, _ := upgradeFrom(t, 5, func(exec func(string, ...any)) {
+		for i, name := range []string{"a", "b"} {
+			exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
+			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', $1, $2, 'p', 'temporal', 'fix', '1h', 'UTC', $3, '{}', 'h', $3, 3600000000)`,
+				name, i+1, t0)
 		}
-	}
-	// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under
-	// f1; dev's a: 0 under f9.
-	units := []struct {
-		env, model string
-		hour       int
-		status     string
-		fp         any
-	}{{"", "a", 0, "applied", "f1"}, {"", "a", 1, "applied", "f1"}, {"", "a", 2, "applied", "f1"}, {"", "a", 3, "applied", "f2"},
-		{"", "a", 4, "applied", nil}, {"", "a", 5, "pending", nil}, {"", "b", 0, "applied", "f1"}, {"dev", "a", 0, "applied", "f9"}}
-	for _, u := range units {
-		var applied any
-		if u.status == "applied" {
-			applied = t0
+		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under
+		// f1; dev's a: 0 under f9.
+		units := []struct {
+			env, model string
+			hour       int
+			status     string
+			fp         any
+		}{{"", "a", 0, "applied", "f1"}, {"", "a", 1, "applied", "f1"}, {"", "a", 2, "applied", "f1"}, {"", "a", 3, "applied", "f2"},
+			{"", "a", 4, "applied", nil}, {"", "a", 5, "pending", nil}, {"", "b", 0, "applied", "f1"}, {"dev", "a", 0, "applied", "f9"}}
+		for _, u := range units {
+			var applied any
+			if u.status == "applied" {
+				applied = t0
+			}
+			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, fingerprint)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, u.fp)
 		}
-		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, fingerprint)
-			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`), u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, u.fp); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	s, err := Open(ctx, dsn, Options{Schema: schema})
-	if err != nil {
-		t.Fatalf("Open of a version 5 schema: %v", err)
-	}
-	defer s.Close()
+	})
 	got, err := s.FingerprintCounts(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -90,31 +71,14 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 // so nothing reads as outdated, and no definition history.
 func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.DSN(t)
-	schema := pgtest.Schema(t, dsn)
-	ms, err := embeddedMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := testPool(t, dsn)
-	if v, err := migrate(ctx, pool, schema, ms[:4]); err != nil || v != 4 {
-		t.Fatalf("a version 4 schema: %d, %v", v, err)
-	}
-	if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-		timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', $1, '{}', 'h', $1, 3600000000)`), t0); err != nil {
-		t.Fatal(err)
-	}
-	for h := range 3 {
-		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at)
-			VALUES ('', 'a', false, $1, $2, 'applied', $3, $3)`), at(h), at(h+1), t0); err != nil {
-			t.Fatal(err)
+	s, _, _ := upgradeFrom(t, 4, func(exec func(string, ...any)) {
+		exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
+		timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', $1, '{}', 'h', $1, 3600000000)`, t0)
+		for h := range 3 {
+			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at)
+			VALUES ('', 'a', false, $1, $2, 'applied', $3, $3)`, at(h), at(h+1), t0)
 		}
-	}
-	s, err := Open(ctx, dsn, Options{Schema: schema})
-	if err != nil {
-		t.Fatalf("Open of a version 4 schema: %v", err)
-	}
-	defer s.Close()
+	})
 	got, err := s.FingerprintCounts(ctx, "", "")
 	if err != nil || fmt.Sprint(got) != "[{a  3}]" {
 		t.Errorf("counts after the upgrade = %v, %v; want the three units unknown", got, err)

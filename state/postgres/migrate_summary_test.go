@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
 // TestUpgradeBackfillsSummary: a schema written by the release before the
@@ -16,53 +15,35 @@ import (
 // to its units, and the transitions keep them from then on.
 func TestUpgradeBackfillsSummary(t *testing.T) {
 	ctx := t.Context()
-	dsn := pgtest.DSN(t)
-	schema := pgtest.Schema(t, dsn)
-	ms, err := embeddedMigrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := testPool(t, dsn)
-	if v, err := migrate(ctx, pool, schema, ms[:9]); err != nil || v != 9 {
-		t.Fatalf("a version 9 schema: %d, %v", v, err)
-	}
-	for _, m := range []struct {
-		env, name string
-		task      int
-	}{{"", "a", 1}, {"", "b", 2}, {"dev", "a", 1}} {
-		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ($1, $2, $3, 'p', 'temporal', 'fix', '1h', 'UTC', $4, '{}', 'h', $4, 3600000000)`),
-			m.env, m.name, m.task, t0); err != nil {
-			t.Fatal(err)
+	s, _, _ := upgradeFrom(t, 9, func(exec func(string, ...any)) {
+		for _, m := range []struct {
+			env, name string
+			task      int
+		}{{"", "a", 1}, {"", "b", 2}, {"dev", "a", 1}} {
+			exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
+			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ($1, $2, $3, 'p', 'temporal', 'fix', '1h', 'UTC', $4, '{}', 'h', $4, 3600000000)`,
+				m.env, m.name, m.task, t0)
 		}
-	}
-	// a: hours 0–1 and 3 applied (a hole at 2, failed), 4 blocked, 5
-	// running, 6 pending; b: nothing; dev's a: hour 0 applied.
-	units := []struct {
-		env, model string
-		hour       int
-		status     string
-	}{{"", "a", 0, "applied"}, {"", "a", 1, "applied"}, {"", "a", 2, "failed"}, {"", "a", 3, "applied"}, {"", "a", 4, "blocked"},
-		{"", "a", 5, "running"}, {"", "a", 6, "pending"}, {"dev", "a", 0, "applied"}}
-	for _, u := range units {
-		var applied, lease any
-		if u.status == "applied" {
-			applied = at(u.hour + 10)
+		// a: hours 0–1 and 3 applied (a hole at 2, failed), 4 blocked, 5
+		// running, 6 pending; b: nothing; dev's a: hour 0 applied.
+		units := []struct {
+			env, model string
+			hour       int
+			status     string
+		}{{"", "a", 0, "applied"}, {"", "a", 1, "applied"}, {"", "a", 2, "failed"}, {"", "a", 3, "applied"}, {"", "a", 4, "blocked"},
+			{"", "a", 5, "running"}, {"", "a", 6, "pending"}, {"dev", "a", 0, "applied"}}
+		for _, u := range units {
+			var applied, lease any
+			if u.status == "applied" {
+				applied = at(u.hour + 10)
+			}
+			if u.status == "running" {
+				lease = at(30)
+			}
+			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, lease_until)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, lease)
 		}
-		if u.status == "running" {
-			lease = at(30)
-		}
-		if _, err := pool.Exec(ctx, sqlFor(schema, `INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, lease_until)
-			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`), u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, lease); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	s, err := Open(ctx, dsn, Options{Schema: schema})
-	if err != nil {
-		t.Fatalf("Open of a version 9 schema: %v", err)
-	}
-	defer s.Close()
+	})
 	summaries := func(env string) string {
 		t.Helper()
 		sums, err := s.Summaries(ctx, env, "")

@@ -65,6 +65,39 @@ func testPool(t *testing.T, dsn string) *pgxpool.Pool {
 	return pool
 }
 
+// upgradeFrom is the set-up every upgrade test shares: a fresh schema at
+// version (this release's migrations up to it), the rows fill writes
+// through exec (its {schema} named; a statement that fails fails t), then
+// this release's Open of the schema, which upgrades it. It returns the store,
+// closed when t ends, and the pool and schema, for reading rows as they are.
+func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) (*Store, *pgxpool.Pool, string) {
+	t.Helper()
+	ctx := t.Context()
+	dsn := pgtest.DSN(t)
+	schema := pgtest.Schema(t, dsn)
+	ms, err := embeddedMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := testPool(t, dsn)
+	if v, err := migrate(ctx, pool, schema, ms[:version]); err != nil || v != version {
+		t.Fatalf("a version %d schema: %d, %v", version, v, err)
+	}
+	fill(func(query string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sqlFor(schema, query), args...); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	s, err := Open(ctx, dsn, Options{Schema: schema})
+	if err != nil {
+		t.Fatalf("Open of a version %d schema: %v", version, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s, pool, schema
+}
+
 // TestUpgradeKeepsData: a store written by this release, upgraded by a later
 // one, keeps its units; and this release then refuses the upgraded store
 // without touching it.

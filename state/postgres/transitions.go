@@ -264,7 +264,7 @@ func mergeChanges(a, b []change) []change {
 			if a[i].from == c.from {
 				a[i].units = append(unitDeltas(a[i]), unitDeltas(c)...)
 				a[i].count += c.count
-				a[i].window = hull(a[i].window, c.window)
+				a[i].window = state.Hull(a[i].window, c.window)
 				a[i].applied = append(a[i].applied, c.applied...)
 				merged = true
 				break
@@ -275,21 +275,4 @@ func mergeChanges(a, b []change) []change {
 		}
 	}
 	return a
-}
-
-func hull(a, b state.Window) state.Window {
-	if a.IsZero() {
-		return b
-	}
-	if b.IsZero() {
-		return a
-	}
-	h := a
-	if b.Since.Before(h.Since) {
-		h.Since = b.Since
-	}
-	if b.Until.After(h.Until) {
-		h.Until = b.Until
-	}
-	return h
 }

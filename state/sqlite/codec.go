@@ -70,17 +70,3 @@ func intPtr(v sql.NullInt64) *int64 {
 func window(since, until int64) state.Window {
 	return state.Window{Since: fromMicros(since), Until: fromMicros(until)}
 }
-
-// hull is the smallest window holding a and b; a zero a is "nothing yet".
-func hull(a, b state.Window) state.Window {
-	if a.IsZero() {
-		return b
-	}
-	if b.Since.Before(a.Since) {
-		a.Since = b.Since
-	}
-	if b.Until.After(a.Until) {
-		a.Until = b.Until
-	}
-	return a
-}

@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"database/sql"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,51 +16,18 @@ import (
 // before clearing it.
 func TestUpgradeToAttemptHistory(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "state.db")
-	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
-	for _, m := range migrations()[:3] {
-		stmts = append(stmts, m.sql)
-	}
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for v := 1; v <= 3; v++ {
-		if _, err := db.ExecContext(ctx, `INSERT INTO "schema_version" VALUES (?, ?, 0)`, v, migrations()[v-1].name); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO "models" ("env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-		micros(t0), micros(t0), time.Hour.Microseconds()); err != nil {
-		t.Fatal(err)
-	}
 	lease := t0.Add(48 * time.Hour)
-	if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "error", "attempts", "updated_at") VALUES
-		(1, ?, ?, 'failed', 'exit status 1: boom', 2, ?)`, micros(t0), micros(t0.Add(time.Hour)), micros(t0)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "attempts", "lease_owner", "lease_until", "fence", "updated_at") VALUES
-		(1, ?, ?, 'running', 0, 'host:42', ?, 1, ?)`, micros(t0.Add(time.Hour)), micros(t0.Add(2*time.Hour)), micros(lease), micros(t0)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "attempts", "updated_at") VALUES
-		(1, ?, ?, 'applied', ?, 1, ?)`, micros(t0.Add(2*time.Hour)), micros(t0.Add(3*time.Hour)), micros(t0), micros(t0)); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a version 3 file: %v", err)
-	}
-	defer s.Close()
+	s := upgradeFrom(t, 3, func(exec func(string, ...any)) {
+		exec(`INSERT INTO "models" ("env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
+			micros(t0), micros(t0), time.Hour.Microseconds())
+		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "error", "attempts", "updated_at") VALUES
+		(1, ?, ?, 'failed', 'exit status 1: boom', 2, ?)`, micros(t0), micros(t0.Add(time.Hour)), micros(t0))
+		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "attempts", "lease_owner", "lease_until", "fence", "updated_at") VALUES
+		(1, ?, ?, 'running', 0, 'host:42', ?, 1, ?)`, micros(t0.Add(time.Hour)), micros(t0.Add(2*time.Hour)), micros(lease), micros(t0))
+		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "attempts", "updated_at") VALUES
+		(1, ?, ?, 'applied', ?, 1, ?)`, micros(t0.Add(2*time.Hour)), micros(t0.Add(3*time.Hour)), micros(t0), micros(t0))
+	})
 	if v, err := s.SchemaVersion(ctx); err != nil || v < 4 {
 		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4 or later", v, err)
 	}

@@ -1,9 +1,7 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,56 +15,29 @@ import (
 // triggers keep them from then on.
 func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "state.db")
-	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
-	for _, m := range migrations()[:5] {
-		stmts = append(stmts, m.sql)
-	}
-	for v := 1; v <= 5; v++ {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO "schema_version" VALUES (%d, '%s', 0)`, v, migrations()[v-1].name))
-	}
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for id, name := range []string{"a", "b"} {
-		if _, err := db.ExecContext(ctx, `INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+	s := upgradeFrom(t, 5, func(exec func(string, ...any)) {
+		for id, name := range []string{"a", "b"} {
+			exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
 			"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (?, '', ?, ?, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-			id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds()); err != nil {
-			t.Fatal(err)
+				id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds())
 		}
-	}
-	// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under f1.
-	units := []struct {
-		model  int
-		hour   int
-		status string
-		fp     any
-	}{{1, 0, "applied", "f1"}, {1, 1, "applied", "f1"}, {1, 2, "applied", "f1"}, {1, 3, "applied", "f2"}, {1, 4, "applied", nil},
-		{1, 5, "pending", nil}, {2, 0, "applied", "f1"}}
-	for _, u := range units {
-		var applied any
-		if u.status == "applied" {
-			applied = micros(t0)
+		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under f1.
+		units := []struct {
+			model  int
+			hour   int
+			status string
+			fp     any
+		}{{1, 0, "applied", "f1"}, {1, 1, "applied", "f1"}, {1, 2, "applied", "f1"}, {1, 3, "applied", "f2"}, {1, 4, "applied", nil},
+			{1, 5, "pending", nil}, {2, 0, "applied", "f1"}}
+		for _, u := range units {
+			var applied any
+			if u.status == "applied" {
+				applied = micros(t0)
+			}
+			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at", "fingerprint")
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0), u.fp)
 		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at", "fingerprint")
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0), u.fp); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a version 5 file: %v", err)
-	}
-	defer s.Close()
+	})
 	got, err := s.FingerprintCounts(ctx, "", "")
 	if err != nil {
 		t.Fatal(err)
@@ -97,35 +68,15 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 // so nothing reads as outdated, and no definition history.
 func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "state.db")
-	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
-	for v, m := range migrations()[:4] {
-		stmts = append(stmts, m.sql, fmt.Sprintf(`INSERT INTO "schema_version" VALUES (%d, '%s', 0)`, v+1, m.name))
-	}
-	stmts = append(stmts, fmt.Sprintf(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (1, '', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', %d, '{}', 'h', %d, %d)`,
-		micros(t0), micros(t0), time.Hour.Microseconds()))
-	for h := range 3 {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at") VALUES (1, %d, %d, 'applied', %d, %d)`,
-			micros(t0.Add(time.Duration(h)*time.Hour)), micros(t0.Add(time.Duration(h+1)*time.Hour)), micros(t0), micros(t0)))
-	}
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
+	s := upgradeFrom(t, 4, func(exec func(string, ...any)) {
+		exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (1, '', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
+			micros(t0), micros(t0), time.Hour.Microseconds())
+		for h := range 3 {
+			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at") VALUES (1, ?, ?, 'applied', ?, ?)`,
+				micros(t0.Add(time.Duration(h)*time.Hour)), micros(t0.Add(time.Duration(h+1)*time.Hour)), micros(t0), micros(t0))
 		}
-	}
-	db.Close()
-
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a version 4 file: %v", err)
-	}
-	defer s.Close()
+	})
 	got, err := s.FingerprintCounts(ctx, "", "")
 	if err != nil || fmt.Sprint(got) != "[{a  3}]" {
 		t.Errorf("counts after the upgrade = %v, %v; want the three units unknown", got, err)

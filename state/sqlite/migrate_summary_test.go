@@ -1,9 +1,7 @@
 package sqlite
 
 import (
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,57 +15,31 @@ import (
 // follow the next transition.
 func TestUpgradeBackfillsStatusCounts(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "state.db")
-	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	stmts := []string{`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`}
-	for v, m := range migrations()[:8] {
-		stmts = append(stmts, m.sql, fmt.Sprintf(`INSERT INTO "schema_version" VALUES (%d, '%s', 0)`, v+1, m.name))
-	}
-	for _, q := range stmts {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for id, name := range []string{"a", "b"} {
-		if _, err := db.ExecContext(ctx, `INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+	s := upgradeFrom(t, 8, func(exec func(string, ...any)) {
+		for id, name := range []string{"a", "b"} {
+			exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
 			"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (?, '', ?, ?, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-			id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds()); err != nil {
-			t.Fatal(err)
+				id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds())
 		}
-	}
-	// a: hours 0–1 applied, 2 failed, 3 blocked, 4 running, 5–6 pending;
-	// b: hour 0 applied. Coverage was kept already at version 7.
-	units := []struct {
-		model  int
-		hour   int
-		status string
-	}{{1, 0, "applied"}, {1, 1, "applied"}, {1, 2, "failed"}, {1, 3, "blocked"}, {1, 4, "running"}, {1, 5, "pending"}, {1, 6, "pending"}, {2, 0, "applied"}}
-	for _, u := range units {
-		var applied any
-		if u.status == "applied" {
-			applied = micros(t0.Add(time.Duration(u.hour+10) * time.Hour))
+		// a: hours 0–1 applied, 2 failed, 3 blocked, 4 running, 5–6 pending;
+		// b: hour 0 applied. Coverage was kept already at version 7.
+		units := []struct {
+			model  int
+			hour   int
+			status string
+		}{{1, 0, "applied"}, {1, 1, "applied"}, {1, 2, "failed"}, {1, 3, "blocked"}, {1, 4, "running"}, {1, 5, "pending"}, {1, 6, "pending"}, {2, 0, "applied"}}
+		for _, u := range units {
+			var applied any
+			if u.status == "applied" {
+				applied = micros(t0.Add(time.Duration(u.hour+10) * time.Hour))
+			}
+			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at")
+			VALUES (?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0))
 		}
-		if _, err := db.ExecContext(ctx, `INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at")
-			VALUES (?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0)); err != nil {
-			t.Fatal(err)
+		for _, c := range [][3]int64{{1, 0, 2}, {2, 0, 1}} {
+			exec(`INSERT INTO "coverage" VALUES (?, ?, ?)`, c[0], micros(t0.Add(time.Duration(c[1])*time.Hour)), micros(t0.Add(time.Duration(c[2])*time.Hour)))
 		}
-	}
-	for _, c := range [][3]int64{{1, 0, 2}, {2, 0, 1}} {
-		if _, err := db.ExecContext(ctx, `INSERT INTO "coverage" VALUES (?, ?, ?)`, c[0], micros(t0.Add(time.Duration(c[1])*time.Hour)), micros(t0.Add(time.Duration(c[2])*time.Hour))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-
-	s, err := Open(ctx, path)
-	if err != nil {
-		t.Fatalf("Open of a version 7 file: %v", err)
-	}
-	defer s.Close()
+	})
 	counts := func() string {
 		t.Helper()
 		sums, err := s.Summaries(ctx, "", "")

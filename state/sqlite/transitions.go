@@ -100,7 +100,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 				counts.add(m.id, "", g.count) // a status change records no fingerprint
 			}
 			if req.To == state.Applied || g.status == state.Applied {
-				touched = hull(touched, g.hull)
+				touched = state.Hull(touched, g.hull)
 			}
 			err := recordChange(ctx, tx, state.Change{Env: req.Env, Model: req.Model, Window: g.hull, From: g.status, To: req.To, Count: g.count, At: req.Now, RunID: req.RunID})
 			if err != nil {
@@ -296,7 +296,7 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 				order = append(order, c.status)
 			}
 			g.count++
-			g.hull = hull(g.hull, removed)
+			g.hull = state.Hull(g.hull, removed)
 			changed++
 		}
 		for _, st := range order {

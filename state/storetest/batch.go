@@ -9,8 +9,9 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// CompleteBatch is Complete for many claims in one transaction: every item
-// must come out exactly as Complete would have made it, fenced on its own.
+// batchTests hold CompleteBatch to being Complete for many claims in one
+// transaction: every item must come out exactly as Complete would have made
+// it, fenced on its own.
 var batchTests = []test{
 	{"RecordsEveryOutcome", testBatchRecordsEveryOutcome},
 	{"StaleClaimRefusedAlone", testBatchStaleClaimRefusedAlone},

@@ -133,7 +133,7 @@ func testChangesOfBulkOperations(t *testing.T, s state.Store, _ *config) {
 	eq(t, "nothing to uncover", n, 0)
 	eq(t, "no-ops record nothing", changeBriefs(changes(t, s, seq)), []string{})
 
-	n, err = s.Uncover(ctx, state.RemoveRequest{Env: "pr0", Model: "b", Window: win(1, 2), RunID: 4, Now: clock(23)})
+	_, err = s.Uncover(ctx, state.RemoveRequest{Env: "pr0", Model: "b", Window: win(1, 2), RunID: 4, Now: clock(23)})
 	wantNotFound(t, "Uncover in an environment without b", err)
 	n, err = s.Uncover(ctx, state.RemoveRequest{Model: "b", Window: winD(30*time.Minute, 3*time.Hour), RunID: 4, Now: clock(23)})
 	must(t, "Uncover", err)

@@ -697,7 +697,7 @@ func (m *smMachine) Expire(rt *rapid.T) {
 				g = &state.Change{Model: name, From: state.Running, To: state.Pending, At: m.now}
 			}
 			g.Count++
-			g.Window = hull(g.Window, u.Window)
+			g.Window = state.Hull(g.Window, u.Window)
 			g.RunID = max(g.RunID, u.RunID)
 			u.Status = state.Pending
 			u.Attempts++
@@ -818,7 +818,7 @@ func (m *smMachine) setStatus(rt *rapid.T, what string, req state.StatusChange) 
 			groups[u.Status] = g
 		}
 		g.Count++
-		g.Window = hull(g.Window, u.Window)
+		g.Window = state.Hull(g.Window, u.Window)
 		moved++
 		u.Status = req.To
 		u.AppliedAt, u.Fingerprint = nil, ""
@@ -906,7 +906,7 @@ func addGone(groups map[state.UnitStatus]*state.Change, model string, st state.U
 		groups[st] = g
 	}
 	g.Count++
-	g.Window = hull(g.Window, w)
+	g.Window = state.Hull(g.Window, w)
 }
 
 // uncover runs Uncover on the flexible model. Units inside w go, units
@@ -1419,17 +1419,11 @@ func (m *smMachine) expectChanges(rt *rapid.T, what string, want []state.Change,
 	eqStrings(rt, what+": changes recorded", got, exp)
 }
 
-func hull(a, b state.Window) state.Window {
-	if a.IsZero() {
-		return b
-	}
-	return state.Window{Since: state.Earlier(a.Since, b.Since), Until: state.Later(a.Until, b.Until)}
-}
-
+// hullOf is the hull of ws, the zero Window when there are none.
 func hullOf(ws []state.Window) state.Window {
 	var h state.Window
 	for _, w := range ws {
-		h = hull(h, w)
+		h = state.Hull(h, w)
 	}
 	return h
 }

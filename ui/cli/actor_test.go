@@ -15,7 +15,7 @@ import (
 // BOLLHAV_ACTOR, is audited as $USER@host; with neither $USER nor $LOGNAME
 // it is still the account's name, never "unknown".
 func TestLocalMarkIsAuditedWithTheOSUser(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
 	if err != nil {
 		t.Fatal(err)

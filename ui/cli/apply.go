@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 
 	"github.com/bollhav/bollhav/engine"
@@ -40,7 +39,7 @@ func runApply(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("apply", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "apply")
 	if e == nil {
 		return code
@@ -52,7 +51,7 @@ func runApply(c *cmdContext, args []string) int {
 		return ExitUsage
 	}
 	if c.Output == "json" {
-		out := applyJSON{Env: e.Env.Suffix, Models: []applyJSONModel{}}
+		out := applyJSON{Env: e.Env().Suffix, Models: []applyJSONModel{}}
 		for _, group := range []struct {
 			outcome string
 			models  []engine.AppliedModel
@@ -65,6 +64,6 @@ func runApply(c *cmdContext, args []string) int {
 		return ExitOK
 	}
 	fmt.Fprintf(c.Out, "registered in %s: %d created, %d changed, %d unchanged\n",
-		e.Env, len(res.Created), len(res.Changed), len(res.Unchanged))
+		e.Env(), len(res.Created), len(res.Changed), len(res.Unchanged))
 	return ExitOK
 }

@@ -49,7 +49,7 @@ gate error.`,
 			if len(args) > 0 {
 				return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
 			}
-			ctx := gocontext.Background()
+			ctx := c.ctx
 			e, closeStore, code := c.openEngine(ctx, "blocked")
 			if e == nil {
 				return code

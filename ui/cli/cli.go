@@ -4,13 +4,16 @@
 package cli
 
 import (
+	gocontext "context"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
+	"os/signal"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -19,11 +22,14 @@ import (
 
 // Exit codes of the design (docs/design.md, The command line): 0 success; 1 a
 // run had failed units or a hard gate error (and lint proved a contract can
-// never be satisfied); 2 bad usage, spec or DSN.
+// never be satisfied); 2 bad usage, spec or DSN; 130 a command a SIGINT or
+// SIGTERM stopped (128 + SIGINT, what a shell reports for an interrupted
+// process), except those that stop on a signal their own way (ownsSignals).
 const (
-	ExitOK      = 0
-	ExitFailure = 1
-	ExitUsage   = 2
+	ExitOK          = 0
+	ExitFailure     = 1
+	ExitUsage       = 2
+	ExitInterrupted = 130
 )
 
 // Streams are the process's standard streams, injectable for tests.
@@ -63,15 +69,33 @@ type command struct {
 	examples []string
 	flags    func(fs *pflag.FlagSet)
 	run      func(c *cmdContext, args []string) int
+	// ownsSignals marks a command that stops on SIGINT or SIGTERM its own
+	// way and says how in its exit status (run, worker, watch, serve, demo,
+	// ui: each documents it in its help), and decides itself whether a
+	// second signal ends the process at once. Any other command a signal
+	// stops exits ExitInterrupted, and the next signal ends the process.
+	ownsSignals bool
 }
 
-// cmdContext is what a running command gets: the parsed globals and streams.
+// cmdContext is what a running command gets: the parsed globals and
+// streams, and the process's context.
 type cmdContext struct {
 	Globals
 	Streams
 	// given holds the flags set on the command line, before or after the
 	// command name, so a flag given as "" can still win over its variable.
 	given map[string]bool
+	// ctx is the process's one signal-aware context (Main): the first
+	// SIGINT or SIGTERM cancels it. Every command works on it, so an
+	// interrupt stops its store calls and its runs, and the command returns
+	// through its deferred clean-up (units back to pending, the store
+	// closed) instead of the process dying in the middle.
+	ctx gocontext.Context
+	// restoreSignals gives SIGINT and SIGTERM back their default action,
+	// so that the next one ends the process at once: after the first, a
+	// clean-up that hangs (a unit's command that ignores the stop, a store
+	// that does not answer) is not left unkillable.
+	restoreSignals func()
 }
 
 func (c *cmdContext) flagGiven(name string) bool { return c.given[name] }
@@ -85,9 +109,21 @@ type usageError struct{ msg string }
 
 func (e *usageError) Error() string { return e.msg }
 
-// Main runs bollhav with args (without the program name) and returns the
-// process exit code.
+// Main runs bollhav with args (without the program name) as the process
+// and returns its exit code. It makes the process's one signal-aware
+// context, which the first SIGINT or SIGTERM cancels, and runs the command
+// on it: main and the tests that start the CLI as a process of its own go
+// through here, so they handle signals alike.
 func Main(args []string, s Streams) int {
+	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	return mainContext(ctx, stop, args, s)
+}
+
+// mainContext is Main on ctx, whose end is what an interrupt is to the
+// command; restoreSignals gives the signals back their default action.
+func mainContext(ctx gocontext.Context, restoreSignals func(), args []string, s Streams) int {
+	p := process{ctx: ctx, restoreSignals: restoreSignals}
 	var g Globals
 	fs := pflag.NewFlagSet("bollhav", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
@@ -111,7 +147,7 @@ func Main(args []string, s Streams) int {
 	if len(rest) == 0 {
 		// No command: the UI on a terminal; the overview anywhere else.
 		if uiWanted(s) {
-			return runCommand(commands["ui"], g, fs, nil, s)
+			return p.runCommand(commands["ui"], g, fs, nil, s)
 		}
 		printUsage(s.Out)
 		return ExitOK
@@ -125,11 +161,18 @@ func Main(args []string, s Streams) int {
 		fmt.Fprintf(s.Err, "bollhav: unknown command %q\nRun 'bollhav help' for the list of commands.\n", name)
 		return ExitUsage
 	}
-	return runCommand(cmd, g, fs, rest, s)
+	return p.runCommand(cmd, g, fs, rest, s)
 }
 
-func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, s Streams) int {
-	c := &cmdContext{Globals: g, Streams: s}
+// process is what Main holds for the whole process: its signal-aware
+// context, shared by whichever command runs.
+type process struct {
+	ctx            gocontext.Context
+	restoreSignals func()
+}
+
+func (p process) runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, s Streams) int {
+	c := &cmdContext{Globals: g, Streams: s, ctx: p.ctx, restoreSignals: p.restoreSignals}
 	fs := commandFlags(cmd, &c.Globals)
 	// Globals given before the command name keep their values: re-apply them.
 	globals.Visit(func(f *pflag.Flag) {
@@ -157,7 +200,17 @@ func runCommand(cmd *command, g Globals, globals *pflag.FlagSet, args []string, 
 		fmt.Fprintf(s.Err, "bollhav %s: %v\n", cmd.name, err)
 		return ExitUsage
 	}
-	return cmd.run(c, fs.Args())
+	if !cmd.ownsSignals {
+		defer gocontext.AfterFunc(p.ctx, p.restoreSignals)()
+	}
+	code := cmd.run(c, fs.Args())
+	if p.ctx.Err() != nil && !cmd.ownsSignals {
+		// The command has cleaned up (its deferred closes ran); whatever
+		// it printed about its cancelled work, the status says why.
+		fmt.Fprintf(s.Err, "bollhav %s: interrupted\n", cmd.name)
+		return ExitInterrupted
+	}
+	return code
 }
 
 // checkGlobals validates the global flags every command accepts, so a bad

@@ -4,10 +4,8 @@ import (
 	gocontext "context"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -44,6 +42,8 @@ prints what to try next.`,
 			fs.BoolVar(&f.noUI, "no-ui", false, "stop after seeding and print what to try next")
 		},
 		run: func(c *cmdContext, args []string) int { return runDemo(c, f, args) },
+		// Its runs and its UI stop on a signal as run's and ui's do.
+		ownsSignals: true,
 	})
 }
 
@@ -69,8 +69,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	case c.AsOf != "":
 		return c.fail("demo", &usageError{"the demo runs as of now; drop --as-of"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	now := time.Now().UTC().Truncate(time.Second)
 	clock, rerun := readDemoClock(f.dir)
 	if !rerun {
@@ -88,12 +87,21 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	c.DSN = filepath.Join(f.dir, ".bollhav", "state.db")
 	c.given["dsn"], c.given["env"] = true, true
 	c.Env = ""
-	e, closeStore, code := c.openEngine(ctx, "demo")
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, "demo")
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	runs, err := e.Store.Runs(ctx, "", 1)
+	defer o.close()
+	// The story's engines: each run is as of its own instant, the summary
+	// as of now, and the UI, at the end, follows the store live, as of the
+	// wall clock (e).
+	asOf := func(at time.Time) *engine.Engine {
+		opts := o.opts
+		opts.Now = func() time.Time { return at }
+		return engine.New(o.store, sp, opts)
+	}
+	e := o.engine(sp)
+	runs, err := e.Runs(ctx, 1) // the demo engine is prod's (--env "")
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
 		return ExitUsage
@@ -101,17 +109,16 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	out := colorWriter(c.Out)
 	if len(runs) == 0 {
 		fmt.Fprintf(out, "Seeding the demo shop in %s (embedded store %s)\n", f.dir, c.DSN)
-		err = seedDemo(ctx, c, e, clock, now)
+		err = seedDemo(ctx, c, asOf, clock, now)
 	} else {
 		fmt.Fprintf(out, "Catching the demo shop in %s up to now\n", f.dir)
-		err = demoRun(ctx, c, e, now, "everything as of now", engine.RunRequest{Mode: spec.Discover})
+		err = demoRun(ctx, c, asOf(now), "everything as of now", engine.RunRequest{Mode: spec.Discover})
 	}
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
 		return ExitUsage
 	}
-	e.Now = func() time.Time { return now }
-	if err := printDemoSummary(ctx, c, e, f.dir, clock); err != nil {
+	if err := printDemoSummary(ctx, c, asOf(now), f.dir, clock); err != nil {
 		fmt.Fprintf(c.Err, "bollhav demo: %v\n", err)
 		return ExitUsage
 	}
@@ -122,18 +129,18 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 		fmt.Fprintln(c.Out, "\n(not a terminal, so no UI: the commands above are what to try next)")
 		return ExitOK
 	}
-	e.Now = nil // the UI follows the store live, as of the wall clock
 	return demoUI(c, e)
 }
 
 // seedDemo gives the store its story: ingest and core run as of two hours
 // before midnight (so the payments outage fails and blocks, and clicks are
 // loaded then), then everything runs now (the newest clicks are fresh, the
-// older KPI days are stale), then one dev run of core.order_facts.
-func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demoClock, now time.Time) error {
+// older KPI days are stale), then one dev run of core.order_facts. asOf
+// is the demo's engine with its clock at an instant.
+func seedDemo(ctx gocontext.Context, c *cmdContext, asOf func(time.Time) *engine.Engine, clock demoClock, now time.Time) error {
 	earlier := now.Truncate(24 * time.Hour).Add(-2 * time.Hour)
 	var first []string
-	for _, m := range e.Spec.Models {
+	for _, m := range asOf(now).Spec().Models {
 		if m.Pipeline == "ingest" || m.Pipeline == "core" {
 			first = append(first, m.Name)
 		}
@@ -148,7 +155,7 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 		{"everything as of now", now, "", engine.RunRequest{Mode: spec.Discover}},
 	}
 	for _, s := range steps {
-		if err := demoRun(ctx, c, e, s.at, s.what, s.req); err != nil {
+		if err := demoRun(ctx, c, asOf(s.at), s.what, s.req); err != nil {
 			return err
 		}
 	}
@@ -157,16 +164,13 @@ func seedDemo(ctx gocontext.Context, c *cmdContext, e *engine.Engine, clock demo
 		return err
 	}
 	yesterday := state.MustWindow(now.Truncate(24*time.Hour).Add(-24*time.Hour), now.Truncate(24*time.Hour))
-	de := *e
-	de.Env = dev
-	return demoRun(ctx, c, &de, now, "dev env: core.order_facts, yesterday",
+	return demoRun(ctx, c, asOf(now).InEnv(dev), "dev env: core.order_facts, yesterday",
 		engine.RunRequest{Models: []string{"core.order_facts"}, Window: &yesterday, Mode: spec.Discover})
 }
 
-// demoRun runs req as of at and prints one line about it. A failed task is
+// demoRun runs req as of e's clock and prints one line about it. A failed task is
 // part of the story, not an error; an error is something that stopped it.
-func demoRun(ctx gocontext.Context, c *cmdContext, e *engine.Engine, at time.Time, what string, req engine.RunRequest) error {
-	e.Now = func() time.Time { return at }
+func demoRun(ctx gocontext.Context, c *cmdContext, e *engine.Engine, what string, req engine.RunRequest) error {
 	started := time.Now()
 	res, err := e.Run(ctx, req, e.Executor(), nil)
 	if err != nil {

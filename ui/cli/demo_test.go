@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// seedDemo runs `demo --no-ui` into a temporary folder once per test and
+// seedDemoDir runs `demo --no-ui` into a temporary folder once per test and
 // returns the folder and the spec path.
 func seedDemoDir(t *testing.T) (dir, sp string) {
 	t.Helper()
@@ -101,7 +101,7 @@ func TestDemoSeedsTheStory(t *testing.T) {
 // TestDemoWhyNamesTheFailedRoot: why on a day the outage blocks ends its
 // root-cause chain at the failed payments hour, which is also the frontier.
 func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +168,7 @@ func TestDemoRerunReusesTheFolder(t *testing.T) {
 // TestDemoEveryCommandsJSONParses: each command's -o json on the demo is
 // one JSON document with the top-level keys docs/design.md lists.
 func TestDemoEveryCommandsJSONParses(t *testing.T) {
-	_, sp := seedDemoDir(t)
+	_, sp := demoCopy(t)
 	cases := []struct {
 		args []string
 		keys []string

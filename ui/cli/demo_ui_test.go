@@ -20,7 +20,7 @@ import (
 // raw.payments' failed hour first with the provider's error; enter shows
 // the root-cause chain of the day it blocks, down to that hour.
 func TestDemoUIOpensOnTheOutage(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	s, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func TestDemoUIOpensOnTheOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Spec: loaded, SpecDir: dir, Actor: "test"}
+	e := engine.New(s, loaded, engine.Options{SpecDir: dir, Actor: "test"})
 	m, err := tui.NewModel(t.Context(), e, tui.Options{Theme: "none"})
 	if err != nil {
 		t.Fatal(err)

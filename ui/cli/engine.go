@@ -9,15 +9,27 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/executor"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/stores"
 )
 
 // openEngine loads the spec, opens the store the DSN names (--dsn, else
 // BOLLHAV_DSN, else .bollhav/state.db beside the spec) and returns an engine
-// over both for the environment of --env (else SCHEMA_SUFFIX). On failure it
-// prints one clear line — never a password — and returns the exit code.
+// over both for the environment of --env (else SCHEMA_SUFFIX), with the
+// function that closes what it opened. On failure it prints one clear
+// line — never a password — and returns the exit code.
 func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engine, func(), int) {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
+		return nil, nil, code
+	}
+	return o.engine(sp), o.close, ExitOK
+}
+
+// openSpecStore is openEngine for a command that sets more of the engine's
+// options (a logger, a lease) before it makes the engine with o.engine(sp).
+func (c *cmdContext) openSpecStore(ctx gocontext.Context, cmd string) (*opened, *spec.Spec, int) {
 	sp, code := c.loadSpec(cmd)
 	if sp == nil {
 		return nil, nil, code
@@ -38,42 +50,57 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 			return nil, nil, ExitUsage
 		}
 	}
-	e, closeStore, err := c.storeEngine(ctx)
+	o, err := c.openStore(ctx)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 		return nil, nil, ExitUsage
 	}
-	e.Spec = sp
-	return e, closeStore, ExitOK
+	return o, sp, ExitOK
 }
 
-// storeEngine opens the store the DSN names and returns an engine over it
-// for the environment of --env, at --as-of when given, with no spec yet;
-// its error is for the caller to print (after a spec's problems, which
-// come first).
-func (c *cmdContext) storeEngine(ctx gocontext.Context) (*engine.Engine, func(), error) {
+// opened is what a command opened for its engines — the state store and
+// the warehouse pools — with the engine options its flags give. The CLI
+// is the composition root: it opens both, hands them to every engine it
+// makes, and closes them (close) when the command is done; no engine
+// closes either.
+type opened struct {
+	store state.Store
+	opts  engine.Options
+	close func()
+}
+
+// engine is an engine over o's store for sp (nil: from the store alone)
+// with o's options.
+func (o *opened) engine(sp *spec.Spec) *engine.Engine { return engine.New(o.store, sp, o.opts) }
+
+// openStore opens the store the DSN names and the options of an engine over
+// it for the environment of --env, at --as-of when given; its error is for
+// the caller to print (after a spec's problems, which come first).
+func (c *cmdContext) openStore(ctx gocontext.Context) (*opened, error) {
 	_, _, env, err := engine.ResolveRunSettings(engine.RunFlags{Env: c.Env, EnvGiven: c.flagGiven("env")}, os.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	specDir := filepath.Dir(c.Spec)
 	store, _, err := stores.Open(ctx, c.dsn(), specDir, stores.Options{PostgresSchema: os.Getenv("BOLLHAV_PG_SCHEMA")})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	e := &engine.Engine{Store: store, SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor()}
+	// The warehouse pools models' connections name: opened on first use
+	// with the backends this composition root knows, and closed with the
+	// store when the command is done.
+	warehouses := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	opts := engine.Options{SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor(), Warehouses: warehouses}
 	if c.AsOf != "" {
 		// checkGlobals has parsed it already. Leases keep the wall clock
 		// (engine.leaseClock); everything judged "now" uses this instant.
 		at, _ := state.ParseTime(c.AsOf)
-		e.Now = func() time.Time { return at }
+		opts.Now = func() time.Time { return at }
 	}
-	return e, func() {
-		// The warehouse pools this process opened for models'
-		// connections (executor.DefaultWarehouses) end with the store.
-		_ = executor.DefaultWarehouses.Close()
+	return &opened{store: store, opts: opts, close: func() {
+		_ = warehouses.Close()
 		store.Close()
-	}, nil
+	}}, nil
 }
 
 // dsn is the store's DSN: --dsn, else BOLLHAV_DSN ("" for the default

@@ -37,6 +37,7 @@ func TestMain(m *testing.M) {
 		// goroutine per program that waits for SIGINT/SIGTERM on a channel
 		// it never closes, by teatest's design; it holds nothing of ours.
 		goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
+		goleak.Cleanup(func(int) { removeSharedDemo() }),
 	)
 }
 

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"io"
 	"strings"
@@ -83,7 +82,7 @@ func runIncidents(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("incidents", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "incidents")
 	if e == nil {
 		return code
@@ -98,7 +97,7 @@ func runIncidents(c *cmdContext, args []string) int {
 		writeJSON(c.Out, incidentsToJSON(rep))
 		return ExitOK
 	}
-	printIncidents(c.Out, rep, e.Env.String(), e.Env.Suffix)
+	printIncidents(c.Out, rep, e.Env().String(), e.Env().Suffix)
 	return ExitOK
 }
 

@@ -16,7 +16,7 @@ import (
 // them; the stale clicks are the second, blocking five KPI days. The JSON
 // says the same.
 func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"errors"
 	"fmt"
 
@@ -81,13 +80,13 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	if err != nil {
 		return bad("%v", err)
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "mark")
 	if e == nil {
 		return code
 	}
 	defer closeStore()
-	if w.IsZero() && !e.ReadOnly {
+	if w.IsZero() && !e.ReadOnly() {
 		// No window: only a timeless model's existence row is marked so.
 		ms, err := e.ModelStatus(ctx, model)
 		if err != nil {
@@ -116,6 +115,6 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 	if !w.IsZero() {
 		where = " in " + w.String()
 	}
-	fmt.Fprintf(c.Out, "marked %d unit%s of %s%s %s (%s)\n", n, plural(n), model, where, status, e.Env)
+	fmt.Fprintf(c.Out, "marked %d unit%s of %s%s %s (%s)\n", n, plural(n), model, where, status, e.Env())
 	return ExitOK
 }

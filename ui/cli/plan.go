@@ -1,13 +1,11 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -84,16 +82,13 @@ func runPlan(c *cmdContext, args []string, f *runFlags) int {
 	if err != nil {
 		return c.runUsageLine(cmd, "%v", err)
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, cmd)
 	if e == nil {
 		return code
 	}
 	defer closeStore()
-	if c.AsOf != "" {
-		at, _ := state.ParseTime(c.AsOf) // checked with the globals
-		e.Now = func() time.Time { return at }
-	}
+	// --as-of is the engine's clock already (openStore).
 	plan, err := e.Plan(ctx, req)
 	if err != nil {
 		c.runErrLines(cmd, err)

@@ -16,11 +16,11 @@ import (
 func TestFrontEndsAreRoomsOfTheCompositionRoot(t *testing.T) {
 	const mod = "github.com/bollhav/bollhav/"
 	forbidden := map[string][]string{
-		"ui/tui":           {"ui/cli", "ui/serve", "ui/metrics"},
+		"ui/tui":           {"ui/cli", "ui/serve", "ui/metrics", "state/stores", "state/sqlite", "state/postgres"},
 		"ui/tui/timeline":  {"engine", "ui/tui", "ui/cli", "ui/serve", "ui/metrics"},
 		"ui/tui/graphview": {"engine", "state", "ui/tui", "ui/cli", "ui/serve", "ui/metrics"},
-		"ui/serve":         {"ui/tui", "ui/cli", "ui/metrics"},
-		"ui/metrics":       {"ui/tui", "ui/cli", "ui/serve"},
+		"ui/serve":         {"ui/tui", "ui/cli", "ui/metrics", "state/stores", "state/sqlite", "state/postgres"},
+		"ui/metrics":       {"ui/tui", "ui/cli", "ui/serve", "state/stores", "state/sqlite", "state/postgres"},
 		"ui/danger":        {"engine", "ui/tui", "ui/cli", "ui/serve", "ui/metrics"},
 	}
 	for pkg, banned := range forbidden {

@@ -8,10 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -136,6 +134,8 @@ picks up skipped tasks' pending units.`,
 		},
 		flags: func(fs *pflag.FlagSet) { f.register(fs, true) },
 		run:   func(c *cmdContext, args []string) int { return runRun(c, args, &f) },
+		// A signal cancels the run, which exits 1 (the help says so).
+		ownsSignals: true,
 	})
 }
 
@@ -210,15 +210,16 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	e, closeStore, code := c.openEngine(ctx, cmd)
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly {
+	defer o.close()
+	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := o.engine(sp)
+	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "%s %v; nothing was changed", req.Mode, engine.ErrReadOnly)
 	}
-	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	// Plan first: bad input (a misaligned window, an unknown model, a grain
 	// change outside torch) is refused before the run registers anything,
@@ -254,29 +255,28 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	return c.finishRun(ctx, cmd, res, err)
 }
 
-// interruptContext is cancelled by SIGINT or SIGTERM: the engine then
-// starts no new unit, stops the running ones and records them, and the run
-// ends as cancelled. The first signal also restores the default handling,
-// so a second one quits at once (leaving leases to expire).
+// interruptContext is the process's context, which SIGINT or SIGTERM
+// cancels: the engine then starts no new unit, stops the running ones and
+// records them, and the run ends as cancelled. The first signal also
+// restores the default handling, so a second one quits at once (leaving
+// leases to expire).
 func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
+	ctx := c.ctx
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		select {
 		case <-ctx.Done():
-			stop()
+			c.restoreSignals()
 			fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: no new units start, running ones are stopped and recorded; interrupt again to quit at once\n", cmd)
 		case <-done:
 		}
 	}()
-	// Close done before stop cancels ctx, and wait for the goroutine: it
-	// must neither mistake the command's own end for an interrupt nor write
-	// to stderr after the command returned.
+	// Wait for the goroutine: it must not write to stderr after the
+	// command returned.
 	return ctx, func() {
 		close(done)
 		<-exited
-		stop()
 	}
 }
 
@@ -296,21 +296,22 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	e, closeStore, code := c.openEngine(ctx, cmd)
-	if e == nil {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly {
+	defer o.close()
+	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := o.engine(sp)
+	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "retry %v; nothing was changed", engine.ErrReadOnly)
 	}
-	e.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	order, totals := runRetryTotals(ctx, e, f.retry)
 	view := c.newRunView(order, totals)
 	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)
 	view.stop()
 	if res == nil && errors.Is(err, state.ErrNotFound) {
-		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env)
+		return c.runUsageLine(cmd, "there is no run %d in this store (for environment %s)", f.retry, e.Env())
 	}
 	return c.finishRun(ctx, cmd, res, err)
 }
@@ -321,17 +322,17 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 // itself reports that error.
 func runRetryTotals(ctx gocontext.Context, e *engine.Engine, runID int64) ([]string, map[string]int) {
 	totals := map[string]int{}
-	run, err := e.Store.GetRun(ctx, runID)
+	run, err := e.RunRecord(ctx, runID)
 	if err != nil {
 		return nil, totals
 	}
 	for _, name := range run.Models {
-		q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Statuses: []state.UnitStatus{state.Pending, state.Failed}}
-		if m := e.Spec.Model(name); m != nil && m.Temporality == spec.Temporal {
-			q.Window = run.Window
+		var w state.Window // all of a timeless model's units
+		if m := e.Spec().Model(name); m != nil && m.Temporality == spec.Temporal {
+			w = run.Window
 		}
 		n := 0
-		if err := e.Store.ScanUnits(ctx, q, func(state.Unit) error { n++; return nil }); err != nil {
+		if err := e.ScanStoredUnits(ctx, name, w, []state.UnitStatus{state.Pending, state.Failed}, func(state.Unit) error { n++; return nil }); err != nil {
 			n = -1
 		}
 		totals[name] = n

@@ -27,7 +27,7 @@ func TestRunProgressKeepsTheDataExecutorsTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: enginetest.Open(t, enginetest.SQLite), Spec: sp}
+	e := engine.New(enginetest.Open(t, enginetest.SQLite), sp, engine.Options{})
 	v := newRunView(io.Discard, palette{}, nil, nil, true, false, time.Now)
 	wrapped := v.executor(e.Executor())
 	a, ok := wrapped.(executor.Applier)

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -80,6 +77,8 @@ release their claims, and the server stops.`,
 			fs.IntVar(&f.maxSessions, "max-sessions", 32, "refuse sessions beyond this many at once")
 		},
 		run: func(c *cmdContext, args []string) int { return runServe(c, f, args) },
+		// A signal shuts the server down gracefully: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -119,14 +118,13 @@ func runServe(c *cmdContext, f serveFlags, args []string) int {
 		}
 		defer ml.Close()
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, cmd)
 	if e == nil {
 		return code
 	}
 	defer closeStore()
-	e.ReadOnly = c.ReadOnly
+	// --read-only is the engine's already (openStore).
 	logger := slog.New(slog.NewTextHandler(c.Err, nil))
 	errc := make(chan error, 2)
 	var shutdowns []func(gocontext.Context) error
@@ -184,7 +182,7 @@ func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engi
 		Engine: e, MaxSessions: f.maxSessions, Log: logger,
 		NewModel: func(ctx gocontext.Context, se *engine.Engine, s ssh.Session) (tea.Model, error) {
 			env := sessionEnv(s.Environ())
-			return tui.NewModel(ctx, se, tui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly, Getenv: env, Feed: feed,
+			return tui.NewModel(ctx, se, tui.Options{Theme: c.Theme, ReadOnly: se.ReadOnly(), Getenv: env, Feed: feed,
 				User: serve.SessionUser(s), Role: serve.SessionRole(s).String(),
 				IdleTimeout: f.idle, IdleClosesWatchers: f.idleWatchers})
 		},

@@ -195,7 +195,7 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 // window and no path of the store, /healthz and /readyz answer, and
 // SIGTERM stops it with exit 0.
 func TestServeMetricsOnTheDemo(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	s := startMetricsServe(t, nil, "--spec", sp)
 	fams, body := s.scrape(t)
 	checkAgainstCLI(t, fams, "--spec", sp)

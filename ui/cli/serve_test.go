@@ -265,7 +265,7 @@ func TestServeOpensOnTheIncidentsOverSSH(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds the demo")
 	}
-	dir, _ := seedDemoDir(t)
+	dir, _ := demoCopy(t)
 	s := startServeIn(t, dir, filepath.Join(dir, ".bollhav", "state.db"))
 	screen, _ := s.session(t, s.viewer)
 	screen.waitFor(t, "Incidents", "raw.payments failed", "503 Service Unavailable", "blocks 4 units of core.daily_revenue")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"strconv"
 	"time"
@@ -85,7 +84,7 @@ func runStatus(c *cmdContext, args []string) int {
 	if len(args) > 0 {
 		return c.fail("status", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "status")
 	if e == nil {
 		return code
@@ -107,7 +106,7 @@ func runStatus(c *cmdContext, args []string) int {
 		return ExitOK
 	}
 	if len(models) == 0 {
-		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env)
+		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env())
 		return ExitOK
 	}
 	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}

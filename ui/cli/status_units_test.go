@@ -153,7 +153,7 @@ func (w *suWorld) seedUnits(t *testing.T) {
 	prefill("ref.c", state.Window{})
 }
 
-// jsonEqual decodes both documents and compares them: same keys, same
+// suJSONEqual decodes both documents and compares them: same keys, same
 // values, nothing more.
 func suJSONEqual(t *testing.T, got, want string) {
 	t.Helper()
@@ -176,7 +176,7 @@ func suCompactJSON(s string) string {
 	return string(b)
 }
 
-// checkAligned asserts text is plain (no ANSI escapes) and that every line
+// suCheckAligned asserts text is plain (no ANSI escapes) and that every line
 // starts each column where the header's does.
 func suCheckAligned(t *testing.T, text string) []string {
 	t.Helper()
@@ -206,7 +206,7 @@ func suCheckAligned(t *testing.T, text string) []string {
 	return lines
 }
 
-// cells splits a table line at the header's column starts.
+// suCells splits a table line at the header's column starts.
 func suCells(header, line string) []string {
 	var starts []int
 	starts = append(starts, 0)

@@ -11,9 +11,9 @@ import (
 	"github.com/charmbracelet/colorprofile"
 )
 
-// Styles of the text output. They are always applied; colorWriter strips
-// them when the output is not a terminal or NO_COLOR is set, so piped output
-// and golden files stay plain text.
+// headerStyle is the text output's table headers. Styles are always
+// applied; colorWriter strips them when the output is not a terminal or
+// NO_COLOR is set, so piped output and golden files stay plain text.
 var headerStyle = lipgloss.NewStyle().Bold(true)
 
 // statusRoles are the status words the command line prints, each with the

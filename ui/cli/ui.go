@@ -67,6 +67,8 @@ high-contrast or none; NO_COLOR selects none unless --theme is given.`,
 			"NO_COLOR=1 bollhav ui --as-of 2026-01-06T00:00:00Z",
 		},
 		run: runUI,
+		// Bubble Tea handles SIGINT and SIGTERM in the program.
+		ownsSignals: true,
 	})
 	demoUI = func(c *cmdContext, e *engine.Engine) int {
 		if err := tui.Run(gocontext.Background(), e, tui.Options{Theme: c.Theme}); err != nil {
@@ -91,7 +93,11 @@ func runUI(c *cmdContext, args []string) int {
 		}
 	}
 	boundUIMemory()
-	ctx := gocontext.Background()
+	ctx := c.ctx
+	// The first signal gives the next its default action back, as before
+	// the UI shared the process's context: Bubble Tea's own handler lets go
+	// after one, and the runs it drains must not make the UI unkillable.
+	defer gocontext.AfterFunc(ctx, c.restoreSignals)()
 	e, look, closeStore, code := c.openUIEngine(ctx, cmd)
 	if e == nil {
 		return code
@@ -104,7 +110,11 @@ func runUI(c *cmdContext, args []string) int {
 	if !isStdio(c.Out, os.Stdout) {
 		opts.Output = c.Out
 	}
-	if err := tui.Run(ctx, e, opts); err != nil {
+	// Bubble Tea handles SIGINT (the program ends interrupted) and SIGTERM
+	// (it quits) itself; were the program also to end on the process's
+	// context, the two would race for the exit status. The launch above
+	// stops on it.
+	if err := tui.Run(gocontext.WithoutCancel(ctx), e, opts); err != nil {
 		fmt.Fprintf(c.Err, "bollhav ui: %v\n", err)
 		return ExitFailure
 	}

@@ -22,7 +22,7 @@ func TestUIMarkIsAuditedWithTheOSUserAndKeepsTheError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds the demo and drives tmux")
 	}
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)

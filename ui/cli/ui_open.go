@@ -42,15 +42,16 @@ func (c *cmdContext) openUIEngine(ctx gocontext.Context, cmd string) (*engine.En
 		sp, err := spec.Load(c.Spec)
 		specs <- loadedSpec{sp, err}
 	}()
-	e, closeStore, serr := c.storeEngine(ctx)
+	o, serr := c.openStore(ctx)
 	var look *gate.IncidentReport
 	if serr == nil {
-		look, _ = e.Glance(ctx)
+		// An engine of the store alone: the spec is not there yet.
+		look, _ = o.engine(nil).Glance(ctx)
 	}
 	ls := <-specs
 	if ls.err != nil {
-		if closeStore != nil {
-			closeStore()
+		if o != nil {
+			o.close()
 		}
 		return nil, nil, nil, c.specFailed(cmd, ls.err)
 	}
@@ -58,11 +59,10 @@ func (c *cmdContext) openUIEngine(ctx gocontext.Context, cmd string) (*engine.En
 		fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, serr)
 		return nil, nil, nil, ExitUsage
 	}
-	e.Spec = ls.sp
 	if look != nil {
 		look.NamePipelines(ls.sp)
 	}
-	return e, look, closeStore, ExitOK
+	return o.engine(ls.sp), look, o.close, ExitOK
 }
 
 // looksAhead reports whether openUIEngine reads the first look while the

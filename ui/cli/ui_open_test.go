@@ -29,8 +29,8 @@ func lookAheadWorld(t *testing.T) (dir, specPath, db string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Actor: "test"}
-	if _, err := gen.Populate(t.Context(), e, gen.Config{Models: 1000, Units: 20000, Seed: 1}); err != nil {
+	_, _, err = gen.Populate(t.Context(), s, engine.Options{Actor: "test"}, gen.Config{Models: 1000, Units: 20000, Seed: 1})
+	if err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -71,7 +71,12 @@ func TestUIOpenReadsTheFirstLookWhileTheSpecParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serial := &engine.Engine{Store: e.Store, Spec: sp, Env: e.Env, Now: e.Now}
+	s, err := sqlite.Open(t.Context(), db) // a serial open of the same store
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	serial := engine.New(s, sp, engine.Options{Env: e.Env(), Now: e.Clock})
 	want, err := serial.Glance(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +87,7 @@ func TestUIOpenReadsTheFirstLookWhileTheSpecParses(t *testing.T) {
 	if len(look.Incidents) == 0 || slices.ContainsFunc(look.Incidents, func(i gate.Incident) bool { return i.Pipeline == "" }) {
 		t.Fatalf("the look has no failed roots, or one without its pipeline: %+v", look.Incidents)
 	}
-	if e.Spec == nil || e.Spec.Model(look.Incidents[0].Model) == nil {
+	if e.Spec() == nil || e.Spec().Model(look.Incidents[0].Model) == nil {
 		t.Fatal("the engine handed to the UI has no spec")
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bufio"
 	"cmp"
-	gocontext "context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -131,7 +130,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
 		return ExitUsage
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "units")
 	if e == nil {
 		return code
@@ -225,7 +224,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			what := "no units of " + model
 			switch {
 			case !ms.Registered:
-				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env)
+				what += fmt.Sprintf(": it is not registered in %s yet (bollhav apply registers it)", e.Env())
 			case !w.IsZero() || len(statuses) > 0:
 				what += " match"
 			default:

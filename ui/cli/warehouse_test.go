@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
@@ -32,7 +31,6 @@ var whCLIWindow = []string{"--since", "2026-01-01T00:00:00Z", "--until", "2026-0
 func whCLIWorld(t *testing.T) string {
 	t.Helper()
 	t.Setenv("BOLLHAV_DSN", "")
-	t.Cleanup(func() { _ = executor.DefaultWarehouses.Close() })
 	return writeSpec(t, whCLISpec)
 }
 
@@ -159,7 +157,6 @@ func TestShopExampleRunsEndToEnd(t *testing.T) {
 	}
 	t.Setenv("BOLLHAV_DSN", "")
 	t.Setenv("SHOP_WAREHOUSE_DSN", u.String())
-	t.Cleanup(func() { _ = executor.DefaultWarehouses.Close() })
 	spec := filepath.Join(dir, "bollhav.yaml")
 	args := []string{"--spec", spec, "run", "--since", "2026-01-01T00:00:00+01:00", "--until", "2026-01-03T00:00:00+01:00"}
 	for round := range 2 { // the second is a bulldozer rerun: nothing doubles

@@ -4,9 +4,7 @@ import (
 	gocontext "context"
 	"encoding/json"
 	"fmt"
-	"os/signal"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -49,6 +47,8 @@ count is how many units made this transition.`,
 			fs.DurationVar(&poll, "poll", time.Second, "the longest a change waits unseen when no wake-up arrives")
 		},
 		run: func(c *cmdContext, args []string) int { return runWatch(c, args, fromStart, count, poll) },
+		// A signal is how a watch is stopped: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -70,8 +70,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 	if poll < 10*time.Millisecond {
 		return c.fail("watch", &usageError{"--poll must be at least 10ms"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "watch")
 	if e == nil {
 		return code
@@ -96,22 +95,19 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 			return ExitUsage
 		}
 	}
-	fmt.Fprintf(c.Err, "bollhav watch: following changes in %s after #%d; Ctrl-C stops\n", e.Env, after)
+	fmt.Fprintf(c.Err, "bollhav watch: following changes in %s after #%d; Ctrl-C stops\n", e.Env(), after)
 
 	followCtx, cancel := gocontext.WithCancel(ctx)
 	defer cancel()
-	changes := state.Follower{
-		Store: e.Store, After: after, Poll: poll,
-		OnError: func(err error) {
-			if err == nil {
-				fmt.Fprintln(c.Err, "bollhav watch: reading the change feed again")
-				return
-			}
-			if followCtx.Err() == nil {
-				fmt.Fprintf(c.Err, "bollhav watch: reading the change feed: %v (retrying)\n", err)
-			}
-		},
-	}.Follow(followCtx)
+	changes := e.Follow(followCtx, after, poll, func(err error) {
+		if err == nil {
+			fmt.Fprintln(c.Err, "bollhav watch: reading the change feed again")
+			return
+		}
+		if followCtx.Err() == nil {
+			fmt.Fprintf(c.Err, "bollhav watch: reading the change feed: %v (retrying)\n", err)
+		}
+	})
 	// The follower's goroutine writes to stderr: wait for it to end.
 	defer func() {
 		cancel()
@@ -123,7 +119,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 	pal := c.palette()
 	printed := 0
 	for ch := range changes {
-		if ch.Env != e.Env.Suffix || (len(only) > 0 && !only[ch.Model]) {
+		if ch.Env != e.Env().Suffix || (len(only) > 0 && !only[ch.Model]) {
 			continue
 		}
 		var err error

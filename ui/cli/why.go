@@ -1,7 +1,6 @@
 package cli
 
 import (
-	gocontext "context"
 	"errors"
 	"fmt"
 	"io"
@@ -197,7 +196,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 			return ExitUsage
 		}
 	}
-	ctx := gocontext.Background()
+	ctx := c.ctx
 	e, closeStore, code := c.openEngine(ctx, "why")
 	if e == nil {
 		return code
@@ -316,7 +315,9 @@ func whyVerdictText(v gate.UpstreamReport) string {
 	return "blocked"
 }
 
-// data is where the model's data lives (executor.DataHome's words).
+// printWhy prints the text form of r, one unit's explanation: its state,
+// then each gated upstream's verdict. data is where the model's data lives
+// (executor.DataHome's words).
 func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	out := colorWriter(w)
 	shape := "timeless"

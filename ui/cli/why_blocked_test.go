@@ -59,7 +59,7 @@ func wbWorld(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)
-	e := &engine.Engine{Store: s, Spec: parsed, SpecDir: dir, Actor: "tester", Now: func() time.Time { return now }}
+	e := engine.New(s, parsed, engine.Options{SpecDir: dir, Actor: "tester", Now: func() time.Time { return now }})
 	day0 := state.MustWindow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
 	for _, models := range [][]string{{"raw.orders"}, {"mart.daily", "report.snapshot"}} {
 		if _, err := e.Run(context.Background(), engine.RunRequest{Models: models, Window: &day0}, e.Executor(), nil); err != nil {

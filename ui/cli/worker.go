@@ -1,11 +1,8 @@
 package cli
 
 import (
-	gocontext "context"
 	"fmt"
 	"log/slog"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
@@ -36,6 +33,8 @@ warehouse's ledger by the next claim, without running again.`,
 			fs.DurationVar(&lease, "lease", engine.DefaultLease, "how long a claim holds a unit without a heartbeat")
 		},
 		run: func(c *cmdContext, args []string) int { return runWorker(c, args, workers, lease) },
+		// A signal is how a worker is stopped: it exits 0.
+		ownsSignals: true,
 	})
 }
 
@@ -51,24 +50,24 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 		// mislead freshness and the runs that count other workers' units.
 		return c.fail("worker", &usageError{"--as-of does not apply to worker: a worker executes and records load times now"})
 	}
-	ctx, stop := signal.NotifyContext(gocontext.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	e, closeStore, code := c.openEngine(ctx, "worker")
-	if e == nil {
+	ctx := c.ctx
+	o, sp, code := c.openSpecStore(ctx, "worker")
+	if o == nil {
 		return code
 	}
-	defer closeStore()
-	e.Lease = lease
-	e.Log = slog.New(slog.NewTextHandler(c.Err, nil))
+	defer o.close()
+	log := slog.New(slog.NewTextHandler(c.Err, nil))
+	o.opts.Lease, o.opts.Log = lease, log
+	e := o.engine(sp)
 	if _, err := e.Apply(ctx); err != nil {
 		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
 		return ExitUsage
 	}
-	e.Log.Info("worker started", "env", e.Env.String(), "workers", workers, "lease", lease.String())
+	log.Info("worker started", "env", e.Env().String(), "workers", workers, "lease", lease.String())
 	if err := e.Work(ctx, e.Executor(), engine.WorkOptions{Workers: workers}); err != nil {
 		fmt.Fprintf(c.Err, "bollhav worker: %v\n", err)
 		return ExitUsage
 	}
-	e.Log.Info("worker stopped")
+	log.Info("worker stopped")
 	return ExitOK
 }

@@ -26,8 +26,7 @@ func BenchmarkScrape(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
-	e := &engine.Engine{Store: s, Actor: "bench"}
-	sum, err := gen.Populate(ctx, e, gen.BenchConfig(10_000))
+	e, sum, err := gen.Populate(ctx, s, engine.Options{Actor: "bench"}, gen.BenchConfig(10_000))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func family(name, help string, ms []*dto.Metric) *dto.MetricFamily {
 	return &dto.MetricFamily{Name: &name, Help: &help, Type: dto.MetricType_GAUGE.Enum(), Metric: ms}
 }
 
-// families builds the snapshot's gauge families (all but the lag), sorted
+// buildFamilies builds the snapshot's gauge families (all but the lag), sorted
 // by name; label pairs are in name order, as the exposition wants them.
 func (s *snapshot) buildFamilies() {
 	statusPairs := make([]*dto.LabelPair, len(state.Statuses))

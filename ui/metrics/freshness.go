@@ -26,15 +26,15 @@ func freshnessLimits(e *engine.Engine, recs []state.ModelRecord) map[string]time
 			models[rec.Name] = m
 		}
 	}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if e.Spec() != nil {
+		for _, m := range e.Spec().Models {
 			models[m.Name] = m
 		}
 	}
 	out := map[string]time.Duration{}
 	for _, m := range models {
 		for _, src := range m.Upstream {
-			if !src.Gated() || src.Freshness == nil || src.Freshness.Within <= 0 || m.GateSkipped(src, e.Env) {
+			if !src.Gated() || src.Freshness == nil || src.Freshness.Within <= 0 || m.GateSkipped(src, e.Env()) {
 				continue
 			}
 			if cur, ok := out[src.Name]; !ok || src.Freshness.Within < cur {

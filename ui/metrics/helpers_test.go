@@ -51,8 +51,8 @@ func hour(h int) state.Window {
 
 // newWorld is a real SQLite store with worldSpec applied, every window of
 // raw.a and mart.b prefilled pending, and an engine whose clock stands at
-// now.
-func newWorld(t testing.TB, now time.Time) *engine.Engine {
+// now, and the store under it.
+func newWorld(t testing.TB, now time.Time) (*engine.Engine, state.Store) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "state.db"))
@@ -64,7 +64,7 @@ func newWorld(t testing.TB, now time.Time) *engine.Engine {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: st, Spec: sp, Now: func() time.Time { return now }, LeaseClock: func() time.Time { return now }}
+	e := engine.New(st, sp, engine.Options{Now: func() time.Time { return now }, LeaseClock: func() time.Time { return now }})
 	if _, err := e.Apply(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func newWorld(t testing.TB, now time.Time) *engine.Engine {
 			t.Fatal(err)
 		}
 	}
-	return e
+	return e, st
 }
 
 // newMonitor starts a Monitor on e whose loop never runs by itself (the

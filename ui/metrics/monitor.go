@@ -97,7 +97,7 @@ func NewMonitor(ctx context.Context, cfg Config) (*Monitor, error) {
 	rctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	var err error
-	if m.schemaVersion, err = m.e.Store.SchemaVersion(rctx); err != nil {
+	if m.schemaVersion, err = m.e.SchemaVersion(rctx); err != nil {
 		return nil, fmt.Errorf("reading the state store's schema version: %w", err)
 	}
 	if m.after, err = m.e.LatestChangeSeq(rctx); err != nil {
@@ -135,7 +135,7 @@ func (m *Monitor) register(started time.Time) {
 		Help:    "Duration of runs (bollhav run, or a run started from the UI) that finished since this process started, by pipeline (empty for a run of named models) and final status.",
 		Buckets: prometheus.ExponentialBuckets(1, 4, 9), // 1 s … 18 h
 	}, []string{"pipeline", "status"})
-	m.obs = newObserver(m.e.Env.Suffix, m.pipelineOf, claims, retries, expiries, unitDuration)
+	m.obs = newObserver(m.e.Env().Suffix, m.pipelineOf, claims, retries, expiries, unitDuration)
 	for _, kind := range []string{"feed", "units", "status", "registry", "blocked", "incidents", "runs"} {
 		m.storeErrors.WithLabelValues(kind) // 0 until the first failure, so rate() sees it start
 	}
@@ -210,7 +210,7 @@ func (m *Monitor) step(ctx context.Context, force bool) error {
 		m.failing = first != nil
 	}()
 	note("feed", m.drain(rctx))
-	note("units", m.obs.classify(rctx, m.e.Store))
+	note("units", m.obs.classify(rctx, m.e.ScanStoredUnits))
 	now := time.Now()
 	full := force || m.needFull || now.Sub(m.lastFull) >= m.cfg.FullEvery
 	if full || (len(m.obs.dirty) > 0 && now.Sub(m.lastGauges) >= m.cfg.Interval) {
@@ -222,15 +222,15 @@ func (m *Monitor) step(ctx context.Context, force bool) error {
 				m.lastFull = now.Add(m.cfg.Interval - m.cfg.FullEvery)
 			}
 		}
-		runs, err := m.e.Store.Runs(rctx, m.e.Env.Suffix, runsRead)
+		runs, err := m.e.Runs(rctx, runsRead)
 		note("runs", err)
 		if err == nil {
 			// Runs going on, however old: a long backfill overtaken by
 			// many newer runs is still followed to its end.
 			var going []state.Run
-			if going, err = m.e.Store.UnfinishedRuns(rctx, m.e.Env.Suffix); err == nil {
+			if going, err = m.e.UnfinishedRuns(rctx); err == nil {
 				runs = append(runs, going...)
-				err = m.runs.observe(rctx, runs, m.e.Store.GetRun)
+				err = m.runs.observe(rctx, runs, m.e.RunRecord)
 			}
 			note("runs", err)
 		}
@@ -242,7 +242,7 @@ func (m *Monitor) step(ctx context.Context, force bool) error {
 func (m *Monitor) drain(ctx context.Context) error {
 	const batch = 1000
 	for {
-		cs, err := m.e.Store.Changes(ctx, m.after, batch)
+		cs, err := m.e.Changes(ctx, m.after, batch)
 		if err != nil {
 			return err
 		}
@@ -290,7 +290,7 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 				// A model the snapshot does not know: registered since.
 				return m.refreshGauges(ctx, true)
 			}
-			st, err := e.Store.Stats(ctx, e.Env.Suffix, name)
+			st, err := e.ModelStats(ctx, name)
 			if err != nil {
 				return &refreshError{"status", fmt.Errorf("counting the units of %s: %w", name, err)}
 			}
@@ -306,7 +306,7 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 			models = append(models, modelFromStatus(st))
 		}
 		sortModels(models)
-		recs, err := e.Store.Models(ctx, e.Env.Suffix)
+		recs, err := e.Models(ctx)
 		if err != nil {
 			return &refreshError{"registry", err}
 		}
@@ -367,9 +367,9 @@ func findModel(models []modelSnap, name string) (int, bool) {
 
 // schemaVersionNow reads the store's schema version, for /readyz.
 func (m *Monitor) schemaVersionNow(ctx context.Context) (int, error) {
-	return m.e.Store.SchemaVersion(ctx)
+	return m.e.SchemaVersion(ctx)
 }
 
 // backend names the store's kind ("sqlite", "postgres") for messages that
 // must not name its DSN.
-func (m *Monitor) backend() string { return m.e.Store.Backend() }
+func (m *Monitor) backend() string { return m.e.Backend() }

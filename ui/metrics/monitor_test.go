@@ -40,8 +40,7 @@ func settle(t *testing.T, st state.Store, model string, h int, at time.Time, lea
 func TestGaugesMatchTheStore(t *testing.T) {
 	ctx := context.Background()
 	now := t0.Add(8 * time.Hour)
-	e := newWorld(t, now)
-	st := e.Store
+	e, st := newWorld(t, now)
 	if _, err := st.SetStatus(ctx, state.StatusChange{Model: "raw.a", Window: state.Window{Since: t0, Until: t0.Add(4 * time.Hour)},
 		From: []state.UnitStatus{state.Pending}, To: state.Applied, AppliedAt: t0.Add(7 * time.Hour), Now: t0.Add(7 * time.Hour)}); err != nil {
 		t.Fatal(err)
@@ -115,8 +114,7 @@ func TestGaugesMatchTheStore(t *testing.T) {
 // before it is not.
 func TestCountersFollowTheFeed(t *testing.T) {
 	ctx := context.Background()
-	e := newWorld(t, t0.Add(8*time.Hour))
-	st := e.Store
+	e, st := newWorld(t, t0.Add(8*time.Hour))
 	at := t0.Add(7 * time.Hour)
 	settle(t, st, "raw.a", 0, at, time.Hour, &state.Outcome{Status: state.Applied, At: at.Add(time.Minute)}) // before: not counted
 	wall := time.Now()
@@ -208,13 +206,13 @@ func TestCountersFollowTheFeed(t *testing.T) {
 // store's kind and not its path; /healthz stays ok.
 func TestScrapeReadsNoStore(t *testing.T) {
 	ctx := context.Background()
-	e := newWorld(t, t0.Add(8*time.Hour))
+	e, st := newWorld(t, t0.Add(8*time.Hour))
 	m := newMonitor(t, metrics.Config{Engine: e})
 	h := m.Handler()
 	if code, body := get(h, "/readyz"); code != 200 || body != "ready\n" {
 		t.Errorf("/readyz = %d %q, want 200 ready", code, body)
 	}
-	if err := e.Store.Close(); err != nil {
+	if err := st.Close(); err != nil {
 		t.Fatal(err)
 	}
 	fams := scrape(t, h)
@@ -250,7 +248,7 @@ func TestScrapeReadsNoStore(t *testing.T) {
 // a store error of kind incidents.
 func TestIncidentsHook(t *testing.T) {
 	ctx := context.Background()
-	e := newWorld(t, t0.Add(8*time.Hour))
+	e, _ := newWorld(t, t0.Add(8*time.Hour))
 	n, fail := 7, false
 	m := newMonitor(t, metrics.Config{Engine: e, Incidents: func(context.Context) (map[gate.IncidentKind]int, error) {
 		if fail {
@@ -278,7 +276,7 @@ func TestIncidentsHook(t *testing.T) {
 // in the store shows in the gauges within a few intervals, without a call
 // to Refresh; the loop ends with its context.
 func TestRunKeepsTheGaugesCurrent(t *testing.T) {
-	e := newWorld(t, t0.Add(8*time.Hour))
+	e, st := newWorld(t, t0.Add(8*time.Hour))
 	m, err := metrics.NewMonitor(context.Background(), metrics.Config{Engine: e, FeedPoll: 10 * time.Millisecond, Interval: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -290,7 +288,7 @@ func TestRunKeepsTheGaugesCurrent(t *testing.T) {
 	if got := value(scrape(t, m.Handler()), "bollhav_units", lbl("model", "raw.a", "status", "failed")); got != 0 {
 		t.Fatalf("bollhav_units{raw.a,failed} = %v before the failure, want 0", got)
 	}
-	settle(t, e.Store, "raw.a", 1, t0.Add(7*time.Hour), time.Hour, &state.Outcome{Status: state.Failed, Error: "boom", At: t0.Add(7 * time.Hour)})
+	settle(t, st, "raw.a", 1, t0.Add(7*time.Hour), time.Hour, &state.Outcome{Status: state.Failed, Error: "boom", At: t0.Add(7 * time.Hour)})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		fams := scrape(t, m.Handler())
@@ -310,7 +308,7 @@ func TestRunKeepsTheGaugesCurrent(t *testing.T) {
 // exposition compressed, and it parses to the same samples; one that does
 // not gets plain text.
 func TestScrapeGzip(t *testing.T) {
-	e := newWorld(t, t0.Add(8*time.Hour))
+	e, _ := newWorld(t, t0.Add(8*time.Hour))
 	h := newMonitor(t, metrics.Config{Engine: e}).Handler()
 	req := httptest.NewRequest("GET", "/metrics", nil)
 	req.Header.Set("Accept-Encoding", "deflate, gzip;q=0.8")

@@ -115,15 +115,21 @@ func (o *observer) forget(c state.Change) {
 	}
 }
 
+// unitScan streams a model's units overlapping a window, with one of the
+// statuses (any when none), as Engine.ScanStoredUnits does.
+type unitScan func(ctx context.Context, model string, w state.Window, statuses []state.UnitStatus, fn func(state.Unit) error) error
+
 // classify tells the returned units apart by reading each once: a unit a
 // retry sent back holds a not-before time, which only a retry sets (a
 // claim clears it), so it counts as a retry; any other is counted as a
 // lease expiry. Read failures are returned, joined, after the rest were
-// classified; the unit that could not be read is not counted.
-func (o *observer) classify(ctx context.Context, s state.Store) error {
+// classified; the unit that could not be read is not counted. scan reads
+// the units of the observer's environment (Engine.ScanStoredUnits), the
+// only one whose changes it keeps.
+func (o *observer) classify(ctx context.Context, scan unitScan) error {
 	var errs []error
 	for _, c := range o.returned {
-		retry, err := heldForRetry(ctx, s, c)
+		retry, err := heldForRetry(ctx, scan, c)
 		if err != nil {
 			errs = append(errs, err)
 			o.forget(c)
@@ -143,10 +149,10 @@ func (o *observer) classify(ctx context.Context, s state.Store) error {
 
 // heldForRetry reports whether the unit c moved is pending with a
 // not-before time. It reads the units overlapping c's window (one, on a
-// fixed grid) from the store's index.
-func heldForRetry(ctx context.Context, s state.Store, c state.Change) (bool, error) {
+// fixed grid) from the store's index, through scan.
+func heldForRetry(ctx context.Context, scan unitScan, c state.Change) (bool, error) {
 	retry := false
-	err := s.ScanUnits(ctx, state.UnitQuery{Env: c.Env, Model: c.Model, Window: c.Window}, func(u state.Unit) error {
+	err := scan(ctx, c.Model, c.Window, nil, func(u state.Unit) error {
 		if u.Window.Since.Equal(c.Window.Since) && u.Window.Until.Equal(c.Window.Until) {
 			retry = u.Status == state.Pending && u.NotBefore != nil
 		}

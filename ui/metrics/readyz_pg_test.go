@@ -45,7 +45,7 @@ func TestReadyzOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := newMonitor(t, metrics.Config{Engine: &engine.Engine{Store: st}})
+	m := newMonitor(t, metrics.Config{Engine: engine.New(st, nil, engine.Options{})})
 	h := m.Handler()
 	u, _ := url.Parse(base)
 	secret := func(where, s string) {

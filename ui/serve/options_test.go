@@ -151,7 +151,7 @@ func TestActorCannotBeForged(t *testing.T) {
 	s.waitFor(t, "readonly=false")
 	_, _ = s.in.Write([]byte("w"))
 	s.waitFor(t, "mark: ok")
-	log, err := f.e.Store.AuditLog(t.Context(), 1)
+	log, err := f.e.AuditLog(t.Context(), 1)
 	must(t, err)
 	want := "ssh:" + fp + ` "` + ("carol " + other)[:32] + `…"`
 	if len(log) != 1 || log[0].Actor != want || strings.ContainsRune(log[0].Actor, 0x1b) {

@@ -173,15 +173,6 @@ func (s *Server) Serve(l net.Listener) error {
 	return err
 }
 
-// ListenAndServe listens on the configured address.
-func (s *Server) ListenAndServe() error {
-	l, err := net.Listen("tcp", s.cfg.Addr)
-	if err != nil {
-		return err
-	}
-	return s.Serve(l)
-}
-
 // goodbye is what every session reads when the server stops.
 const goodbye = "\r\nbollhav is shutting down; goodbye.\r\n"
 
@@ -241,13 +232,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	defer cancel()
 	_ = s.srv.Shutdown(lctx)
 	return s.srv.Close()
-}
-
-// Sessions is how many sessions are open.
-func (s *Server) Sessions() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.live)
 }
 
 // admit is the outermost middleware: it refuses sessions beyond the
@@ -312,9 +296,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		return nil
 	}
 	sess.Context().SetValue(roleKey{}, role)
-	e := *s.cfg.Engine
-	e.ReadOnly = e.ReadOnly || role == Viewer
-	e.Actor = Actor(sess.User(), key)
+	e := s.cfg.Engine.As(Actor(sess.User(), key), s.cfg.Engine.ReadOnly() || role == Viewer)
 	ctx, cancel := context.WithCancel(s.ctx)
 	go func() {
 		// sess.Context() is the connection's: it outlives this session when
@@ -325,7 +307,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		}
 		cancel()
 	}()
-	m, err := s.cfg.NewModel(ctx, &e, sess)
+	m, err := s.cfg.NewModel(ctx, e, sess)
 	if err != nil {
 		cancel()
 		wish.Fatalln(sess, "bollhav: "+err.Error())

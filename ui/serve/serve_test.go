@@ -54,7 +54,7 @@ func (p *probe) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (p *probe) View() tea.View {
-	return tea.NewView("actor=" + p.e.Actor + "\nreadonly=" + boolText(p.e.ReadOnly) + "\n" + p.result + "\n")
+	return tea.NewView("actor=" + p.e.Actor() + "\nreadonly=" + boolText(p.e.ReadOnly()) + "\n" + p.result + "\n")
 }
 
 func boolText(b bool) string {
@@ -120,7 +120,7 @@ func start(t *testing.T) *fixture {
 	s := enginetest.Open(t, enginetest.SQLite)
 	sp, err := spec.Parse("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1h, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
 	must(t, err)
-	f.e = &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "server"}
+	f.e = engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "server"})
 	if _, err := f.e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestOperatorGetsAWritableEngineNamedByItsKey(t *testing.T) {
 	s.waitFor(t, "readonly=false")
 	_, _ = s.in.Write([]byte("w"))
 	s.waitFor(t, "mark: ok")
-	log, err := f.e.Store.AuditLog(t.Context(), 1)
+	log, err := f.e.AuditLog(t.Context(), 1)
 	must(t, err)
 	if len(log) != 1 || log[0].Action != "mark" || log[0].Actor != "ssh:"+gossh.FingerprintSHA256(f.operator.signer.PublicKey())+" alice" {
 		t.Errorf("audit %+v, want the mark by the key's fingerprint, then alice", log)
@@ -226,7 +226,7 @@ func TestViewerActionIsRefusedByTheEngineAndAudited(t *testing.T) {
 	s.waitFor(t, "readonly=true")
 	_, _ = s.in.Write([]byte("w"))
 	s.waitFor(t, "mark: mark refused: bollhav is read-only")
-	log, err := f.e.Store.AuditLog(t.Context(), 1)
+	log, err := f.e.AuditLog(t.Context(), 1)
 	must(t, err)
 	if len(log) != 1 || log[0].Outcome != "refused: read-only" || !strings.Contains(log[0].Actor, gossh.FingerprintSHA256(f.viewer.signer.PublicKey())) {
 		t.Errorf("audit %+v, want the viewer's refused mark", log)
@@ -393,7 +393,7 @@ func TestQueriedOperatorKeyGivesNoOperatorRights(t *testing.T) {
 	}
 	_, _ = s.in.Write([]byte("w"))
 	s.waitFor(t, "mark: mark refused: bollhav is read-only")
-	log, err := f.e.Store.AuditLog(t.Context(), 10)
+	log, err := f.e.AuditLog(t.Context(), 10)
 	must(t, err)
 	var marks []state.AuditEntry
 	for _, a := range log {

@@ -35,3 +35,10 @@ func TestSessionsOnOneConnectionLeakNothing(t *testing.T) {
 	}
 	t.Logf("live sessions %d, program.func1 goroutines still waiting: %d", f.srv.Sessions(), countProgramWaiters())
 }
+
+// Sessions is how many sessions are open.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
+}

@@ -86,12 +86,10 @@ func newApp(ctx context.Context, e *engine.Engine, opts Options, rs renderers) (
 	if err != nil {
 		return nil, err
 	}
-	readOnly := opts.ReadOnly || e.ReadOnly
-	if readOnly && !e.ReadOnly {
+	readOnly := opts.ReadOnly || e.ReadOnly()
+	if readOnly && !e.ReadOnly() {
 		// The engine refuses as well, whatever the UI offers.
-		ec := *e
-		ec.ReadOnly = true
-		e = &ec
+		e = e.As(e.Actor(), true)
 	}
 	c := &common{ctx: ctx, eng: e, theme: th, keys: newKeyMap(readOnly, rs), render: rs, width: 80, height: 24,
 		loc: viewerLocation(opts)}
@@ -653,9 +651,7 @@ func (a *App) switchEnv(suffix string) tea.Cmd {
 	if err != nil {
 		return a.setFlash(err.Error(), true)
 	}
-	ec := *a.eng
-	ec.Env = env
-	a.eng = &ec
+	a.eng = a.eng.InEnv(env)
 	a.stack, a.history = []view{topViews[0].open(a.common)}, nil
 	return tea.Batch(a.startLoad(a.top()), a.setFlash("environment "+env.String(), false))
 }
@@ -691,8 +687,8 @@ type modelLister interface{ modelNames() []string }
 func (a *App) knownModels() []string {
 	seen := map[string]bool{}
 	var out []string
-	if a.eng.Spec != nil {
-		for _, m := range a.eng.Spec.Models {
+	if a.eng.Spec() != nil {
+		for _, m := range a.eng.Spec().Models {
 			seen[m.Name] = true
 			out = append(out, m.Name)
 		}

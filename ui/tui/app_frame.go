@@ -27,7 +27,7 @@ func (a *App) View() tea.View {
 		// matters more than scrolling with the wheel.
 		v.MouseMode = tea.MouseModeCellMotion
 	}
-	v.WindowTitle = "bollhav — " + a.eng.Env.String()
+	v.WindowTitle = "bollhav — " + a.eng.Env().String()
 	return v
 }
 
@@ -62,8 +62,8 @@ type crumber interface{ crumb(below view) string }
 // live indicator.
 func (a *App) header(w int) string {
 	t := a.theme
-	env := t.Dev.Render(" " + a.eng.Env.String() + " ")
-	if !a.eng.Env.Suffixed() {
+	env := t.Dev.Render(" " + a.eng.Env().String() + " ")
+	if !a.eng.Env().Suffixed() {
 		env = t.Prod.Render(" prod ")
 	}
 	ro := ""
@@ -78,7 +78,7 @@ func (a *App) header(w int) string {
 		// A viewer is read-only by its role; anyone else is told.
 		ro += " " + t.Muted.Render("read-only")
 	}
-	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Store.Backend()) + ro + "  "
+	left := t.Accent.Render(" bollhav ") + env + " " + t.Muted.Render(a.eng.Backend()) + ro + "  "
 	var crumbs []string
 	for i, v := range a.stack {
 		title := v.title()

@@ -102,14 +102,13 @@ func newLiveWorld(b *testing.B, backend string) *liveWorld {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Actor: "bench"}
-	sum, err := gen.Populate(ctx, e, gen.Config{Models: liveModels, Units: liveUnits, Seed: scaleSeed})
+	e, sum, err := gen.Populate(ctx, s, engine.Options{Actor: "bench"}, gen.Config{Models: liveModels, Units: liveUnits, Seed: scaleSeed})
 	s.Close()
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Logf("generated %d models, %d units in %s", sum.Models, sum.Units, sum.Elapsed.Round(time.Millisecond))
-	w := &liveWorld{spec: e.Spec}
+	w := &liveWorld{spec: e.Spec()}
 	for _, st := range []*state.Store{&w.ui, &w.other} {
 		s, err := open()
 		if err != nil {
@@ -189,7 +188,7 @@ func benchLive(b *testing.B, w *liveWorld, view string) {
 	if view == "model" {
 		opts.View, opts.Model = "model", model
 	}
-	e := &engine.Engine{Store: w.ui, Spec: w.spec, Actor: "bench", Now: func() time.Time { return gen.AsOf }}
+	e := engine.New(w.ui, w.spec, engine.Options{Actor: "bench", Now: func() time.Time { return gen.AsOf }})
 	app, err := newApp(ctx, e, withDefaults(opts), standardRenderers())
 	if err != nil {
 		b.Fatal(err)

@@ -135,8 +135,7 @@ func scaleEngine(b *testing.B, dir string, models, units int) (*engine.Engine, s
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { s.Close() })
-	e := &engine.Engine{Store: s, Actor: "bench"}
-	sum, err := gen.Populate(ctx, e, gen.Config{Models: models, Units: units, Seed: scaleSeed})
+	e, sum, err := gen.Populate(ctx, s, engine.Options{Actor: "bench"}, gen.Config{Models: models, Units: units, Seed: scaleSeed})
 	if err != nil {
 		b.Fatal(err)
 	}

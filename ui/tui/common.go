@@ -73,7 +73,7 @@ func (c *common) now() time.Time { return c.eng.Clock() }
 func (c *common) envChanges(changes []state.Change) []state.Change {
 	var out []state.Change
 	for _, ch := range changes {
-		if ch.Env == c.eng.Env.Suffix {
+		if ch.Env == c.eng.Env().Suffix {
 			out = append(out, ch)
 		}
 	}

@@ -60,7 +60,7 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	}
 	// n goes from cause to cause, round the end.
 	r.Keys("n")
-	f = r.WaitFor(t, "the stale cause's first unit", func(f string) bool {
+	r.WaitFor(t, "the stale cause's first unit", func(f string) bool {
 		return strings.Contains(tui.SelectedLine(f), "mart.kpi_daily") && strings.Contains(tui.SelectedLine(f), dayText(day.AddDate(0, 0, -4)))
 	})
 	r.Keys("n", "n")

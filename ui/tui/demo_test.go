@@ -22,8 +22,12 @@ import (
 // demo is the demo shop (`bollhav demo --no-ui`) seeded into a temporary
 // folder, and an engine over its store as the UI opens it.
 type demo struct {
-	dir    string
-	e      *engine.Engine
+	dir string
+	e   *engine.Engine
+	// s is e's store and opts its options, for a test that reads the store
+	// or makes another engine over it.
+	s      state.Store
+	opts   engine.Options
 	outage state.Window // raw.payments' failed hour
 }
 
@@ -54,7 +58,8 @@ func seedDemo(t *testing.T) *demo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &demo{dir: dir, e: &engine.Engine{Store: store, Spec: sp, SpecDir: dir, Actor: "test"},
+	opts := engine.Options{SpecDir: dir, Actor: "test"}
+	return &demo{dir: dir, e: engine.New(store, sp, opts), s: store, opts: opts,
 		outage: state.Window{Since: at, Until: at.Add(time.Hour)}}
 }
 
@@ -62,7 +67,7 @@ func seedDemo(t *testing.T) *demo {
 func (d *demo) units(t *testing.T, model string) []state.Unit {
 	t.Helper()
 	var out []state.Unit
-	if err := d.e.Store.ScanUnits(context.Background(), state.UnitQuery{Model: model}, func(u state.Unit) error {
+	if err := d.s.ScanUnits(context.Background(), state.UnitQuery{Model: model}, func(u state.Unit) error {
 		out = append(out, u)
 		return nil
 	}); err != nil {

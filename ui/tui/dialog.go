@@ -183,7 +183,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	var lines []string
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
 	act := d.action
-	env := a.eng.Env.String()
+	env := a.eng.Env().String()
 	switch {
 	case act.kind == actionRun && len(act.batch) > 0:
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
@@ -349,16 +349,16 @@ func overlay(t themes.Theme, bg, box []string, w, h int) []string {
 
 // envLabel is the environment, loud for prod.
 func envLabel(a *App) string {
-	if !a.eng.Env.Suffixed() {
+	if !a.eng.Env().Suffixed() {
 		return a.theme.Prod.Render(" prod ")
 	}
-	return a.theme.Dev.Render(" " + a.eng.Env.String() + " ")
+	return a.theme.Dev.Render(" " + a.eng.Env().String() + " ")
 }
 
 // question names the target and the count: "Run 3 units of raw.orders in
 // prod?"
 func question(d *dialog, a *App) string {
-	env := a.eng.Env.String()
+	env := a.eng.Env().String()
 	switch {
 	case d.preview != nil:
 		return fmt.Sprintf("Mark %s of %s %s in %s?", plural(d.preview.total, "unit", "units"), d.action.model, d.action.status, env)

@@ -38,7 +38,7 @@ func TestPostgresConnectionsTerminatedShowABannerAndRecover(t *testing.T) {
 	s := openPG(t, pgtest.WithApplicationName(dsn, app), schema)
 	e := newPGWorld(t, s)
 	other := openPG(t, pgtest.WithApplicationName(dsn, pgtest.ApplicationName("bollhav_ui_pg_writer_")), schema)
-	writer := &engine.Engine{Store: other, Spec: e.Spec, SpecDir: e.SpecDir, Actor: "other", Now: e.Now}
+	writer := engine.New(other, e.Spec(), engine.Options{SpecDir: e.SpecDir(), Actor: "other", Now: e.Clock})
 
 	r := startUI(t, e, 80, 24, Options{})
 	f := r.waitSettled(t, viewPipelines)
@@ -108,11 +108,11 @@ func newPGWorld(t *testing.T, s state.Store) *engine.Engine {
 	}
 	var mu sync.Mutex
 	clock := rawClock
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock
-	}}
+	}})
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
 	if _, err := e.Run(t.Context(), engine.RunRequest{Models: []string{"raw.orders"}, Window: &day0}, e.Executor(), nil); err != nil {
 		t.Fatal(err)

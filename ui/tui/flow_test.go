@@ -98,7 +98,7 @@ func TestRunFromTheDialogLandsInTheStore(t *testing.T) {
 	// The UI follows: the count and the outcome, without a key press.
 	r.waitText(t, "✓ 23 applied", "✗ 1 failed")
 	r.waitText(t, "run 4 succeeded (w opens it): bulldozer")
-	runs, err := w.e.Store.Runs(context.Background(), "", 10)
+	runs, err := w.s.Runs(context.Background(), "", 10)
 	if err != nil || len(runs) != 4 || runs[0].StateMode != "bulldozer" || runs[0].Window != hours(5, 6) {
 		t.Fatalf("runs %+v, %v", runs, err)
 	}
@@ -119,7 +119,7 @@ func TestTorchConfirmedByTypingTheName(t *testing.T) {
 	r.keys("enter")
 	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed: -race on a busy machine is slow
 	for {
-		runs, err := w.e.Store.Runs(context.Background(), "", 10)
+		runs, err := w.s.Runs(context.Background(), "", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestTorchCancelledChangesNothing(t *testing.T) {
 			t.Fatalf("a cancelled torch changed the store: %v → %v", before, after)
 		}
 	}
-	runs, _ := w.e.Store.Runs(context.Background(), "", 10)
+	runs, _ := w.s.Runs(context.Background(), "", 10)
 	if len(runs) != 3 {
 		t.Fatalf("a cancelled torch recorded a run: %+v", runs)
 	}
@@ -201,7 +201,7 @@ func TestReadOnlyHidesActions(t *testing.T) {
 			t.Errorf("read-only: %q shows:\n%s", s, f)
 		}
 	}
-	if !r.app.eng.ReadOnly {
+	if !r.app.eng.ReadOnly() {
 		t.Error("the UI's engine is not read-only")
 	}
 	if _, err := r.app.eng.Mark(context.Background(), "raw.orders", hours(5, 6), state.Applied); err == nil {
@@ -223,7 +223,7 @@ func TestAChangeByAnotherProcessAppears(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	e2 := &engine.Engine{Store: other, Spec: w.e.Spec, Actor: "other", Now: w.e.Now}
+	e2 := engine.New(other, w.e.Spec(), engine.Options{Actor: "other", Now: w.e.Clock})
 	if n, err := e2.Mark(context.Background(), "raw.orders", hours(5, 6), state.Applied); err != nil || n != 1 {
 		t.Fatalf("mark from another engine: %d, %v", n, err)
 	}
@@ -273,10 +273,9 @@ func (s *flakyStore) Changes(ctx context.Context, after int64, limit int) ([]sta
 // the store comes back, the banner goes by itself.
 func TestLostConnectionShowsABannerAndRecovers(t *testing.T) {
 	w := newWorld(t)
-	fs := &flakyStore{Store: w.e.Store}
-	e := *w.e
-	e.Store = fs
-	r := startUI(t, &e, 80, 24, Options{})
+	fs := &flakyStore{Store: w.s}
+	e := engine.New(fs, w.e.Spec(), w.opts)
+	r := startUI(t, e, 80, 24, Options{})
 	r.waitSettled(t, viewPipelines)
 	fs.down.Store(true)
 	r.keys("1") // reload
@@ -418,8 +417,7 @@ func TestAuditView(t *testing.T) {
 
 	// Another session's refusal: no unit moves, so no change, but the view
 	// shows it on its timer.
-	viewer := *w.e
-	viewer.ReadOnly, viewer.Actor = true, "ssh:bob"
+	viewer := w.e.As("ssh:bob", true)
 	if _, err := viewer.Mark(context.Background(), "mart.daily", state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}, state.Pending); err == nil {
 		t.Fatal("a read-only mark was not refused")
 	}

@@ -32,7 +32,8 @@ func TestDemoLiveGateFollowsARun(t *testing.T) {
 	// freshness limits run on the clock, and a verdict must not flip
 	// between two of them.
 	at := time.Now().UTC().Truncate(time.Second).Add(time.Second)
-	d.e.Now = func() time.Time { return at }
+	d.opts.Now = func() time.Time { return at }
+	d.e = engine.New(d.s, d.e.Spec(), d.opts)
 	feed, err := tui.NewFeed(ctx, d.e, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func revenue(rep *gate.SweepReport) gate.ModelReadiness {
 // now, and returns the index's report.
 func sameAsSweep(t *testing.T, d *demo, live *gate.Live) *gate.SweepReport {
 	t.Helper()
-	at := d.e.Now()
+	at := d.e.Clock()
 	if !live.Now().Equal(at) {
 		t.Fatalf("the index judges at %s, the engine's clock says %s", live.Now(), at)
 	}

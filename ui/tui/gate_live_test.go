@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 )
 
@@ -21,13 +22,14 @@ func TestLiveGateTimerFlipsVerdictsWhenFreshnessRunsOut(t *testing.T) {
 	// timer, armed for 3s of wall time, fires and finds the flip.
 	var mu sync.Mutex
 	clock := rawClock.Add(time.Hour - 3*time.Second)
-	e := *w.e
-	e.Now = func() time.Time {
+	opts := w.opts
+	opts.Now = func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock
 	}
-	feed, err := NewFeed(ctx, &e, 20*time.Millisecond)
+	e := engine.New(w.s, w.e.Spec(), opts)
+	feed, err := NewFeed(ctx, e, 20*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}

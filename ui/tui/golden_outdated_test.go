@@ -46,8 +46,8 @@ func newOutdatedWorld(t *testing.T) *engine.Engine {
 		}
 		return sp
 	}
-	e := &engine.Engine{Store: s, Spec: parse(outdatedSpec), SpecDir: t.TempDir(), Actor: "test",
-		Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	opts := engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	e := engine.New(s, parse(outdatedSpec), opts)
 	run := func(w state.Window) {
 		t.Helper()
 		res, err := e.Run(context.Background(), engine.RunRequest{Models: []string{"raw.orders"}, Window: &w}, e.Executor(), nil)
@@ -56,7 +56,7 @@ func newOutdatedWorld(t *testing.T) *engine.Engine {
 		}
 	}
 	run(hours(0, 12))
-	e.Spec = parse(strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1))
+	e = engine.New(s, parse(strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
 	run(hours(12, 24))
 	return e
 }
@@ -117,7 +117,7 @@ func TestRebuildOutdatedFromTheModelView(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	log, err := e.Store.AuditLog(context.Background(), 100)
+	log, err := e.AuditLog(context.Background(), 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func newRetryWorld(t *testing.T) *engine.Engine {
 		t.Fatal(err)
 	}
 	at := func(h, m int) time.Time { return time.Date(2026, 1, 3, h, m, 0, 0, time.UTC) }
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return at(14, 1) }}
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return at(14, 1) }})
 	ctx := t.Context()
 	if _, err := e.Apply(ctx); err != nil {
 		t.Fatal(err)

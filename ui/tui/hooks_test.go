@@ -199,10 +199,9 @@ func TestTimelineFollowsTheCursor(t *testing.T) {
 // one week cell, a week and margins either side.
 func TestTimelineLoadsTheVisibleTimeOnly(t *testing.T) {
 	w := newWorld(t)
-	rec := &recordingStore{Store: w.e.Store}
-	e := *w.e
-	e.Store = rec
-	r := startUI(t, &e, 80, 24, Options{View: "model", Model: "mart.hourly"})
+	rec := &recordingStore{Store: w.s}
+	e := engine.New(rec, w.e.Spec(), w.opts)
+	r := startUI(t, e, 80, 24, Options{View: "model", Model: "mart.hourly"})
 	r.waitSettled(t, viewModel)
 	r.waitText(t, "ENCAPSULATE unmet")
 	if len(rec.reads()) < 4 {

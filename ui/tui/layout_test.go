@@ -233,7 +233,7 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a.eng.Spec = parsed
+	a.eng = engine.New(benchStore{}, parsed, engine.Options{Now: a.eng.Clock})
 	sortModels(models)
 	v := a.top().(*pipelinesView)
 	v.graphForm, v.graphOf = true, graphs[0].Name
@@ -322,7 +322,7 @@ func BenchmarkModelUnits(b *testing.B) {
 
 func benchApp(b testing.TB) *App {
 	b.Helper()
-	e := &engine.Engine{Store: benchStore{}, Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }}
+	e := engine.New(benchStore{}, nil, engine.Options{Now: func() time.Time { return time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC) }})
 	a, err := newApp(b.Context(), e, withDefaults(Options{Theme: "dark", View: "pipelines"}), standardRenderers())
 	if err != nil {
 		b.Fatal(err)

@@ -53,7 +53,7 @@ func newFeed(ctx context.Context, e *engine.Engine, poll time.Duration, g *liveG
 	}
 	f := &Feed{subs: map[*subscription]struct{}{}, gate: g}
 	g.tell(f.publishVerdicts)
-	changes := state.Follower{Store: e.Store, After: after, Poll: poll, OnError: f.setErr}.Follow(ctx)
+	changes := e.Follow(ctx, after, poll, f.setErr)
 	go func() {
 		defer g.stop()
 		for c := range changes {

@@ -75,7 +75,7 @@ func loadCmdWithin[T any](c *common, id int, gen uint64, bound time.Duration, fn
 		data, err := fn(lctx)
 		if err != nil && ctx.Err() == nil {
 			pctx, pcancel := context.WithTimeout(ctx, 5*time.Second)
-			_, perr := e.Store.SchemaVersion(pctx)
+			_, perr := e.SchemaVersion(pctx)
 			pcancel()
 			timedOut := errors.Is(err, context.DeadlineExceeded)
 			switch {

@@ -307,11 +307,10 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 	if st == nil || !st.Registered {
 		return sp, nil
 	}
-	// The store's scan, not the engine's: the engine's reads the model's
-	// status first, which the caller has already read.
-	q := state.UnitQuery{Env: e.Env.Suffix, Model: name}
+	// The stored units, not ScanUnits: that reads the model's status
+	// first, which the caller has already read.
 	if st.Timeless() {
-		err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+		err := e.ScanStoredUnits(ctx, name, state.Window{}, nil, func(u state.Unit) error {
 			sp.Other = append(sp.Other, u)
 			return errStopScan
 		})
@@ -320,8 +319,7 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 		}
 		return sp, nil
 	}
-	q.Window, q.Statuses = want, notApplied
-	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+	err := e.ScanStoredUnits(ctx, name, want, notApplied, func(u state.Unit) error {
 		if len(sp.Other) == timelineUnitsLimit {
 			sp.Partial = true
 			sp.Loaded.Until = state.Later(sp.Loaded.Since, u.Window.Since)
@@ -345,7 +343,7 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 	if cw.Empty() {
 		return sp, nil
 	}
-	cov, err := e.Store.Coverage(ctx, e.Env.Suffix, name, cw)
+	cov, err := e.Coverage(ctx, name, cw)
 	if err != nil {
 		return sp, fmt.Errorf("reading the coverage of %s: %w", name, err)
 	}
@@ -357,15 +355,15 @@ func loadSpan(ctx context.Context, e *engine.Engine, name string, st *engine.Mod
 // for an engine opened from the store alone, the registrations'.
 func definitions(ctx context.Context, e *engine.Engine) (map[string]*spec.Model, error) {
 	out := map[string]*spec.Model{}
-	if e.Spec != nil {
-		for _, m := range e.Spec.Models {
+	if e.Spec() != nil {
+		for _, m := range e.Spec().Models {
 			out[m.Name] = m
 		}
 		return out, nil
 	}
-	recs, err := e.Store.Models(ctx, e.Env.Suffix)
+	recs, err := e.Models(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+		return nil, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 	}
 	for _, r := range recs {
 		if m, err := spec.ModelFromRecord(r); err == nil {

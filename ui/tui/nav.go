@@ -29,11 +29,12 @@ type reloadMsg struct{ view int }
 // openModel opens a model's view.
 func (c *common) openModel(name string) { c.send(pushMsg{newModel(c, name)}) }
 
-// openWhy opens the explanation of model's unit at at.
+// openUnit opens the detail of model's unit at w.
 func (c *common) openUnit(model string, w state.Window) {
 	c.send(pushMsg{newUnitView(c, model, w)})
 }
 
+// openWhy opens the explanation of model's unit at at.
 func (c *common) openWhy(model string, at time.Time) { c.send(pushMsg{newWhy(c, model, at)}) }
 
 // openAction opens an action's dialog.

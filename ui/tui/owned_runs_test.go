@@ -32,8 +32,7 @@ func TestQuitCancelsTheRunItStarted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: t.TempDir(), Actor: "test",
-		Now: func() time.Time { return time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC) }}
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC) }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func TestRunAPipelineFromItsHeading(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	runs, err := w.e.Store.Runs(context.Background(), "", 1)
+	runs, err := w.s.Runs(context.Background(), "", 1)
 	if err != nil || len(runs) != 1 || runs[0].Pipeline != "ingest" || runs[0].StateMode != "discover" {
 		t.Fatalf("the newest run %+v, %v; want a discover of pipeline ingest", runs, err)
 	}

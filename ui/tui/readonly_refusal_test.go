@@ -12,7 +12,7 @@ import (
 // log records the refused attempt with the actor.
 func TestViewerActionIsRefusedOnScreenAndAudited(t *testing.T) {
 	w := newWorld(t)
-	before, err := w.e.Store.AuditLog(context.Background(), 100)
+	before, err := w.s.AuditLog(context.Background(), 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func TestViewerActionIsRefusedOnScreenAndAudited(t *testing.T) {
 	r.waitText(t, "read-only: run refused")
 	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
 	for {
-		log, err := w.e.Store.AuditLog(context.Background(), 100)
+		log, err := w.s.AuditLog(context.Background(), 100)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func TestViewerActionIsRefusedOnScreenAndAudited(t *testing.T) {
 	r.keys("R", "R")
 	r.waitText(t, "read-only: run refused")
 	time.Sleep(300 * time.Millisecond)
-	if log, _ := w.e.Store.AuditLog(context.Background(), 100); len(log) != len(before)+1 {
+	if log, _ := w.s.AuditLog(context.Background(), 100); len(log) != len(before)+1 {
 		t.Errorf("repeated presses added %d audit entries, want none", len(log)-len(before)-1)
 	}
 }

@@ -29,7 +29,7 @@ func TestRunReportsAProgramKilledByItsInput(t *testing.T) {
 	}
 	defer s.Close()
 	sp, _ := spec.Parse("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: t.TempDir(), Actor: "test"}
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test"})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

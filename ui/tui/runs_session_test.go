@@ -57,11 +57,11 @@ func TestStartedHereListsEveryRunOrCounts(t *testing.T) {
 					result: &engine.RunResult{RunID: int64(100 + i), Mode: spec.Discover}})
 			}
 			r := &uiRun{tm: startProgram(t, app, 80, 24), app: app, frames: app.frames}
-			f := r.waitSettled(t, viewRuns)
+			r.waitSettled(t, viewRuns)
 			// The body is 22 lines: a third is 7, so 5 runs show whole,
 			// and of 12 the newest 6 show beside "+6 more".
 			r.waitText(t, fmt.Sprintf("Started here · %d runs this session", n))
-			f = r.waitText(t, "History")
+			f := r.waitText(t, "History")
 			listed := 0
 			for i := 1; i <= n; i++ {
 				if strings.Contains(f, fmt.Sprintf("run %d done", 100+i)) {

@@ -52,11 +52,12 @@ func newFitWorld(t *testing.T) *engine.Engine {
 	}
 	var mu sync.Mutex
 	clock := fitT0.Add(6*24*time.Hour + time.Hour)
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time {
+	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock
 	}}
+	e := engine.New(s, sp, opts)
 	six := state.Window{Since: fitT0, Until: fitT0.Add(6 * 24 * time.Hour)}
 	run := func(model string, at time.Time) {
 		t.Helper()
@@ -70,8 +71,8 @@ func newFitWorld(t *testing.T) *engine.Engine {
 	run("src.hourly", fitT0.Add(6*24*time.Hour+time.Hour))
 	run("core.daily", fitT0.Add(6*24*time.Hour+2*time.Hour))
 	ui := fitT0.Add(6*24*time.Hour + 23*time.Hour)
-	e.Now = func() time.Time { return ui }
-	return e
+	opts.Now = func() time.Time { return ui }
+	return engine.New(s, sp, opts)
 }
 
 // timelineLines are the frame's timeline: its heading and the lines after

@@ -19,9 +19,8 @@ func loadOutdated(ctx context.Context, e *engine.Engine, name string, st *engine
 	if st == nil || !st.Registered || st.Timeless() || st.Outdated == 0 || sp.Loaded.Empty() {
 		return nil
 	}
-	q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Window: sp.Loaded, Statuses: []state.UnitStatus{state.Applied}}
 	n := 0
-	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+	err := e.ScanStoredUnits(ctx, name, sp.Loaded, []state.UnitStatus{state.Applied}, func(u state.Unit) error {
 		if n == staleScanLimit {
 			sp.StalePartial = true
 			return errStopScan

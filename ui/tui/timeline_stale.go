@@ -62,9 +62,8 @@ func loadStale(ctx context.Context, e *engine.Engine, name string, st *engine.Mo
 	// A model whose newest row is fresh may still hold old ones; one whose
 	// newest is older than cutoff has every applied window stale, but the
 	// windows still come from the rows.
-	q := state.UnitQuery{Env: e.Env.Suffix, Model: name, Window: sp.Loaded, Statuses: []state.UnitStatus{state.Applied}}
 	n := 0
-	err := e.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+	err := e.ScanStoredUnits(ctx, name, sp.Loaded, []state.UnitStatus{state.Applied}, func(u state.Unit) error {
 		if n == staleScanLimit {
 			sp.StalePartial = true
 			return errStopScan

@@ -139,8 +139,8 @@ func (c *common) clockShort(t time.Time) string {
 // modelLoc is the time zone of a model's grid, from the spec; UTC for a
 // model the spec does not have (a UI opened on the store alone).
 func (c *common) modelLoc(model string) *time.Location {
-	if c.eng.Spec != nil {
-		if m := c.eng.Spec.Model(model); m != nil && m.Chunking.Location != nil {
+	if c.eng.Spec() != nil {
+		if m := c.eng.Spec().Model(model); m != nil && m.Chunking.Location != nil {
 			return m.Chunking.Location
 		}
 	}

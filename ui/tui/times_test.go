@@ -39,12 +39,14 @@ func TestTimeToggle(t *testing.T) {
 		t.Fatal(err)
 	}
 	applied := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time { return applied }}
+	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return applied }}
+	e := engine.New(s, sp, opts)
 	day := state.MustWindow(time.Date(2025, 12, 31, 23, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 23, 0, 0, 0, time.UTC))
 	if _, err := e.Run(t.Context(), engine.RunRequest{Models: []string{"sales.daily"}, Window: &day}, e.Executor(), nil); err != nil {
 		t.Fatal(err)
 	}
-	e.Now = func() time.Time { return applied.Add(12 * time.Hour) }
+	opts.Now = func() time.Time { return applied.Add(12 * time.Hour) }
+	e = engine.New(s, sp, opts)
 	ny, err := time.LoadLocation("America/New_York")
 	if err != nil {
 		t.Fatal(err)

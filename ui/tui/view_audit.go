@@ -53,7 +53,7 @@ func (m auditTickMsg) viewID() int { return m.view }
 // loadAudit reads the newest entries of the store's audit log.
 func loadAudit(e *engine.Engine) func(ctx context.Context) (auditData, error) {
 	return func(ctx context.Context) (auditData, error) {
-		entries, err := e.Store.AuditLog(ctx, auditLimit)
+		entries, err := e.AuditLog(ctx, auditLimit)
 		if err != nil {
 			return auditData{}, fmt.Errorf("reading the audit log: %w", err)
 		}

@@ -159,7 +159,7 @@ func (v *blockedView) selectedRef() *unitRef {
 }
 
 func (v *blockedView) affected(changes []state.Change) (bool, []string) {
-	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
+	return len(changedModels(v.c.eng.Env().Suffix, changes)) > 0, nil
 }
 
 func (v *blockedView) filter() string { return v.query }

@@ -120,7 +120,7 @@ func (v *incidentsView) find(sel *gate.Incident, fromGlance bool) int {
 }
 
 func (v *incidentsView) affected(changes []state.Change) (bool, []string) {
-	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
+	return len(changedModels(v.c.eng.Env().Suffix, changes)) > 0, nil
 }
 
 func (v *incidentsView) selected() *gate.Incident {

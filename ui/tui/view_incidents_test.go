@@ -68,7 +68,7 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }}
+	e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }})
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
 	if _, err := e.Run(t.Context(), engine.RunRequest{Window: &day0}, e.Executor(), nil); err != nil {
 		t.Fatal(err)

@@ -168,7 +168,7 @@ func (v *modelView) affected(changes []state.Change) (bool, []string) {
 	for _, u := range v.data.upstreams {
 		mine[u.src.Name] = true
 	}
-	for _, m := range changedModels(v.c.eng.Env.Suffix, changes) {
+	for _, m := range changedModels(v.c.eng.Env().Suffix, changes) {
 		if mine[m] {
 			return true, nil
 		}
@@ -321,7 +321,6 @@ func (v *modelView) render(w, h int) []string {
 	// Title and shape.
 	shape := "timeless"
 	if !st.Timeless() {
-		shape = st.Flexibility + " " + st.Interval
 		if st.Flexibility == "flex" {
 			shape = "flexible, " + st.Interval + " chunks"
 		} else {

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // The model view says where a model on a connection keeps its data: the
@@ -37,7 +39,10 @@ func TestModelViewSaysWhereItsDataLives(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }}
+	// The warehouses the CLI would build: their Locate reads the DSN.
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	t.Cleanup(func() { _ = wh.Close() })
+	e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return uiClock }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

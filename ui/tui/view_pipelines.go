@@ -96,12 +96,12 @@ func (v *pipelinesView) apply(d pipelinesData) {
 		v.models, v.graphs, v.graphErr = d.models, d.graphs, d.graphErr
 	}
 	v.stale = nil
-	if v.c.eng.Spec != nil {
+	if v.c.eng.Spec() != nil {
 		st := make(map[string]engine.ModelStatus, len(v.models))
 		for _, m := range v.models {
 			st[m.Name] = m
 		}
-		v.stale = staleModels(v.c.eng.Spec.Models, st, v.c.now())
+		v.stale = staleModels(v.c.eng.Spec().Models, st, v.c.now())
 	}
 	v.sumUp()
 	v.rebuild(selected)
@@ -134,7 +134,7 @@ func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
 // affected: a change reloads only the models it names, when they are all
 // listed already; a new model means a full reload.
 func (v *pipelinesView) affected(changes []state.Change) (bool, []string) {
-	names := changedModels(v.c.eng.Env.Suffix, changes)
+	names := changedModels(v.c.eng.Env().Suffix, changes)
 	if len(names) == 0 {
 		return false, nil
 	}
@@ -366,8 +366,9 @@ func (v *pipelinesView) bindings() []key.Binding {
 	return []key.Binding{enter, v.c.keys.ToggleGraph, run, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }
 
-// pipelines columns: health glyph, name, shape, one count per status, then,
-// when there is room, the newest applied_at and the coverage.
+// columns lays out the pipelines view's columns: health glyph, name, shape,
+// one count per status, then, when there is room, the newest applied_at and
+// the coverage.
 func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column, wide, wider bool) {
 	wide, wider = w >= 110, w >= 150
 	fixed := 2 + 9 + 1 + len(counts)*8
@@ -576,16 +577,16 @@ func loadPipelines(e *engine.Engine, only []string) func(ctx context.Context) (p
 			return pipelinesData{}, err
 		}
 		d := pipelinesData{models: models}
-		if e.Spec != nil {
-			recs, err := e.Store.Models(ctx, e.Env.Suffix)
+		if e.Spec() != nil {
+			recs, err := e.Models(ctx)
 			if err != nil {
-				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+				return pipelinesData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 			}
 			known := make(map[string]int, len(recs))
 			for _, r := range recs {
 				known[r.Name] = r.TaskID
 			}
-			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec, engine.AssignTaskIDs(e.Spec, known))
+			d.graphs, d.graphErr = engine.PipelineGraphs(e.Spec(), engine.AssignTaskIDs(e.Spec(), known))
 		}
 		return d, nil
 	}

@@ -304,17 +304,18 @@ type runData struct {
 // loadRun reads one run, its task log and the names of its tasks.
 func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (runData, error) {
 	return func(ctx context.Context) (runData, error) {
-		run, err := e.Store.GetRun(ctx, id)
+		run, err := e.RunRecord(ctx, id)
 		if err != nil {
 			return runData{}, fmt.Errorf("run %d: %w", id, err)
 		}
-		log, err := e.Store.TaskLog(ctx, id)
+		log, err := e.TaskLog(ctx, id)
 		if err != nil {
 			return runData{}, fmt.Errorf("reading the task log of run %d: %w", id, err)
 		}
-		recs, err := e.Store.Models(ctx, run.Env)
+		// The run's own environment, which names its tasks.
+		recs, err := e.InEnv(spec.Env{Suffix: run.Env}).Models(ctx)
 		if err != nil {
-			return runData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env, err)
+			return runData{}, fmt.Errorf("reading the registered models of %s: %w", e.Env(), err)
 		}
 		names := make(map[int]string, len(recs))
 		for _, r := range recs {
@@ -324,7 +325,7 @@ func loadRun(e *engine.Engine, id int64) func(ctx context.Context) (runData, err
 		for _, r := range recs {
 			ids[r.Name] = r.TaskID
 		}
-		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec, run.Models, ids)}, nil
+		return runData{run: run, log: log, names: names, waves: runWaves(e.Spec(), run.Models, ids)}, nil
 	}
 }
 

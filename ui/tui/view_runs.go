@@ -153,7 +153,7 @@ func (v *runsView) render(w, h int) []string {
 	}
 	lines = append(lines, t.Muted.Render(" "+row(w-1, cols, head...)))
 	if len(v.runs) == 0 {
-		lines = append(lines, t.Muted.Render("   no runs yet in "+v.c.eng.Env.String()))
+		lines = append(lines, t.Muted.Render("   no runs yet in "+v.c.eng.Env().String()))
 	}
 	v.cur.setHeight(max(1, h-len(lines)))
 	from, to := v.cur.visible()
@@ -243,9 +243,9 @@ type runsData struct {
 // loadRuns reads the environment's newest runs.
 func loadRuns(e *engine.Engine) func(ctx context.Context) (runsData, error) {
 	return func(ctx context.Context) (runsData, error) {
-		runs, err := e.Store.Runs(ctx, e.Env.Suffix, runsLimit)
+		runs, err := e.Runs(ctx, runsLimit)
 		if err != nil {
-			return runsData{}, fmt.Errorf("reading the runs of %s: %w", e.Env, err)
+			return runsData{}, fmt.Errorf("reading the runs of %s: %w", e.Env(), err)
 		}
 		return runsData{runs: runs}, nil
 	}

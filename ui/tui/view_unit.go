@@ -74,7 +74,7 @@ func (v *unitView) update(msg viewMsg) tea.Cmd {
 }
 
 func (v *unitView) affected(changes []state.Change) (bool, []string) {
-	for _, m := range changedModels(v.c.eng.Env.Suffix, changes) {
+	for _, m := range changedModels(v.c.eng.Env().Suffix, changes) {
 		if m == v.model {
 			return true, nil
 		}
@@ -198,10 +198,10 @@ func (v *unitView) render(w, h int) []string {
 func (v *unitView) ran(u *state.Unit) []string {
 	t := v.c.theme
 	e := v.c.eng
-	if e.Spec == nil {
+	if e.Spec() == nil {
 		return nil
 	}
-	m := e.Spec.Model(v.model)
+	m := e.Spec().Model(v.model)
 	if m == nil {
 		return []string{" " + t.Muted.Render(v.model+" is not in the spec: what ran is not known")}
 	}
@@ -215,7 +215,7 @@ func (v *unitView) ran(u *state.Unit) []string {
 	switch {
 	case len(m.Run.Command) > 0:
 		add("   ", "command "+strings.Join(m.Run.Command, " "))
-		out = append(out, "   "+t.Muted.Render("in "+e.SpecDir))
+		out = append(out, "   "+t.Muted.Render("in "+e.SpecDir()))
 	case len(m.Run.SQL) > 0:
 		for _, q := range m.Run.SQL {
 			add("   ", "sql "+q)
@@ -240,7 +240,7 @@ func (v *unitView) ran(u *state.Unit) []string {
 	}
 	out = append(out, " "+t.Title.Render("Environment")+t.Muted.Render(" (BOLLHAV_*; the worker's own variables are not shown)"))
 	for _, kv := range [][2]string{
-		{"BOLLHAV_MODEL", m.Name}, {"BOLLHAV_TARGET", m.Target(e.Env)},
+		{"BOLLHAV_MODEL", m.Name}, {"BOLLHAV_TARGET", m.Target(e.Env())},
 		{"BOLLHAV_SINCE", since}, {"BOLLHAV_UNTIL", until}, {"BOLLHAV_RUN_ID", run},
 		{"BOLLHAV_SOURCES", "[" + strings.Join(sources, ", ") + "] (JSON)"},
 	} {

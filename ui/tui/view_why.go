@@ -127,7 +127,7 @@ func (v *whyView) load(gen uint64, _ []string) tea.Cmd {
 // so any change in the environment reloads it (Why reads only what the
 // lineage needs).
 func (v *whyView) affected(changes []state.Change) (bool, []string) {
-	return len(changedModels(v.c.eng.Env.Suffix, changes)) > 0, nil
+	return len(changedModels(v.c.eng.Env().Suffix, changes)) > 0, nil
 }
 
 func (v *whyView) update(msg viewMsg) tea.Cmd {

@@ -17,8 +17,8 @@ import (
 // cause. Zero for a timeless model, whose one unit needs no time; an
 // error naming what to type when the model has nothing failed or blocked.
 func worstUnitAt(ctx context.Context, e *engine.Engine, model string) (time.Time, error) {
-	if e.Spec != nil {
-		if m := e.Spec.Model(model); m != nil && m.Temporality == spec.Timeless {
+	if e.Spec() != nil {
+		if m := e.Spec().Model(model); m != nil && m.Temporality == spec.Timeless {
 			return time.Time{}, nil
 		}
 	}

@@ -48,7 +48,11 @@ func hours(a, b int) state.Window {
 // world is a real SQLite store seeded by real engine runs, and the engine
 // the UI is tested on.
 type world struct {
-	e       *engine.Engine
+	e *engine.Engine
+	// s is e's store, for fixtures and checks that read it directly, and
+	// opts e's options, for an engine over another store.
+	s       state.Store
+	opts    engine.Options
 	path    string
 	specDir string
 }
@@ -75,17 +79,17 @@ func newWorld(t *testing.T) *world {
 	}
 	clock := rawClock
 	var mu sync.Mutex
-	e := &engine.Engine{Store: s, Spec: sp, SpecDir: dir, Actor: "test", Now: func() time.Time {
+	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time {
 		mu.Lock()
 		defer mu.Unlock()
 		return clock
 	}}
+	e := engine.New(s, sp, opts)
 	ctx := t.Context()
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
 	run := func(models []string, w state.Window) {
 		t.Helper()
-		seeder := *e
-		seeder.Store = pinnedRunTimes{Store: s, now: e.Now}
+		seeder := engine.New(pinnedRunTimes{Store: s, now: e.Clock}, sp, opts)
 		if _, err := seeder.Run(ctx, engine.RunRequest{Models: models, Window: &w}, seeder.Executor(), nil); err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +100,8 @@ func newWorld(t *testing.T) *world {
 	mu.Unlock()
 	run([]string{"mart.daily", "mart.hourly", "report.snapshot"}, day0)
 	run([]string{"mart.fresh"}, hours(0, 5))
-	e.Now = func() time.Time { return uiClock }
+	opts.Now = func() time.Time { return uiClock }
+	e = engine.New(s, sp, opts)
 	// The audit log, past the runs: a mark that moves nothing, a mark the
 	// engine refuses as wrong (running is the run loop's), and a viewer's
 	// mark refused under read-only.
@@ -106,12 +111,11 @@ func newWorld(t *testing.T) *world {
 	if _, err := e.Mark(ctx, "raw.orders", hours(5, 6), state.Running); err == nil {
 		t.Fatal("a mark to running was not refused")
 	}
-	viewer := *e
-	viewer.ReadOnly, viewer.Actor = true, viewerActor
+	viewer := e.As(viewerActor, true)
 	if _, err := viewer.Mark(ctx, "raw.orders", hours(5, 6), state.Applied); !errors.Is(err, engine.ErrReadOnly) {
 		t.Fatalf("a read-only mark: %v", err)
 	}
-	return &world{e: e, path: path, specDir: dir}
+	return &world{e: e, s: s, opts: opts, path: path, specDir: dir}
 }
 
 // pinnedRunTimes is the world's store while its runs are seeded: the
@@ -147,7 +151,7 @@ func (p pinnedRunTimes) FinishTask(ctx context.Context, entry state.TaskRunEntry
 // counts is a model's units by status, read from the store.
 func (w *world) counts(t *testing.T, model string) map[state.UnitStatus]int {
 	t.Helper()
-	st, err := w.e.Store.Stats(context.Background(), "", model)
+	st, err := w.s.Stats(context.Background(), "", model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,33 +77,34 @@ func Spec(cfg Config) []byte {
 	return renderSpec(layout(cfg))
 }
 
-// Populate makes e hold the generated project: e.Spec becomes the spec
-// parsed from Spec(cfg), which is applied (e.Apply) to e's environment, and
-// the state is written to e.Store. When e.Now is nil it is set to AsOf, so
-// the engine sees the state as it was generated. The store's environment
-// must hold none of the project's models yet.
+// Populate writes the generated project into s and returns an engine over
+// s with opts for it: its spec is the one parsed from Spec(cfg), which is
+// applied (Engine.Apply) to opts.Env, and its clock is opts.Now, or AsOf
+// when that is nil, so the engine sees the state as it was generated. The
+// store's environment must hold none of the project's models yet.
 //
 // Writing costs one transaction per model and per run of units that share
 // a status, about 10,000 for a million units. On PostgreSQL each is a
 // commit, so open the store being populated with synchronous_commit=off in
 // its DSN (pgx passes it to the server) unless the disk flushes fast: the
 // data is a fixture, and a flush per commit would dominate.
-func Populate(ctx context.Context, e *engine.Engine, cfg Config) (Summary, error) {
+func Populate(ctx context.Context, s state.Store, opts engine.Options, cfg Config) (*engine.Engine, Summary, error) {
 	started := time.Now()
 	p := layout(cfg)
-	if err := setUp(e, p); err != nil {
-		return Summary{}, err
+	e, err := setUp(s, opts, p)
+	if err != nil {
+		return nil, Summary{}, err
 	}
 	if _, err := e.Apply(ctx); err != nil {
-		return Summary{}, fmt.Errorf("gen: apply: %w", err)
+		return nil, Summary{}, fmt.Errorf("gen: apply: %w", err)
 	}
 	plan := planState(p, cfg.Seed)
-	if err := writeState(ctx, e.Store, e.Env.Suffix, p, plan); err != nil {
-		return Summary{}, fmt.Errorf("gen: writing the state: %w", err)
+	if err := writeState(ctx, s, e.Env().Suffix, p, plan); err != nil {
+		return nil, Summary{}, fmt.Errorf("gen: writing the state: %w", err)
 	}
 	sum := summarize(p, plan)
 	sum.Elapsed = time.Since(started)
-	return sum, nil
+	return e, sum, nil
 }
 
 // Seed is Populate without an engine, for the packages an engine's tests
@@ -136,29 +137,30 @@ func Seed(ctx context.Context, s state.Store, env string, cfg Config) (*spec.Spe
 	return sp, sum, nil
 }
 
-// Attach sets e up over a store Populate filled with cfg's project
-// earlier — its spec, and its clock at AsOf when e has none — and returns
-// the Summary Populate returned then, without writing: a benchmark at ten
-// million units keeps its fixture between runs instead of generating it
-// for an hour each time. The store may have moved on since (earlier runs
-// changed units); the summary is the project as generated.
-func Attach(e *engine.Engine, cfg Config) (Summary, error) {
+// Attach returns the engine Populate returned for s, opts and cfg's
+// project earlier — its spec, and its clock at AsOf when opts has none —
+// with the Summary Populate returned then, without writing: a benchmark at
+// ten million units keeps its fixture between runs instead of generating
+// it for an hour each time. The store may have moved on since (earlier
+// runs changed units); the summary is the project as generated.
+func Attach(s state.Store, opts engine.Options, cfg Config) (*engine.Engine, Summary, error) {
 	p := layout(cfg)
-	if err := setUp(e, p); err != nil {
-		return Summary{}, err
+	e, err := setUp(s, opts, p)
+	if err != nil {
+		return nil, Summary{}, err
 	}
-	return summarize(p, planState(p, cfg.Seed)), nil
+	return e, summarize(p, planState(p, cfg.Seed)), nil
 }
 
-// setUp gives e the project's spec, and its clock at AsOf when e has none.
-func setUp(e *engine.Engine, p *project) error {
+// setUp returns an engine over s with the project's spec and opts, its
+// clock at AsOf when opts has none.
+func setUp(s state.Store, opts engine.Options, p *project) (*engine.Engine, error) {
 	sp, err := spec.Parse(SpecFile, renderSpec(p))
 	if err != nil {
-		return fmt.Errorf("gen: the generated spec does not parse: %w", err)
+		return nil, fmt.Errorf("gen: the generated spec does not parse: %w", err)
 	}
-	e.Spec = sp
-	if e.Now == nil {
-		e.Now = func() time.Time { return AsOf }
+	if opts.Now == nil {
+		opts.Now = func() time.Time { return AsOf }
 	}
-	return nil
+	return engine.New(s, sp, opts), nil
 }

@@ -96,15 +96,14 @@ func TestSameSeedSameSpec(t *testing.T) {
 func TestPopulateWritesTheAskedState(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		e := &engine.Engine{Store: s}
-		sum, err := gen.Populate(ctx, e, small)
+		e, sum, err := gen.Populate(ctx, s, engine.Options{}, small)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Spec == nil || len(e.Spec.Models) != small.Models {
+		if e.Spec() == nil || len(e.Spec().Models) != small.Models {
 			t.Fatalf("Populate left the engine without the spec's %d models", small.Models)
 		}
-		if e.Now == nil || !e.Now().Equal(gen.AsOf) {
+		if !e.Clock().Equal(gen.AsOf) {
 			t.Fatal("Populate did not set the engine's clock to AsOf")
 		}
 		got := storeCounts(ctx, t, s)
@@ -121,7 +120,7 @@ func TestPopulateWritesTheAskedState(t *testing.T) {
 		if lo, hi := small.Units*95/100, small.Units*105/100; total < lo || total > hi {
 			t.Errorf("the store holds %d units, want %d ± 5%%", total, small.Units)
 		}
-		if stale := staleUnits(ctx, t, e); stale == 0 || stale != sum.Stale {
+		if stale := staleUnits(ctx, t, s, e); stale == 0 || stale != sum.Stale {
 			t.Errorf("the store holds %d stale units, the summary says %d; want some", stale, sum.Stale)
 		}
 	})
@@ -131,13 +130,13 @@ func TestPopulateIsDeterministic(t *testing.T) {
 	ctx := t.Context()
 	dump := func() []state.Unit {
 		s := enginetest.Open(t, enginetest.SQLite)
-		e := &engine.Engine{Store: s}
 		cfg := gen.Config{Models: 30, Units: 3000, Seed: 11}
-		if _, err := gen.Populate(ctx, e, cfg); err != nil {
+		e, _, err := gen.Populate(ctx, s, engine.Options{}, cfg)
+		if err != nil {
 			t.Fatal(err)
 		}
 		var out []state.Unit
-		for _, m := range e.Spec.Models {
+		for _, m := range e.Spec().Models {
 			err := s.ScanUnits(ctx, state.UnitQuery{Model: m.Name}, func(u state.Unit) error {
 				out = append(out, state.Unit{Model: u.Model, Window: u.Window, Status: u.Status, AppliedAt: u.AppliedAt})
 				return nil
@@ -183,23 +182,23 @@ func storeCounts(ctx context.Context, t *testing.T, s state.Store) map[state.Uni
 
 // staleUnits counts, by brute force over the store, the applied units that
 // an applied row of an EXACT, ENCAPSULATE or THROUGH upstream overlapping
-// their window is newer than.
-func staleUnits(ctx context.Context, t *testing.T, e *engine.Engine) int {
+// their window is newer than. s is e's store.
+func staleUnits(ctx context.Context, t *testing.T, s state.Store, e *engine.Engine) int {
 	t.Helper()
 	n := 0
-	for _, m := range e.Spec.Models {
+	for _, m := range e.Spec().Models {
 		var ups [][]state.AppliedRow
 		for _, src := range m.Upstream {
 			if src.Contract != spec.Exact && src.Contract != spec.Encapsulate && src.Contract != spec.Through {
 				continue
 			}
-			rows, err := e.Store.Applied(ctx, "", src.Name, state.Window{})
+			rows, err := s.Applied(ctx, "", src.Name, state.Window{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ups = append(ups, rows)
 		}
-		err := e.Store.ScanUnits(ctx, state.UnitQuery{Model: m.Name, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
+		err := s.ScanUnits(ctx, state.UnitQuery{Model: m.Name, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
 		units:
 			for _, rows := range ups {
 				for _, r := range rows {
@@ -224,13 +223,12 @@ func staleUnits(ctx context.Context, t *testing.T, e *engine.Engine) int {
 func TestAttachIsPopulateWithoutWriting(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		sum, err := gen.Populate(ctx, &engine.Engine{Store: s}, small)
+		_, sum, err := gen.Populate(ctx, s, engine.Options{}, small)
 		if err != nil {
 			t.Fatal(err)
 		}
 		before := storeCounts(ctx, t, s)
-		e := &engine.Engine{Store: s}
-		got, err := gen.Attach(e, small)
+		e, got, err := gen.Attach(s, engine.Options{}, small)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -242,7 +240,7 @@ func TestAttachIsPopulateWithoutWriting(t *testing.T) {
 				t.Fatalf("Attach counts %d %s units, Populate %d", got.Counts[st], st, n)
 			}
 		}
-		if e.Spec == nil || len(e.Spec.Models) != small.Models || e.Now == nil || !e.Now().Equal(gen.AsOf) {
+		if e.Spec() == nil || len(e.Spec().Models) != small.Models || !e.Clock().Equal(gen.AsOf) {
 			t.Fatal("Attach left the engine without the project's spec or its clock")
 		}
 		if after := storeCounts(ctx, t, s); len(after) != len(before) {
@@ -285,7 +283,7 @@ func TestSeedIsPopulateWithoutAnEngine(t *testing.T) {
 		return b.String()
 	}
 	populated := enginetest.Open(t, enginetest.SQLite)
-	want, err := gen.Populate(ctx, &engine.Engine{Store: populated}, small)
+	_, want, err := gen.Populate(ctx, populated, engine.Options{}, small)
 	if err != nil {
 		t.Fatal(err)
 	}

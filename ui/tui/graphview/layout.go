@@ -378,14 +378,12 @@ func (l *Layout) assignLayers(edges []Edge, waves [][]int) ([]int, [][]int) {
 		}
 	}
 	initial := make([][]int, next)
-	if waves != nil { // the waves' own order first
-		for _, w := range waves {
-			for _, id := range w {
-				if ni, ok := l.byID[id]; ok && layerOf[ni] >= 0 {
-					ly := used[layerOf[ni]]
-					initial[ly] = append(initial[ly], ni)
-					layerOf[ni] = -1 - ly // placed
-				}
+	for _, w := range waves { // the waves' own order first
+		for _, id := range w {
+			if ni, ok := l.byID[id]; ok && layerOf[ni] >= 0 {
+				ly := used[layerOf[ni]]
+				initial[ly] = append(initial[ly], ni)
+				layerOf[ni] = -1 - ly // placed
 			}
 		}
 	}

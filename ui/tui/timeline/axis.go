@@ -158,13 +158,6 @@ func (a Axis) Zoom() Zoom { return a.zoom }
 // Scale is the columns one bucket takes, at least 1.
 func (a Axis) Scale() int { return max(a.scale, 1) }
 
-// Model is the model grid the axis was built over.
-func (a Axis) Model() state.Grid { return a.model }
-
-// Grid is the grid whose windows are the columns: the model's grid at
-// ZoomGrain, calendar days, weeks or months in its zone otherwise.
-func (a Axis) Grid() state.Grid { return a.grid }
-
 // Location is the time zone the buckets and the ruler follow.
 func (a Axis) Location() *time.Location {
 	return cmp.Or(a.grid.Location, time.UTC)
@@ -262,12 +255,6 @@ func (a Axis) Follow(t time.Time, margin int) Axis {
 	return a
 }
 
-// Center scrolls so that the column holding t is the middle one: for jumps
-// (to a blocked unit, to now) rather than steps.
-func (a Axis) Center(t time.Time) Axis {
-	return a.Scroll(a.Column(t) - a.Width()/2)
-}
-
 // WithZoom switches to zoom z, one column per bucket, keeping anchor
 // (usually the cursor) in the column it is in now, or in the middle when it
 // is off-screen.
@@ -279,12 +266,4 @@ func (a Axis) WithZoom(z Zoom, anchor time.Time) Axis {
 	}
 	g := buckets(a.model, z)
 	return newAxis(z, a.model, g, 1, g.Index(anchor)-col, w)
-}
-
-// Resize changes the width, keeping column 0 where it is.
-func (a Axis) Resize(width int) Axis {
-	if width == a.Width() {
-		return a
-	}
-	return newAxis(a.zoom, a.model, a.grid, a.scale, a.first, width)
 }

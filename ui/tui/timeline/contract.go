@@ -160,12 +160,6 @@ func Assess(c Contract, up Track) Assessment {
 	return as
 }
 
-// Summary is the contract's one-line verdict with its evidence, e.g.
-// "ENCAPSULATE unmet · 18h/24h covered (75%)", "THROUGH unmet · first gap
-// 2026-03-03T06:00Z", "WHOLE stale · complete · newest 26h old, limit 24h".
-// Instants are UTC. It needs no colour to be read.
-func Summary(c Contract, up Track) string { return summary(c, Assess(c, up)) }
-
 func summary(c Contract, as Assessment) string {
 	head := c.Level.String() + " " + as.Verdict.String()
 	if as.Verdict == VerdictError && c.Err != "" {

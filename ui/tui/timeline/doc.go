@@ -13,12 +13,12 @@
 //   - An Axis maps columns to time: one cell per window of the model's
 //     grid (ZoomGrain), or per calendar day, week or month in the model's
 //     time zone, each cell one column wide or, at a scale k, k columns.
-//     It scrolls (Scroll, Follow, Center), zooms (WithZoom) and resizes,
-//     and maps both ways (Column, Range). Fit and FitAt choose the zoom and
+//     It scrolls (Scroll, Follow), zooms (WithZoom) and maps both ways
+//     (Column, Range). Fit and FitAt choose the zoom and
 //     scale that show a range whole across the width.
 //   - Strip draws a track on an axis; Ruler the time labels; CursorLine the
 //     pointer at the cursor; Marks what a contract of the cursor's window
-//     needs of an upstream and whether it has it; Legend the glyphs.
+//     needs of an upstream and whether it has it; LegendFor the glyphs.
 //   - Render stacks them for the model view from a View (axis, model,
 //     cursor, upstream Lanes) in a given number of lines.
 //

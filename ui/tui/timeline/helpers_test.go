@@ -94,3 +94,31 @@ func colour(g Glyphs) Styles {
 		},
 	}
 }
+
+// Center scrolls so that the column holding t is the middle one: for jumps
+// (to a blocked unit, to now) rather than steps.
+func (a Axis) Center(t time.Time) Axis {
+	return a.Scroll(a.Column(t) - a.Width()/2)
+}
+
+// Resize changes the width, keeping column 0 where it is.
+func (a Axis) Resize(width int) Axis {
+	if width == a.Width() {
+		return a
+	}
+	return newAxis(a.zoom, a.model, a.grid, a.scale, a.first, width)
+}
+
+// Summary is the contract's one-line verdict with its evidence, e.g.
+// "ENCAPSULATE unmet · 18h/24h covered (75%)", "THROUGH unmet · first gap
+// 2026-03-03T06:00Z", "WHOLE stale · complete · newest 26h old, limit 24h".
+// Instants are UTC. It needs no colour to be read.
+func Summary(c Contract, up Track) string { return summary(c, Assess(c, up)) }
+
+// Legend explains the glyphs, "█ applied  ░ pending  …", in the statuses'
+// colours, exactly width cells; entries that do not fit are left out.
+func Legend(st Styles, width int) string { return LegendFor(st, width, nil) }
+
+// Worse reports whether a comes before b in Order (outside is better than
+// every other status; an unknown one counts as pending).
+func Worse(a, b Status) bool { return rankOf(a) > rankOf(b) }

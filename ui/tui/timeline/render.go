@@ -304,10 +304,6 @@ func place(l line, c0, c1 int, labels []string, key uint8) {
 	l.text(w-n, w, s, key)
 }
 
-// Legend explains the glyphs, "█ applied  ░ pending  …", in the statuses'
-// colours, exactly width cells; entries that do not fit are left out.
-func Legend(st Styles, width int) string { return LegendFor(st, width, nil) }
-
 // LegendFor is Legend that, when not every entry fits, keeps the entries
 // of the statuses shown (Present), the worst first (Order), and the others
 // only when every shown one fits: a narrow terminal still explains the

@@ -101,10 +101,6 @@ func rankOf(s Status) rank {
 	return rPending
 }
 
-// Worse reports whether a comes before b in Order (outside is better than
-// every other status; an unknown one counts as pending).
-func Worse(a, b Status) bool { return rankOf(a) > rankOf(b) }
-
 // StatusOf converts a unit's status; an unknown one becomes pending.
 func StatusOf(u state.UnitStatus) Status { return rankStatus[rankOf(Status(u))] }
 

@@ -1,0 +1,45 @@
+package sqlite
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+)
+
+// upgradeFrom is the set-up every upgrade test shares: a state file at
+// schema version (this release's migrations up to it, each recorded in
+// schema_version as that release would have), the rows fill writes through
+// exec (a statement that fails fails t), then this release's Open of the
+// file, which upgrades it. The store closes when t ends.
+func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) *Store {
+	t.Helper()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := sql.Open("sqlite", dsn(path, "immediate", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := db.ExecContext(ctx, query, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`CREATE TABLE "schema_version" ("version" INTEGER PRIMARY KEY, "name" TEXT NOT NULL, "applied_at" INTEGER NOT NULL)`)
+	for v, m := range migrations()[:version] {
+		exec(m.sql)
+		exec(`INSERT INTO "schema_version" VALUES (?, ?, 0)`, v+1, m.name)
+	}
+	fill(exec)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open of a version %d file: %v", version, err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
