@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 )
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 		// goroutine per program that waits for SIGINT/SIGTERM on a channel
 		// it never closes, by teatest's design; it holds nothing of ours.
 		goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
-		goleak.Cleanup(func(int) { removeSharedDemo() }),
+		goleak.Cleanup(func(int) { enginetest.RemoveTemplates() }),
 	)
 }
 

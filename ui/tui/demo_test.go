@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
@@ -19,8 +21,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
 
-// demo is the demo shop (`bollhav demo --no-ui`) seeded into a temporary
-// folder, and an engine over its store as the UI opens it.
+// demo is the demo shop (`bollhav demo --no-ui`) in a temporary folder, and an engine over its store as the UI opens it.
 type demo struct {
 	dir string
 	e   *engine.Engine
@@ -36,11 +37,15 @@ func seedDemo(t *testing.T) *demo {
 	if testing.Short() {
 		t.Skip("seeds the demo shop")
 	}
-	dir := filepath.Join(t.TempDir(), "shop")
-	var out, errb bytes.Buffer
-	if code := cli.Main([]string{"demo", "--dir", dir, "--no-ui"}, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
-		t.Fatalf("demo: exit %d\n%s\n%s", code, out.String(), errb.String())
-	}
+	// Seeded once per run of the package's tests; each test works on a
+	// copy of its own.
+	dir := enginetest.CopyOfTemplate(t, "shop", func(dir string) error {
+		var out, errb bytes.Buffer
+		if code := cli.Main([]string{"demo", "--dir", dir, "--no-ui"}, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+			return fmt.Errorf("demo: exit %d\n%s\n%s", code, out.String(), errb.String())
+		}
+		return nil
+	})
 	sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
 	if err != nil {
 		t.Fatal(err)

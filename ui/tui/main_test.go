@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
 )
 
 // TestMain fails the package when a goroutine outlives its test: a program
@@ -15,5 +17,7 @@ func TestMain(m *testing.M) {
 		// SIGINT/SIGTERM on a channel it never closes, so it outlives every
 		// program, by teatest's design; it holds nothing of ours.
 		goleak.IgnoreTopFunction("github.com/charmbracelet/x/exp/teatest/v2.NewTestModel.func2"),
+		// The demo folder the demo tests copy is seeded once (CopyOfTemplate).
+		goleak.Cleanup(func(int) { enginetest.RemoveTemplates() }),
 	)
 }
