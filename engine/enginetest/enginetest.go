@@ -1,8 +1,23 @@
-// Package enginetest gives engine tests the state stores they run on: a fresh
-// SQLite file and a fresh PostgreSQL schema, so every engine behaviour is
-// checked against both backends the way state/storetest checks the store
-// itself. A machine without PostgreSQL runs the SQLite half and skips the
-// other with pgtest's one-line reason (or fails under BOLLHAV_REQUIRE_PG=1).
+// Package enginetest gives the engine's tests, and the tests of the gate,
+// the executor and the front ends, the state they run on.
+//
+// The stores: a fresh SQLite file and a fresh PostgreSQL schema (Open,
+// Each), so every behaviour is checked against both backends the way
+// state/storetest checks the store itself. A machine without PostgreSQL
+// runs the SQLite half and skips the other with pgtest's one-line reason
+// (or fails under BOLLHAV_REQUIRE_PG=1).
+//
+// The state factory (factory.go, after River's testfactory): a spec
+// registered as the engine's Apply registers it, and units seeded in any
+// status, window and applied_at, with runs, task-log entries and tries,
+// straight through the Store API, so a test of the gate or the UI needs no
+// engine run to get "an hour failed, a day blocked behind it". The named
+// fixtures (fixtures.go) are the worlds several packages share; the
+// engine's tests check that a real run leaves exactly what each one seeds,
+// so the factory cannot drift from the engine.
+//
+// CopyOfTemplate seeds a folder (the demo shop) once per test binary and
+// gives each test a copy of its own.
 package enginetest
 
 import (
