@@ -471,7 +471,9 @@ func TestRunFourWorkersApplyEachUnitOnce(t *testing.T) {
 }
 
 // The issue's scale check: 4 workers, 10,000 units, each applied exactly
-// once, on both stores.
+// once, on both stores. Under -race a quarter of them (2,500, still four
+// workers contending for claims): the pure-Go SQLite half took 80 s of
+// CI's race pass at full size; a plain go test runs all 10,000.
 func TestRunFourWorkersTenThousandUnits(t *testing.T) {
 	if testing.Short() {
 		t.Skip("10,000 units: skipped under -short")
@@ -482,7 +484,11 @@ func TestRunFourWorkersTenThousandUnits(t *testing.T) {
     chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true"]}
 `)
-		w := hours(0, 2500) // 10,000 quarter hours
+		n := 10_000
+		if enginetest.UnderRace {
+			n = 2_500
+		}
+		w := hours(0, n/4) // n quarter hours
 		e.opts.Now = func() time.Time { return w.Until }
 		exec := &fakeExec{}
 		res, err := e.Run(t.Context(), RunRequest{Window: &w, Workers: 4}, exec, nil)
@@ -492,11 +498,11 @@ func TestRunFourWorkersTenThousandUnits(t *testing.T) {
 		if res.Failed() {
 			t.Fatalf("%+v", res.Tasks)
 		}
-		if c := statuses(t, s, "raw.ticks"); c[state.Applied] != 10000 || len(c) != 1 && c[state.Pending]+c[state.Running]+c[state.Failed]+c[state.Blocked] != 0 {
-			t.Errorf("units %v, want 10000 applied and nothing else", c)
+		if c := statuses(t, s, "raw.ticks"); c[state.Applied] != n || len(c) != 1 && c[state.Pending]+c[state.Running]+c[state.Failed]+c[state.Blocked] != 0 {
+			t.Errorf("units %v, want %d applied and nothing else", c, n)
 		}
-		if len(exec.calls) != 10000 {
-			t.Errorf("%d distinct units ran, want 10000", len(exec.calls))
+		if len(exec.calls) != n {
+			t.Errorf("%d distinct units ran, want %d", len(exec.calls), n)
 		}
 		for k, n := range exec.calls {
 			if n != 1 {

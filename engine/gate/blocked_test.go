@@ -171,7 +171,7 @@ func TestBlockedScales(t *testing.T) {
 		// pure-Go SQLite's prefill of them alone took over a minute and a
 		// half. The answer checked is the same at either size.
 		n := 100_000
-		if underRace {
+		if enginetest.UnderRace {
 			n = 20_000
 		}
 		grid, _ := state.NewGrid(t0, state.Interval{N: 15, Unit: state.Minute}, time.UTC)

@@ -110,7 +110,7 @@ func liveHour(h int) time.Time { return liveDay.Add(time.Duration(h) * time.Hour
 // run more.
 func TestLiveGateEqualsAFullSweep(t *testing.T) {
 	checks := 20 // rapid runs a fifth of it under -short
-	if underRace {
+	if enginetest.UnderRace {
 		checks = 10
 	}
 	if n, err := strconv.Atoi(os.Getenv("BOLLHAV_LIVE_CHECKS")); err == nil && n > 0 {
