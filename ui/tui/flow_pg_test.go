@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -102,10 +101,7 @@ func openPG(t *testing.T, dsn, schema string) *postgres.Store {
 // other models stay unregistered.
 func newPGWorld(t *testing.T, s state.Store) *engine.Engine {
 	t.Helper()
-	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := parseSpec(t, worldSpec)
 	var mu sync.Mutex
 	clock := rawClock
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {

@@ -3,15 +3,12 @@ package tui
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -34,20 +31,9 @@ const outdatedSpec = `models:
 // outdated, the last twelve current (the UI's clock is 2026-01-02 00:00).
 func newOutdatedWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	parse := func(src string) *spec.Spec {
-		sp, err := spec.Parse("bollhav.yaml", []byte(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sp
-	}
+	s, _ := tempStore(t)
 	opts := engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return t0.Add(24 * time.Hour) }}
-	e := engine.New(s, parse(outdatedSpec), opts)
+	e := engine.New(s, parseSpec(t, outdatedSpec), opts)
 	run := func(w state.Window) {
 		t.Helper()
 		res, err := e.Run(context.Background(), engine.RunRequest{Models: []string{"raw.orders"}, Window: &w}, e.Executor(), nil)
@@ -56,7 +42,7 @@ func newOutdatedWorld(t *testing.T) *engine.Engine {
 		}
 	}
 	run(hours(0, 12))
-	e = engine.New(s, parse(strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
+	e = engine.New(s, parseSpec(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
 	run(hours(12, 24))
 	return e
 }

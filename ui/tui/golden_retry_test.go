@@ -2,15 +2,12 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -32,15 +29,8 @@ const retrySpec = `models:
 //	raw.payments [02h,03h)  pending
 func newRetryWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(retrySpec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, _ := tempStore(t)
+	sp := parseSpec(t, retrySpec)
 	at := func(h, m int) time.Time { return time.Date(2026, 1, 3, h, m, 0, 0, time.UTC) }
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return at(14, 1) }})
 	ctx := t.Context()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -44,10 +43,7 @@ const graphSpec = `models:
 // waves, the conditional one lettered; the cross-pipeline stub; the
 // selected box heavy and marked; every line exactly the width.
 func TestGraphFormAdapter(t *testing.T) {
-	sp, err := spec.Parse("bollhav.yaml", []byte(graphSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sp := parseSpec(t, graphSpec)
 	graphs, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
 	if err != nil {
 		t.Fatal(err)

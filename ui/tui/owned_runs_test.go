@@ -7,9 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // TestQuitCancelsTheRunItStarted: a run started from the UI does not
@@ -19,19 +17,12 @@ import (
 // a lease nobody renews), the run is cancelled and its task not in
 // progress — long before the command would have finished.
 func TestQuitCancelsTheRunItStarted(t *testing.T) {
-	s, err := sqlite.Open(t.Context(), t.TempDir()+"/state.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+	s, _ := tempStore(t)
+	sp := parseSpec(t, `models:
   - name: raw.slow
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
     run: {command: ["sleep", "60"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC) }})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 type errReader struct{}
@@ -23,12 +21,8 @@ func (errReader) Read([]byte) (int, error) {
 // input (not by the caller's context) is an error Run returns, not a
 // normal stop.
 func TestRunReportsAProgramKilledByItsInput(t *testing.T) {
-	s, err := sqlite.Open(t.Context(), t.TempDir()+"/state.db")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	sp, _ := spec.Parse("bollhav.yaml", []byte("models:\n  - name: raw.a\n    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n"))
+	s, _ := tempStore(t)
+	sp := parseSpec(t, "models:\n  - name: raw.a\n    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n")
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test"})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)

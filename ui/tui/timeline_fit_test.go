@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/charmbracelet/x/exp/golden"
 )
 
@@ -40,16 +38,8 @@ var fitT0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 // UI's clock.
 func newFitWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	dir := t.TempDir()
-	s, err := sqlite.Open(t.Context(), filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(fitSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := tempStore(t)
+	sp := parseSpec(t, fitSpec)
 	var mu sync.Mutex
 	clock := fitT0.Add(6*24*time.Hour + time.Hour)
 	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time {
@@ -175,7 +165,7 @@ func TestTimelineKeepsTheCursorInView(t *testing.T) {
 // through an ungated edge with none, so b's 2h holds it; a model no edge
 // holds to a limit has none.
 func TestTightestFreshness(t *testing.T) {
-	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+	sp := parseSpec(t, `models:
   - {name: s.raw, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - name: s.a
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
@@ -189,10 +179,7 @@ func TestTightestFreshness(t *testing.T) {
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: s.raw}]
     run: {command: ["true"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	defs := map[string]*spec.Model{}
 	for _, m := range sp.Models {
 		defs[m.Name] = m

@@ -1,15 +1,12 @@
 package tui
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // zonedSpec is one daily model on Stockholm's days: its day 2026-01-01 is
@@ -28,16 +25,8 @@ const zonedSpec = `models:
 // window is Stockholm's 2026-01-01, which in UTC is 2025-12-31 23:00 to
 // 2026-01-01 23:00.
 func TestTimeToggle(t *testing.T) {
-	dir := t.TempDir()
-	s, err := sqlite.Open(t.Context(), filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(zonedSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
+	s, dir := tempStore(t)
+	sp := parseSpec(t, zonedSpec)
 	applied := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return applied }}
 	e := engine.New(s, sp, opts)

@@ -1,21 +1,18 @@
 package tui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/charmbracelet/x/ansi"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The UI opens on the incidents when something is broken: at 80×24 the
@@ -48,13 +45,8 @@ func TestLandingOpensOnTheIncidents(t *testing.T) {
 // With every unit applied the UI opens on the pipelines, saying all is
 // clear, and esc has nothing to go back to.
 func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
-	dir := t.TempDir()
-	s, err := sqlite.Open(t.Context(), filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+	s, dir := tempStore(t)
+	sp := parseSpec(t, `models:
   - name: raw.orders
     pipeline: ingest
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -64,10 +56,7 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: raw.orders, contract: encapsulate}]
     run: {command: ["true"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }})
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}
 	if _, err := e.Run(t.Context(), engine.RunRequest{Window: &day0}, e.Executor(), nil); err != nil {

@@ -1,15 +1,12 @@
 package tui
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/executor"
-	"github.com/bollhav/bollhav/engine/spec"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/bollhav/bollhav/state/stores"
 )
 
@@ -18,13 +15,8 @@ import (
 // user or the password; a model without one says nothing of it.
 func TestModelViewSaysWhereItsDataLives(t *testing.T) {
 	t.Setenv("BOLLHAV_TEST_WAREHOUSE", "postgres://loader:s3cretPW@wh.example:5433/shop?sslmode=disable")
-	dir := t.TempDir()
-	s, err := sqlite.Open(t.Context(), filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
+	s, dir := tempStore(t)
+	sp := parseSpec(t, `models:
   - name: raw.orders
     pipeline: ingest
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -35,10 +27,7 @@ func TestModelViewSaysWhereItsDataLives(t *testing.T) {
     connection: {dsn_env_var: BOLLHAV_TEST_WAREHOUSE}
     upstream: [{name: raw.orders, contract: encapsulate}]
     run: {sql: ["INSERT INTO {{ this }} SELECT 1"]}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	// The warehouses the CLI would build: their Locate reads the DSN.
 	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	t.Cleanup(func() { _ = wh.Close() })
