@@ -210,13 +210,11 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	o, sp, code := c.openSpecStore(ctx, cmd)
-	if o == nil {
+	e, closeStore, code := c.openRunEngine(ctx, cmd)
+	if e == nil {
 		return code
 	}
-	defer o.close()
-	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	e := o.engine(sp)
+	defer closeStore()
 	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "%s %v; nothing was changed", req.Mode, engine.ErrReadOnly)
 	}
@@ -253,6 +251,19 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	res, err := e.Run(ctx, req, view.executor(e.Executor()), view.update)
 	view.stop()
 	return c.finishRun(ctx, cmd, res, err)
+}
+
+// openRunEngine opens the spec and the store and builds the engine of
+// `run` and `run --retry`, its warnings logged to stderr: the steps both
+// take before they part. A nil engine is a refusal already printed, code
+// its exit status; closeStore closes the store.
+func (c *cmdContext) openRunEngine(ctx gocontext.Context, cmd string) (e *engine.Engine, closeStore func(), code int) {
+	o, sp, code := c.openSpecStore(ctx, cmd)
+	if o == nil {
+		return nil, nil, code
+	}
+	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return o.engine(sp), o.close, 0
 }
 
 // interruptContext is the process's context, which SIGINT or SIGTERM
@@ -296,13 +307,11 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 	}
 	ctx, stop := c.interruptContext(cmd)
 	defer stop()
-	o, sp, code := c.openSpecStore(ctx, cmd)
-	if o == nil {
+	e, closeStore, code := c.openRunEngine(ctx, cmd)
+	if e == nil {
 		return code
 	}
-	defer o.close()
-	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	e := o.engine(sp)
+	defer closeStore()
 	if e.ReadOnly() {
 		return c.runUsageLine(cmd, "retry %v; nothing was changed", engine.ErrReadOnly)
 	}
