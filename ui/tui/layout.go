@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -103,6 +104,16 @@ func spread(left, right string, w int) string {
 		return fit(right, w)
 	}
 	return fit(left, w-rw) + right
+}
+
+// emptyList is what a filterable list shows in place of its rows: empty
+// when it has none, or, when a filter query hides them all, that no noun
+// matches it and how to clear it, worded alike in every list.
+func emptyList(empty, noun, query string) string {
+	if query == "" {
+		return empty
+	}
+	return fmt.Sprintf("no %s matches %q (esc clears the filter)", noun, query)
 }
 
 // column is one column of a table: its width and whether it aligns right.

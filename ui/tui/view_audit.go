@@ -261,11 +261,7 @@ func (v *auditView) render(w, h int) []string {
 	listH := max(1, h-2-auditDetail-1)
 	v.cur.setHeight(listH)
 	if len(v.idx) == 0 {
-		msg := "   the audit log is empty"
-		if v.query != "" {
-			msg = fmt.Sprintf("   no audit entry matches %q (esc clears the filter)", v.query)
-		}
-		lines = append(lines, t.Muted.Render(msg))
+		lines = append(lines, t.Muted.Render("   "+emptyList("the audit log is empty", "audit entry", v.query)))
 	}
 	from, to := v.cur.visible()
 	for i := from; i < to; i++ {

@@ -378,11 +378,7 @@ func (v *blockedView) render(w, h int) []string {
 	detail := v.detail(w)
 	v.cur.setHeight(max(1, h-2-len(detail)))
 	if len(v.idx) == 0 {
-		msg := "   nothing is failed or blocked"
-		if v.queueLayout.query != "" {
-			msg = fmt.Sprintf("   no failed or blocked unit matches %q (esc clears the filter)", v.queueLayout.query)
-		}
-		lines = append(lines, t.Muted.Render(msg))
+		lines = append(lines, t.Muted.Render("   "+emptyList("nothing is failed or blocked", "failed or blocked unit", v.queueLayout.query)))
 	}
 	from, to := v.cur.visible()
 	now := v.c.now()

@@ -450,11 +450,7 @@ func (v *pipelinesView) render(w, h int) []string {
 	v.cur.setHeight(listH)
 	summary := v.summary()
 	if len(v.rows) == 0 {
-		msg := " no models: apply or run a spec to register some"
-		if v.query != "" {
-			msg = fmt.Sprintf(" no model matches %q (esc clears the filter)", v.query)
-		}
-		lines = append(lines, t.Muted.Render(msg))
+		lines = append(lines, t.Muted.Render(" "+emptyList("no models: apply or run a spec to register some", "model", v.query)))
 	}
 	from, to := v.cur.visible()
 	for i := from; i < to; i++ {
