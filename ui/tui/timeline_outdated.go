@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
@@ -19,20 +17,9 @@ func loadOutdated(ctx context.Context, e *engine.Engine, name string, st *engine
 	if st == nil || !st.Registered || st.Timeless() || st.Outdated == 0 || sp.Loaded.Empty() {
 		return nil
 	}
-	n := 0
-	err := e.ScanStoredUnits(ctx, name, sp.Loaded, []state.UnitStatus{state.Applied}, func(u state.Unit) error {
-		if n == staleScanLimit {
-			sp.StalePartial = true
-			return errStopScan
-		}
-		n++
+	return scanApplied(ctx, e, name, sp, func(u state.Unit) {
 		if engine.UnitDefinition(u, st.Fingerprint) == engine.DefinitionOutdated {
 			sp.Outdated = append(sp.Outdated, u.Window)
 		}
-		return nil
 	})
-	if err != nil && !errors.Is(err, errStopScan) {
-		return fmt.Errorf("reading the applied units of %s: %w", name, err)
-	}
-	return nil
 }

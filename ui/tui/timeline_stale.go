@@ -62,6 +62,18 @@ func loadStale(ctx context.Context, e *engine.Engine, name string, st *engine.Mo
 	// A model whose newest row is fresh may still hold old ones; one whose
 	// newest is older than cutoff has every applied window stale, but the
 	// windows still come from the rows.
+	return scanApplied(ctx, e, name, sp, func(u state.Unit) {
+		if u.AppliedAt != nil && u.AppliedAt.Before(cutoff) {
+			sp.Stale = append(sp.Stale, u.Window)
+		}
+	})
+}
+
+// scanApplied calls each for the applied units of model name inside
+// sp.Loaded, reading at most staleScanLimit of them and setting
+// sp.StalePartial when it stops there: the one bounded read behind both
+// the stale and the outdated cells.
+func scanApplied(ctx context.Context, e *engine.Engine, name string, sp *timelineSpan, each func(state.Unit)) error {
 	n := 0
 	err := e.ScanStoredUnits(ctx, name, sp.Loaded, []state.UnitStatus{state.Applied}, func(u state.Unit) error {
 		if n == staleScanLimit {
@@ -69,9 +81,7 @@ func loadStale(ctx context.Context, e *engine.Engine, name string, st *engine.Mo
 			return errStopScan
 		}
 		n++
-		if u.AppliedAt != nil && u.AppliedAt.Before(cutoff) {
-			sp.Stale = append(sp.Stale, u.Window)
-		}
+		each(u)
 		return nil
 	})
 	if err != nil && !errors.Is(err, errStopScan) {
