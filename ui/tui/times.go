@@ -105,36 +105,27 @@ func (c *common) absAt(t time.Time) string { return absText(t, c.instantLoc()) }
 
 // absText prints an instant to the minute in loc: "2026-01-01 05:00Z" in
 // UTC (the CLI's), "2026-01-01 06:00 CET" elsewhere.
-func absText(t time.Time, loc *time.Location) string {
+func absText(t time.Time, loc *time.Location) string { return zoned(t, loc, "2006-01-02 15:04") }
+
+// zoned formats t by layout in loc and marks the zone: "Z" right after a
+// UTC time ("14:05Z"), the zone's short name after a space elsewhere
+// ("15:05 CET"): how every instant the UI prints says its zone.
+func zoned(t time.Time, loc *time.Location, layout string) string {
 	if loc == time.UTC {
-		return t.UTC().Format("2006-01-02 15:04Z")
+		return t.UTC().Format(layout) + "Z"
 	}
 	t = t.In(loc)
-	return t.Format("2006-01-02 15:04 ") + zoneName(loc, t)
+	return t.Format(layout) + " " + zoneName(loc, t)
 }
 
 // clockText prints an instant's time of day to the second in the
 // toggle's zone: "14:03:22Z", "15:03:22 CET" — the live indicator's last
 // change.
-func (c *common) clockText(t time.Time) string {
-	loc := c.instantLoc()
-	if loc == time.UTC {
-		return t.UTC().Format("15:04:05Z")
-	}
-	t = t.In(loc)
-	return t.Format("15:04:05 ") + zoneName(loc, t)
-}
+func (c *common) clockText(t time.Time) string { return zoned(t, c.instantLoc(), "15:04:05") }
 
 // clockShort prints an instant's time of day to the minute in the
 // toggle's zone ("14:05Z", "15:05 CET"): a retry on an incident card.
-func (c *common) clockShort(t time.Time) string {
-	loc := c.instantLoc()
-	if loc == time.UTC {
-		return t.UTC().Format("15:04Z")
-	}
-	t = t.In(loc)
-	return t.Format("15:04 ") + zoneName(loc, t)
-}
+func (c *common) clockShort(t time.Time) string { return zoned(t, c.instantLoc(), "15:04") }
 
 // modelLoc is the time zone of a model's grid, from the spec; UTC for a
 // model the spec does not have (a UI opened on the store alone).
