@@ -214,6 +214,22 @@ func (a Axis) cells(fn func(col int, cell state.Window)) {
 	}
 }
 
+// ranks calls fn with each column of a and the rank t has there, asking t
+// once per distinct cell (the columns of one cell share it) and carrying
+// its hint from cell to cell: the walk a strip and Present both make.
+func (a Axis) ranks(t Track, fn func(col int, r rank)) {
+	hint := 0
+	var r rank
+	var prev state.Window
+	a.cells(func(c int, cell state.Window) {
+		if c == 0 || !cell.Equal(prev) {
+			r, hint = t.rank(cell.Since, cell.Until, hint)
+			prev = cell
+		}
+		fn(c, r)
+	})
+}
+
 // columns returns the first and last column of the cells that w overlaps,
 // which may lie off the axis on either side; ok is false for an empty w.
 func (a Axis) columns(w state.Window) (c0, c1 int, ok bool) {

@@ -182,16 +182,7 @@ func Strip(a Axis, t Track, cursor state.Window, st Styles) string {
 	}
 	g := st.glyphs()
 	l := newLine(w, ' ')
-	hint := 0
-	var r rank
-	var prev state.Window
-	a.cells(func(c int, cell state.Window) {
-		if c == 0 || !cell.Equal(prev) {
-			r, hint = t.rank(cell.Since, cell.Until, hint)
-			prev = cell
-		}
-		l.set(c, g.Of(rankStatus[r]), uint8(r))
-	})
+	a.ranks(t, func(c int, r rank) { l.set(c, g.Of(rankStatus[r]), uint8(r)) })
 	if c0, c1, ok := a.columns(cursor); ok {
 		for c := max(c0, 0); c <= min(c1, w-1); c++ {
 			l.k[c] += uint8(nRanks)
@@ -354,16 +345,7 @@ func LegendFor(st Styles, width int, shown []Status) string {
 func Present(a Axis, tracks ...Track) []Status {
 	var seen [nRanks]bool
 	for _, t := range tracks {
-		hint := 0
-		var r rank
-		var prev state.Window
-		a.cells(func(c int, cell state.Window) {
-			if c == 0 || !cell.Equal(prev) {
-				r, hint = t.rank(cell.Since, cell.Until, hint)
-				prev = cell
-			}
-			seen[r] = true
-		})
+		a.ranks(t, func(_ int, r rank) { seen[r] = true })
 	}
 	var out []Status
 	for _, s := range Statuses {
