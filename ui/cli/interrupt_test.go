@@ -34,7 +34,7 @@ func TestInterruptedCommandExits130(t *testing.T) {
 		restored := make(chan struct{}, 1)
 		// run's interrupt notice is written from a goroutine of its own,
 		// as it would be to the process's stderr.
-		var out, errb wmBuffer
+		var out, errb syncBuffer
 		code := mainContext(ctx, func() {
 			select {
 			case restored <- struct{}{}:

@@ -263,7 +263,7 @@ func (c *cmdContext) openRunEngine(ctx gocontext.Context, cmd string) (e *engine
 		return nil, nil, code
 	}
 	o.opts.Log = slog.New(slog.NewTextHandler(c.Err, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return o.engine(sp), o.close, 0
+	return o.engine(sp), o.close, ExitOK
 }
 
 // interruptContext is the process's context, which SIGINT or SIGTERM

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"io"
@@ -11,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,25 +27,13 @@ const serveSpec = `models:
     run: {command: ["true"]}
 `
 
-// sshScreen collects what a session prints, without escape sequences.
-type sshScreen struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (s *sshScreen) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
-}
+// sshScreen collects what a session prints; text reads it without escape
+// sequences.
+type sshScreen struct{ syncBuffer }
 
 var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07`)
 
-func (s *sshScreen) text() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return ansiSeq.ReplaceAllString(s.buf.String(), "")
-}
+func (s *sshScreen) text() string { return ansiSeq.ReplaceAllString(s.String(), "") }
 
 func (s *sshScreen) waitFor(t *testing.T, want ...string) {
 	t.Helper()

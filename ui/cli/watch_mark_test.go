@@ -9,31 +9,12 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
-
-// wmBuffer is a bytes buffer safe to read while a command writes to it.
-type wmBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *wmBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *wmBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // wmPrefill creates pending units of raw.a for hours [from, to) in env.
 func (w *suWorld) wmPrefill(t *testing.T, env string, from, to int) {
@@ -62,9 +43,9 @@ func (w *suWorld) wmSnapshot(t *testing.T) string {
 }
 
 // wmStartWatch runs watch in-process and returns once it follows the feed.
-func wmStartWatch(t *testing.T, args []string) (out *wmBuffer, done <-chan int) {
+func wmStartWatch(t *testing.T, args []string) (out *syncBuffer, done <-chan int) {
 	t.Helper()
-	out, errb := &wmBuffer{}, &wmBuffer{}
+	out, errb := &syncBuffer{}, &syncBuffer{}
 	ch := make(chan int, 1)
 	go func() { ch <- Main(args, Streams{In: strings.NewReader(""), Out: out, Err: errb}) }()
 	deadline := time.Now().Add(20 * time.Second)
@@ -82,7 +63,7 @@ func wmStartWatch(t *testing.T, args []string) (out *wmBuffer, done <-chan int) 
 	return out, ch
 }
 
-func wmWait(t *testing.T, done <-chan int, out *wmBuffer) {
+func wmWait(t *testing.T, done <-chan int, out *syncBuffer) {
 	t.Helper()
 	select {
 	case code := <-done:
