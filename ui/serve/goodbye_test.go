@@ -4,8 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	gossh "golang.org/x/crypto/ssh"
 )
 
 // TestShutdownSaysGoodbyeAfterTheUI: every open session reads the goodbye,
@@ -13,10 +11,7 @@ import (
 // restore cannot wipe it.
 func TestShutdownSaysGoodbyeAfterTheUI(t *testing.T) {
 	f := start(t)
-	c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-	must(t, err)
-	defer c.Close()
-	s := open(t, c)
+	_, s := f.login(t, f.operator.signer)
 	s.waitFor(t, "readonly=false")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

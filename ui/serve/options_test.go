@@ -71,9 +71,7 @@ func TestNoPTYKeysAreRefusedTheUI(t *testing.T) {
 		{"no-port-forwarding,no-agent-forwarding,no-X11-forwarding", true},
 	} {
 		f.writeOperators(t, tc.options+" "+key+"\n")
-		c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-		must(t, err)
-		s := open(t, c)
+		c, s := f.login(t, f.operator.signer)
 		if tc.ui {
 			s.waitFor(t, "readonly=false")
 		} else {
@@ -112,9 +110,7 @@ func TestUnenforcedOptionRefusesToStart(t *testing.T) {
 func TestBadLineAddedWhileServingLocksOutNobodyElse(t *testing.T) {
 	f := start(t)
 	f.writeOperators(t, f.operator.line+"ssh-ed25519 not-base64!!\n"+`command="x" `+strings.TrimSpace(newKey(t).line)+"\n")
-	c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-	must(t, err)
-	s := open(t, c)
+	c, s := f.login(t, f.operator.signer)
 	s.waitFor(t, "readonly=false")
 	c.Close()
 	out := f.log.String()

@@ -150,39 +150,38 @@ func must(t *testing.T, err error) {
 // session is an interactive SSH session with a PTY whose output is
 // collected.
 type session struct {
-	s   *gossh.Session
-	in  io.WriteCloser
-	mu  sync.Mutex
-	out bytes.Buffer
-}
-
-func (s *session) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.out.Write(p)
+	s  *gossh.Session
+	in io.WriteCloser
+	syncBuffer
 }
 
 func (s *session) waitFor(t *testing.T, want string) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		s.mu.Lock()
-		got := s.out.String()
-		s.mu.Unlock()
+		got := s.String()
 		if strings.Contains(got, want) {
 			return got
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t.Fatalf("no %q on the screen:\n%q", want, s.out.String())
+	t.Fatalf("no %q on the screen:\n%q", want, s.String())
 	return ""
 }
 
 func dial(t *testing.T, addr string, auth ...gossh.AuthMethod) (*gossh.Client, error) {
 	return gossh.Dial("tcp", addr, &gossh.ClientConfig{User: "alice", Auth: auth,
 		HostKeyCallback: gossh.InsecureIgnoreHostKey(), Timeout: 5 * time.Second})
+}
+
+// login connects to f's server as alice with signer's key and opens a
+// session on the connection; the connection closes when the test ends.
+func (f *fixture) login(t *testing.T, signer gossh.Signer) (*gossh.Client, *session) {
+	t.Helper()
+	c, err := dial(t, f.addr, gossh.PublicKeys(signer))
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	return c, open(t, c)
 }
 
 func open(t *testing.T, c *gossh.Client) *session {
@@ -202,10 +201,7 @@ func open(t *testing.T, c *gossh.Client) *session {
 
 func TestOperatorGetsAWritableEngineNamedByItsKey(t *testing.T) {
 	f := start(t)
-	c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-	must(t, err)
-	defer c.Close()
-	s := open(t, c)
+	_, s := f.login(t, f.operator.signer)
 	s.waitFor(t, "actor=ssh:"+gossh.FingerprintSHA256(f.operator.signer.PublicKey())+" alice")
 	s.waitFor(t, "readonly=false")
 	_, _ = s.in.Write([]byte("w"))
@@ -219,10 +215,7 @@ func TestOperatorGetsAWritableEngineNamedByItsKey(t *testing.T) {
 
 func TestViewerActionIsRefusedByTheEngineAndAudited(t *testing.T) {
 	f := start(t)
-	c, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
-	must(t, err)
-	defer c.Close()
-	s := open(t, c)
+	_, s := f.login(t, f.viewer.signer)
 	s.waitFor(t, "readonly=true")
 	_, _ = s.in.Write([]byte("w"))
 	s.waitFor(t, "mark: mark refused: bollhav is read-only")
@@ -273,15 +266,9 @@ func TestRemovedKeyIsRefusedOnItsNextConnection(t *testing.T) {
 
 func TestOneSessionsPanicLeavesTheOthers(t *testing.T) {
 	f := start(t)
-	c1, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-	must(t, err)
-	defer c1.Close()
-	s1 := open(t, c1)
+	_, s1 := f.login(t, f.operator.signer)
 	s1.waitFor(t, "readonly=false")
-	c2, err := dial(t, f.addr, gossh.PublicKeys(f.viewer.signer))
-	must(t, err)
-	defer c2.Close()
-	s2 := open(t, c2)
+	_, s2 := f.login(t, f.viewer.signer)
 	s2.waitFor(t, "readonly=true")
 	_, _ = s2.in.Write([]byte("p"))
 	time.Sleep(300 * time.Millisecond)

@@ -14,10 +14,7 @@ import (
 // session counter must not be added to while it is waited on).
 func TestSessionOpenedDuringShutdownIsRefused(t *testing.T) {
 	f := start(t)
-	c, err := dial(t, f.addr, gossh.PublicKeys(f.operator.signer))
-	must(t, err)
-	defer c.Close()
-	s1 := open(t, c)
+	c, s1 := f.login(t, f.operator.signer)
 	s1.waitFor(t, "readonly=false")
 	done := make(chan error, 1)
 	go func() {
@@ -36,9 +33,7 @@ func TestSessionOpenedDuringShutdownIsRefused(t *testing.T) {
 		err = s2.Shell()
 		t.Logf("second session opened during Shutdown: shell err=%v", err)
 		time.Sleep(300 * time.Millisecond)
-		out.mu.Lock()
-		t.Logf("second session output: %q", out.out.String())
-		out.mu.Unlock()
+		t.Logf("second session output: %q", out.String())
 	}
 	t.Logf("Shutdown: %v", <-done)
 }
