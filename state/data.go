@@ -149,17 +149,32 @@ func (j DataJob) Check(at time.Time) error {
 	return nil
 }
 
-// UpsertUpdates lists the columns an upsert overwrites on a key conflict:
-// every column of the query that is not a key, in the query's order. None
-// means the conflict is left alone (DO NOTHING).
-func UpsertUpdates(cols, keys []string) []string {
-	var out []string
+// UpsertAction is what an upsert does on a key conflict, the words after
+// ON CONFLICT (keys) DO, alike in both backends but for how they quote a
+// name: every column of the query that is not a key, in the query's
+// order, set to the row that conflicted (excluded's); NOTHING when every
+// column is a key.
+func UpsertAction(cols, keys []string, quote func(string) string) string {
+	var sets []string
 	for _, c := range cols {
 		if !slices.Contains(keys, c) {
-			out = append(out, c)
+			sets = append(sets, quote(c)+" = excluded."+quote(c))
 		}
 	}
-	return out
+	if len(sets) == 0 {
+		return "NOTHING"
+	}
+	return "UPDATE SET " + strings.Join(sets, ", ")
+}
+
+// QuoteList quotes each name with quote and joins them with ", ": a column
+// list of a backend's SQL.
+func QuoteList(names []string, quote func(string) string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 // StatementFailed wraps the error of the i-th (from 0) statement of a sql

@@ -208,7 +208,7 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 	if err != nil {
 		return state.DataResult{}, err
 	}
-	list := quoteList(cols)
+	list := state.QuoteList(cols, quoteIdent)
 	insert := "INSERT INTO " + target + " (" + list + ") SELECT " + list + " FROM (" + job.Query + ") AS q"
 	switch job.Write {
 	case state.WriteAppend:
@@ -228,7 +228,7 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 		if err := s.ensureKeyIndex(ctx, tx, job, target); err != nil {
 			return state.DataResult{}, err
 		}
-		insert += " ON CONFLICT (" + quoteList(job.Keys) + ") DO " + upsertAction(cols, job.Keys)
+		insert += " ON CONFLICT (" + state.QuoteList(job.Keys, quoteIdent) + ") DO " + state.UpsertAction(cols, job.Keys, quoteIdent)
 	default:
 		return state.DataResult{}, fmt.Errorf("%w: unknown write mode %q", state.ErrDataJob, job.Write)
 	}
@@ -243,30 +243,11 @@ func (s *Store) runQueryWrite(ctx context.Context, tx pgx.Tx, job state.DataJob,
 // ensureKeyIndex gives upsert's ON CONFLICT the unique index it needs.
 func (s *Store) ensureKeyIndex(ctx context.Context, tx pgx.Tx, job state.DataJob, target string) error {
 	name := quoteIdent(job.Target[len(job.Target)-1] + "_upsert_key")
-	_, err := tx.Exec(ctx, "CREATE UNIQUE INDEX IF NOT EXISTS "+name+" ON "+target+" ("+quoteList(job.Keys)+")")
+	_, err := tx.Exec(ctx, "CREATE UNIQUE INDEX IF NOT EXISTS "+name+" ON "+target+" ("+state.QuoteList(job.Keys, quoteIdent)+")")
 	if err != nil {
 		return fmt.Errorf("creating the unique index on the upsert keys: %w", err)
 	}
 	return nil
-}
-
-func upsertAction(cols, keys []string) string {
-	var sets []string
-	for _, c := range state.UpsertUpdates(cols, keys) {
-		sets = append(sets, quoteIdent(c)+" = EXCLUDED."+quoteIdent(c))
-	}
-	if len(sets) == 0 {
-		return "NOTHING"
-	}
-	return "UPDATE SET " + strings.Join(sets, ", ")
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = quoteIdent(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 var pgColumnTypes = map[state.ColumnType]string{
@@ -311,7 +292,7 @@ func (s *Store) loadTable(ctx context.Context, tx pgx.Tx, job state.DataJob, tar
 	if _, err := tx.Exec(ctx, "CREATE TABLE "+target+" ("+strings.Join(defs, ", ")+")"); err != nil {
 		return state.DataResult{}, err
 	}
-	n, err := insertRows(ctx, tx, target, quoteList(names), len(job.Columns), job.Rows)
+	n, err := insertRows(ctx, tx, target, state.QuoteList(names, quoteIdent), len(job.Columns), job.Rows)
 	if err != nil {
 		return state.DataResult{}, err
 	}

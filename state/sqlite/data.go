@@ -131,7 +131,7 @@ func queryWrite(ctx context.Context, tx *sql.Tx, job state.DataJob, target strin
 	if err != nil {
 		return state.DataResult{}, err
 	}
-	list := quoteList(cols)
+	list := state.QuoteList(cols, quoteIdent)
 	insert := "INSERT INTO " + target + " (" + list + ") SELECT " + list + " FROM (" + job.Query + ") WHERE true"
 	switch job.Write {
 	case state.WriteAppend:
@@ -147,10 +147,10 @@ func queryWrite(ctx context.Context, tx *sql.Tx, job state.DataJob, target strin
 		}
 	case state.WriteUpsert:
 		index := quoteIdent(strings.Join(job.Target, ".") + "_upsert_key")
-		if _, err := tx.ExecContext(ctx, "CREATE UNIQUE INDEX IF NOT EXISTS "+index+" ON "+target+" ("+quoteList(job.Keys)+")"); err != nil {
+		if _, err := tx.ExecContext(ctx, "CREATE UNIQUE INDEX IF NOT EXISTS "+index+" ON "+target+" ("+state.QuoteList(job.Keys, quoteIdent)+")"); err != nil {
 			return state.DataResult{}, fmt.Errorf("creating the unique index on the upsert keys: %w", err)
 		}
-		insert += " ON CONFLICT (" + quoteList(job.Keys) + ") DO " + upsertAction(cols, job.Keys)
+		insert += " ON CONFLICT (" + state.QuoteList(job.Keys, quoteIdent) + ") DO " + state.UpsertAction(cols, job.Keys, quoteIdent)
 	default:
 		return state.DataResult{}, fmt.Errorf("%w: unknown write mode %q", state.ErrDataJob, job.Write)
 	}
@@ -171,25 +171,6 @@ func queryColumns(ctx context.Context, tx *sql.Tx, job state.DataJob) ([]string,
 	}
 	defer rows.Close()
 	return rows.Columns()
-}
-
-func upsertAction(cols, keys []string) string {
-	var sets []string
-	for _, c := range state.UpsertUpdates(cols, keys) {
-		sets = append(sets, quoteIdent(c)+" = excluded."+quoteIdent(c))
-	}
-	if len(sets) == 0 {
-		return "NOTHING"
-	}
-	return "UPDATE SET " + strings.Join(sets, ", ")
-}
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = quoteIdent(n)
-	}
-	return strings.Join(q, ", ")
 }
 
 var sqliteColumnTypes = map[state.ColumnType]string{
@@ -225,7 +206,7 @@ func loadTable(ctx context.Context, tx *sql.Tx, job state.DataJob, target string
 		return state.DataResult{}, err
 	}
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(names)), ", ")
-	stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+target+" ("+quoteList(names)+") VALUES ("+marks+")")
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+target+" ("+state.QuoteList(names, quoteIdent)+") VALUES ("+marks+")")
 	if err != nil {
 		return state.DataResult{}, err
 	}
