@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // TestUpgradeBackfillsAppliedCounts: a schema written by the release before
@@ -38,31 +38,10 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, u.fp)
 		}
 	})
-	got, err := s.FingerprintCounts(ctx, "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []state.FingerprintCount{{Model: "a", Fingerprint: "", Count: 1}, {Model: "a", Fingerprint: "f1", Count: 3},
-		{Model: "a", Fingerprint: "f2", Count: 1}, {Model: "b", Fingerprint: "f1", Count: 1}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("counts after the upgrade = %v, want %v", got, want)
-	}
 	if got, err := s.FingerprintCounts(ctx, "dev", ""); err != nil || fmt.Sprint(got) != "[{a f9 1}]" {
 		t.Errorf("dev's counts after the upgrade = %v, %v; want a f9 1", got, err)
 	}
-	// The kept counts follow the next change.
-	if _, err := s.SetStatus(ctx, state.StatusChange{Model: "a", Window: state.MustWindow(at(0), at(2)), From: []state.UnitStatus{state.Applied},
-		To: state.Pending, Now: t0}); err != nil {
-		t.Fatal(err)
-	}
-	got, err = s.FingerprintCounts(ctx, "", "a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want = []state.FingerprintCount{{Model: "a", Fingerprint: "", Count: 1}, {Model: "a", Fingerprint: "f1", Count: 1}, {Model: "a", Fingerprint: "f2", Count: 1}}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("counts after re-pending two f1 hours = %v, want %v", got, want)
-	}
+	storetest.UpgradedAppliedCounts(t, s)
 }
 
 // TestUpgradeFromBeforeFingerprints: a schema written before units
@@ -70,7 +49,6 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 // those units of unknown definition — fingerprint "", counted as unknown —
 // so nothing reads as outdated, and no definition history.
 func TestUpgradeFromBeforeFingerprints(t *testing.T) {
-	ctx := t.Context()
 	s, _, _ := upgradeFrom(t, 4, func(exec func(string, ...any)) {
 		exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
 		timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', $1, '{}', 'h', $1, 3600000000)`, t0)
@@ -79,20 +57,5 @@ func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 			VALUES ('', 'a', false, $1, $2, 'applied', $3, $3)`, at(h), at(h+1), t0)
 		}
 	})
-	got, err := s.FingerprintCounts(ctx, "", "")
-	if err != nil || fmt.Sprint(got) != "[{a  3}]" {
-		t.Errorf("counts after the upgrade = %v, %v; want the three units unknown", got, err)
-	}
-	err = s.ScanUnits(ctx, state.UnitQuery{Model: "a"}, func(u state.Unit) error {
-		if u.Status != state.Applied || u.Fingerprint != "" {
-			t.Errorf("unit %s after the upgrade: %s, fingerprint %q; want applied, unknown", u.Window, u.Status, u.Fingerprint)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds, err := s.Definitions(ctx, "", "a"); err != nil || len(ds) != 0 {
-		t.Errorf("definitions after the upgrade: %v, %v; want none", ds, err)
-	}
+	storetest.UpgradedUnknownDefinitions(t, s)
 }
