@@ -15,11 +15,8 @@ import (
 func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 	ctx := t.Context()
 	s, _, _ := upgradeFrom(t, 5, func(exec func(string, ...any)) {
-		for i, name := range []string{"a", "b"} {
-			exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', $1, $2, 'p', 'temporal', 'fix', '1h', 'UTC', $3, '{}', 'h', $3, 3600000000)`,
-				name, i+1, t0)
-		}
+		oldHourlyModel(exec, "", "a", 1)
+		oldHourlyModel(exec, "", "b", 2)
 		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under
 		// f1; dev's a: 0 under f9.
 		units := []struct {
@@ -50,8 +47,7 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 // so nothing reads as outdated, and no definition history.
 func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 	s, _, _ := upgradeFrom(t, 4, func(exec func(string, ...any)) {
-		exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-		timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', $1, '{}', 'h', $1, 3600000000)`, t0)
+		oldHourlyModel(exec, "", "a", 1)
 		for h := range 3 {
 			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at)
 			VALUES ('', 'a', false, $1, $2, 'applied', $3, $3)`, at(h), at(h+1), t0)

@@ -16,14 +16,9 @@ import (
 func TestUpgradeBackfillsSummary(t *testing.T) {
 	ctx := t.Context()
 	s, _, _ := upgradeFrom(t, 9, func(exec func(string, ...any)) {
-		for _, m := range []struct {
-			env, name string
-			task      int
-		}{{"", "a", 1}, {"", "b", 2}, {"dev", "a", 1}} {
-			exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
-			timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ($1, $2, $3, 'p', 'temporal', 'fix', '1h', 'UTC', $4, '{}', 'h', $4, 3600000000)`,
-				m.env, m.name, m.task, t0)
-		}
+		oldHourlyModel(exec, "", "a", 1)
+		oldHourlyModel(exec, "", "b", 2)
+		oldHourlyModel(exec, "dev", "a", 1)
 		// a: hours 0–1 and 3 applied (a hole at 2, failed), 4 blocked, 5
 		// running, 6 pending; b: nothing; dev's a: hour 0 applied.
 		units := []struct {

@@ -70,6 +70,16 @@ func testPool(t *testing.T, dsn string) *pgxpool.Pool {
 // through exec (its {schema} named; a statement that fails fails t), then
 // this release's Open of the schema, which upgrades it. It returns the store,
 // closed when t ends, and the pool and schema, for reading rows as they are.
+// oldHourlyModel registers name in env, a fixed hourly model from t0 with
+// task id task, in a schema of an earlier version through fill's exec, as
+// the releases these tests upgrade from (versions 4 to 9) wrote a
+// registration.
+func oldHourlyModel(exec func(string, ...any), env, name string, task int) {
+	exec(`INSERT INTO {schema}.models (env, name, task_id, pipeline, temporality, flexibility, grain,
+	timezone, start_at, definition, content_hash, registered_at, longest_unit) VALUES ($1, $2, $3, 'p', 'temporal', 'fix', '1h', 'UTC', $4, '{}', 'h', $4, 3600000000)`,
+		env, name, task, t0)
+}
+
 func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) (*Store, *pgxpool.Pool, string) {
 	t.Helper()
 	ctx := t.Context()

@@ -18,9 +18,7 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 	ctx := t.Context()
 	lease := t0.Add(48 * time.Hour)
 	s := upgradeFrom(t, 3, func(exec func(string, ...any)) {
-		exec(`INSERT INTO "models" ("env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES ('', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-			micros(t0), micros(t0), time.Hour.Microseconds())
+		oldHourlyModel(exec, 1, "a")
 		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "error", "attempts", "updated_at") VALUES
 		(1, ?, ?, 'failed', 'exit status 1: boom', 2, ?)`, micros(t0), micros(t0.Add(time.Hour)), micros(t0))
 		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "attempts", "lease_owner", "lease_until", "fence", "updated_at") VALUES

@@ -14,11 +14,8 @@ import (
 // triggers keep them from then on.
 func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 	s := upgradeFrom(t, 5, func(exec func(string, ...any)) {
-		for id, name := range []string{"a", "b"} {
-			exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-			"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (?, '', ?, ?, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-				id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds())
-		}
+		oldHourlyModel(exec, 1, "a")
+		oldHourlyModel(exec, 2, "b")
 		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under f1.
 		units := []struct {
 			model  int
@@ -45,9 +42,7 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 // so nothing reads as outdated, and no definition history.
 func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 	s := upgradeFrom(t, 4, func(exec func(string, ...any)) {
-		exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-		"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (1, '', 'a', 1, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-			micros(t0), micros(t0), time.Hour.Microseconds())
+		oldHourlyModel(exec, 1, "a")
 		for h := range 3 {
 			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at") VALUES (1, ?, ?, 'applied', ?, ?)`,
 				micros(t0.Add(time.Duration(h)*time.Hour)), micros(t0.Add(time.Duration(h+1)*time.Hour)), micros(t0), micros(t0))

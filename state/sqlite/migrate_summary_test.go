@@ -16,11 +16,8 @@ import (
 func TestUpgradeBackfillsStatusCounts(t *testing.T) {
 	ctx := t.Context()
 	s := upgradeFrom(t, 8, func(exec func(string, ...any)) {
-		for id, name := range []string{"a", "b"} {
-			exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
-			"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (?, '', ?, ?, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
-				id+1, name, id+1, micros(t0), micros(t0), time.Hour.Microseconds())
-		}
+		oldHourlyModel(exec, 1, "a")
+		oldHourlyModel(exec, 2, "b")
 		// a: hours 0–1 applied, 2 failed, 3 blocked, 4 running, 5–6 pending;
 		// b: hour 0 applied. Coverage was kept already at version 7.
 		units := []struct {

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // upgradeFrom is the set-up every upgrade test shares: a state file at
@@ -11,6 +12,16 @@ import (
 // schema_version as that release would have), the rows fill writes through
 // exec (a statement that fails fails t), then this release's Open of the
 // file, which upgrades it. The store closes when t ends.
+// oldHourlyModel registers name, a fixed hourly model from t0 with row id
+// and task id id, in a file of an earlier schema version through fill's
+// exec, as the releases these tests upgrade from (versions 3 to 8) wrote
+// a registration.
+func oldHourlyModel(exec func(string, ...any), id int, name string) {
+	exec(`INSERT INTO "models" ("id", "env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval",
+	"timezone", "start", "definition", "content_hash", "registered_at", "max_unit") VALUES (?, '', ?, ?, 'p', 'temporal', 'fix', '1h', 'UTC', ?, '{}', 'h', ?, ?)`,
+		id, name, id, micros(t0), micros(t0), time.Hour.Microseconds())
+}
+
 func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) *Store {
 	t.Helper()
 	ctx := t.Context()
