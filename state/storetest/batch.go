@@ -144,10 +144,7 @@ func testBatchStaleClaimRefusedAlone(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 3), clock(1))
-	cs := claim(t, s, "", "a", 3, clock(0)) // leases end at clock(10)
-	if len(cs) != 3 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 3, clock(0)) // leases end at clock(10)
 	// [1h,2h)'s worker went quiet: its lease ends, another worker takes it.
 	must(t, "Heartbeat", s.Heartbeat(ctx, claimedAt(t, cs, win(0, 1)), clock(30)))
 	must(t, "Heartbeat", s.Heartbeat(ctx, claimedAt(t, cs, win(2, 3)), clock(30)))
@@ -194,10 +191,7 @@ func testBatchStaleClaimRefusedAlone(t *testing.T, s state.Store, _ *config) {
 func testBatchRetryIsNoOp(t *testing.T, s state.Store, _ *config) {
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 3), clock(1))
-	cs := claim(t, s, "", "a", 3, clock(2))
-	if len(cs) != 3 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 3, clock(2))
 	first := []state.Completion{
 		{Claim: claimedAt(t, cs, win(0, 1)), Outcome: state.Outcome{Status: state.Applied, At: clock(3), RowsWritten: ptr(int64(7))}},
 		{Claim: claimedAt(t, cs, win(1, 2)), Outcome: state.Outcome{Status: state.Failed, At: clock(3), Error: "boom"}},
@@ -236,10 +230,7 @@ func testBatchRetryIsNoOp(t *testing.T, s state.Store, _ *config) {
 func testBatchInvalidOutcome(t *testing.T, s state.Store, _ *config) {
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 2), clock(1))
-	cs := claim(t, s, "", "a", 2, clock(2))
-	if len(cs) != 2 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	errs := completeBatch(t, s, []state.Completion{
 		{Claim: claimedAt(t, cs, win(0, 1)), Outcome: state.Outcome{Status: state.Running, At: clock(3)}},
 		{Claim: claimedAt(t, cs, win(1, 2)), Outcome: state.Outcome{Status: state.Applied, At: clock(3)}},
@@ -262,10 +253,7 @@ func testBatchInvalidOutcome(t *testing.T, s state.Store, _ *config) {
 func testBatchSameUnitTwice(t *testing.T, s state.Store, _ *config) {
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 2), clock(1))
-	cs := claim(t, s, "", "a", 2, clock(2))
-	if len(cs) != 2 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	c0, c1 := claimedAt(t, cs, win(0, 1)), claimedAt(t, cs, win(1, 2))
 	seq := lastSeq(t, s)
 	errs := completeBatch(t, s, []state.Completion{

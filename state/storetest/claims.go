@@ -30,10 +30,7 @@ func testLeasesExpire(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 2), clock(1))
-	cs := claim(t, s, "", "a", 2, clock(0)) // leases end at clock(10)
-	if len(cs) != 2 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 2, clock(0)) // leases end at clock(10)
 	must(t, "Heartbeat", s.Heartbeat(ctx, cs[1], clock(30)))
 
 	n, err := s.ReleaseExpired(ctx, clock(10))
@@ -66,10 +63,7 @@ func testHeartbeatExtendsLease(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	cs := claim(t, s, "", "a", 1, clock(0))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(0))
 	must(t, "Heartbeat", s.Heartbeat(ctx, cs[0], clock(25)))
 	eqTimePtr(t, "LeaseUntil", unit(t, s, "", "a", win(0, 1)).LeaseUntil, ptr(clock(25)))
 	n, err := s.ReleaseExpired(ctx, clock(20))
@@ -84,10 +78,7 @@ func testStaleFenceRefused(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	old := claim(t, s, "", "a", 1, clock(0))
-	if len(old) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(old))
-	}
+	old := claimExactly(t, s, "", "a", 1, clock(0))
 	// A fence the unit never had is refused outright.
 	wantLeaseLost(t, "Heartbeat with a made-up fence", s.Heartbeat(ctx, state.Claim{Unit: old[0].Unit, Fence: old[0].Fence + 100}, clock(12)))
 
@@ -122,10 +113,7 @@ func testCompleteRepeatIsNoOp(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	cs := claim(t, s, "", "a", 1, clock(2))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	o := state.Outcome{Status: state.Applied, At: clock(3), RowsWritten: ptr(int64(5))}
 	must(t, "Complete", s.Complete(ctx, cs[0], o))
 	before := unit(t, s, "", "a", win(0, 1))

@@ -70,10 +70,7 @@ func testLatestSeq(t *testing.T, s state.Store, _ *config) {
 	}
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 3), clock(1))
-	cs := claim(t, s, "", "a", 2, clock(2))
-	if len(cs) != 2 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	all := changes(t, s, 0)
 	latest, err = s.LatestSeq(ctx)
 	must(t, "LatestSeq", err)
@@ -97,10 +94,7 @@ func testChangesOfBulkOperations(t *testing.T, s state.Store, _ *config) {
 	eq(t, "overlapping prefill: the hull of what it created", changeBriefs(changes(t, s, seq)), []string{"a [4h,6h) ->pending x2 run=0"})
 
 	markApplied(t, s, "", "a", win(0, 2), clock(3))
-	cs := claim(t, s, "", "a", 1, clock(4)) // [2h,3h)
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(4)) // [2h,3h)
 	must(t, "Complete", s.Complete(ctx, cs[0], state.Outcome{Status: state.Failed, At: clock(5), Error: "x"}))
 	seq = lastSeq(t, s)
 	n, err := s.Delete(ctx, state.RemoveRequest{Model: "a", RunID: 3, Now: clock(6)})

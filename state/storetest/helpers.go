@@ -184,6 +184,17 @@ func claim(t testing.TB, s state.Store, env, model string, limit int, now time.T
 	return cs
 }
 
+// claimExactly is claim that fails the test unless it hands out all n
+// units it asks for: the start of every test that works on claimed units.
+func claimExactly(t testing.TB, s state.Store, env, model string, n int, now time.Time) []state.Claim {
+	t.Helper()
+	cs := claim(t, s, env, model, n, now)
+	if len(cs) != n {
+		t.Fatalf("claimed %v", claimBriefs(cs))
+	}
+	return cs
+}
+
 func complete(t testing.TB, s state.Store, c state.Claim, st state.UnitStatus, now time.Time) {
 	t.Helper()
 	if err := s.Complete(t.Context(), c, state.Outcome{Status: st, At: now}); err != nil {

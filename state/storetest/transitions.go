@@ -102,10 +102,7 @@ func testClaimThenComplete(t *testing.T, s state.Store, _ *config) {
 func testCompleteRefusesRunning(t *testing.T, s state.Store, _ *config) {
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	cs := claim(t, s, "", "a", 1, clock(2))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	if err := s.Complete(t.Context(), cs[0], state.Outcome{Status: state.Running, At: clock(3)}); err == nil {
 		t.Errorf("Complete with status running succeeded, want an error")
 	}
@@ -153,10 +150,7 @@ func testSetStatusWindowOnly(t *testing.T, s state.Store, _ *config) {
 	eqTimePtr(t, "AppliedAt defaults to Now", unit(t, s, "", "a", win(0, 1)).AppliedAt, ptr(clock(6)))
 
 	// A failed unit re-pended loses its error but keeps its attempts.
-	cs := claim(t, s, "", "a", 1, clock(7)) // [1h,2h)
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(7)) // [1h,2h)
 	must(t, "Complete failed", s.Complete(ctx, cs[0], state.Outcome{Status: state.Failed, At: clock(8), Error: "boom"}))
 	eq(t, "re-pend failed", set(state.Window{}, []state.UnitStatus{state.Failed}, state.Pending, clock(9)), 1)
 	u = unit(t, s, "", "a", win(1, 2))
@@ -166,10 +160,7 @@ func testSetStatusWindowOnly(t *testing.T, s state.Store, _ *config) {
 
 	// A blocked unit re-pended (re-evaluated on the next run) loses its
 	// blocked_reason.
-	cs = claim(t, s, "", "a", 1, clock(10)) // [1h,2h)
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs = claimExactly(t, s, "", "a", 1, clock(10)) // [1h,2h)
 	must(t, "Complete blocked", s.Complete(ctx, cs[0], state.Outcome{Status: state.Blocked, At: clock(11), BlockedReason: "up (WHOLE): not applied"}))
 	eq(t, "blocked reason kept", unit(t, s, "", "a", win(1, 2)).BlockedReason, "up (WHOLE): not applied")
 	eq(t, "re-pend blocked", set(state.Window{}, []state.UnitStatus{state.Blocked}, state.Pending, clock(12)), 1)
@@ -184,10 +175,7 @@ func testSetStatusBreaksLease(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	register(t, s, "", fixModel("a"))
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	cs := claim(t, s, "", "a", 1, clock(2))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %v", claimBriefs(cs))
-	}
+	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Running}, To: state.Pending, Now: clock(3)})
 	must(t, "SetStatus", err)
 	eq(t, "moved", n, 1)
