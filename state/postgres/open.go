@@ -66,24 +66,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	pool, cfg, err := connect(ctx, dsn, func(cfg *pgxpool.Config) {
+		if opts.tracer != nil {
+			cfg.ConnConfig.Tracer = opts.tracer
+		}
+	})
 	if err != nil {
-		return nil, dsnError(dsn, err)
-	}
-	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
-	}
-	sessionDefaults(cfg)
-	if opts.tracer != nil {
-		cfg.ConnConfig.Tracer = opts.tracer
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
 	}
 	if _, err := migrate(ctx, pool, schema, ms); err != nil {
 		pool.Close()
@@ -96,6 +85,31 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		channel: schema + channelSuffix,
 		closing: make(chan struct{}),
 	}, nil
+}
+
+// connect parses dsn, refuses a password the URL form would garble, sets
+// the session defaults and then tune's settings, and opens a pool that has
+// answered a ping: the connection both a store and a warehouse make, each
+// error one line without the password.
+func connect(ctx context.Context, dsn string, tune func(*pgxpool.Config)) (*pgxpool.Pool, *pgxpool.Config, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, nil, dsnError(dsn, err)
+	}
+	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
+		return nil, nil, err
+	}
+	sessionDefaults(cfg)
+	tune(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, nil, connectError(&cfg.ConnConfig.Config, dsn, err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, nil, connectError(&cfg.ConnConfig.Config, dsn, err)
+	}
+	return pool, cfg, nil
 }
 
 // Backend names the implementation.

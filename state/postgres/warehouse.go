@@ -43,22 +43,9 @@ func OpenWarehouse(ctx context.Context, dsn string) (*Warehouse, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(dsn)
+	pool, cfg, err := connect(ctx, dsn, func(cfg *pgxpool.Config) { cfg.ShouldPing = pingEveryAcquire })
 	if err != nil {
-		return nil, dsnError(dsn, err)
-	}
-	if err := checkURLPassword(dsn, cfg.ConnConfig.Password); err != nil {
 		return nil, err
-	}
-	sessionDefaults(cfg)
-	cfg.ShouldPing = pingEveryAcquire
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, connectError(&cfg.ConnConfig.Config, dsn, err)
 	}
 	if _, err := migrate(ctx, pool, WarehouseSchema, ms); err != nil {
 		pool.Close()
