@@ -2,7 +2,8 @@ package postgres
 
 import (
 	"cmp"
-	"slices"
+
+	"github.com/bollhav/bollhav/state"
 )
 
 // appliedDelta is what a change does to the applied_counts table: n units
@@ -38,13 +39,7 @@ func countDeltas(chs []change) []any {
 			sum[countKey{c.env, c.model, d.fingerprint}] += d.n
 		}
 	}
-	keys := make([]countKey, 0, len(sum))
-	for k, n := range sum {
-		if n != 0 {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b countKey) int {
+	keys := state.DeltaKeys(sum, func(a, b countKey) int {
 		return cmp.Or(cmp.Compare(a.env, b.env), cmp.Compare(a.model, b.model), cmp.Compare(a.fingerprint, b.fingerprint))
 	})
 	envs, models, fps, ns := make([]string, len(keys)), make([]string, len(keys)), make([]string, len(keys)), make([]int64, len(keys))

@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"slices"
+
+	"github.com/bollhav/bollhav/state"
 )
 
 // The applied_counts table (migration 0006): applied units per model and
@@ -26,13 +27,7 @@ func (d appliedDeltas) add(model int64, fingerprint string, n int) {
 
 // apply writes the deltas, in key order, one upsert each.
 func (d appliedDeltas) apply(ctx context.Context, tx *sql.Tx) error {
-	keys := make([]countKey, 0, len(d))
-	for k, n := range d {
-		if n != 0 {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b countKey) int {
+	keys := state.DeltaKeys(d, func(a, b countKey) int {
 		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.fingerprint, b.fingerprint))
 	})
 	for _, k := range keys {

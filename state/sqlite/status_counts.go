@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"slices"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -35,13 +34,7 @@ func (d statusDeltas) move(model int64, from, to state.UnitStatus, n int) {
 
 // apply writes the deltas in key order, one upsert each.
 func (d statusDeltas) apply(ctx context.Context, tx *sql.Tx) error {
-	keys := make([]statusKey, 0, len(d))
-	for k, n := range d {
-		if n != 0 {
-			keys = append(keys, k)
-		}
-	}
-	slices.SortFunc(keys, func(a, b statusKey) int {
+	keys := state.DeltaKeys(d, func(a, b statusKey) int {
 		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.status, b.status))
 	})
 	for _, k := range keys {
