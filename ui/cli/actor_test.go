@@ -16,14 +16,7 @@ import (
 // it is still the account's name, never "unknown".
 func TestLocalMarkIsAuditedWithTheOSUser(t *testing.T) {
 	dir, sp := demoCopy(t)
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	since, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	since := demoOutage(t, dir)
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 )
@@ -22,4 +25,19 @@ func demoCopy(t *testing.T) (dir, sp string) {
 		return nil
 	})
 	return dir, filepath.Join(dir, "bollhav.yaml")
+}
+
+// demoOutage is when the payment provider's failed hour in the demo folder
+// dir starts: the time the demo wrote to scripts/outage.
+func demoOutage(t *testing.T, dir string) time.Time {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return at
 }

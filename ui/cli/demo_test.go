@@ -102,14 +102,7 @@ func TestDemoSeedsTheStory(t *testing.T) {
 // root-cause chain at the failed payments hour, which is also the frontier.
 func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
 	dir, sp := demoCopy(t)
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	outage, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	outage := demoOutage(t, dir)
 	day := outage.Truncate(24 * time.Hour).Add(24 * time.Hour)
 	var why struct {
 		Status    string `json:"status"`

@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/state"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
 )
 
 // TestDemoIncidentsPutThePaymentsOutageFirst: on the demo, `incidents`
@@ -17,14 +16,7 @@ import (
 // says the same.
 func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 	dir, sp := demoCopy(t)
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	outage, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	outage := demoOutage(t, dir)
 	var rep struct {
 		Incidents []struct {
 			Kind, Model, Detail string

@@ -119,11 +119,7 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 	if len(lines) > 24 {
 		t.Errorf("%d lines on a 24-line terminal", len(lines))
 	}
-	outage, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	since, _ := time.Parse(time.RFC3339, strings.TrimSpace(string(outage)))
+	since := demoOutage(t, dir)
 	mark := exec.Command(os.Args[0], "-test.run=^$", "--", "mark", "raw.payments", "--spec", sp,
 		"--since", since.Format(time.RFC3339), "--until", since.Add(time.Hour).Format(time.RFC3339), "--status", "pending")
 	mark.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")

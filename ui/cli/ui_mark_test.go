@@ -52,14 +52,7 @@ func TestUIMarkIsAuditedWithTheOSUserAndKeepsTheError(t *testing.T) {
 	if want := "oncall@" + host; log[0].Actor != want {
 		t.Errorf("the UI's mark is audited as %q, want %q", log[0].Actor, want)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	since, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	since := demoOutage(t, dir)
 	var hour *state.Unit
 	err = s.ScanUnits(context.Background(), state.UnitQuery{Model: "raw.payments", Window: state.Window{Since: since, Until: since.Add(time.Hour)}},
 		func(u state.Unit) error { hour = &u; return nil })
