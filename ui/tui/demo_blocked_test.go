@@ -1,8 +1,6 @@
 package tui_test
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,18 +73,11 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 // them too.
 func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 	d := seedDemo(t)
-	var days []state.Window
-	for _, u := range d.units(t, "core.daily_revenue") {
-		if u.Status == state.Blocked {
-			days = append(days, u.Window)
-		}
-	}
+	days := d.blockedWindows(t, "core.daily_revenue")
 	if len(days) != 2 {
 		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(days))
 	}
-	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
-		t.Fatal(err) // the provider is back
-	}
+	d.fixOutage(t) // the provider is back
 	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
 	r.WaitIncidents(t)
 	r.Keys("2")

@@ -81,6 +81,28 @@ func (d *demo) units(t *testing.T, model string) []state.Unit {
 	return out
 }
 
+// blockedWindows are the windows of model's blocked units, read from the
+// store.
+func (d *demo) blockedWindows(t *testing.T, model string) []state.Window {
+	t.Helper()
+	var out []state.Window
+	for _, u := range d.units(t, model) {
+		if u.Status == state.Blocked {
+			out = append(out, u.Window)
+		}
+	}
+	return out
+}
+
+// fixOutage brings the demo's payment provider back: its outage script
+// goes, so the failed hour succeeds when it runs again.
+func (d *demo) fixOutage(t *testing.T) {
+	t.Helper()
+	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestDemoWhyShowsTheRootCausesWholeError: at 80×24, enter on the first
 // incident explains the blocked revenue day, and the root cause's error is
 // on the screen whole — the provider's "503" and, on its own line of the
@@ -105,18 +127,11 @@ func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 // revenue days that waited behind it applied too, by the real engine.
 func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	d := seedDemo(t)
-	var blockedDays []state.Window
-	for _, u := range d.units(t, "core.daily_revenue") {
-		if u.Status == state.Blocked {
-			blockedDays = append(blockedDays, u.Window)
-		}
-	}
+	blockedDays := d.blockedWindows(t, "core.daily_revenue")
 	if len(blockedDays) != 2 {
 		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(blockedDays))
 	}
-	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
-		t.Fatal(err) // the provider is back
-	}
+	d.fixOutage(t) // the provider is back
 	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
 	f := r.WaitIncidents(t)
 	if !strings.Contains(f, "›✗ raw.payments failed") {

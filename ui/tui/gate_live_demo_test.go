@@ -3,7 +3,6 @@ package tui_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -64,9 +63,7 @@ func TestDemoLiveGateFollowsARun(t *testing.T) {
 		t.Errorf("the Blocked view lists %d revenue days, want 2", days)
 	}
 
-	if err := os.Remove(filepath.Join(d.dir, "scripts", "outage")); err != nil {
-		t.Fatal(err) // the provider is back
-	}
+	d.fixOutage(t) // the provider is back
 	// The fix as the UI runs it: the failed hour again, then what waited
 	// behind it.
 	for _, req := range []engine.RunRequest{
