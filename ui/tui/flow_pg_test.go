@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -101,7 +102,7 @@ func openPG(t *testing.T, dsn, schema string) *postgres.Store {
 // other models stay unregistered.
 func newPGWorld(t *testing.T, s state.Store) *engine.Engine {
 	t.Helper()
-	sp := parseSpec(t, worldSpec)
+	sp := enginetest.Parse(t, worldSpec)
 	var mu sync.Mutex
 	clock := rawClock
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -31,9 +32,9 @@ const outdatedSpec = `models:
 // outdated, the last twelve current (the UI's clock is 2026-01-02 00:00).
 func newOutdatedWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, _ := tempStore(t)
+	s := enginetest.Open(t, enginetest.SQLite)
 	opts := engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return t0.Add(24 * time.Hour) }}
-	e := engine.New(s, parseSpec(t, outdatedSpec), opts)
+	e := engine.New(s, enginetest.Parse(t, outdatedSpec), opts)
 	run := func(w state.Window) {
 		t.Helper()
 		res, err := e.Run(context.Background(), engine.RunRequest{Models: []string{"raw.orders"}, Window: &w}, e.Executor(), nil)
@@ -42,7 +43,7 @@ func newOutdatedWorld(t *testing.T) *engine.Engine {
 		}
 	}
 	run(hours(0, 12))
-	e = engine.New(s, parseSpec(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
+	e = engine.New(s, enginetest.Parse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
 	run(hours(12, 24))
 	return e
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -29,8 +30,8 @@ const retrySpec = `models:
 //	raw.payments [02h,03h)  pending
 func newRetryWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, _ := tempStore(t)
-	sp := parseSpec(t, retrySpec)
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, retrySpec)
 	at := func(h, m int) time.Time { return time.Date(2026, 1, 3, h, m, 0, 0, time.UTC) }
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return at(14, 1) }})
 	ctx := t.Context()

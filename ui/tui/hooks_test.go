@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -43,7 +44,7 @@ const graphSpec = `models:
 // waves, the conditional one lettered; the cross-pipeline stub; the
 // selected box heavy and marked; every line exactly the width.
 func TestGraphFormAdapter(t *testing.T) {
-	sp := parseSpec(t, graphSpec)
+	sp := enginetest.Parse(t, graphSpec)
 	graphs, err := engine.PipelineGraphs(sp, engine.AssignTaskIDs(sp, nil))
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -17,8 +18,8 @@ import (
 // a lease nobody renews), the run is cancelled and its task not in
 // progress — long before the command would have finished.
 func TestQuitCancelsTheRunItStarted(t *testing.T) {
-	s, _ := tempStore(t)
-	sp := parseSpec(t, `models:
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, `models:
   - name: raw.slow
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
     run: {command: ["sleep", "60"]}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 )
 
 type errReader struct{}
@@ -21,8 +22,8 @@ func (errReader) Read([]byte) (int, error) {
 // input (not by the caller's context) is an error Run returns, not a
 // normal stop.
 func TestRunReportsAProgramKilledByItsInput(t *testing.T) {
-	s, _ := tempStore(t)
-	sp := parseSpec(t, "models:\n  - name: raw.a\n    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n")
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, "models:\n  - name: raw.a\n    chunking: {interval: 1d, start: \"2026-01-01T00:00:00Z\"}\n    run: {command: [\"true\"]}\n")
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test"})
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/x/exp/golden"
@@ -38,8 +39,9 @@ var fitT0 = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 // UI's clock.
 func newFitWorld(t *testing.T) *engine.Engine {
 	t.Helper()
-	s, dir := tempStore(t)
-	sp := parseSpec(t, fitSpec)
+	s := enginetest.Open(t, enginetest.SQLite)
+	dir := t.TempDir()
+	sp := enginetest.Parse(t, fitSpec)
 	var mu sync.Mutex
 	clock := fitT0.Add(6*24*time.Hour + time.Hour)
 	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time {
@@ -165,7 +167,7 @@ func TestTimelineKeepsTheCursorInView(t *testing.T) {
 // through an ungated edge with none, so b's 2h holds it; a model no edge
 // holds to a limit has none.
 func TestTightestFreshness(t *testing.T) {
-	sp := parseSpec(t, `models:
+	sp := enginetest.Parse(t, `models:
   - {name: s.raw, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - name: s.a
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -25,8 +26,9 @@ const zonedSpec = `models:
 // window is Stockholm's 2026-01-01, which in UTC is 2025-12-31 23:00 to
 // 2026-01-01 23:00.
 func TestTimeToggle(t *testing.T) {
-	s, dir := tempStore(t)
-	sp := parseSpec(t, zonedSpec)
+	s := enginetest.Open(t, enginetest.SQLite)
+	dir := t.TempDir()
+	sp := enginetest.Parse(t, zonedSpec)
 	applied := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	opts := engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return applied }}
 	e := engine.New(s, sp, opts)

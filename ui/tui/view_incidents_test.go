@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/x/ansi"
@@ -45,8 +46,9 @@ func TestLandingOpensOnTheIncidents(t *testing.T) {
 // With every unit applied the UI opens on the pipelines, saying all is
 // clear, and esc has nothing to go back to.
 func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
-	s, dir := tempStore(t)
-	sp := parseSpec(t, `models:
+	s := enginetest.Open(t, enginetest.SQLite)
+	dir := t.TempDir()
+	sp := enginetest.Parse(t, `models:
   - name: raw.orders
     pipeline: ingest
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}

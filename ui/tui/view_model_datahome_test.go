@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/state/stores"
 )
@@ -15,8 +16,9 @@ import (
 // user or the password; a model without one says nothing of it.
 func TestModelViewSaysWhereItsDataLives(t *testing.T) {
 	t.Setenv("BOLLHAV_TEST_WAREHOUSE", "postgres://loader:s3cretPW@wh.example:5433/shop?sslmode=disable")
-	s, dir := tempStore(t)
-	sp := parseSpec(t, `models:
+	s := enginetest.Open(t, enginetest.SQLite)
+	dir := t.TempDir()
+	sp := enginetest.Parse(t, `models:
   - name: raw.orders
     pipeline: ingest
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
