@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,15 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // throughputUnitsEnv overrides the unit count of BenchmarkEngineThroughput.
@@ -81,7 +76,7 @@ func BenchmarkEngineThroughput(b *testing.B) {
 			if backend == "postgres" {
 				dsn := pgtest.DSN(b)
 				var err error
-				if floor, err = pgbenchFloor(dsn); err != nil {
+				if floor, err = enginetest.PgbenchFloor(dsn); err != nil {
 					b.Skipf("no pgbench floor: %v", err)
 				}
 			}
@@ -123,7 +118,7 @@ func drainUnits(b *testing.B, backend string, models int) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stores := openThroughputStores(b, backend, dir, throughputWorkers)
+	stores := enginetest.OpenHandles(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
 	setup := engine.New(stores[0], sp, engine.Options{SpecDir: dir, Actor: "bench"})
 	if _, err := setup.Apply(ctx); err != nil {
@@ -219,34 +214,6 @@ func manyModelsWindows(n, total int) map[string][]state.Window {
 	return out
 }
 
-// openThroughputStores opens n handles on one fresh store: for PostgreSQL
-// one schema and n connection pools, for SQLite one file opened n times.
-func openThroughputStores(b *testing.B, backend, dir string, n int) []state.Store {
-	ctx := b.Context()
-	var open func() (state.Store, error)
-	switch backend {
-	case "postgres":
-		dsn := pgtest.DSN(b)
-		schema := pgtest.Schema(b, dsn) // registered first, so it drops after the stores close
-		open = func() (state.Store, error) { return postgres.Open(ctx, dsn, postgres.Options{Schema: schema}) }
-	case "sqlite":
-		path := filepath.Join(dir, "state.db")
-		open = func() (state.Store, error) { return sqlite.Open(ctx, path) }
-	default:
-		b.Fatalf("unknown backend %q", backend)
-	}
-	stores := make([]state.Store, n)
-	for i := range stores {
-		s, err := open()
-		if err != nil {
-			b.Fatalf("open %s store: %v", backend, err)
-		}
-		b.Cleanup(func() { _ = s.Close() })
-		stores[i] = s
-	}
-	return stores
-}
-
 // waitApplied waits until every unit is applied and returns how long it took
 // since started. The executor's count says when to start asking the store,
 // so the poll adds next to nothing to the load being measured.
@@ -327,79 +294,4 @@ func (x *noopExec) check(b *testing.B, total int) {
 			}
 		}
 	}
-}
-
-// The floor: pgbench's TPS (tpcb-like, scale 4, 4 clients, 2 threads, 10 s)
-// against a scratch database on the benchmark's server, measured once per
-// process however many sub-benchmarks and iterations ask for it.
-var (
-	floorOnce  sync.Once
-	floorTPS   float64
-	floorError error
-)
-
-const pgbenchDatabase = "bollhav_pgbench"
-
-func pgbenchFloor(dsn string) (float64, error) {
-	floorOnce.Do(func() { floorTPS, floorError = measurePgbench(dsn) })
-	return floorTPS, floorError
-}
-
-var tpsLine = regexp.MustCompile(`(?m)^tps = ([0-9.]+)`)
-
-// measurePgbench recreates the scratch database with the client tools
-// (dropdb, createdb), initialises it with pgbench -i and runs pgbench. The
-// connection goes through the PG* environment variables, so no password
-// appears on a command line or in an error.
-func measurePgbench(dsn string) (float64, error) {
-	for _, tool := range []string{"pgbench", "createdb", "dropdb"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return 0, fmt.Errorf("%s is not on PATH (install the PostgreSQL client tools)", tool)
-		}
-	}
-	cfg, err := pgconn.ParseConfig(dsn)
-	if err != nil {
-		return 0, fmt.Errorf("the test DSN does not parse")
-	}
-	env := append(os.Environ(), "PGHOST="+cfg.Host, "PGPORT="+strconv.Itoa(int(cfg.Port)), "PGUSER="+cfg.User,
-		"PGPASSWORD="+cfg.Password, "PGDATABASE="+pgbenchDatabase)
-	run := func(name string, args ...string) (string, error) {
-		cmd := exec.Command(name, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return "", fmt.Errorf("%s: %v: %s", name, err, lastLine(out))
-		}
-		return string(out), nil
-	}
-	drop := func() (string, error) {
-		return run("dropdb", "--if-exists", "--maintenance-db="+cfg.Database, pgbenchDatabase)
-	}
-	if _, err := drop(); err != nil {
-		return 0, err
-	}
-	defer func() { _, _ = drop() }()
-	if _, err := run("createdb", "--maintenance-db="+cfg.Database, pgbenchDatabase); err != nil {
-		return 0, err
-	}
-	if _, err := run("pgbench", "-i", "-s", "4", "-q"); err != nil {
-		return 0, err
-	}
-	out, err := run("pgbench", "-c", "4", "-j", "2", "-T", "10")
-	if err != nil {
-		return 0, err
-	}
-	m := tpsLine.FindStringSubmatch(out)
-	if m == nil {
-		return 0, fmt.Errorf("pgbench printed no tps line: %s", lastLine([]byte(out)))
-	}
-	return strconv.ParseFloat(m[1], 64)
-}
-
-func lastLine(out []byte) string {
-	lines := regexp.MustCompile(`\S[^\n]*`).FindAll(out, -1)
-	if len(lines) == 0 {
-		return "(no output)"
-	}
-	return string(lines[len(lines)-1])
 }

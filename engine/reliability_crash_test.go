@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/graph"
@@ -550,4 +551,160 @@ func TestReliabilityConnectionLostClassification(t *testing.T) {
 	if err := e.retryStore(ctx, "test", func() error { calls++; return lost }); err != lost || calls != 1 {
 		t.Errorf("retryStore in a cancelled run: err %v after %d calls, want the lost connection at once", err, calls)
 	}
+}
+
+// The warehouse crash tests: a worker process on enginetest.WarehouseSpec
+// dies or stalls between a unit's warehouse commit and the store's. The
+// executor's own tests of warehouse units are in engine/executor.
+
+// whEngine is an engine on s with enginetest.WarehouseSpec (ENV the
+// variable env), written to a spec file worker processes load, with a
+// warehouse pool registry of its own; and the spec file's path.
+func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
+	t.Helper()
+	sp, dir, path, wh := enginetest.WarehouseSpecFile(t, enginetest.WarehouseSpec, env)
+	return New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }}), path
+}
+
+// whWorker starts a worker process on rs with the warehouse spec, a lease
+// of one second, and extra environment.
+func whWorker(t *testing.T, rs *relStore, app, specPath, env, dsn string, extra ...string) *relWorker {
+	t.Helper()
+	vars := append(rs.workerEnv(app), relEnvSpec+"="+specPath, relEnvLease+"=1s", relEnvWorkers+"=1", env+"="+dsn)
+	return startRelWorker(t, app, append(vars, extra...)...)
+}
+
+// prefillHours prefills model's first n hours.
+func prefillHours(t *testing.T, e *Engine, model string, n int) {
+	t.Helper()
+	var ws []state.Window
+	for h := range n {
+		ws = append(ws, hours(h, h+1))
+	}
+	_, err := e.store.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: e.now()})
+	must(t, err)
+}
+
+// TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger: a worker is
+// SIGKILLed right after its first unit's data committed in the warehouse,
+// before the state store recorded it. The unit is left running with its
+// data and its ledger row in the warehouse. Once the lease expires, a run
+// records that unit applied from the ledger without running it again, and
+// runs the rest: each hour's two rows land exactly once.
+func TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			app := relName("bollhav_whcrash_")
+			rs := openRelStore(t, backend, app)
+			dsn, env := enginetest.NewWarehouseDB(t, 6)
+			e, path := whEngine(t, rs.Store, env)
+			_, err := e.Apply(t.Context())
+			must(t, err)
+			prefillHours(t, e, "wh.log", 6)
+
+			w := whWorker(t, rs, app, path, env, dsn, relEnvCrash+"=1")
+			select {
+			case <-w.done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the worker did not crash")
+			}
+			if ws := w.cmd.ProcessState.String(); !strings.Contains(ws, "killed") {
+				t.Fatalf("worker ended %s, not by SIGKILL: %s", ws, w.stderr.String())
+			}
+			// Exactly one window's data committed; the store does not know.
+			done := enginetest.WarehouseQuery(t, dsn, `SELECT unit_key, rows FROM bollhav_warehouse.ledger WHERE done_fence > 0`)
+			if len(done) != 1 || !strings.HasSuffix(done[0], "|2") {
+				t.Fatalf("ledger rows with data = %v, want one of 2 rows", done)
+			}
+			if st := statuses(t, rs.Store, "wh.log"); st[state.Running] < 1 || st[state.Applied] != 0 {
+				t.Fatalf("statuses after the crash = %v, want the crashed unit running and none applied", st)
+			}
+			if got := enginetest.PerHour(t, dsn); strings.Count(got, "=2") != 1 {
+				t.Fatalf("wh.log after the crash = %q, want one hour", got)
+			}
+
+			time.Sleep(1500 * time.Millisecond) // the worker's lease of 1s expires
+			six := hours(0, 6)
+			_, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
+			must(t, err)
+			if got := enginetest.PerHour(t, dsn); got != enginetest.TwoEach(6) {
+				t.Errorf("wh.log per hour = %s, want %s", got, enginetest.TwoEach(6))
+			}
+			if st := statuses(t, rs.Store, "wh.log"); st[state.Applied] != 6 {
+				t.Errorf("statuses = %v, want 6 applied", st)
+			}
+			enginetest.CheckLedger(t, rs.Store, dsn, "wh.log")
+			// The repaired unit counts the dead worker's attempt, and keeps
+			// the rows that attempt wrote.
+			var expired int
+			must(t, rs.Store.ScanUnits(t.Context(), state.UnitQuery{Model: "wh.log"}, func(u state.Unit) error {
+				if u.Attempts == 2 {
+					expired++
+					if u.RowsWritten == nil || *u.RowsWritten != 2 {
+						t.Errorf("repaired unit %s rows_written = %v, want 2", u.Window, u.RowsWritten)
+					}
+				}
+				return nil
+			}))
+			if expired != 1 {
+				t.Errorf("%d units show the dead worker's attempt, want 1", expired)
+			}
+		})
+	}
+}
+
+// TestWarehouseZombieWritesNothing: a worker claims a unit and is paused
+// (SIGSTOP) just before its warehouse transaction. Its lease expires, a run
+// takes the unit over and applies it. Resumed, the zombie opens its
+// transaction with the older fence (or its heartbeat finds the lease lost
+// first): it writes nothing, and each hour holds its two rows once.
+func TestWarehouseZombieWritesNothing(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			app := relName("bollhav_whzombie_")
+			rs := openRelStore(t, backend, app)
+			dsn, env := enginetest.NewWarehouseDB(t, 6)
+			e, path := whEngine(t, rs.Store, env)
+			_, err := e.Apply(t.Context())
+			must(t, err)
+			prefillHours(t, e, "wh.log", 6)
+
+			w := whWorker(t, rs, app, path, env, dsn, relEnvPause+"=1")
+			eventually(t, 30*time.Second, "the worker stops itself", func() bool { return stopped(w.cmd.Process.Pid) })
+			if got := enginetest.WarehouseQuery(t, dsn, `SELECT count(*) FROM wh.log`); got[0] != "0" {
+				t.Fatalf("the paused worker wrote %s rows", got[0])
+			}
+			time.Sleep(1500 * time.Millisecond) // its lease of 1s expires
+			six := hours(0, 6)
+			_, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
+			must(t, err)
+			if st := statuses(t, rs.Store, "wh.log"); st[state.Applied] != 6 {
+				t.Fatalf("statuses = %v, want 6 applied", st)
+			}
+
+			must(t, w.cmd.Process.Signal(syscall.SIGCONT))
+			eventually(t, 30*time.Second, "the zombie reports its lost lease", func() bool {
+				return strings.Contains(w.stderr.String(), "lost the lease")
+			})
+			w.stop(t, 30*time.Second)
+			if got := enginetest.PerHour(t, dsn); got != enginetest.TwoEach(6) {
+				t.Errorf("wh.log per hour = %s, want %s", got, enginetest.TwoEach(6))
+			}
+			// Which of its fences stopped it — the store's heartbeat or the
+			// ledger — is a race; engine/executor's
+			// TestWarehouseLedgerFencesAnOldClaim pins the ledger's down.
+			enginetest.CheckLedger(t, rs.Store, dsn, "wh.log")
+		})
+	}
+}
+
+// stopped reports whether process pid is stopped (state T in /proc).
+func stopped(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndex(s, ")")
+	return i > 0 && len(s) > i+2 && s[i+2] == 'T'
 }

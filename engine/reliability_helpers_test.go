@@ -9,9 +9,7 @@ package engine
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"os"
@@ -25,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -277,11 +276,7 @@ func (r *relStore) workerEnv(app string) []string {
 }
 
 // relName is a name no other test uses.
-func relName(prefix string) string {
-	b := make([]byte, 5)
-	_, _ = rand.Read(b)
-	return prefix + hex.EncodeToString(b)
-}
+func relName(prefix string) string { return enginetest.UniqueName(prefix) }
 
 // relWorker is a worker process: this test binary, re-executed.
 type relWorker struct {
@@ -422,5 +417,38 @@ func sqliteQuietPoint(ctx context.Context, path string) {
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err == nil {
 		_, _ = conn.ExecContext(ctx, "ROLLBACK")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// read returns a query's rows as "a|b" strings, with {t:name} quoted.
+func read(t *testing.T, ds state.DataStore, schema, query string) []string {
+	t.Helper()
+	for strings.Contains(query, "{t:") {
+		a := strings.Index(query, "{t:")
+		b := a + strings.Index(query[a:], "}")
+		q, _ := ds.QuoteTable(schema, query[a+3:b])
+		query = query[:a] + q + query[b+1:]
+	}
+	return enginetest.Rows(t, ds, query)
+}
+
+func eq[T comparable](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+func eqRows(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s = %q, want %q", what, got, want)
 	}
 }

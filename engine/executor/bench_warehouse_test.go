@@ -1,4 +1,4 @@
-package engine_test
+package executor_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -37,6 +38,10 @@ models:
       write: {mode: append}
 `
 
+// warehouseWorkers is the figure's "four workers": four Engine.Work loops,
+// each over a store handle of its own, as engine's EngineThroughput has.
+const warehouseWorkers = 4
+
 // BenchmarkWarehouseThroughput is issue 20's figure: SQL units per second
 // into a warehouse database apart from the state store, four workers, next
 // to pgbench's TPS on the same server in the same run (floor-tps); the goal
@@ -46,7 +51,7 @@ func BenchmarkWarehouseThroughput(b *testing.B) {
 	for _, backend := range []string{"postgres", "sqlite"} {
 		b.Run("store="+backend, func(b *testing.B) {
 			dsn := pgtest.DSN(b)
-			floor, err := pgbenchFloor(dsn)
+			floor, err := enginetest.PgbenchFloor(dsn)
 			if err != nil {
 				b.Skipf("no pgbench floor: %v", err)
 			}
@@ -91,7 +96,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	stores := openThroughputStores(b, backend, dir, throughputWorkers)
+	stores := enginetest.OpenHandles(b, backend, dir, warehouseWorkers)
 	ctx := b.Context()
 	wh := &executor.Warehouses{Open: backends.OpenWarehouse, Locate: backends.WarehouseLocation}
 	b.Cleanup(func() { _ = wh.Close() })
@@ -116,7 +121,7 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 	workCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup
-	errs := make(chan error, throughputWorkers)
+	errs := make(chan error, warehouseWorkers)
 	b.StartTimer()
 	started := time.Now()
 	for i, s := range stores {
