@@ -4,17 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
 )
 
-func mustParse(t *testing.T, yaml string) *spec.Spec {
-	t.Helper()
-	sp, err := spec.Parse("bollhav.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatalf("spec does not load: %v", err)
-	}
-	return sp
-}
+func mustParse(t *testing.T, yaml string) *spec.Spec { return enginetest.Parse(t, yaml) }
 
 // findings returns the lint findings of rule, as "severity model" strings.
 func findings(sp *spec.Spec, rule string) []Finding {
@@ -340,5 +334,24 @@ func TestLintCycleAcrossPipelines(t *testing.T) {
 	expectOne(t, sp, "task-cycle", SeverityError, "x.a", "x.a → y.b → x.a")
 	if err := RefuseLintErrors(sp); err == nil || !strings.Contains(err.Error(), "across pipelines") {
 		t.Errorf("RefuseLintErrors = %v, want the cycle refused", err)
+	}
+}
+
+// TestShopExampleLintsClean: examples/shop/bollhav.yaml, the spec users
+// copy from, has no lint error (spec's TestShopExample pins what it
+// declares).
+func TestShopExampleLintsClean(t *testing.T) {
+	sp, err := spec.Load("../examples/shop/bollhav.yaml")
+	if err != nil {
+		t.Fatalf("the shop example does not load:\n%v", err)
+	}
+	var errs []string
+	for _, f := range Lint(sp) {
+		if f.Severity == SeverityError {
+			errs = append(errs, f.Message)
+		}
+	}
+	if len(errs) > 0 {
+		t.Errorf("lint errors in the example: %v", errs)
 	}
 }
