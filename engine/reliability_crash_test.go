@@ -22,6 +22,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite/sqlitetest"
+	"github.com/bollhav/bollhav/state/stores"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -562,7 +563,9 @@ func TestReliabilityConnectionLostClassification(t *testing.T) {
 // warehouse pool registry of its own; and the spec file's path.
 func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
 	t.Helper()
-	sp, dir, path, wh := enginetest.WarehouseSpecFile(t, enginetest.WarehouseSpec, env)
+	sp, dir, path := enginetest.WarehouseSpecFile(t, enginetest.WarehouseSpec, env)
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	t.Cleanup(func() { _ = wh.Close() })
 	return New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }}), path
 }
 

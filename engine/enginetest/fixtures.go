@@ -388,6 +388,31 @@ func exactOverFlex() Fixture {
 	return f
 }
 
+// RequireCurrentSpec is an hourly source whose command a test changes (v1
+// to v2, a definition change) and two daily marts over it under the same
+// contract: mart.strict requires raw.orders current, mart.loose does not.
+const RequireCurrentSpec = `models:
+  - name: raw.orders
+    pipeline: shop
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["./load.sh", "v1"]}
+  - name: mart.strict
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate, require_current: true}]
+    run: {command: ["./mart.sh"]}
+  - name: mart.loose
+    pipeline: shop
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.orders, contract: encapsulate}]
+    run: {command: ["./mart.sh"]}
+`
+
+// RequireCurrentSpecV2 is RequireCurrentSpec with raw.orders' command
+// changed: every raw.orders row applied under RequireCurrentSpec is then
+// outdated.
+var RequireCurrentSpecV2 = strings.Replace(RequireCurrentSpec, `"v1"`, `"v2"`, 1)
+
 // LineageSpecOf is LineageSpec with only the named models, in its order:
 // a front end's tests that draw the lineage smaller take it from here, so
 // the lineage is drawn once.

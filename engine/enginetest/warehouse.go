@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -89,18 +88,15 @@ func NewWarehouseDB(t *testing.T, hours int) (dsn, env string) {
 
 // WarehouseSpecFile writes yaml, with ENV replaced by env, as the
 // bollhav.yaml of a fresh spec directory (worker processes load it from
-// there) and loads it, with a warehouse pool registry of its own closed
-// when t ends: what an engine over a warehouse is made of.
-func WarehouseSpecFile(t *testing.T, yaml, env string) (sp *spec.Spec, dir, path string, wh *executor.Warehouses) {
+// there) and loads it.
+func WarehouseSpecFile(t *testing.T, yaml, env string) (sp *spec.Spec, dir, path string) {
 	t.Helper()
 	dir = t.TempDir()
 	path = filepath.Join(dir, "bollhav.yaml")
 	must(t, os.WriteFile(path, []byte(strings.ReplaceAll(yaml, "ENV", env)), 0o644))
 	sp, err := spec.Load(path)
 	must(t, err)
-	wh = &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
-	t.Cleanup(func() { _ = wh.Close() })
-	return sp, dir, path, wh
+	return sp, dir, path
 }
 
 // RowReader is what rows are read from: a state store's DataStore or a
@@ -128,7 +124,7 @@ func Rows(t testing.TB, r RowReader, query string) []string {
 // file's path); the caller closes it.
 func warehouse(t testing.TB, dsn string) state.Warehouse {
 	t.Helper()
-	w, err := (&executor.Warehouses{Getenv: func(string) string { return dsn }, Open: stores.OpenWarehouse}).Get(t.Context(), &spec.Connection{DSNEnvVar: "X"})
+	w, err := stores.OpenWarehouse(t.Context(), dsn)
 	must(t, err)
 	return w
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/bollhav/bollhav/state/sqlite/sqlitetest"
+	"github.com/bollhav/bollhav/state/stores"
 )
 
 // The warehouse executor's tests: units whose data lives in a warehouse
@@ -27,7 +28,9 @@ import (
 // a spec file, and a warehouse pool registry of its own; and the spec.
 func whEngine(t *testing.T, s state.Store, yaml, env string) (*engine.Engine, *spec.Spec) {
 	t.Helper()
-	sp, dir, _, wh := enginetest.WarehouseSpecFile(t, yaml, env)
+	sp, dir, _ := enginetest.WarehouseSpecFile(t, yaml, env)
+	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
+	t.Cleanup(func() { _ = wh.Close() })
 	return engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: clock}), sp
 }
 

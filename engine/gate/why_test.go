@@ -307,3 +307,25 @@ func TestWhyHardGateError(t *testing.T) {
 		expectStrings(t, "chain", chainString(r.RootCause), []string{link("mart.x", day0, state.Failed)})
 	})
 }
+
+// TestWhyRequireCurrentFromTheRegistration: a reader without a spec (a
+// store-only engine, the UI opened on production) reads require_current
+// from the registration and judges the same: raw.orders' first day,
+// applied under v1 and registered since as v2, is outdated for mart.strict.
+func TestWhyRequireCurrentFromTheRegistration(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		now := t0.Add(48 * time.Hour)
+		enginetest.RegisterYAML(t, s, enginetest.RequireCurrentSpec, now)
+		var us []enginetest.UnitOpts
+		for h := range 24 {
+			us = append(us, enginetest.UnitOpts{Model: "raw.orders", Window: hours(h, h+1), Status: state.Applied, At: now})
+		}
+		enginetest.Units(t, s, us...)
+		enginetest.RegisterYAML(t, s, enginetest.RequireCurrentSpecV2, now)
+		bare := &gate.Reader{Store: s, Now: at(now)}
+		r := mustWhy(t, bare, "mart.strict", t0)
+		if len(r.Upstreams) != 1 || r.Upstreams[0].Satisfied || len(r.Upstreams[0].Outdated) != 1 {
+			t.Errorf("a store-only why: %+v; want raw.orders' day 1 outdated", r.Upstreams)
+		}
+	})
+}
