@@ -12,6 +12,8 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
+// claimAheadSpec is one quarter-hourly command model without upstreams:
+// many small units, for the tests of how workers take them.
 const claimAheadSpec = `models:
   - name: raw.ticks
     chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}

@@ -258,6 +258,13 @@ func edgeString(es []state.EdgeRecord) string {
 	return strings.Join(out, ",")
 }
 
+// torchedSpec is the hourly model the torch tests delete units of.
+const torchedSpec = `models:
+  - name: raw.torched
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    run: {command: ["true"]}
+`
+
 // TestReliabilityTorchRefusedDuringRun: a torch of a model while a run of
 // it holds running units is refused, naming them, and changes nothing —
 // the run goes on and applies every unit; once the run is over the same
@@ -267,14 +274,9 @@ func TestReliabilityTorchRefusedDuringRun(t *testing.T) {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_torch_"))
 			s := rs.Store
-			const sp = `models:
-  - name: raw.torched
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-`
-			e := runEngine(t, s, sp)
+			e := runEngine(t, s, torchedSpec)
 			// The operator's torch comes from another engine (the UI, a CLI).
-			op := runEngine(t, rs.open(t, rs.app+"_op"), sp)
+			op := runEngine(t, rs.open(t, rs.app+"_op"), torchedSpec)
 			release := make(chan struct{})
 			exec := &blockingExec{release: release, running: make(chan string, 8)}
 			w := hours(0, 4)
@@ -360,13 +362,8 @@ func TestReliabilityTorchNeverDeletesARunningUnit(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			rs := openRelStore(t, backend, relName("bollhav_reliability_torchrace_"))
-			const sp = `models:
-  - name: raw.torched
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-`
 			racing := &claimBeforeDelete{Store: rs.Store}
-			op := runEngine(t, racing, sp)
+			op := runEngine(t, racing, torchedSpec)
 			_, err := op.Apply(t.Context())
 			must(t, err)
 			_, err = rs.Prefill(t.Context(), state.PrefillRequest{Model: "raw.torched", Windows: []state.Window{hours(0, 1), hours(1, 2)}, Now: op.now()})

@@ -558,34 +558,31 @@ func TestReliabilityConnectionLostClassification(t *testing.T) {
 // dies or stalls between a unit's warehouse commit and the store's. The
 // executor's own tests of warehouse units are in engine/executor.
 
-// whEngine is an engine on s with enginetest.WarehouseSpec (ENV the
-// variable env), written to a spec file worker processes load, with a
-// warehouse pool registry of its own; and the spec file's path.
-func whEngine(t *testing.T, s state.Store, env string) (*Engine, string) {
+// whCrashWorld is a warehouse crash test's world on backend: a store of
+// its own (connections named after prefix), a warehouse database with
+// six hours of source rows, an engine over enginetest.WarehouseSpec
+// applied with wh.log's first six hours pending, and a worker process on
+// them with a lease of one second and the extra environment; and the
+// warehouse's DSN.
+func whCrashWorld(t *testing.T, backend, prefix, extra string) (rs *relStore, e *Engine, w *relWorker, dsn string) {
 	t.Helper()
+	app := relName(prefix)
+	rs = openRelStore(t, backend, app)
+	dsn, env := enginetest.NewWarehouseDB(t, 6)
 	sp, dir, path := enginetest.WarehouseSpecFile(t, enginetest.WarehouseSpec, env)
 	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
 	t.Cleanup(func() { _ = wh.Close() })
-	return New(s, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }}), path
-}
-
-// whWorker starts a worker process on rs with the warehouse spec, a lease
-// of one second, and extra environment.
-func whWorker(t *testing.T, rs *relStore, app, specPath, env, dsn string, extra ...string) *relWorker {
-	t.Helper()
-	vars := append(rs.workerEnv(app), relEnvSpec+"="+specPath, relEnvLease+"=1s", relEnvWorkers+"=1", env+"="+dsn)
-	return startRelWorker(t, app, append(vars, extra...)...)
-}
-
-// prefillHours prefills model's first n hours.
-func prefillHours(t *testing.T, e *Engine, model string, n int) {
-	t.Helper()
-	var ws []state.Window
-	for h := range n {
-		ws = append(ws, hours(h, h+1))
-	}
-	_, err := e.store.Prefill(t.Context(), state.PrefillRequest{Model: model, Windows: ws, Now: e.now()})
+	e = New(rs.Store, sp, Options{SpecDir: dir, Actor: "test", Warehouses: wh, Now: func() time.Time { return t0.Add(48 * time.Hour) }})
+	_, err := e.Apply(t.Context())
 	must(t, err)
+	ws := make([]state.Window, 6)
+	for h := range ws {
+		ws[h] = hours(h, h+1)
+	}
+	_, err = e.store.Prefill(t.Context(), state.PrefillRequest{Model: "wh.log", Windows: ws, Now: e.now()})
+	must(t, err)
+	vars := append(rs.workerEnv(app), relEnvSpec+"="+path, relEnvLease+"=1s", relEnvWorkers+"=1", env+"="+dsn, extra)
+	return rs, e, startRelWorker(t, app, vars...), dsn
 }
 
 // TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger: a worker is
@@ -597,15 +594,7 @@ func prefillHours(t *testing.T, e *Engine, model string, n int) {
 func TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			app := relName("bollhav_whcrash_")
-			rs := openRelStore(t, backend, app)
-			dsn, env := enginetest.NewWarehouseDB(t, 6)
-			e, path := whEngine(t, rs.Store, env)
-			_, err := e.Apply(t.Context())
-			must(t, err)
-			prefillHours(t, e, "wh.log", 6)
-
-			w := whWorker(t, rs, app, path, env, dsn, relEnvCrash+"=1")
+			rs, e, w, dsn := whCrashWorld(t, backend, "bollhav_whcrash_", relEnvCrash+"=1")
 			select {
 			case <-w.done:
 			case <-time.After(30 * time.Second):
@@ -628,7 +617,7 @@ func TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger(t *testing.T) {
 
 			time.Sleep(1500 * time.Millisecond) // the worker's lease of 1s expires
 			six := hours(0, 6)
-			_, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
+			_, err := e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
 			must(t, err)
 			if got := enginetest.PerHour(t, dsn); got != enginetest.TwoEach(6) {
 				t.Errorf("wh.log per hour = %s, want %s", got, enginetest.TwoEach(6))
@@ -664,22 +653,14 @@ func TestWarehouseCrashBetweenCommitsIsRepairedFromTheLedger(t *testing.T) {
 func TestWarehouseZombieWritesNothing(t *testing.T) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
-			app := relName("bollhav_whzombie_")
-			rs := openRelStore(t, backend, app)
-			dsn, env := enginetest.NewWarehouseDB(t, 6)
-			e, path := whEngine(t, rs.Store, env)
-			_, err := e.Apply(t.Context())
-			must(t, err)
-			prefillHours(t, e, "wh.log", 6)
-
-			w := whWorker(t, rs, app, path, env, dsn, relEnvPause+"=1")
+			rs, e, w, dsn := whCrashWorld(t, backend, "bollhav_whzombie_", relEnvPause+"=1")
 			eventually(t, 30*time.Second, "the worker stops itself", func() bool { return stopped(w.cmd.Process.Pid) })
 			if got := enginetest.WarehouseQuery(t, dsn, `SELECT count(*) FROM wh.log`); got[0] != "0" {
 				t.Fatalf("the paused worker wrote %s rows", got[0])
 			}
 			time.Sleep(1500 * time.Millisecond) // its lease of 1s expires
 			six := hours(0, 6)
-			_, err = e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
+			_, err := e.Run(t.Context(), RunRequest{Models: []string{"wh.log"}, Window: &six, Mode: spec.Discover}, e.Executor(), nil)
 			must(t, err)
 			if st := statuses(t, rs.Store, "wh.log"); st[state.Applied] != 6 {
 				t.Fatalf("statuses = %v, want 6 applied", st)

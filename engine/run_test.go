@@ -91,12 +91,7 @@ const chainSpec = `models:
 func firstDay() *state.Window { w := days(0, 1); return &w }
 
 func statuses(t *testing.T, s state.Store, model string) map[state.UnitStatus]int {
-	t.Helper()
-	st, err := s.Stats(context.Background(), "", model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Counts
+	return enginetest.Statuses(t, s, model)
 }
 
 func taskStatus(r *RunResult, model string) string {
@@ -479,11 +474,7 @@ func TestRunFourWorkersTenThousandUnits(t *testing.T) {
 		t.Skip("10,000 units: skipped under -short")
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, `models:
-  - name: raw.ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-`)
+		e := runEngine(t, s, claimAheadSpec)
 		n := 10_000
 		if enginetest.UnderRace {
 			n = 2_500

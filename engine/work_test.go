@@ -181,11 +181,7 @@ func waitForUnit(t *testing.T, s state.Store, model string, want state.UnitStatu
 // stop taking work when their context ends.
 func TestTwoWorkersShareTheWork(t *testing.T) {
 	s := openSQLite(t)
-	e := runEngine(t, s, `models:
-  - name: raw.ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-`)
+	e := runEngine(t, s, claimAheadSpec)
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
 	}

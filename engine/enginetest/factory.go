@@ -387,3 +387,13 @@ func Task(t testing.TB, s state.Store, o TaskOpts) int {
 	}
 	return attempt
 }
+
+// Statuses counts model's units in s (the default environment) by status.
+func Statuses(t testing.TB, s state.Store, model string) map[state.UnitStatus]int {
+	t.Helper()
+	st, err := s.Stats(t.Context(), "", model)
+	if err != nil {
+		t.Fatalf("enginetest: stats of %s: %v", model, err)
+	}
+	return st.Counts
+}

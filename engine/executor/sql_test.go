@@ -1,7 +1,6 @@
 package executor_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,15 +29,6 @@ func firstDay() *state.Window { w := days(0, 1); return &w }
 // clock is the engines' clock: two days after 2026-01-01, so the hourly
 // models' contract range is 48 windows.
 func clock() time.Time { return t0.Add(48 * time.Hour) }
-
-func statuses(t *testing.T, s state.Store, model string) map[state.UnitStatus]int {
-	t.Helper()
-	st, err := s.Stats(context.Background(), "", model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st.Counts
-}
 
 func must(t *testing.T, err error) {
 	t.Helper()

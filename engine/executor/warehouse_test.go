@@ -68,12 +68,12 @@ func TestWarehouseRowsLandOncePerWindow(t *testing.T) {
 			t.Errorf("wh.summary (a view over wh.daily) = %v", got)
 		}
 		for _, m := range []string{"wh.orders", "wh.log"} {
-			if st := statuses(t, s, m); st[state.Applied] != 24 {
+			if st := enginetest.Statuses(t, s, m); st[state.Applied] != 24 {
 				t.Errorf("%s statuses = %v, want 24 applied", m, st)
 			}
 			enginetest.CheckLedger(t, s, dsn, m)
 		}
-		if st := statuses(t, s, "wh.summary"); st[state.Applied] != 1 {
+		if st := enginetest.Statuses(t, s, "wh.summary"); st[state.Applied] != 1 {
 			t.Errorf("wh.summary statuses = %v", st)
 		}
 		storeHasNoModelTables(t, s)
@@ -216,7 +216,7 @@ func TestWarehouseConnectionsTerminatedMidRun(t *testing.T) {
 			}
 			return nil
 		}))
-		st := statuses(t, s, "wh.log")
+		st := enginetest.Statuses(t, s, "wh.log")
 		t.Logf("after the outage: %v", st)
 
 		// The warehouse is back: the units that failed run again.
@@ -230,7 +230,7 @@ func TestWarehouseConnectionsTerminatedMidRun(t *testing.T) {
 		if got := enginetest.PerHour(t, dsn); got != enginetest.TwoEach(48) {
 			t.Errorf("wh.log per hour after recovery = %s", got)
 		}
-		if st := statuses(t, s, "wh.log"); st[state.Applied] != 48 {
+		if st := enginetest.Statuses(t, s, "wh.log"); st[state.Applied] != 48 {
 			t.Errorf("statuses after recovery = %v, want 48 applied", st)
 		}
 		enginetest.CheckLedger(t, s, dsn, "wh.log")
@@ -272,7 +272,7 @@ func TestWarehouseOnASQLiteFile(t *testing.T) {
 			t.Errorf("wh.log per hour = %s", got)
 		}
 		for _, m := range []string{"wh.orders", "wh.log"} {
-			if st := statuses(t, s, m); st[state.Applied] != 24 {
+			if st := enginetest.Statuses(t, s, m); st[state.Applied] != 24 {
 				t.Errorf("%s statuses = %v, want 24 applied", m, st)
 			}
 			enginetest.CheckLedger(t, s, path, m)

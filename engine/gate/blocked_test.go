@@ -22,6 +22,21 @@ func blockedString(us []gate.BlockedUnit) []string {
 	return out
 }
 
+// lineageBlocked is Blocked's answer on enginetest.Lineage, most impact
+// first (TestBlockedOrdersByImpact works the impacts out).
+func lineageBlocked() []string {
+	return []string{
+		"mart.daily " + days(0, 1).String() + " impact=2",
+		"mart.hourly " + hours(5, 6).String() + " impact=1",
+		"mart.hourly " + hours(7, 8).String() + " impact=1",
+		"mart.flex " + hours(5, 6).String() + " impact=0",
+		"mart.flex " + hours(7, 8).String() + " impact=0",
+		"report.hourly_rollup " + days(0, 1).String() + " impact=0",
+		"report.running " + days(0, 1).String() + " impact=0",
+		"report.snapshot existence impact=0",
+	}
+}
+
 func TestBlockedOrdersByImpact(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g := lineage(t, s)
@@ -36,16 +51,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 		//   mart.hourly 05, 07: report.hourly_rollup day 0 = 1 each
 		//   mart.flex 05, 07, report.*: nothing downstream = 0
 		// Ties by model, then since.
-		expectStrings(t, "blocked", blockedString(got), []string{
-			"mart.daily " + days(0, 1).String() + " impact=2",
-			"mart.hourly " + hours(5, 6).String() + " impact=1",
-			"mart.hourly " + hours(7, 8).String() + " impact=1",
-			"mart.flex " + hours(5, 6).String() + " impact=0",
-			"mart.flex " + hours(7, 8).String() + " impact=0",
-			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
-			"report.running " + days(0, 1).String() + " impact=0",
-			"report.snapshot existence impact=0",
-		})
+		expectStrings(t, "blocked", blockedString(got), lineageBlocked())
 		if got[0].Pipeline != "core" || got[0].Reason != "raw.orders (ENCAPSULATE): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z), [2026-01-01T07:00:00Z, 2026-01-01T08:00:00Z)" {
 			t.Errorf("first %+v", got[0])
 		}
@@ -124,18 +130,11 @@ func TestTriageRanksFailedUnitsWithTheBlocked(t *testing.T) {
 		// day 0 (THROUGH on mart.daily), report.snapshot (timeless),
 		// report.hourly_rollup day 0 (on mart.hourly 05) = 6; 07 alike.
 		// mart.fresh never ran: no units.
-		expectStrings(t, "triage", blockedString(got), []string{
+		// The blocked units follow in Blocked's order.
+		expectStrings(t, "triage", blockedString(got), append([]string{
 			"raw.orders " + hours(5, 6).String() + " impact=6",
 			"raw.orders " + hours(7, 8).String() + " impact=6",
-			"mart.daily " + days(0, 1).String() + " impact=2",
-			"mart.hourly " + hours(5, 6).String() + " impact=1",
-			"mart.hourly " + hours(7, 8).String() + " impact=1",
-			"mart.flex " + hours(5, 6).String() + " impact=0",
-			"mart.flex " + hours(7, 8).String() + " impact=0",
-			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
-			"report.running " + days(0, 1).String() + " impact=0",
-			"report.snapshot existence impact=0",
-		})
+		}, lineageBlocked()...))
 		if f := got[0]; f.Status != state.Failed || f.Error != "exit status 3: source unavailable" || f.Reason != "" {
 			t.Errorf("the failed hour: status %s, error %q, reason %q", f.Status, f.Error, f.Reason)
 		}
