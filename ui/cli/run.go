@@ -278,10 +278,16 @@ func (c *cmdContext) interruptContext(cmd string) (gocontext.Context, func()) {
 		defer close(exited)
 		select {
 		case <-ctx.Done():
-			c.restoreSignals()
-			fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: no new units start, running ones are stopped and recorded; interrupt again to quit at once\n", cmd)
 		case <-done:
+			// The command returned; a signal that came first (a store
+			// that refused to open on the cancelled context, say) is
+			// still told, whichever channel select picked.
+			if ctx.Err() == nil {
+				return
+			}
 		}
+		c.restoreSignals()
+		fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: no new units start, running ones are stopped and recorded; interrupt again to quit at once\n", cmd)
 	}()
 	// Wait for the goroutine: it must not write to stderr after the
 	// command returned.
