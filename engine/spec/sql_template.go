@@ -28,7 +28,7 @@ func RenderSQL(m *Model, env Env, text string, quote func(parts ...string) (stri
 	}
 	t, err := template.New(m.Name).Option("missingkey=error").Funcs(funcs).Parse(text)
 	if err != nil {
-		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
+		return "", fmt.Errorf("model %s: sql template: %w", m.Name, printableError{err})
 	}
 	var b strings.Builder
 	if err := t.Execute(&b, nil); err != nil {
@@ -36,10 +36,19 @@ func RenderSQL(m *Model, env Env, text string, quote func(parts ...string) (stri
 		if errors.As(err, &te) && te.Err != nil {
 			err = te.Err
 		}
-		return "", fmt.Errorf("model %s: sql template: %w", m.Name, err)
+		return "", fmt.Errorf("model %s: sql template: %w", m.Name, printableError{err})
 	}
 	return b.String(), nil
 }
+
+// printableError is a template's error as text that cannot drive a
+// terminal: text/template quotes the call it failed in ({{ ref "\x00" }})
+// with the file's bytes as they are, so its message is escaped as printable
+// escapes the YAML parser's. It unwraps to the template's error.
+type printableError struct{ err error }
+
+func (e printableError) Error() string { return printable(e.err.Error()) }
+func (e printableError) Unwrap() error { return e.err }
 
 // dataRef is what {{ ref }} resolves to in a sql, query or view model: a
 // model source as Ref resolves it; a hardcoded or file source as the table
