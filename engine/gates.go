@@ -14,6 +14,21 @@ func (e *Engine) gates() *gate.Reader {
 	return &gate.Reader{Store: e.store, Spec: e.spec, Env: e.opts.Env, Now: e.now}
 }
 
+// taskGates is the gate reader of a run's task: a run judges per unit
+// only the after: edges its task graph does not settle (runScope.
+// perWindow); a read, or a worker, which has no task graph, judges them
+// all.
+func (e *Engine) taskGates(sc runScope) *gate.Reader {
+	r := e.gates()
+	if len(sc.perWindow) == 0 {
+		r.NoAfter = true
+		return r
+	}
+	r.AfterOnly = func(_ *spec.Model, a spec.AfterEdge) bool { return sc.perWindow[a.Task] }
+	r.AfterSettled = sc.settled
+	return r
+}
+
 // GateSweep judges every outstanding unit the filter selects from one read
 // of the environment; see gate.Reader.Sweep.
 func (e *Engine) GateSweep(ctx context.Context, f gate.BlockedFilter, fn func(gate.SweptUnit) error) (*gate.SweepReport, error) {

@@ -42,9 +42,39 @@ type TaskResult struct {
 	// hold the edge. It has no status in the run log and is considered
 	// again when the run is retried (Status is meaningless then).
 	Waiting bool
-	// Reason says why a task waits, or was skipped because a cross-pipeline
-	// upstream's outcome can never satisfy its edge; empty otherwise.
+	// Reason says why a task waits or was skipped: each edge its upstream's
+	// outcome does not satisfy (gate.AfterReason); empty otherwise. The
+	// task's pending units in the run window are held (blocked) with it.
 	Reason string
+	// SkippedByFailure marks a SKIPPED task that an upstream's failure
+	// skipped (directly, or through a task it skipped): once that is fixed
+	// it has work to pick up. A task skipped because nothing failed (a
+	// FAILURE edge on a good day) has none.
+	SkippedByFailure bool
+}
+
+// TaskTally counts the run's tasks by outcome (SUCCESS, FAILED, SKIPPED,
+// WAITING), in that order, leaving out the outcomes no task had.
+func (r *RunResult) TaskTally() []TaskCount {
+	var out []TaskCount
+	for _, o := range []string{"SUCCESS", "FAILED", "SKIPPED", "WAITING"} {
+		n := 0
+		for _, t := range r.Tasks {
+			if t.Outcome() == o {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, TaskCount{Outcome: o, Count: n})
+		}
+	}
+	return out
+}
+
+// TaskCount is how many of a run's tasks had one outcome.
+type TaskCount struct {
+	Outcome string
+	Count   int
 }
 
 // Outcome is the task's status as the run log spells it (SUCCESS, FAILED,
@@ -99,6 +129,14 @@ type runScope struct {
 	taskID   int
 	pipeline string
 	window   state.Window
+	// perWindow names the upstream tasks of the after: edges that the
+	// task's units are gated on one by one, each for its own window
+	// (outsideEdge.perWindow); the task graph settles the others.
+	perWindow map[string]bool
+	// settled are the verdicts of the task's same-pipeline after: edges
+	// when it started, which a unit's run condition folds with the edges
+	// judged per window.
+	settled map[string]gate.AfterVerdict
 }
 
 // Run registers the spec, plans the request, applies the plan's state changes
@@ -221,7 +259,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
-	rs := runStateFromLog(log)
+	rs := gate.RunStateFromLog(log)
 	for _, sc := range scopes {
 		if st := rs[sc.taskID].Status; st != nil && *st == graph.StatusFailed {
 			// The task gets a new attempt: until it ends, its dependents
@@ -243,35 +281,6 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 		res.Window = run.Window
 	}
 	return res, err
-}
-
-// runStateFromLog is each task's latest attempt, as the task graph's RunState.
-func runStateFromLog(log []state.TaskRunEntry) graph.RunState {
-	rs := graph.RunState{}
-	latest := map[int]int{}
-	for _, entry := range log {
-		if entry.Attempt < latest[entry.TaskID] {
-			continue
-		}
-		latest[entry.TaskID] = entry.Attempt
-		st, ok := parseTaskStatus(entry.Status)
-		if !ok || st == graph.StatusInProgress {
-			// An attempt left IN_PROGRESS by a crashed process did not
-			// finish: it may run again.
-			st = graph.StatusFailed
-		}
-		rs[entry.TaskID] = graph.TaskRunState{Status: &st, RowsWritten: entry.RowsWritten, TargetCount: entry.TargetCount}
-	}
-	return rs
-}
-
-func parseTaskStatus(s string) (graph.TaskStatus, bool) {
-	for _, st := range []graph.TaskStatus{graph.StatusSuccess, graph.StatusFailed, graph.StatusSkipped, graph.StatusInProgress} {
-		if st.String() == s {
-			return st, true
-		}
-	}
-	return 0, false
 }
 
 // scopes resolves the run's models to tasks with their registered ids.
@@ -370,6 +379,14 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	}
 	byID := map[int]runScope{}
 	for _, sc := range scopes {
+		for _, oe := range outside[sc.taskID] {
+			if oe.perWindow() {
+				if sc.perWindow == nil {
+					sc.perWindow = map[string]bool{}
+				}
+				sc.perWindow[oe.dependsOn] = true
+			}
+		}
 		byID[sc.taskID] = sc
 	}
 	cross, err := e.crossSatisfied(ctx, runID, byID, outside)
@@ -397,10 +414,16 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				if err := e.retryStore(ctx, "record skipped task", func() error { return e.recordSkipped(ctx, runID, id, clock()) }); err != nil {
 					runErr = err
 				}
+				sc := byID[id]
+				reason, byFailure := skipReason(g, rs, byID, runID, id, cross.reasons[id])
+				held, err := e.holdUnits(ctx, runID, sc, reason)
+				if err != nil && runErr == nil {
+					runErr = err
+				}
 				skipped := graph.StatusSkipped
 				rs[id] = graph.TaskRunState{Status: &skipped}
-				sc := byID[id]
-				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped, Reason: cross.reasons[id]}
+				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped, Reason: reason, Blocked: held,
+					SkippedByFailure: byFailure}
 			}
 			for _, id := range g.Ready(rs, cross.satisfied) {
 				if started[id] {
@@ -410,10 +433,14 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				inProgress := graph.StatusInProgress
 				rs[id] = graph.TaskRunState{Status: &inProgress}
 				running++
+				sc := byID[id]
+				if len(sc.perWindow) > 0 {
+					sc.settled = settledEdges(g, rs, byID, runID, id)
+				}
 				go func(sc runScope) {
 					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, wake, progress, clock)
 					done <- taskDone{scope: sc, result: r, err: err}
-				}(byID[id])
+				}(sc)
 			}
 		}
 		if running == 0 {
@@ -434,11 +461,25 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 		case ok:
 			res.Tasks = append(res.Tasks, r)
 		case rs[sc.taskID].Status != nil:
-			// Settled by an earlier attempt of this run (a retry).
-			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Status: *rs[sc.taskID].Status})
+			// Settled by an earlier attempt of this run (a retry). Why an
+			// earlier attempt skipped it is not in the log; a task with an
+			// edge a failure can lose was skipped by one, as far as
+			// picking it up goes.
+			st := *rs[sc.taskID].Status
+			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Status: st,
+				SkippedByFailure: st == graph.StatusSkipped && !failureEdgesOnly(sc.model)})
 		default:
+			held := 0
+			if runErr == nil && ctx.Err() == nil {
+				// Waiting on another pipeline's outcome, not cut short by
+				// a cancel or an error: its units wait with the reason.
+				var err error
+				if held, err = e.holdUnits(ctx, runID, sc, cross.reasons[sc.taskID]); err != nil {
+					runErr = err
+				}
+			}
 			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true,
-				Reason: cross.reasons[sc.taskID]})
+				Reason: cross.reasons[sc.taskID], Blocked: held})
 		}
 	}
 	status := state.RunSucceeded
@@ -498,7 +539,7 @@ type unitVerdict struct {
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
 // claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationCache, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
+func (e *Engine) runUnit(ctx, unitCtx context.Context, gates *gate.Reader, cache *gate.RegistrationCache, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the
@@ -511,7 +552,7 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, cache *gate.RegistrationC
 	}
 	var judged gate.UnitGate
 	err := e.retryStore(ctx, "gate", func() (err error) {
-		judged, err = e.gates().CachedUnit(ctx, cache, m, w, e.now())
+		judged, err = gates.CachedUnit(ctx, cache, m, w, e.now())
 		return err
 	})
 	var v unitVerdict
@@ -700,13 +741,15 @@ func runArgs(req RunRequest) map[string]string {
 	return args
 }
 
-// SkippedPending names the tasks of the run that are SKIPPED: they never run
-// again in this run, so their pending units wait for a new run of those
-// models, which the CLI's summary spells out.
+// SkippedPending names the tasks of the run that a failure SKIPPED: they
+// never run again in this run, so their held units wait for a new run of
+// those models once the failure is fixed, which the CLI's summary spells
+// out. A task skipped because nothing failed is not among them: running it
+// would fire a FAILURE edge's alert for a failure that did not happen.
 func (r *RunResult) SkippedPending() []string {
 	var out []string
 	for _, t := range r.Tasks {
-		if !t.Waiting && t.Status == graph.StatusSkipped {
+		if !t.Waiting && t.Status == graph.StatusSkipped && t.SkippedByFailure {
 			out = append(out, t.Model)
 		}
 	}

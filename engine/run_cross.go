@@ -2,12 +2,11 @@ package engine
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/graph"
-	"github.com/bollhav/bollhav/state"
 )
 
 // outsideEdge is a task's edge onto a task that is not in the run.
@@ -21,9 +20,23 @@ type outsideEdge struct {
 	cross bool
 }
 
-// crossRunsScanned bounds how far back the cross-pipeline gate looks for an
-// upstream's run: the newest runs of the environment, newest first.
-const crossRunsScanned = 200
+// perWindow reports whether the edge is judged unit by unit, for each
+// unit's window, rather than once for the task: an explicit after: edge
+// onto another pipeline's task, except a FAILURE edge. A window whose
+// upstream ran over it and satisfied the edge runs, one it did not run over
+// is held with the reason, and the task's other windows proceed. A FAILURE
+// edge reacts to an event — the upstream's failure — not to a window's
+// data, so it stays a task-level decision: per window, one failed run
+// would fire an alert once for every window it covered.
+func (oe outsideEdge) perWindow() bool {
+	return oe.cross && !oe.implicit && oe.typ != graph.Failure
+}
+
+// taskLevel reports whether the cross-pipeline gate judges the edge once
+// for the task.
+func (oe outsideEdge) taskLevel() bool {
+	return oe.cross && !oe.implicit && !oe.perWindow()
+}
 
 // crossVerdicts are the cross-pipeline gate's answers for one run.
 type crossVerdicts struct {
@@ -60,58 +73,51 @@ func (c crossVerdicts) doomed(g *graph.DependencyGraph, rs graph.RunState) []int
 	return out
 }
 
-// crossSatisfied is the cross-pipeline gate: for every task with an
-// explicit after: edge onto another pipeline's task outside this run, how
-// many of its outside edges hold, as graph.Ready takes it. Such an edge is
-// judged by the upstream task's outcome in the newest other run of the
-// environment that ran it over the window (a run without a window covers
-// every window; a task without a window takes the upstream's newest run):
-// the outcome that run recorded is the one the edge type is checked
-// against. An upstream that has no such run holds nothing back from being
-// settled, but cannot satisfy the edge either, so the task waits, with the
-// reason in waits. Outside edges that are not explicit cross-pipeline ones
-// — gated upstreams, settled by the contract gate per unit, and edges onto
-// tasks of the same pipeline that this run leaves out — count as satisfied,
-// as before. Tasks with no explicit cross-pipeline edge are left out of the
-// map, which Ready reads as "not evaluated".
+// crossSatisfied is the cross-pipeline gate for the edges judged once per
+// task (taskLevel: explicit FAILURE edges onto another pipeline's task
+// outside this run): for every task with one, how many of its outside edges
+// hold, as graph.Ready takes it. Such an edge is judged by the upstream
+// task's outcome in the newest other run of the environment that ran it
+// over the run's window (gate.RunHistory.Outcome; a run without a window
+// covers every window, and a task without a window takes the upstream's
+// newest run). An upstream that has no such run holds nothing back from
+// being settled, but cannot satisfy the edge either, so the task waits,
+// with the reason. Every other outside edge counts as satisfied here:
+// gated upstreams are settled by the contract gate per unit, other
+// explicit cross-pipeline edges per unit window by the same gate
+// (perWindow), and edges onto tasks of the same pipeline that this run
+// leaves out are the operator's choice. Tasks with no task-level edge are
+// left out of the map, which Ready reads as "not evaluated".
 func (e *Engine) crossSatisfied(ctx context.Context, runID int64, byID map[int]runScope, outside map[int][]outsideEdge) (crossVerdicts, error) {
-	var ids map[string]int
-	var runs []state.Run
-	var err error
-	logs := map[int64][]state.TaskRunEntry{}
+	var history gate.RunHistory
 	v := crossVerdicts{satisfied: map[int]int{}, lost: map[int]int{}, reasons: map[int]string{}}
 	for id, edges := range outside {
 		judged := false
 		for _, oe := range edges {
-			judged = judged || (oe.cross && !oe.implicit)
+			judged = judged || oe.taskLevel()
 		}
 		if !judged {
 			continue
-		}
-		if ids == nil {
-			if ids, runs, err = e.crossContext(ctx); err != nil {
-				return v, err
-			}
 		}
 		window := byID[id].window
 		confirmed := 0
 		var why []string
 		for _, oe := range edges {
-			if !oe.cross || oe.implicit {
+			if !oe.taskLevel() {
 				confirmed++
 				continue
 			}
-			up, found, err := e.upstreamOutcome(ctx, runID, runs, logs, ids[oe.dependsOn], window)
+			up, found, err := history.Outcome(ctx, e.store, e.opts.Env.Suffix, oe.dependsOn, window, runID)
 			switch {
 			case err != nil:
 				return v, err
 			case !found:
-				why = append(why, fmt.Sprintf("%s (another pipeline) has not run over %s", oe.dependsOn, windowText(window)))
+				why = append(why, gate.AfterReason(oe.dependsOn, oe.typ, "another pipeline's task, "+gate.NotRunDetail(window)))
 			case graph.Satisfies(oe.typ, up.TaskRunState):
 				confirmed++
 			default:
 				v.lost[id]++
-				why = append(why, fmt.Sprintf("%s ended %s in run %d, which does not satisfy its %s edge", oe.dependsOn, up.Status, up.RunID, oe.typ))
+				why = append(why, gate.AfterReason(oe.dependsOn, oe.typ, gate.EndedDetail(up.Status.String(), up.RunID)))
 			}
 		}
 		v.satisfied[id] = confirmed
@@ -120,100 +126,4 @@ func (e *Engine) crossSatisfied(ctx context.Context, runID int64, byID map[int]r
 		}
 	}
 	return v, nil
-}
-
-// crossContext reads what the cross-pipeline gate needs once per run: the
-// task ids of the environment's models and its newest runs.
-func (e *Engine) crossContext(ctx context.Context) (map[string]int, []state.Run, error) {
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cross-pipeline edges: reading the registry: %w", err)
-	}
-	ids := make(map[string]int, len(recs))
-	for _, r := range recs {
-		ids[r.Name] = r.TaskID
-	}
-	runs, err := e.store.Runs(ctx, e.opts.Env.Suffix, crossRunsScanned)
-	if err != nil {
-		return nil, nil, fmt.Errorf("cross-pipeline edges: reading the runs: %w", err)
-	}
-	return ids, runs, nil
-}
-
-// upstreamState is a cross-pipeline upstream's outcome and the run it came
-// from.
-type upstreamState struct {
-	graph.TaskRunState
-	RunID int64
-}
-
-// upstreamOutcome is task taskID's latest attempt in the newest run other
-// than runID that ran it over window, passing over a task a cancel
-// interrupted (interruptedTask).
-func (e *Engine) upstreamOutcome(ctx context.Context, runID int64, runs []state.Run, logs map[int64][]state.TaskRunEntry,
-	taskID int, window state.Window) (upstreamState, bool, error) {
-	if taskID == 0 {
-		return upstreamState{}, false, nil
-	}
-	for _, r := range runs {
-		if r.ID == runID || !(window.IsZero() || r.Window.IsZero() || r.Window.Covers(window)) {
-			continue
-		}
-		log, ok := logs[r.ID]
-		if !ok {
-			var err error
-			if log, err = e.store.TaskLog(ctx, r.ID); err != nil {
-				return upstreamState{}, false, fmt.Errorf("cross-pipeline edges: reading run %d: %w", r.ID, err)
-			}
-			logs[r.ID] = log
-		}
-		if r.Status == state.RunRunning && latestInProgress(log, taskID) {
-			// Still running: its outcome is not known yet.
-			return upstreamState{}, false, nil
-		}
-		rs := runStateFromLog(log)
-		st, ok := rs[taskID]
-		if !ok || st.Status == nil || !st.Status.Terminal() {
-			continue
-		}
-		if *st.Status == graph.StatusFailed && latestEntry(log, taskID).Error == interruptedTask {
-			// A cancelled run (Ctrl-C, SIGTERM, a UI quit) records a task
-			// it interrupted FAILED, which says nothing about the work:
-			// judge by an older run. A task whose units failed before the
-			// cancel did fail, and counts.
-			continue
-		}
-		return upstreamState{TaskRunState: st, RunID: r.ID}, true, nil
-	}
-	return upstreamState{}, false, nil
-}
-
-// windowText names a run window, or its absence.
-func windowText(w state.Window) string {
-	if w.IsZero() {
-		return "any window"
-	}
-	return w.String()
-}
-
-// latestEntry is task taskID's latest attempt in log.
-func latestEntry(log []state.TaskRunEntry, taskID int) state.TaskRunEntry {
-	var out state.TaskRunEntry
-	latest := -1
-	for _, e := range log {
-		if e.TaskID == taskID && e.Attempt >= latest {
-			latest, out = e.Attempt, e
-		}
-	}
-	return out
-}
-
-func latestInProgress(log []state.TaskRunEntry, taskID int) bool {
-	latest, st := -1, ""
-	for _, e := range log {
-		if e.TaskID == taskID && e.Attempt >= latest {
-			latest, st = e.Attempt, e.Status
-		}
-	}
-	return st == "IN_PROGRESS"
 }

@@ -34,7 +34,9 @@ const crossEdgeSpec = `models:
 // TestCrossPipelineEdgesAreJudged: an explicit edge onto another pipeline's
 // task is judged by that task's outcome in its newest run over the window —
 // the FAILURE alert fires only after the load failed, the SUCCESS copy only
-// after it succeeded, and before the load ran at all both wait, saying why.
+// after it succeeded. Before the load ran at all the alert's task waits
+// (a FAILURE edge is judged once per task) and the copy's unit is held
+// with the reason (a SUCCESS edge is judged per window); both say why.
 func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, crossEdgeSpec)
@@ -57,10 +59,15 @@ func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 		}
 
 		res, exec := runY(t)
-		for _, m := range []string{"y.alert", "y.copy"} {
-			if taskStatus(res, m) != "WAITING" || !strings.Contains(reason(res, m), "x.load (another pipeline) has not run over") {
-				t.Errorf("before x ran: %s %s (%q), want WAITING saying x.load has not run", m, taskStatus(res, m), reason(res, m))
-			}
+		if taskStatus(res, "y.alert") != "WAITING" || !strings.Contains(reason(res, "y.alert"), "x.load (after FAILURE): another pipeline's task, has not run over") {
+			t.Errorf("before x ran: y.alert %s (%q), want WAITING saying x.load has not run", taskStatus(res, "y.alert"), reason(res, "y.alert"))
+		}
+		wantHeld := "x.load (after SUCCESS): has not run over " + firstDay().String()
+		if u := unit(t, s, "y.copy", *firstDay()); u.Status != state.Blocked || u.BlockedReason != wantHeld {
+			t.Errorf("before x ran: y.copy's day is %s (%q), want blocked with %q", u.Status, u.BlockedReason, wantHeld)
+		}
+		if u := unit(t, s, "y.alert", *firstDay()); u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "has not run over") {
+			t.Errorf("before x ran: y.alert's day is %s (%q), want held with the task's reason", u.Status, u.BlockedReason)
 		}
 		if exec.count("y.alert")+exec.count("y.copy") != 0 {
 			t.Errorf("before x ran, y ran %v", exec.calls)
@@ -73,7 +80,7 @@ func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 		if taskStatus(res, "y.copy") != "SUCCESS" || exec.count("y.copy") != 1 {
 			t.Errorf("after x succeeded: copy %s, ran %d times; want SUCCESS once", taskStatus(res, "y.copy"), exec.count("y.copy"))
 		}
-		if taskStatus(res, "y.alert") != "SKIPPED" || exec.count("y.alert") != 0 || !strings.Contains(reason(res, "y.alert"), "x.load ended SUCCESS") {
+		if taskStatus(res, "y.alert") != "SKIPPED" || exec.count("y.alert") != 0 || !strings.Contains(reason(res, "y.alert"), "x.load (after FAILURE): ended SUCCESS in run") {
 			t.Errorf("after x succeeded: alert %s (%q), ran %d times; want SKIPPED, never run", taskStatus(res, "y.alert"), reason(res, "y.alert"), exec.count("y.alert"))
 		}
 		if res.Failed() {
@@ -88,8 +95,11 @@ func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 		if taskStatus(res, "y.alert") != "SUCCESS" || exec.count("y.alert") != 1 {
 			t.Errorf("after x failed: alert %s, ran %d times; want it to fire once", taskStatus(res, "y.alert"), exec.count("y.alert"))
 		}
-		if taskStatus(res, "y.copy") != "SKIPPED" || exec.count("y.copy") != 0 {
-			t.Errorf("after x failed: copy %s, ran %d times; want SKIPPED", taskStatus(res, "y.copy"), exec.count("y.copy"))
+		if exec.count("y.copy") != 0 {
+			t.Errorf("after x failed: copy ran %d times; want it held", exec.count("y.copy"))
+		}
+		if u := unit(t, s, "y.copy", *firstDay()); u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "x.load (after SUCCESS): ended FAILED in run") {
+			t.Errorf("after x failed: y.copy's day is %s (%q), want held: x.load ended FAILED", u.Status, u.BlockedReason)
 		}
 	})
 }
@@ -246,8 +256,11 @@ func TestCrossPipelineUpstreamStillRunningHasNoOutcome(t *testing.T) {
 		for _, tr := range res.Tasks {
 			t.Logf("%s %s %q", tr.Model, tr.Outcome(), tr.Reason)
 		}
-		if taskStatus(res, "y.copy") != "WAITING" {
-			t.Errorf("x.load still running: y.copy is %s, want WAITING", taskStatus(res, "y.copy"))
+		if exec.count("y.copy") != 0 {
+			t.Errorf("x.load still running: y.copy ran")
+		}
+		if u := unit(t, s, "y.copy", *firstDay()); u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "x.load (after SUCCESS): is still running over") {
+			t.Errorf("x.load still running: y.copy's day is %s (%q), want held: x.load is still running", u.Status, u.BlockedReason)
 		}
 		if exec.count("y.alert") != 0 {
 			t.Errorf("x.load still running: the FAILURE alert fired")
@@ -273,7 +286,7 @@ const mixedLostSpec = `models:
     run: {command: ["true"]}
 `
 
-func TestLostEdgesOfBothKindsSkipTheTask(t *testing.T) {
+func TestLostEdgesOfBothKindsHoldTheUnit(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, mixedLostSpec)
 		failing := &fakeExec{fail: func(string, *state.Window) error { return errors.New("boom") }}
@@ -287,8 +300,15 @@ func TestLostEdgesOfBothKindsSkipTheTask(t *testing.T) {
 		for _, tr := range res.Tasks {
 			t.Logf("%s %s %q", tr.Model, tr.Outcome(), tr.Reason)
 		}
-		if got := taskStatus(res, "y.last"); got != "SKIPPED" {
-			t.Errorf("y.last is %s, want SKIPPED: both of its edges are lost", got)
+		// The cross edge is judged per window, so the task starts; its
+		// unit is held, naming both lost edges.
+		if failing.count("y.last") != 0 {
+			t.Error("y.last ran: both of its edges are lost")
+		}
+		u := unit(t, s, "y.last", *firstDay())
+		if u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "x.load (after SUCCESS): ended FAILED") ||
+			!strings.Contains(u.BlockedReason, "y.first (after SUCCESS): ended FAILED") {
+			t.Errorf("y.last's day is %s (%q), want held naming x.load and y.first", u.Status, u.BlockedReason)
 		}
 	})
 }

@@ -30,6 +30,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	workers = max(workers, 1)
 	t.worker = workerName(runID)
 	t.cache = &gate.RegistrationCache{}
+	t.gates = e.taskGates(sc)
 	t.retries = newRetries()
 	t.others = e.newOtherWorkers(wake)
 	defer t.others.stop()
@@ -68,6 +69,9 @@ type taskRun struct {
 	started time.Time
 	attempt int
 
+	// gates judges the task's units: their gated upstreams and the
+	// after: edges judged per window (runScope.perWindow).
+	gates   *gate.Reader
 	cache   *gate.RegistrationCache
 	others  *otherWorkers
 	retries *retries
@@ -164,7 +168,7 @@ func (t *taskRun) runHeld(h *heldUnit) {
 		return
 	}
 	begun := time.Now()
-	v := t.e.runUnit(t.ctx, h.ctx, t.cache, t.runID, t.mode, t.sc.model, h.claim, t.exec)
+	v := t.e.runUnit(t.ctx, h.ctx, t.gates, t.cache, t.runID, t.mode, t.sc.model, h.claim, t.exec)
 	t.held.observe(time.Since(begun))
 	t.e.settle(t.comp, h, t.retries.apply(t.sc.model, h.claim, v, t.e.leaseNow()), t.record)
 }
@@ -240,11 +244,6 @@ func (t *taskRun) snapshot(final bool) Progress {
 		Total: r.Applied + r.Blocked + r.Failed, Done: final, Status: r.Status}
 }
 
-// interruptedTask is the run log's error of a task recorded FAILED only
-// because its run was cancelled (Ctrl-C, SIGTERM, a UI quit) before it
-// ended, none of its units having failed.
-const interruptedTask = "interrupted: the run was cancelled before the task ended"
-
 // finish settles the task's status, records it in the run log and sends
 // the final progress report. It runs after the workers and the completer
 // have ended.
@@ -274,7 +273,7 @@ func (t *taskRun) finish() (TaskResult, error) {
 	case ctx.Err() != nil && res.Failed == 0 && (t.firstErr == nil || errors.Is(t.firstErr, context.Canceled) || errors.Is(t.firstErr, context.DeadlineExceeded)):
 		// FAILED only because the run was cancelled: the log says so, and
 		// the cross-pipeline gate does not read it as the work failing.
-		entry.Error = interruptedTask
+		entry.Error = gate.InterruptedTask
 	case t.firstErr != nil:
 		entry.Error = t.firstErr.Error()
 	case len(res.Errors) > 0:

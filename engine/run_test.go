@@ -203,8 +203,8 @@ func TestRunFailureSkipsSuccessDependents(t *testing.T) {
 		if exec.count("ops.cleanup") != 1 || exec.count("ops.alert") != 1 {
 			t.Errorf("cleanup ran %d, alert %d: both must run once", exec.count("ops.cleanup"), exec.count("ops.alert"))
 		}
-		if c := statuses(t, s, "mart.daily"); c[state.Pending] != 1 {
-			t.Errorf("mart units %v: the skipped task's day stays pending", c)
+		if u := unit(t, s, "mart.daily", *firstDay()); u.Status != state.Blocked || u.BlockedReason != fmt.Sprintf("raw.orders (after SUCCESS): ended FAILED in run %d", res.RunID) {
+			t.Errorf("mart's day is %s (%q): the skipped task's day is held, naming raw.orders' failure", u.Status, u.BlockedReason)
 		}
 		log, _ := s.TaskLog(t.Context(), res.RunID)
 		byStatus := map[string]int{}

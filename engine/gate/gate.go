@@ -198,6 +198,12 @@ type UnitGate struct {
 	BlockedReason string
 	// Err joins the hard errors; when set the unit fails instead of blocking.
 	Err error
+	// After holds the verdicts of the model's after: edges for the unit's
+	// window (Reader.CachedUnit judges them; Judge does not), and
+	// AfterHeld says they hold the unit back under its run condition:
+	// Satisfied is then false and BlockedReason names the edges.
+	After     []AfterVerdict
+	AfterHeld bool
 }
 
 // Judge checks every gated upstream of model m for one unit — all of them,

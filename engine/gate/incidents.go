@@ -260,10 +260,15 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 	// the same stale verdict), and is counted untraced otherwise: a guess
 	// by model alone would credit one root with another's units.
 	byReason := map[string]*Incident{}
+	idle := map[string]bool{}
 	for _, bu := range traced {
 		inc, err := b.trace(ctx, bu)
 		if err != nil {
 			return nil, err
+		}
+		if inc == nil {
+			idle[bu.Model+"\x00"+bu.Reason] = true // an alert that did not fire: nothing to fix
+			continue
 		}
 		b.behind(inc, bu)
 		if key := bu.Model + "\x00" + bu.Reason; byReason[key] == nil {
@@ -271,9 +276,10 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 		}
 	}
 	err := rest(func(bu BlockedUnit) error {
-		if inc := byReason[bu.Model+"\x00"+bu.Reason]; inc != nil {
+		key := bu.Model + "\x00" + bu.Reason
+		if inc := byReason[key]; inc != nil {
 			b.behind(inc, bu)
-		} else {
+		} else if !idle[key] {
 			b.report.Untraced++
 		}
 		return nil
@@ -428,7 +434,8 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	return nil
 }
 
-// trace walks bu's root-cause chain and returns the incident it ends at.
+// trace walks bu's root-cause chain and returns the incident it ends at;
+// nil for a unit held only by idle after: edges (AfterVerdict.Idle).
 func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident, error) {
 	m, _, err := b.an.model(ctx, bu.Model)
 	if err != nil {
@@ -442,6 +449,9 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 	ug, err := b.g.CachedUnit(ctx, b.an.shapes, m, windowOf(m, bu.Window), b.an.now)
 	if err != nil {
 		return nil, err
+	}
+	if ug.idleOnly() {
+		return nil, nil
 	}
 	chain, err := b.an.rootCause(ctx, m, bu.Window, u, ug)
 	if err != nil {

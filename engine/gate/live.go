@@ -68,8 +68,11 @@ type liveState struct {
 	regs map[string]string
 	// runs are the runs seen in the feed since the registrations were
 	// last read.
-	runs   map[int64]bool
-	models map[string]*liveModel
+	runs map[int64]bool
+	// history is what the after: edges are judged by; refreshAfter reads
+	// it again when a batch changes a model an after: edge involves.
+	history RunHistory
+	models  map[string]*liveModel
 	// shapes are the registered models' shapes; shapeErr holds the
 	// registrations this bollhav cannot read as an upstream.
 	shapes   map[string]upstreamShape
@@ -101,6 +104,8 @@ type liveModel struct {
 	timeless bool
 	srcs     []spec.Source
 	edges    []sweepEdge
+	// after judges the model's after: edges; nil when it has none.
+	after    *afterTable
 	units    []state.SweepUnit
 	verdicts []Readiness
 	counts   ModelReadiness
@@ -165,6 +170,9 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 			m.err = problems[name].Error()
 		case def != nil:
 			m.def, m.timeless, m.srcs = def, def.Temporality == spec.Timeless, g.gatedSources(def)
+			if m.after, err = g.afterTableOf(ctx, &st.history, def); err != nil {
+				return nil, err
+			}
 			for _, src := range m.srcs {
 				if err := st.index(src.Name); err != nil {
 					return nil, err
@@ -268,6 +276,9 @@ func (st *liveState) judgeRange(m *liveModel, lo, hi int) int {
 		r, flip := Failing, int64(noFlip)
 		if m.err == "" {
 			r, flip = fold(m.edges, u)
+			if r == Ready && m.after.held(sweepWindow(u)) {
+				r, flip = Waiting, noFlip // held by its after: edges
+			}
 		}
 		m.verdicts[k] = r
 		m.counts.tally(u, r, +1)

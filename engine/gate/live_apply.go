@@ -193,13 +193,54 @@ func (l *Live) apply(ctx context.Context, changes []state.Change) (ApplyStats, e
 	if err != nil {
 		return ApplyStats{}, err
 	}
+	afterTables, err := l.refreshAfter(ctx, st, mine)
+	if err != nil {
+		return ApplyStats{}, err
+	}
 	now := l.r.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	stats := ApplyStats{Changes: len(mine), Read: n}
 	stats.Rejudged = st.update(now, reads, cur)
+	for m, t := range afterTables {
+		m.after = t
+		stats.Rejudged += st.judgeRange(m, 0, len(m.units))
+	}
 	st.seq = last
 	return stats, nil
+}
+
+// refreshAfter reads again the histories of the after: edges a batch may
+// have moved: when it changes a model with after: edges or one such an
+// edge waits on, a task of it has started or ended since, so every model
+// with after: edges is judged again (a task's end is in no change of its
+// own: the next change of either side brings it in).
+func (l *Live) refreshAfter(ctx context.Context, st *liveState, changes []state.Change) (map[*liveModel]*afterTable, error) {
+	involved := map[string]bool{}
+	var models []*liveModel
+	for _, m := range st.models {
+		if m.after == nil {
+			continue
+		}
+		models = append(models, m)
+		involved[m.name] = true
+		for _, a := range m.after.m.After {
+			involved[a.Task] = true
+		}
+	}
+	if !slices.ContainsFunc(changes, func(c state.Change) bool { return involved[c.Model] }) {
+		return nil, nil
+	}
+	st.history.Forget()
+	out := make(map[*liveModel]*afterTable, len(models))
+	for _, m := range models {
+		t, err := l.r.afterTableOf(ctx, &st.history, m.after.m)
+		if err != nil {
+			return nil, err
+		}
+		out[m] = t
+	}
+	return out, nil
 }
 
 // span is a range of Unix microseconds, [a, b).

@@ -31,7 +31,11 @@ func (l *Live) Gate(model string, w state.Window) (UnitGate, bool) {
 	for _, src := range m.srcs {
 		ups[src.Name] = st.upstreamState(src, win)
 	}
-	return Judge(m.def, win, l.r.Env, ups, st.now), true
+	ug := Judge(m.def, win, l.r.Env, ups, st.now)
+	if m.after != nil {
+		ug = withAfter(ug, m.def, m.after.verdicts(w))
+	}
+	return ug, true
 }
 
 // upstreamState is what Judge reads of src for a unit with window w, from

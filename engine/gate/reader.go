@@ -21,6 +21,18 @@ type Reader struct {
 	Env spec.Env
 	// Now is the clock freshness is judged by; time.Now when nil.
 	Now func() time.Time
+	// NoAfter leaves after: edges out of a unit's judgement, AfterOnly
+	// (when set) judges only the edges it picks, and SkipRun is a run
+	// whose own log does not decide them. A read judges every edge; a run
+	// judges per unit only the edges its task graph does not settle.
+	NoAfter   bool
+	AfterOnly AfterFilter
+	SkipRun   int64
+	// AfterSettled are the verdicts, by upstream task, of the after:
+	// edges the caller has settled already (a run's task graph, for the
+	// same-pipeline upstreams of a task it started): a unit's run
+	// condition folds them with the edges judged per window.
+	AfterSettled map[string]AfterVerdict
 }
 
 func (g *Reader) now() time.Time {

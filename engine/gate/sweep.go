@@ -141,6 +141,7 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 		return ix, nil
 	}
 	var jobs []sweepJob
+	var history RunHistory
 	for _, name := range names {
 		us := units[name]
 		if len(us) == 0 {
@@ -163,6 +164,9 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 					return nil, err
 				}
 				job.edges = append(job.edges, newSweepEdge(src, job.timeless, ix, now))
+			}
+			if job.after, err = g.afterTableOf(ctx, &history, m); err != nil {
+				return nil, err
 			}
 		}
 		jobs = append(jobs, job)
@@ -204,9 +208,11 @@ type sweepJob struct {
 	units           []state.SweepUnit
 	timeless        bool
 	edges           []sweepEdge
-	err             string
-	verdicts        []Readiness
-	counts          ModelReadiness
+	// after judges the model's after: edges; nil when it has none.
+	after    *afterTable
+	err      string
+	verdicts []Readiness
+	counts   ModelReadiness
 }
 
 // judgeAll judges every job, spread over the machine's cores: the indexes
@@ -252,6 +258,10 @@ func (j *sweepJob) judge() {
 // freshness.
 func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
 	r, _ := fold(j.edges, u)
+	if r == Ready && j.after.held(sweepWindow(u)) {
+		// Held by its after: edges: it waits for their upstreams' runs.
+		r = Waiting
+	}
 	return r
 }
 

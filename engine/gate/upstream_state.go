@@ -29,6 +29,9 @@ type upstreamShape struct {
 type RegistrationCache struct {
 	mu sync.Mutex
 	m  map[[2]string]upstreamShape
+	// history is what after: edges are judged by, read once when first
+	// needed.
+	history RunHistory
 }
 
 func (g *Reader) shapeOf(ctx context.Context, cache *RegistrationCache, env, name string) (upstreamShape, error) {
@@ -117,5 +120,28 @@ func (g *Reader) CachedUnit(ctx context.Context, cache *RegistrationCache, m *sp
 		}
 		ups[src.Name] = up
 	}
-	return Judge(m, w, g.Env, ups, now), nil
+	ug := Judge(m, w, g.Env, ups, now)
+	if len(m.After) == 0 || g.NoAfter {
+		return ug, nil
+	}
+	var window state.Window
+	if w != nil {
+		window = *w
+	}
+	vs, err := g.afterVerdicts(ctx, &cache.history, m, window, g.SkipRun, g.AfterOnly)
+	if err != nil {
+		return UnitGate{}, err
+	}
+	return withAfter(ug, m, vs), nil
+}
+
+// joinReasons joins two blocked_reason texts, either of which may be empty.
+func joinReasons(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
 }

@@ -81,6 +81,11 @@ type WhyReport struct {
 	Satisfied bool
 	// Upstreams holds one report per gated upstream, in declaration order.
 	Upstreams []UpstreamReport
+	// After holds the verdict of each after: edge for the unit's window,
+	// in declaration order, and AfterHeld whether they hold the unit back
+	// under its run condition (Satisfied is then false).
+	After     []AfterVerdict
+	AfterHeld bool
 	// RootCause is the chain from this unit upstream: element 0 is the
 	// unit itself, each next element a unit (or a missing window) of the
 	// first unsatisfied upstream (in declaration order) of the one before
@@ -194,7 +199,7 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	if err != nil {
 		return nil, err
 	}
-	r.Satisfied = gate.Satisfied
+	r.Satisfied, r.After, r.AfterHeld = gate.Satisfied, gate.After, gate.AfterHeld
 	for i, src := range gatedSources(m) {
 		v := gate.Verdicts[i]
 		ur := UpstreamReport{Verdict: v, Freshness: src.Freshness}
@@ -431,6 +436,18 @@ func (an *analysis) rootCause(ctx context.Context, m *spec.Model, w state.Window
 			}
 			if next != nil {
 				break // the first unsatisfied upstream with a unit to name
+			}
+		}
+		for _, v := range g.After {
+			if next != nil {
+				break
+			}
+			if v.Satisfied {
+				continue
+			}
+			var err error
+			if next, err = an.afterBlocker(ctx, v, cur.link.Window); err != nil {
+				return nil, err
 			}
 		}
 		if next == nil {

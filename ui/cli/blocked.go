@@ -175,7 +175,7 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 		total.Errors += m.Errors
 	}
 	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "STALE", "ERRORS"}, rows)
-	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on a missing range, %d stale, %d failing the gate\n",
+	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on an upstream, %d stale, %d failing the gate\n",
 		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Stale, total.Errors)
 	return ExitOK
 }

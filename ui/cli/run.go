@@ -471,8 +471,9 @@ type runTaskJSON struct {
 	Status      string       `json:"status"`
 	Units       runUnitsJSON `json:"units"`
 	RowsWritten *int64       `json:"rows_written"`
-	// Reason says why a task waits, or was skipped by the cross-pipeline
-	// gate; absent otherwise.
+	// Reason says why a task waits or was skipped: each edge its
+	// upstream's outcome does not satisfy; absent otherwise. The task's
+	// units are held (blocked) with it.
 	Reason string `json:"reason,omitempty"`
 }
 
@@ -534,10 +535,10 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		}
 	}
 	if skipped := res.SkippedPending(); len(skipped) > 0 {
-		fmt.Fprintf(w, "skipped tasks never run again in run %d; once their upstreams are fixed, run their pending units with:\n  %s\n",
+		fmt.Fprintf(w, "skipped tasks never run again in run %d; their units are held (bollhav blocked lists them); once their upstreams are fixed, run them with:\n  %s\n",
 			res.RunID, skippedCommand(skipped, res.Window, env))
 	}
-	counts := fmt.Sprintf("%d task(s); units: %d applied, %d blocked, %d failed", len(res.Tasks), applied, blocked, failed)
+	counts := fmt.Sprintf("%s; units: %d applied, %d blocked, %d failed", taskTallyText(res), applied, blocked, failed)
 	retry := fmt.Sprintf("bollhav run --retry %d", res.RunID)
 	if env != "" {
 		retry += " --env " + env
@@ -555,6 +556,22 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		}
 		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, pal.status("succeeded"), counts, note)
 	}
+}
+
+// taskTallyText is "3 task(s)" when every task succeeded, else the count
+// by outcome: "3 task(s): 1 succeeded, 1 failed, 1 skipped".
+func taskTallyText(res *engine.RunResult) string {
+	tally := res.TaskTally()
+	head := fmt.Sprintf("%d task(s)", len(res.Tasks))
+	if len(tally) <= 1 && (len(tally) == 0 || tally[0].Outcome == "SUCCESS") {
+		return head
+	}
+	words := map[string]string{"SUCCESS": "succeeded", "FAILED": "failed", "SKIPPED": "skipped", "WAITING": "waiting"}
+	parts := make([]string, len(tally))
+	for i, c := range tally {
+		parts[i] = fmt.Sprintf("%d %s", c.Count, words[c.Outcome])
+	}
+	return head + ": " + strings.Join(parts, ", ")
 }
 
 // skippedCommand is the run that picks up skipped tasks' pending units: the

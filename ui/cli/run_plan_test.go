@@ -588,7 +588,7 @@ func TestRunPipedTextHasNoANSIAndEndsWithTheSummary(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	last := lines[len(lines)-1]
-	if !strings.HasPrefix(last, "run 1 (bulldozer) failed: 4 task(s); units: 6 applied, 1 blocked, 1 failed") ||
+	if !strings.HasPrefix(last, "run 1 (bulldozer) failed: 4 task(s): 3 succeeded, 1 failed; units: 6 applied, 1 blocked, 1 failed") ||
 		!strings.HasSuffix(last, "bollhav run --retry 1") {
 		t.Errorf("last line %q", last)
 	}

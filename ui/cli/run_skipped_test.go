@@ -8,9 +8,10 @@ import (
 )
 
 // TestRunSummaryNamesTheRunForSkippedTasks: a failed load skips its SUCCESS
-// dependent; the run ends (exit 1) and its summary names the discover run
-// that picks up the skipped task's pending units, and -o json says why a
-// task was skipped by another pipeline's outcome.
+// dependent; the run ends (exit 1), its summary names the discover run
+// that picks up the skipped task's held units, and `blocked` lists them
+// with the reason. Another pipeline's dependent is judged per window: its
+// units are held with the same reason.
 func TestRunSummaryNamesTheRunForSkippedTasks(t *testing.T) {
 	sp := writeSpec(t, `models:
   - name: raw.orders
@@ -37,16 +38,29 @@ func TestRunSummaryNamesTheRunForSkippedTasks(t *testing.T) {
 	if !strings.Contains(out, "skipped tasks never run again in run 1") || !strings.Contains(out, want) {
 		t.Errorf("summary lacks the run for the skipped task (%q):\n%s", want, out)
 	}
-	// Another pipeline's task on raw.orders' SUCCESS: judged by the shop
-	// run's outcome, it can never hold, so the task is skipped with a reason.
+	// The skipped task's days are held, each saying why, and listed.
+	code, out, _ = run(t, "blocked", "--spec", sp, "--dsn", db)
+	if code != 0 || strings.Count(out, "raw.orders (after SUCCESS): ended FAILED in run 1") != 2 {
+		t.Errorf("blocked exit %d: want mart.daily's two days held by raw.orders' failure:\n%s", code, out)
+	}
+	// Another pipeline's task on raw.orders' SUCCESS: judged per window by
+	// the shop run's outcome, each of its days is held with the reason; the
+	// task itself succeeds with nothing applied.
 	code, out, errOut = run(t, "run", "--pipeline", "ops", "--spec", sp, "--dsn", db, "--since", "2026-01-01", "--until", "2026-01-03", "-o", "json")
 	var res struct {
-		Tasks []struct{ Task, Status, Reason string } `json:"tasks"`
+		Tasks []struct {
+			Task, Status string
+			Units        struct{ Applied, Blocked int }
+		} `json:"tasks"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v: %s\n%s", err, out, errOut)
 	}
-	if code != 0 || len(res.Tasks) != 1 || res.Tasks[0].Status != "SKIPPED" || !strings.Contains(res.Tasks[0].Reason, "raw.orders ended FAILED in run 1") {
-		t.Errorf("exit %d, tasks %+v: want ops.alert SKIPPED because raw.orders failed in run 1", code, res.Tasks)
+	if code != 0 || len(res.Tasks) != 1 || res.Tasks[0].Status != "SUCCESS" || res.Tasks[0].Units.Applied != 0 || res.Tasks[0].Units.Blocked != 2 {
+		t.Errorf("exit %d, tasks %+v: want ops.alert SUCCESS with its 2 days held", code, res.Tasks)
+	}
+	code, out, _ = run(t, "units", "ops.alert", "--spec", sp, "--dsn", db)
+	if code != 0 || strings.Count(out, "raw.orders (after SUCCESS): ended FAILED in run 1") != 2 {
+		t.Errorf("units exit %d: want both days of ops.alert held by raw.orders' failure in run 1:\n%s", code, out)
 	}
 }

@@ -72,6 +72,7 @@ type whyJSON struct {
 	Until     *string           `json:"until"`
 	Status    string            `json:"status"`
 	Upstreams []whyUpstreamJSON `json:"upstreams"`
+	After     []whyAfterJSON    `json:"after"`
 	RootCause []whyLinkJSON     `json:"root_cause"`
 	Frontier  []whyFrontierJSON `json:"frontier"`
 	Pipeline  string            `json:"pipeline"`
@@ -92,6 +93,17 @@ type whyJSON struct {
 	AsOf        string        `json:"as_of"`
 	More        int           `json:"frontier_more"`
 	Data        *dataJSON     `json:"data,omitempty"`
+}
+
+// whyAfterJSON is one after: edge's verdict for the unit's window.
+type whyAfterJSON struct {
+	Upstream  string `json:"upstream"`
+	Edge      string `json:"edge"`
+	Cross     bool   `json:"cross_pipeline"`
+	Satisfied bool   `json:"satisfied"`
+	Run       *int64 `json:"run"`
+	Outcome   string `json:"outcome"`
+	Reason    string `json:"reason"`
 }
 
 type whyUpstreamJSON struct {
@@ -223,7 +235,7 @@ func runWhy(c *cmdContext, args []string, at string) int {
 }
 
 func whyToJSON(r *gate.WhyReport) whyJSON {
-	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, RootCause: []whyLinkJSON{},
+	out := whyJSON{Model: r.Model, Status: string(r.Status), Upstreams: []whyUpstreamJSON{}, After: []whyAfterJSON{}, RootCause: []whyLinkJSON{},
 		Frontier: []whyFrontierJSON{}, Pipeline: r.Pipeline, Temporal: r.Temporality.String(), Blocked: r.BlockedReason,
 		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, NotBefore: whyTimeJSON(r.NotBefore), Satisfied: r.Satisfied,
 		AsOf: state.FormatTime(r.Now), More: r.FrontierMore, Retry: retryToJSON(r.Retry), Failures: attemptsToJSON(r.Failures)}
@@ -249,6 +261,13 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 			}
 		}
 		out.BuiltOn = append(out.BuiltOn, bj)
+	}
+	for _, a := range r.After {
+		aj := whyAfterJSON{Upstream: a.Upstream, Edge: a.Edge.String(), Cross: a.Cross, Satisfied: a.Satisfied, Outcome: a.Outcome, Reason: a.Reason}
+		if a.Run != 0 {
+			aj.Run = &a.Run
+		}
+		out.After = append(out.After, aj)
 	}
 	for _, u := range r.Upstreams {
 		uj := whyUpstreamJSON{Name: u.Upstream, Contract: u.Level.String(), Satisfied: u.Satisfied, Stale: u.Stale,
@@ -360,11 +379,8 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	for _, b := range r.BuiltOnOutdated {
 		fmt.Fprintf(out, "  built on outdated windows of %s: %s; bollhav run --outdated --downstream rebuilds them and this unit\n", b.Model, taintedText(b))
 	}
-	switch {
-	case len(r.Upstreams) == 0:
-		fmt.Fprintln(out, "  no gated upstream: nothing gates it")
-	case r.Satisfied:
-		fmt.Fprintln(out, "  every gated upstream is satisfied now")
+	if line := r.GateLine(); line != "" {
+		fmt.Fprintln(out, "  "+line)
 	}
 
 	if len(r.Upstreams) > 0 {
@@ -388,6 +404,19 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 			rows = append(rows, []string{u.Upstream, u.Level.String(), pal.status(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), detail})
 		}
 		printTable(w, []string{"UPSTREAM", "CONTRACT", "VERDICT", "NEWEST", "OLDEST", "DETAIL"}, rows)
+	}
+
+	if len(r.After) > 0 {
+		fmt.Fprintln(out, "\nAfter")
+		rows := make([][]string, 0, len(r.After))
+		for _, a := range r.After {
+			verdict := "held"
+			if a.Satisfied {
+				verdict = "satisfied"
+			}
+			rows = append(rows, []string{a.Upstream, a.Edge.String(), pal.status(verdict), a.Detail()})
+		}
+		printTable(w, []string{"UPSTREAM", "EDGE", "VERDICT", "DETAIL"}, rows)
 	}
 
 	fmt.Fprintln(out, "\nRoot cause")

@@ -222,11 +222,22 @@ func (v *whyView) build(cells int) {
 	if r.BlockedReason != "" {
 		text("   " + t.Muted.Render("blocked_reason: ") + oneLine(r.BlockedReason))
 	}
-	switch {
-	case len(r.Upstreams) == 0:
-		text("   " + t.Muted.Render("no gated upstream: nothing gates it"))
+	switch line := r.GateLine(); {
+	case line == "":
 	case r.Satisfied:
-		text("   " + t.Status(themes.Applied).Render("every gated upstream is satisfied now"))
+		text("   " + t.Status(themes.Applied).Render(line))
+	default:
+		text("   " + t.Muted.Render(line))
+	}
+	if len(r.After) > 0 {
+		add(whyItem{kind: whyHeading, text: "After"})
+		for _, a := range r.After {
+			verdict := t.Status(themes.Blocked).Render("held")
+			if a.Satisfied {
+				verdict = t.Status(themes.Applied).Render("satisfied")
+			}
+			text("   " + a.Upstream + " " + t.Muted.Render("after "+a.Edge.String()) + "  " + verdict + "  " + t.Muted.Render(oneLine(a.Detail())))
+		}
 	}
 
 	if len(r.Upstreams) > 0 {
