@@ -67,20 +67,12 @@ func expectStrings(t *testing.T, what string, got, want []string) {
 // registration and units, and the change feed's end.
 func storeText(t *testing.T, s state.Store) string {
 	t.Helper()
-	recs, err := s.Models(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
-	for _, r := range recs {
+	for _, r := range enginetest.Models(t, s) {
 		fmt.Fprintf(&b, "%s %s %s\n", r.Name, r.Interval, r.ContentHash)
-		err := s.ScanUnits(t.Context(), state.UnitQuery{Model: r.Name}, func(u state.Unit) error {
+		enginetest.EachUnit(t, s, state.UnitQuery{Model: r.Name}, func(u state.Unit) {
 			fmt.Fprintf(&b, "  %s %s %q %q\n", u.Window, u.Status, u.BlockedReason, u.Error)
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	seq, err := state.LatestSeq(t.Context(), s)
 	if err != nil {
