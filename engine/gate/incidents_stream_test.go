@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
-	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
@@ -18,11 +17,7 @@ import (
 // incidents by reason or counted.
 func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: 12000, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+		g := generated(t, s, 12000)
 		blocked, err := g.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
@@ -35,6 +36,17 @@ func lineage(t *testing.T, s state.Store) *gate.Reader {
 
 // at is a clock fixed at t.
 func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+// generated seeds s with a generated project of 60 models and about units
+// units (gen's seed 5) and is a gate reader over it at gen.AsOf.
+func generated(t *testing.T, s state.Store, units int) *gate.Reader {
+	t.Helper()
+	sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: units, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+}
 
 // mark moves model's units in w to status as an operator's mark does
 // (engine.Mark): to applied from pending, blocked or failed with applied_at
