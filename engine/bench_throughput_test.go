@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +13,6 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
@@ -97,27 +93,13 @@ func BenchmarkEngineThroughput(b *testing.B) {
 // throughputSpec's three models, otherwise that many hourly models.
 func drainUnits(b *testing.B, backend string, models int) float64 {
 	b.StopTimer()
-	total := 20_000
-	if v := os.Getenv(throughputUnitsEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10 {
-			b.Fatalf("%s=%q: want a unit count of at least 10", throughputUnitsEnv, v)
-		}
-		total = n
-	}
+	total := enginetest.BenchUnits(b, throughputUnitsEnv, 20_000)
 	dir := b.TempDir()
-	specPath := filepath.Join(dir, "bollhav.yaml")
 	specText, windows := throughputSpec, throughputWindows(total)
 	if models > 0 {
 		specText, windows = manyModelsSpec(models), manyModelsWindows(models, total)
 	}
-	if err := os.WriteFile(specPath, []byte(specText), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	sp, err := spec.Load(specPath)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sp, _ := enginetest.SpecFile(b, dir, specText)
 	stores := enginetest.OpenHandles(b, backend, dir, throughputWorkers)
 	ctx := b.Context()
 	setup := engine.New(stores[0], sp, engine.Options{SpecDir: dir, Actor: "bench"})
@@ -136,28 +118,10 @@ func drainUnits(b *testing.B, backend string, models int) float64 {
 	}
 
 	x := &noopExec{}
-	workCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var wg sync.WaitGroup
-	errs := make(chan error, throughputWorkers)
-	b.StartTimer()
-	started := time.Now()
-	for i, s := range stores {
-		e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "bench"})
-		wg.Go(func() {
-			errs <- e.Work(workCtx, x, engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
-		})
-	}
-	elapsed := waitApplied(b, stores[0], x, counts, started)
-	b.StopTimer()
-	stop()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			b.Fatalf("worker: %v", err)
-		}
-	}
+	elapsed := enginetest.Drain(b, len(stores), func(ctx context.Context, i int) error {
+		e := engine.New(stores[i], sp, engine.Options{SpecDir: dir, Actor: "bench"})
+		return e.Work(ctx, x, engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
+	}, func(started time.Time) time.Duration { return waitApplied(b, stores[0], x, counts, started) })
 	x.check(b, total)
 	return float64(total) / elapsed.Seconds()
 }

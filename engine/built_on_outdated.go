@@ -111,11 +111,7 @@ func compareWindows(a, b state.Window) int {
 // of the applied rows of each model the outdated ones reach.
 func (e *Engine) TraceOutdated(ctx context.Context, seeds, targets []string) (*OutdatedTrace, error) {
 	trace := &OutdatedTrace{Models: map[string]*ModelTrace{}}
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
-	}
-	outdated, current, err := e.outdatedOf(ctx, recs)
+	recs, outdated, current, err := e.outdatedOf(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -82,12 +82,8 @@ func expectSameText(t *testing.T, what, ran, seeded string) {
 // registrations is every registration and task edge, without the times.
 func registrations(t *testing.T, s state.Store) string {
 	t.Helper()
-	recs, err := s.Models(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
-	for _, r := range recs {
+	for _, r := range enginetest.Models(t, s) {
 		fmt.Fprintf(&b, "%s task %d %s %s %s %s %s %s\n", r.Name, r.TaskID, r.Pipeline, r.Temporality, r.Flexibility, r.Interval, r.Start, r.ContentHash)
 		defs, err := s.Definitions(t.Context(), "", r.Name)
 		if err != nil {
@@ -111,24 +107,16 @@ func registrations(t *testing.T, s state.Store) string {
 // reason, error, applied_at, fingerprint, attempts and run.
 func unitsText(t *testing.T, s state.Store) string {
 	t.Helper()
-	recs, err := s.Models(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
-	for _, r := range recs {
-		err := s.ScanUnits(t.Context(), state.UnitQuery{Model: r.Name}, func(u state.Unit) error {
+	for _, r := range enginetest.Models(t, s) {
+		enginetest.EachUnit(t, s, state.UnitQuery{Model: r.Name}, func(u state.Unit) {
 			at := "-"
 			if u.AppliedAt != nil {
 				at = state.FormatTime(*u.AppliedAt)
 			}
 			fmt.Fprintf(&b, "%s %s %s reason=%q error=%q applied_at=%s fingerprint=%s attempts=%d run=%d\n",
 				u.Model, u.Window, u.Status, u.BlockedReason, u.Error, at, u.Fingerprint, u.Attempts, u.RunID)
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 		a, err := s.Stats(t.Context(), "", r.Name)
 		if err != nil {
 			t.Fatal(err)

@@ -101,25 +101,25 @@ func outdatedCounts(counts []state.FingerprintCount, current map[string]string) 
 // environment were built under another definition than the current one
 // (models with none are left out): one grouped read of the store.
 func (e *Engine) OutdatedCounts(ctx context.Context) (map[string]int, error) {
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
-	}
-	outdated, _, err := e.outdatedOf(ctx, recs)
+	_, outdated, _, err := e.outdatedOf(ctx)
 	return outdated, err
 }
 
-// outdatedOf is OutdatedCounts over recs, the registered models, with
-// each model's current fingerprint.
-func (e *Engine) outdatedOf(ctx context.Context, recs []state.ModelRecord) (outdated map[string]int, current map[string]string, err error) {
+// outdatedOf is OutdatedCounts with what it is worked out from: recs, the
+// registered models, and each model's current fingerprint.
+func (e *Engine) outdatedOf(ctx context.Context) (recs []state.ModelRecord, outdated map[string]int, current map[string]string, err error) {
+	recs, err = e.store.Models(ctx, e.opts.Env.Suffix)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
+	}
 	if current, err = e.currentFingerprints(recs); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	counts, err := e.store.FingerprintCounts(ctx, e.opts.Env.Suffix, "")
 	if err != nil {
-		return nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.opts.Env, err)
+		return nil, nil, nil, fmt.Errorf("counting the applied units of %s by definition: %w", e.opts.Env, err)
 	}
-	return outdatedCounts(counts, current), current, nil
+	return recs, outdatedCounts(counts, current), current, nil
 }
 
 // DefinitionChange is what changed from model's definition old (a

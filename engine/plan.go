@@ -504,19 +504,26 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 	return nil
 }
 
+// takeWindow is the run window of req as the plan records it. A bulldozer
+// without one runs as discover instead, with the warning bulldozerNote.
+func (mp *ModelPlan) takeWindow(req RunRequest, bulldozerNote string) *state.Window {
+	w := req.Window
+	if mp.Mode == spec.Bulldozer && w == nil {
+		mp.Mode = spec.Discover
+		mp.warn("%s", bulldozerNote)
+	}
+	if w != nil {
+		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
+	}
+	return w
+}
+
 // planFixed plans a grid model; the run window is aligned already. It
 // walks the model's units (in window order, streamed) alongside the grid
 // windows of the scope: the grid windows between two units are created,
 // and created and outstanding units are run, each as runs of windows.
 func (mp *ModelPlan) planFixed(ctx context.Context, e *Engine, req RunRequest, grid state.Grid) error {
-	w := req.Window
-	if mp.Mode == spec.Bulldozer && w == nil {
-		mp.Mode = spec.Discover
-		mp.warn("bulldozer without a window re-runs nothing already applied: it runs as discover over the contract range (every outstanding unit); give a window to re-run it, or use --mode torch to reload everything")
-	}
-	if w != nil {
-		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
-	}
+	w := mp.takeWindow(req, "bulldozer without a window re-runs nothing already applied: it runs as discover over the contract range (every outstanding unit); give a window to re-run it, or use --mode torch to reload everything")
 	g := &grid
 	if mp.Mode == spec.Torch {
 		var running []state.Unit
@@ -659,14 +666,7 @@ func (mp *ModelPlan) runTorched(w *state.Window) {
 // planFlexible plans a coverage model: how much coverage is uncovered
 // before the gaps are computed and sliced by the chunk grid.
 func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.Unit) error {
-	w := req.Window
-	if mp.Mode == spec.Bulldozer && w == nil {
-		mp.Mode = spec.Discover
-		mp.warn("bulldozer without a window re-covers nothing already applied: it runs as discover over the contract range (fills every gap, runs every outstanding unit); give a window to re-cover it, or use --mode torch to re-cover everything")
-	}
-	if w != nil {
-		mp.Window = &state.Window{Since: w.Since, Until: w.Until}
-	}
+	w := mp.takeWindow(req, "bulldozer without a window re-covers nothing already applied: it runs as discover over the contract range (fills every gap, runs every outstanding unit); give a window to re-cover it, or use --mode torch to re-cover everything")
 	g := &grid
 	switch mp.Mode {
 	case spec.Discover:

@@ -104,16 +104,45 @@ func TestCrossPipelineEdgesAreJudged(t *testing.T) {
 	})
 }
 
-// hangingExec starts a unit, says so, and waits for its context to end.
-type hangingExec struct{ started chan struct{} }
+// hangingExec starts a unit, says so, and waits for its context to end;
+// a unit of the window fail (when set) fails at once instead.
+type hangingExec struct {
+	started chan struct{}
+	fail    *state.Window
+}
 
-func (h *hangingExec) Execute(ctx context.Context, _ executor.UnitRun) (executor.Result, error) {
+func (h *hangingExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
+	if h.fail != nil && u.Window != nil && u.Window.Equal(*h.fail) {
+		return executor.Result{}, errors.New("exit status 1: source down")
+	}
 	select {
 	case h.started <- struct{}{}:
 	default:
 	}
 	<-ctx.Done()
 	return executor.Result{}, ctx.Err()
+}
+
+// cancelRun runs req of pipeline x with hang, and once hang has started a
+// unit and then waited (when given) returned, cancels it; the run must
+// record x.load FAILED.
+func cancelRun(t *testing.T, e *Engine, req RunRequest, hang *hangingExec, then func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan *RunResult, 1)
+	go func() {
+		res, _ := e.Run(ctx, req, hang, nil)
+		done <- res
+	}()
+	<-hang.started
+	if then != nil {
+		then()
+	}
+	cancel()
+	if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
+		t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
+	}
 }
 
 // TestCancelledRunIsNoFailureForOtherPipelines: a run of x cancelled
@@ -126,18 +155,7 @@ func TestCancelledRunIsNoFailureForOtherPipelines(t *testing.T) {
 		if _, err := e.Run(t.Context(), RunRequest{Pipeline: "x", Window: firstDay()}, &fakeExec{}, nil); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithCancel(t.Context())
-		hang := &hangingExec{started: make(chan struct{}, 1)}
-		done := make(chan *RunResult, 1)
-		go func() {
-			res, _ := e.Run(ctx, RunRequest{Pipeline: "x", Window: firstDay(), Mode: "bulldozer"}, hang, nil)
-			done <- res
-		}()
-		<-hang.started
-		cancel()
-		if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
-			t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
-		}
+		cancelRun(t, e, RunRequest{Pipeline: "x", Window: firstDay(), Mode: "bulldozer"}, &hangingExec{started: make(chan struct{}, 1)}, nil)
 		runs, err := s.Runs(t.Context(), "", 1)
 		if err != nil || len(runs) != 1 || runs[0].Status != state.RunCancelled {
 			t.Fatalf("newest run %+v %v, want cancelled", runs, err)
@@ -157,51 +175,24 @@ func TestCancelledRunIsNoFailureForOtherPipelines(t *testing.T) {
 	})
 }
 
-// failThenHang fails the first day's unit at once and holds the second
-// until its context ends.
-type failThenHang struct {
-	day0    state.Window
-	started chan struct{}
-}
-
-func (f *failThenHang) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
-	if u.Window != nil && u.Window.Equal(f.day0) {
-		return executor.Result{}, errors.New("exit status 1: source down")
-	}
-	select {
-	case f.started <- struct{}{}:
-	default:
-	}
-	<-ctx.Done()
-	return executor.Result{}, ctx.Err()
-}
-
 // TestFailureBeforeACancelStillCounts: a load whose unit really failed
 // before the run was cancelled did fail: the FAILURE alert fires on it.
 func TestFailureBeforeACancelStillCounts(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, crossEdgeSpec)
-		ctx, cancel := context.WithCancel(t.Context())
-		exec := &failThenHang{day0: days(0, 1), started: make(chan struct{}, 1)}
+		// The first day's unit fails at once, the second is held.
 		two := days(0, 2)
-		done := make(chan *RunResult, 1)
-		go func() {
-			res, _ := e.Run(ctx, RunRequest{Pipeline: "x", Window: &two}, exec, nil)
-			done <- res
-		}()
-		<-exec.started
-		// The failed day is recorded before the cancel.
-		deadline := time.Now().Add(10 * time.Second)
-		for unit(t, s, "x.load", days(0, 1)).Status != state.Failed {
-			if time.Now().After(deadline) {
-				t.Fatal("the first day never failed")
+		hang := &hangingExec{started: make(chan struct{}, 1), fail: firstDay()}
+		cancelRun(t, e, RunRequest{Pipeline: "x", Window: &two}, hang, func() {
+			// The failed day is recorded before the cancel.
+			deadline := time.Now().Add(10 * time.Second)
+			for unit(t, s, "x.load", days(0, 1)).Status != state.Failed {
+				if time.Now().After(deadline) {
+					t.Fatal("the first day never failed")
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		cancel()
-		if res := <-done; res == nil || taskStatus(res, "x.load") != "FAILED" {
-			t.Fatalf("the cancelled run: %+v, want x.load FAILED", res)
-		}
+		})
 		y := &fakeExec{}
 		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, y, nil)
 		if err != nil {

@@ -71,11 +71,7 @@ func (unknownModel) Is(target error) bool { return target == ErrUnknownModel }
 // one read of the store's kept summary (Store.Summaries), not reads per
 // model; no unit history is loaded into memory.
 func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
-	if err != nil {
-		return nil, fmt.Errorf("reading the registered models of %s: %w", e.opts.Env, err)
-	}
-	outdated, current, err := e.outdatedOf(ctx, recs)
+	recs, outdated, current, err := e.outdatedOf(ctx)
 	if err != nil {
 		return nil, err
 	}

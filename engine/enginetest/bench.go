@@ -1,6 +1,7 @@
 package enginetest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -19,8 +21,51 @@ import (
 )
 
 // What the throughput benchmarks (engine's EngineThroughput, the
-// executor's WarehouseThroughput) share: store handles for several
-// workers, and the floor they are measured against.
+// executor's WarehouseThroughput) share: their unit count, store handles
+// for several workers, the timed drain, and the floor they are measured
+// against.
+
+// BenchUnits is the number of units a throughput benchmark drains: def,
+// or the count the environment variable env gives, at least 10.
+func BenchUnits(b *testing.B, env string, def int) int {
+	v := os.Getenv(env)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 10 {
+		b.Fatalf("%s=%q: want a unit count of at least 10", env, v)
+	}
+	return n
+}
+
+// Drain times workers work loops (work(ctx, i) is loop i, an Engine.Work
+// over a store handle of its own, until ctx ends) until wait, given when
+// they started, returns how long the units took to be applied. Only the
+// draining is timed; the loops are stopped after, and a loop that ended in
+// an error fails b.
+func Drain(b *testing.B, workers int, work func(ctx context.Context, i int) error, wait func(started time.Time) time.Duration) time.Duration {
+	workCtx, stop := context.WithCancel(b.Context())
+	defer stop()
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	b.StartTimer()
+	started := time.Now()
+	for i := range workers {
+		wg.Go(func() { errs <- work(workCtx, i) })
+	}
+	elapsed := wait(started)
+	b.StopTimer()
+	stop()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			b.Fatalf("worker: %v", err)
+		}
+	}
+	return elapsed
+}
 
 // OpenHandles opens n handles on one fresh store: for PostgreSQL one
 // schema and n connection pools, for SQLite one file in dir opened n

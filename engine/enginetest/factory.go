@@ -397,3 +397,22 @@ func Statuses(t testing.TB, s state.Store, model string) map[state.UnitStatus]in
 	}
 	return st.Counts
 }
+
+// Models is every model registered in s's default environment.
+func Models(t testing.TB, s state.Store) []state.ModelRecord {
+	t.Helper()
+	recs, err := s.Models(t.Context(), "")
+	if err != nil {
+		t.Fatalf("enginetest: registered models: %v", err)
+	}
+	return recs
+}
+
+// EachUnit calls fn with every unit q selects, in the store's order.
+func EachUnit(t testing.TB, s state.Store, q state.UnitQuery, fn func(u state.Unit)) {
+	t.Helper()
+	err := s.ScanUnits(t.Context(), q, func(u state.Unit) error { fn(u); return nil })
+	if err != nil {
+		t.Fatalf("enginetest: units of %s: %v", q.Model, err)
+	}
+}

@@ -68,14 +68,7 @@ func UniqueName(prefix string) string {
 // It returns the database's DSN and a fresh variable name set to it.
 func NewWarehouseDB(t *testing.T, hours int) (dsn, env string) {
 	t.Helper()
-	base := pgtest.DSN(t)
-	name := UniqueName("bollhav_wh_")
-	must(t, pgtest.Exec(base, "CREATE DATABASE "+name))
-	t.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
-	u, err := url.Parse(base)
-	must(t, err)
-	u.Path = "/" + name
-	dsn = u.String()
+	dsn = Database(t, "bollhav_wh_")
 	must(t, pgtest.Exec(dsn, fmt.Sprintf(`CREATE SCHEMA src; CREATE SCHEMA wh;
 		CREATE TABLE src.orders (ts timestamp, amount integer);
 		INSERT INTO src.orders SELECT timestamp '2026-01-01' + h * interval '1 hour' + m * interval '30 minutes', 10 * h + m
@@ -86,16 +79,37 @@ func NewWarehouseDB(t *testing.T, hours int) (dsn, env string) {
 	return dsn, env
 }
 
+// Database creates an empty database on the test server, named prefix and
+// random hex, drops it when t ends and returns its DSN.
+func Database(t testing.TB, prefix string) string {
+	t.Helper()
+	base := pgtest.DSN(t)
+	name := UniqueName(prefix)
+	must(t, pgtest.Exec(base, "CREATE DATABASE "+name))
+	t.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)") })
+	u, err := url.Parse(base)
+	must(t, err)
+	u.Path = "/" + name
+	return u.String()
+}
+
+// SpecFile writes yaml as dir's bollhav.yaml and loads it.
+func SpecFile(t testing.TB, dir, yaml string) (sp *spec.Spec, path string) {
+	t.Helper()
+	path = filepath.Join(dir, "bollhav.yaml")
+	must(t, os.WriteFile(path, []byte(yaml), 0o644))
+	sp, err := spec.Load(path)
+	must(t, err)
+	return sp, path
+}
+
 // WarehouseSpecFile writes yaml, with ENV replaced by env, as the
 // bollhav.yaml of a fresh spec directory (worker processes load it from
 // there) and loads it.
 func WarehouseSpecFile(t *testing.T, yaml, env string) (sp *spec.Spec, dir, path string) {
 	t.Helper()
 	dir = t.TempDir()
-	path = filepath.Join(dir, "bollhav.yaml")
-	must(t, os.WriteFile(path, []byte(strings.ReplaceAll(yaml, "ENV", env)), 0o644))
-	sp, err := spec.Load(path)
-	must(t, err)
+	sp, path = SpecFile(t, dir, strings.ReplaceAll(yaml, "ENV", env))
 	return sp, dir, path
 }
 

@@ -3,19 +3,12 @@ package executor_test
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/executor"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	backends "github.com/bollhav/bollhav/state/stores"
@@ -57,7 +50,7 @@ func BenchmarkWarehouseThroughput(b *testing.B) {
 			}
 			var perSecond float64
 			for range b.N {
-				perSecond = drainWarehouseUnits(b, backend, dsn)
+				perSecond = drainWarehouseUnits(b, backend)
 			}
 			b.ReportMetric(perSecond, "units/s")
 			b.ReportMetric(floor, "floor-tps")
@@ -65,37 +58,14 @@ func BenchmarkWarehouseThroughput(b *testing.B) {
 	}
 }
 
-func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
+func drainWarehouseUnits(b *testing.B, backend string) float64 {
 	b.StopTimer()
-	total := 4_000
-	if v := os.Getenv(warehouseUnitsEnv); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 10 {
-			b.Fatalf("%s=%q: want a unit count of at least 10", warehouseUnitsEnv, v)
-		}
-		total = n
-	}
-	db := "bollhav_bench_wh_" + strings.ToLower(pgtest.ApplicationName(""))
-	if err := pgtest.Exec(base, "CREATE DATABASE "+db); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
-	u, err := url.Parse(base)
-	if err != nil {
-		b.Fatal(err)
-	}
-	u.Path = "/" + db
-	b.Setenv("BOLLHAV_BENCH_WH", u.String())
+	total := enginetest.BenchUnits(b, warehouseUnitsEnv, 4_000)
+	whDSN := enginetest.Database(b, "bollhav_bench_wh_")
+	b.Setenv("BOLLHAV_BENCH_WH", whDSN)
 
 	dir := b.TempDir()
-	specPath := filepath.Join(dir, "bollhav.yaml")
-	if err := os.WriteFile(specPath, []byte(warehouseBenchSpec), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	sp, err := spec.Load(specPath)
-	if err != nil {
-		b.Fatal(err)
-	}
+	sp, _ := enginetest.SpecFile(b, dir, warehouseBenchSpec)
 	stores := enginetest.OpenHandles(b, backend, dir, warehouseWorkers)
 	ctx := b.Context()
 	wh := &executor.Warehouses{Open: backends.OpenWarehouse, Locate: backends.WarehouseLocation}
@@ -118,45 +88,28 @@ func drainWarehouseUnits(b *testing.B, backend, base string) float64 {
 		b.Fatal(err)
 	}
 
-	workCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	var wg sync.WaitGroup
-	errs := make(chan error, warehouseWorkers)
-	b.StartTimer()
-	started := time.Now()
-	for i, s := range stores {
-		e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
-		wg.Go(func() {
-			errs <- e.Work(workCtx, e.Executor(), engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
-		})
-	}
-	deadline := started.Add(5 * time.Minute)
-	for {
-		st, err := stores[0].Stats(ctx, "", "bench.wh_hourly")
-		if err != nil {
-			b.Fatal(err)
+	elapsed := enginetest.Drain(b, len(stores), func(ctx context.Context, i int) error {
+		e := engine.New(stores[i], sp, engine.Options{SpecDir: dir, Actor: "bench", Warehouses: wh})
+		return e.Work(ctx, e.Executor(), engine.WorkOptions{Workers: 1, Name: fmt.Sprintf("bench-w%d", i)})
+	}, func(started time.Time) time.Duration {
+		deadline := started.Add(5 * time.Minute)
+		for {
+			st, err := stores[0].Stats(ctx, "", "bench.wh_hourly")
+			if err != nil {
+				b.Fatal(err)
+			}
+			if st.Counts[state.Applied] == total {
+				return time.Since(started)
+			}
+			if st.Counts[state.Failed] > 0 || time.Now().After(deadline) {
+				b.Fatalf("after %s: statuses %v", time.Since(started), st.Counts)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if st.Counts[state.Applied] == total {
-			break
-		}
-		if st.Counts[state.Failed] > 0 || time.Now().After(deadline) {
-			b.Fatalf("after %s: statuses %v", time.Since(started), st.Counts)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	elapsed := time.Since(started)
-	b.StopTimer()
-	stop()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			b.Fatalf("worker: %v", err)
-		}
-	}
+	})
 	// Exactly once: one row per window, no more.
 	var rows, distinct int
-	if err := pgtest.QueryRow(u.String(), `SELECT count(*), count(DISTINCT ts) FROM bench.wh_hourly`, nil, &rows, &distinct); err != nil {
+	if err := pgtest.QueryRow(whDSN, `SELECT count(*), count(DISTINCT ts) FROM bench.wh_hourly`, nil, &rows, &distinct); err != nil {
 		b.Fatal(err)
 	}
 	if rows != total || distinct != total {

@@ -242,9 +242,14 @@ func Judge(m *spec.Model, window *state.Window, env spec.Env, upstreams map[stri
 // touching returns the rows that overlap w, the selection a coverage level
 // (and its freshness) looks at.
 func touching(rows []AppliedRow, w state.Window) []AppliedRow {
+	return rowsWhere(rows, func(r AppliedRow) bool { return r.Window.Overlaps(w) })
+}
+
+// rowsWhere returns the rows for which keep holds, in order.
+func rowsWhere(rows []AppliedRow, keep func(AppliedRow) bool) []AppliedRow {
 	var out []AppliedRow
 	for _, r := range rows {
-		if r.Window.Overlaps(w) {
+		if keep(r) {
 			out = append(out, r)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -35,18 +34,13 @@ models:
 // 0-99, the clock at hour 100, and a live index built.
 func reachWorld(t *testing.T, s state.Store) (*gate.Reader, *gate.Live, *time.Time) {
 	t.Helper()
-	sp, err := spec.Parse("reach.yaml", []byte(reachSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
 	now := liveHour(100)
-	g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
-	enginetest.Register(t, s, "", sp, now)
+	g := registered(t, s, "", reachSpec, &now)
 	var ws []state.Window
 	for h := range 100 {
 		ws = append(ws, state.Window{Since: liveHour(h), Until: liveHour(h + 1)})
 	}
-	for _, m := range sp.Models {
+	for _, m := range g.Spec.Models {
 		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: m.Name, Windows: ws, Now: now}); err != nil {
 			t.Fatal(err)
 		}
@@ -191,16 +185,11 @@ func TestLiveGateFlipsOnTheClock(t *testing.T) {
 func TestLiveGateRebuilds(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g, live, now := reachWorld(t, s)
-		added, err := spec.Parse("reach.yaml", []byte(reachSpec+`
+		g.Spec = enginetest.RegisterYAML(t, s, reachSpec+`
   - name: d.late
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream: [{name: raw.fix, contract: encapsulate}]
-`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		g.Spec = added
-		enginetest.Register(t, s, "", added, *now)
+`, *now)
 		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "d.late", Windows: []state.Window{{Since: liveHour(0), Until: liveHour(1)}}, Now: *now}); err != nil {
 			t.Fatal(err)
 		}
@@ -213,15 +202,11 @@ func TestLiveGateRebuilds(t *testing.T) {
 		// d.exact's limit tightened to 1h in the registry (the index reads
 		// definitions from it when opened without a spec), then a run.
 		storeOnly := &gate.Reader{Store: s, Now: g.Now}
-		live, err = gate.NewLive(t.Context(), *storeOnly)
+		live, err := gate.NewLive(t.Context(), *storeOnly)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tight, err := spec.Parse("reach.yaml", []byte(strings.Replace(reachSpec, "within: 3h", "within: 1h", 1)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		enginetest.Register(t, s, "", tight, *now)
+		enginetest.RegisterYAML(t, s, strings.Replace(reachSpec, "within: 3h", "within: 1h", 1), *now)
 		if st := feed(t, s, live); st.Rebuilt != "" || st.Changes != 0 {
 			t.Errorf("a registration alone is no change in the feed: %+v", st)
 		}

@@ -86,13 +86,7 @@ func missingReason(src spec.Source, missing, outdated []state.Window) string {
 
 // exactRows are the rows whose window is exactly w.
 func exactRows(rows []AppliedRow, w state.Window) []AppliedRow {
-	var out []AppliedRow
-	for _, r := range rows {
-		if r.Window.Equal(w) {
-			out = append(out, r)
-		}
-	}
-	return out
+	return rowsWhere(rows, func(r AppliedRow) bool { return r.Window.Equal(w) })
 }
 
 // currentIndex is ix, the sweep's index of upstream name, without its

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
-	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -29,6 +28,15 @@ func readinessOf(g gate.UnitGate) gate.Readiness {
 		}
 	}
 	return gate.Stale
+}
+
+// registered is yaml registered in s's environment env at *now, and a gate
+// reader over it whose clock reads *now (a test moves it by setting *now).
+func registered(t *testing.T, s state.Store, env, yaml string, now *time.Time) *gate.Reader {
+	t.Helper()
+	sp := enginetest.Parse(t, yaml)
+	enginetest.Register(t, s, env, sp, *now)
+	return &gate.Reader{Store: s, Spec: sp, Env: spec.Env{Suffix: env}, Now: func() time.Time { return *now }}
 }
 
 // sweepAll runs a sweep and returns its units.
@@ -74,11 +82,7 @@ type hideSweep struct{ state.Store }
 
 func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: 6000, Seed: 5})
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+		g := generated(t, s, 6000)
 		rep, units := sweepAll(t, g, gate.BlockedFilter{})
 		seen := checkAgainstGate(t, g, units)
 		if seen[gate.Ready] == 0 || seen[gate.Waiting] == 0 {
@@ -184,15 +188,10 @@ func TestGateSweepHardErrorsSkipsAndFreshness(t *testing.T) {
 func sweepHardErrors(t *testing.T, suffix string) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		sp, err := spec.Parse("sweep.yaml", []byte(sweepSpec))
-		if err != nil {
-			t.Fatal(err)
-		}
 		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 		hour := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
 		now := hour(10)
-		g := &gate.Reader{Store: s, Spec: sp, Env: spec.Env{Suffix: suffix}, Now: func() time.Time { return now }}
-		enginetest.Register(t, s, suffix, sp, now)
+		g := registered(t, s, suffix, sweepSpec, &now)
 		env := suffix
 		prefill := func(model string, from, to int) {
 			var ws []state.Window
@@ -344,22 +343,16 @@ models:
 `
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		sp, err := spec.Parse("merge.yaml", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		now := day.Add(10 * time.Hour)
-		g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
-		enginetest.Register(t, s, "", sp, now)
+		now := t0.Add(10 * time.Hour)
+		g := registered(t, s, "", text, &now)
 		hours := func(from, to int) []state.Window {
 			var ws []state.Window
 			for h := from; h < to; h++ {
-				ws = append(ws, state.Window{Since: day.Add(time.Duration(h) * time.Hour), Until: day.Add(time.Duration(h+1) * time.Hour)})
+				ws = append(ws, enginetest.Hours(h, h+1))
 			}
 			return ws
 		}
-		for _, m := range sp.Models {
+		for _, m := range g.Spec.Models {
 			if _, err := s.Prefill(ctx, state.PrefillRequest{Model: m.Name, Windows: hours(0, 5), Now: now}); err != nil {
 				t.Fatal(err)
 			}
@@ -368,7 +361,7 @@ models:
 			from, to int
 			ago      time.Duration
 		}{{0, 2, 8 * time.Hour}, {2, 4, time.Hour}} {
-			w := state.Window{Since: day.Add(time.Duration(run.from) * time.Hour), Until: day.Add(time.Duration(run.to) * time.Hour)}
+			w := enginetest.Hours(run.from, run.to)
 			if _, err := s.SetStatus(ctx, state.StatusChange{Model: "raw.hourly", Window: w, From: []state.UnitStatus{state.Pending},
 				To: state.Applied, AppliedAt: now.Add(-run.ago), Now: now}); err != nil {
 				t.Fatal(err)
@@ -404,14 +397,8 @@ models:
 `
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		sp, err := spec.Parse("fold.yaml", []byte(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-		now := day.Add(10 * time.Hour)
-		g := &gate.Reader{Store: s, Spec: sp, Now: func() time.Time { return now }}
-		enginetest.Register(t, s, "", sp, now)
+		now := t0.Add(10 * time.Hour)
+		g := registered(t, s, "", text, &now)
 		for _, m := range []string{"ref.config", "mart.snapshot"} {
 			if _, err := s.Prefill(ctx, state.PrefillRequest{Model: m, Windows: []state.Window{{}}, Now: now}); err != nil {
 				t.Fatal(err)

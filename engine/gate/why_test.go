@@ -15,14 +15,18 @@ func link(model string, w state.Window, status state.UnitStatus) string {
 	return model + " " + w.String() + " " + string(status)
 }
 
+// staleLink is link, said to be stale when it is.
+func staleLink(model string, w state.Window, status state.UnitStatus, stale bool) string {
+	if stale {
+		return link(model, w, status) + " stale"
+	}
+	return link(model, w, status)
+}
+
 func chainString(ls []gate.ChainLink) []string {
 	out := []string{}
 	for _, l := range ls {
-		s := link(l.Model, l.Window, l.Status)
-		if l.Stale {
-			s += " stale"
-		}
-		out = append(out, s)
+		out = append(out, staleLink(l.Model, l.Window, l.Status, l.Stale))
 	}
 	return out
 }
@@ -35,11 +39,7 @@ type fw struct {
 func frontierOf(ws []gate.FrontierWindow) []fw {
 	out := []fw{}
 	for _, w := range ws {
-		s := link(w.Model, w.Window, w.Status)
-		if w.Stale {
-			s += " stale"
-		}
-		out = append(out, fw{s, w.Releases})
+		out = append(out, fw{staleLink(w.Model, w.Window, w.Status, w.Stale), w.Releases})
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
@@ -35,6 +36,17 @@ func lineage(t *testing.T, s state.Store) *gate.Reader {
 
 // at is a clock fixed at t.
 func at(t time.Time) func() time.Time { return func() time.Time { return t } }
+
+// generated seeds s with a generated project of 60 models and about units
+// units (gen's seed 5) and is a gate reader over it at gen.AsOf.
+func generated(t *testing.T, s state.Store, units int) *gate.Reader {
+	t.Helper()
+	sp, _, err := gen.Seed(t.Context(), s, "", gen.Config{Models: 60, Units: units, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &gate.Reader{Store: s, Spec: sp, Now: at(gen.AsOf)}
+}
 
 // mark moves model's units in w to status as an operator's mark does
 // (engine.Mark): to applied from pending, blocked or failed with applied_at
@@ -67,20 +79,12 @@ func expectStrings(t *testing.T, what string, got, want []string) {
 // registration and units, and the change feed's end.
 func storeText(t *testing.T, s state.Store) string {
 	t.Helper()
-	recs, err := s.Models(t.Context(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var b strings.Builder
-	for _, r := range recs {
+	for _, r := range enginetest.Models(t, s) {
 		fmt.Fprintf(&b, "%s %s %s\n", r.Name, r.Interval, r.ContentHash)
-		err := s.ScanUnits(t.Context(), state.UnitQuery{Model: r.Name}, func(u state.Unit) error {
+		enginetest.EachUnit(t, s, state.UnitQuery{Model: r.Name}, func(u state.Unit) {
 			fmt.Fprintf(&b, "  %s %s %q %q\n", u.Window, u.Status, u.BlockedReason, u.Error)
-			return nil
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 	seq, err := state.LatestSeq(t.Context(), s)
 	if err != nil {

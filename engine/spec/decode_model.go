@@ -2,6 +2,7 @@ package spec
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -158,16 +159,10 @@ func (d *decoder) decodeAfter(n ast.Node) (AfterEdge, Position, bool) {
 	e.Task = task
 	if on := fs.present("on"); on != nil {
 		if s, ok := d.str(on); ok {
-			switch strings.ToLower(s) {
-			case "success":
-				e.On = graph.Success
-			case "failure":
-				e.On = graph.Failure
-			case "always":
-				e.On = graph.Always
-			case "has_data":
-				e.On = graph.HasData
-			default:
+			i := slices.IndexFunc(dependencyTypes, func(t graph.DependencyType) bool { return strings.ToLower(t.String()) == strings.ToLower(s) })
+			if i >= 0 {
+				e.On = dependencyTypes[i]
+			} else {
 				d.errAt(on.valPos, "unknown after on %q: want success, failure, always or has_data", s)
 			}
 		}

@@ -244,16 +244,22 @@ func isMapping(n ast.Node) bool {
 	return false
 }
 
+// mappingEntries are the entries of a mapping node (a one-entry mapping
+// is a MappingValueNode of its own); none for any other node.
+func mappingEntries(n ast.Node) []*ast.MappingValueNode {
+	switch v := n.(type) {
+	case *ast.MappingNode:
+		return v.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}
+	}
+	return nil
+}
+
 // collectFields adds n's entries to fs. Merged entries (from "<<") never
 // override a key the mapping sets itself, and never count as duplicates.
 func (d *decoder) collectFields(n ast.Node, what string, allowed []string, fs *fields, merged bool, depth int) {
-	var entries []*ast.MappingValueNode
-	switch v := n.(type) {
-	case *ast.MappingNode:
-		entries = v.Values
-	case *ast.MappingValueNode:
-		entries = []*ast.MappingValueNode{v}
-	}
+	entries := mappingEntries(n)
 	var merges []*ast.MappingValueNode
 	for _, e := range entries {
 		if _, ok := e.Key.(*ast.MergeKeyNode); ok {

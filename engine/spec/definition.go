@@ -301,8 +301,12 @@ func lookupName(s string, names []string) (int, bool) {
 	return max(i, 0), i >= 0
 }
 
+// dependencyTypes are the after: edge types, as a spec names them (in
+// lower case) and a stored definition does (in upper).
+var dependencyTypes = []graph.DependencyType{graph.Success, graph.Failure, graph.Always, graph.HasData}
+
 func parseDependencyType(s string) (graph.DependencyType, error) {
-	for _, t := range []graph.DependencyType{graph.Success, graph.Failure, graph.Always, graph.HasData} {
+	for _, t := range dependencyTypes {
 		if t.String() == s {
 			return t, nil
 		}

@@ -34,7 +34,7 @@ const fingerprintScheme = "bollhav-fingerprint-v1"
 type fingerprintInput struct {
 	Temporality string      `json:"temporality"`
 	Chunking    *fpChunking `json:"chunking,omitempty"`
-	Run         fpRun       `json:"run"`
+	Run         RunDef      `json:"run"` // without its Timeout, which omitempty then leaves out
 	Sources     []fpSource  `json:"sources"`
 	Scheme      string      `json:"scheme"`
 }
@@ -46,14 +46,6 @@ type fpChunking struct {
 	Start       string `json:"start"`
 	Flexibility string `json:"flexibility"`
 	Timezone    string `json:"timezone"`
-}
-
-type fpRun struct {
-	Kind    string   `json:"kind"`
-	Command []string `json:"command,omitempty"`
-	SQL     []string `json:"sql,omitempty"`
-	Query   string   `json:"query,omitempty"`
-	Write   *Write   `json:"write,omitempty"`
 }
 
 type fpSource struct {
@@ -141,7 +133,7 @@ func fingerprintInputOf(d ModelDefinition) fingerprintInput {
 			in.Chunking.Interval = c.Interval
 		}
 	}
-	in.Run = fpRun{Kind: cmp.Or(d.Run.Kind, RunNone.String()), Command: d.Run.Command, Write: d.Run.Write}
+	in.Run = RunDef{Kind: cmp.Or(d.Run.Kind, RunNone.String()), Command: d.Run.Command, Write: d.Run.Write}
 	for _, s := range d.Run.SQL {
 		in.Run.SQL = append(in.Run.SQL, state.CanonicalSQL(s))
 	}

@@ -210,13 +210,7 @@ func (d *decoder) value(n ast.Node, depth int) (any, bool) {
 // when set, sees each entry with its positions, for callers that constrain
 // keys or values.
 func (d *decoder) objectValue(n ast.Node, depth int, onEntry func(key string, keyPos, valPos Position, v any)) (map[string]any, bool) {
-	var entries []*ast.MappingValueNode
-	switch v := n.(type) {
-	case *ast.MappingNode:
-		entries = v.Values
-	case *ast.MappingValueNode:
-		entries = []*ast.MappingValueNode{v}
-	}
+	entries := mappingEntries(n)
 	out := make(map[string]any, len(entries))
 	seen := map[string]Position{}
 	ok := true

@@ -292,19 +292,15 @@ func (p *project) edge(r *rand.Rand, m, u *modelDef) edgeDef {
 		opts = []weighted{{"ENCAPSULATE", 60}, {"THROUGH", 17}, {"WHOLE", 5}, {"EXISTS", 18}}
 	}
 	e := edgeDef{up: u.idx}
-	switch pick(r, opts) {
-	case "EXISTS":
-		e.level = spec.Exists
+	name := pick(r, opts)
+	for c := spec.Exists; c <= spec.Whole; c++ {
+		if c.String() == name {
+			e.level = c
+		}
+	}
+	if e.level == spec.Exists {
 		e.devSkip = chance(r, 0.2)
 		return e
-	case "EXACT":
-		e.level = spec.Exact
-	case "ENCAPSULATE":
-		e.level = spec.Encapsulate
-	case "THROUGH":
-		e.level = spec.Through
-	case "WHOLE":
-		e.level = spec.Whole
 	}
 	p2 := 0.06
 	if e.level == spec.Whole || e.level == spec.Through {
