@@ -16,9 +16,7 @@ import (
 // safe to use: every model has an upstream and every ref resolves or errs.
 // The seed corpus in testdata/fuzz/FuzzParseSpec runs under plain go test.
 func FuzzParseSpec(f *testing.F) {
-	if b, err := os.ReadFile("../examples/shop/bollhav.yaml"); err == nil {
-		f.Add(b)
-	}
+	f.Add(shopSpec(f))
 	f.Add([]byte(designSpec))
 	f.Add([]byte("models:\n  - name: a.b\n    <<: {temporality: timeless}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -71,9 +69,7 @@ func FuzzParseSpec(f *testing.F) {
 // input: whatever the bytes, parsed in chunks (when they take that path)
 // they give the spec or the problems that one parse of the whole gives.
 func FuzzChunkedParse(f *testing.F) {
-	if b, err := os.ReadFile("../../examples/shop/bollhav.yaml"); err == nil {
-		f.Add(b, uint8(2))
-	}
+	f.Add(shopSpec(f), uint8(2))
 	f.Add([]byte(designSpec), uint8(3))
 	f.Add([]byte("models:\n- name: a.b\n  run: &r {command: [x]}\n- name: a.c\n  run: *r\n- name: a.d\n- name: a.e\n"), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, workers uint8) {
@@ -88,4 +84,15 @@ func FuzzChunkedParse(f *testing.F) {
 			t.Fatalf("%d workers: chunked %v, %v; whole %v, %v", w, chunked, cerr, whole, werr)
 		}
 	})
+}
+
+// shopSpec is the example project's spec, the fuzzers' realistic seed; a
+// seed that cannot be read fails the fuzzer rather than silently going
+// missing (one did, from a path a directory short).
+func shopSpec(f *testing.F) []byte {
+	b, err := os.ReadFile("../../examples/shop/bollhav.yaml")
+	if err != nil {
+		f.Fatal(err)
+	}
+	return b
 }
