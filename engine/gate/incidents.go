@@ -91,9 +91,13 @@ type Incident struct {
 	// one (the next try of the model's retry.attempts, and when); nil when
 	// none does.
 	Retry *state.RetryWait
-	// Blocked counts the blocked units whose root cause this is;
-	// BlockedModels names their models, sorted.
+	// Blocked counts the blocked units it holds: whose root-cause chains
+	// (one for each upstream that holds them back) end here. A unit held
+	// by two roots counts under both. Releases counts those it alone
+	// holds: fixing it alone releases them. BlockedModels names the
+	// models of the units it holds, sorted.
 	Blocked       int
+	Releases      int
 	BlockedModels []string
 	// Impact counts the units that wait on it: the units downstream of
 	// Model (through gated edges) that Span reaches and that are not
@@ -121,6 +125,9 @@ type IncidentReport struct {
 	// Untraced counts blocked units past MaxTracedBlocked that share no
 	// model and reason with a traced unit.
 	Untraced int
+	// Held counts the blocked units the incidents hold, each once, however
+	// many roots hold it.
+	Held int
 	// Glance marks a first look (Reader.Glance): failed roots only, no
 	// impact, with Tracing blocked units of TracingModels models still to
 	// be traced. False in a report of Incidents, whose Tracing is 0.
@@ -131,8 +138,9 @@ type IncidentReport struct {
 
 // Incidents groups everything failed, blocked or stale into root causes:
 // every failed or retrying unit is a root; every blocked unit is walked
-// upstream as Why walks it (the root-cause chain) and counted on the root
-// it ends at. It only reads the store.
+// upstream as Why walks it (the root-cause chains, one for each upstream
+// that holds it back) and counted on every root they end at. It only
+// reads the store.
 //
 // It reads the blocked units twice instead of holding them: a million
 // blocked units are a few hundred MB as BlockedUnits. The first pass keeps
@@ -259,26 +267,26 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 	// unit of its model with the very same reason (the same missing range,
 	// the same stale verdict), and is counted untraced otherwise: a guess
 	// by model alone would credit one root with another's units.
-	byReason := map[string]*Incident{}
+	byReason := map[string][]*Incident{}
 	idle := map[string]bool{}
 	for _, bu := range traced {
-		inc, err := b.trace(ctx, bu)
+		incs, err := b.trace(ctx, bu)
 		if err != nil {
 			return nil, err
 		}
-		if inc == nil {
+		if len(incs) == 0 {
 			idle[bu.Model+"\x00"+bu.Reason] = true // an alert that did not fire: nothing to fix
 			continue
 		}
-		b.behind(inc, bu)
+		b.behind(incs, bu)
 		if key := bu.Model + "\x00" + bu.Reason; byReason[key] == nil {
-			byReason[key] = inc
+			byReason[key] = incs
 		}
 	}
 	err := rest(func(bu BlockedUnit) error {
 		key := bu.Model + "\x00" + bu.Reason
-		if inc := byReason[key]; inc != nil {
-			b.behind(inc, bu)
+		if incs := byReason[key]; incs != nil {
+			b.behind(incs, bu)
 		} else if !idle[key] {
 			b.report.Untraced++
 		}
@@ -434,16 +442,18 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	return nil
 }
 
-// trace walks bu's root-cause chain and returns the incident it ends at;
-// nil for a unit held only by idle after: edges (AfterVerdict.Idle).
-func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident, error) {
+// trace walks bu's root-cause chains — one for each upstream that holds it
+// back (analysis.allRoots) — and returns the incidents they end at, each
+// once; none for a unit held only by idle after: edges (AfterVerdict.Idle).
+// A unit held by two roots counts under both.
+func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) ([]*Incident, error) {
 	m, _, err := b.an.model(ctx, bu.Model)
 	if err != nil {
 		// A model this bollhav cannot read: its reason is all there is.
 		inc := b.get(IncidentBlocked, bu.Model)
 		b.root(inc, bu.Window, bu.UpdatedAt)
 		inc.Detail = cmp.Or(inc.Detail, FirstLine(bu.Reason))
-		return inc, nil
+		return []*Incident{inc}, nil
 	}
 	u := &state.Unit{Model: bu.Model, Window: bu.Window, Status: state.Blocked, BlockedReason: bu.Reason, UpdatedAt: bu.UpdatedAt}
 	ug, err := b.g.CachedUnit(ctx, b.an.shapes, m, windowOf(m, bu.Window), b.an.now)
@@ -453,25 +463,39 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 	if ug.idleOnly() {
 		return nil, nil
 	}
-	chain, err := b.an.rootCause(ctx, m, bu.Window, u, ug)
+	self := linkOf(m, bu.Window, u)
+	roots, err := b.an.allRoots(ctx, m, self, &ug)
 	if err != nil {
 		return nil, err
 	}
-	last := chain[len(chain)-1]
-	lastGate := &ug
-	if len(chain) > 1 && last.Status == state.Blocked {
-		// The chain stopped at a blocked unit upstream: its own gate says
-		// whether it is released or names nothing further.
-		lm, _, err := b.an.model(ctx, last.Model)
-		if err != nil {
-			return nil, err
+	var out []*Incident
+	for _, last := range roots {
+		lastGate := &ug
+		if chainKey(last) != chainKey(self) && last.Status == state.Blocked {
+			// The chain stopped at a blocked unit upstream: its own gate
+			// says whether it is released or names nothing further.
+			lm, _, err := b.an.model(ctx, last.Model)
+			if err != nil {
+				return nil, err
+			}
+			g, err := b.g.CachedUnit(ctx, b.an.shapes, lm, windowOf(lm, last.Window), b.an.now)
+			if err != nil {
+				return nil, err
+			}
+			lastGate = &g
 		}
-		g, err := b.g.CachedUnit(ctx, b.an.shapes, lm, windowOf(lm, last.Window), b.an.now)
-		if err != nil {
-			return nil, err
+		inc := b.classify(last, lastGate)
+		b.root(inc, last.Window, bu.UpdatedAt)
+		if !slices.Contains(out, inc) {
+			out = append(out, inc)
 		}
-		lastGate = &g
 	}
+	return out, nil
+}
+
+// classify is the incident a root link belongs to, given its gate when it
+// is a blocked unit.
+func (b *incidentBuilder) classify(last ChainLink, lastGate *UnitGate) *Incident {
 	var inc *Incident
 	switch {
 	case last.Status == state.Blocked && lastGate.Err != nil, strings.HasPrefix(last.Detail, "gate: ") && last.Status != state.Failed:
@@ -504,8 +528,7 @@ func (b *incidentBuilder) trace(ctx context.Context, bu BlockedUnit) (*Incident,
 			inc.Detail = fmt.Sprintf("%s is %s: not loaded", windowText(last.Window), last.Status)
 		}
 	}
-	b.root(inc, last.Window, bu.UpdatedAt)
-	return inc, nil
+	return inc
 }
 
 // retrying is whether l is a pending unit addFailed counted as failed.
@@ -550,17 +573,25 @@ func windowText(w state.Window) string {
 	return w.String()
 }
 
-// behind counts bu, a blocked unit, on inc.
-func (b *incidentBuilder) behind(inc *Incident, bu BlockedUnit) {
-	if inc.Blocked == 0 { // Blocked lists the most impact first
-		inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
+// behind counts bu, a blocked unit, on every incident that holds it, and
+// as released by the one incident alone that holds it, if one does. The
+// report counts it once.
+func (b *incidentBuilder) behind(incs []*Incident, bu BlockedUnit) {
+	b.report.Held++
+	for _, inc := range incs {
+		if inc.Blocked == 0 { // Blocked lists the most impact first
+			inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
+		}
+		inc.Blocked++
+		if len(incs) == 1 {
+			inc.Releases++
+		}
+		if !slices.Contains(inc.BlockedModels, bu.Model) {
+			inc.BlockedModels = append(inc.BlockedModels, bu.Model)
+			slices.Sort(inc.BlockedModels)
+		}
+		inc.Since = earliest(inc.Since, bu.UpdatedAt)
 	}
-	inc.Blocked++
-	if !slices.Contains(inc.BlockedModels, bu.Model) {
-		inc.BlockedModels = append(inc.BlockedModels, bu.Model)
-		slices.Sort(inc.BlockedModels)
-	}
-	inc.Since = earliest(inc.Since, bu.UpdatedAt)
 }
 
 // impacts counts each incident's impact with counter (its indexes already
@@ -646,4 +677,23 @@ func (k IncidentKind) Word() string {
 		return "not loaded"
 	}
 	return string(k)
+}
+
+// HoldsText is what waits on the incident, as every front end says it:
+// "holds 4 units of core.daily_revenue, mart.monthly_revenue", with
+// "(fixing it alone releases 2)" when another root holds some of them
+// too.
+func (inc Incident) HoldsText() string {
+	if inc.Blocked == 0 {
+		return "nothing held behind it yet"
+	}
+	units := "units"
+	if inc.Blocked == 1 {
+		units = "unit"
+	}
+	s := fmt.Sprintf("holds %d %s of %s", inc.Blocked, units, strings.Join(inc.BlockedModels, ", "))
+	if inc.Releases != inc.Blocked {
+		s += fmt.Sprintf(" (fixing it alone releases %d)", inc.Releases)
+	}
+	return s
 }

@@ -60,3 +60,89 @@ func (an *analysis) afterBlocker(ctx context.Context, v AfterVerdict, w state.Wi
 	}
 	return nil, nil
 }
+
+// maxRoots bounds how many roots one unit is credited to: past it the
+// unit is held by a fan-in wider than a card can show, and the first
+// ones found stand for the rest.
+const maxRoots = 16
+
+// allRoots is every root that holds the unit of m at link back: where its
+// root-cause chain ends following each of its unsatisfied upstreams (each
+// gated upstream and each after: edge that does not hold), not only the
+// first one as RootCause does; each root link once. A unit nothing holds
+// back is its own root. gate is the unit's gate when the caller has it.
+func (an *analysis) allRoots(ctx context.Context, m *spec.Model, link ChainLink, gate *UnitGate) ([]ChainLink, error) {
+	var out []ChainLink
+	seen := map[string]bool{}
+	var walk func(cur chainStep, depth int, visiting map[string]bool) error
+	walk = func(cur chainStep, depth int, visiting map[string]bool) error {
+		if len(out) >= maxRoots {
+			return nil
+		}
+		add := func(l ChainLink) {
+			if k := chainKey(l); !seen[k] {
+				seen[k] = true
+				out = append(out, l)
+			}
+		}
+		switch cur.link.Status {
+		case state.Applied, state.Failed, StatusMissing:
+			add(cur.link)
+			return nil
+		}
+		g := cur.gate
+		if g == nil {
+			ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+			if err != nil {
+				return err
+			}
+			g = &ug
+		}
+		if g.Err != nil || depth >= MaxRootCauseDepth {
+			l := cur.link
+			if g.Err != nil && l.Detail == "" {
+				l.Detail = "gate: " + g.Err.Error()
+			}
+			add(l)
+			return nil
+		}
+		var nexts []*chainStep
+		for i, src := range gatedSources(cur.m) {
+			if v := g.Verdicts[i]; !v.Satisfied && !v.Skipped {
+				next, err := an.blocker(ctx, cur.m, src, v, cur.link.Window)
+				if err != nil {
+					return err
+				}
+				nexts = append(nexts, next)
+			}
+		}
+		for _, v := range g.After {
+			if !v.Satisfied {
+				next, err := an.afterBlocker(ctx, v, cur.link.Window)
+				if err != nil {
+					return err
+				}
+				nexts = append(nexts, next)
+			}
+		}
+		followed := false
+		for _, next := range nexts {
+			if next == nil || visiting[chainKey(next.link)] {
+				continue
+			}
+			followed = true
+			visiting[chainKey(next.link)] = true
+			err := walk(*next, depth+1, visiting)
+			delete(visiting, chainKey(next.link))
+			if err != nil {
+				return err
+			}
+		}
+		if !followed {
+			add(cur.link)
+		}
+		return nil
+	}
+	err := walk(chainStep{m: m, link: link, gate: gate}, 0, map[string]bool{chainKey(link): true})
+	return out, err
+}

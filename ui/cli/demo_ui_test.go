@@ -53,7 +53,7 @@ func TestDemoUIOpensOnTheOutage(t *testing.T) {
 			return true
 		}, teatest.WithDuration(15*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	}
-	waitOut("the incidents", "Incidents", "raw.payments", "failed", "503 Service Unavailable", "blocks 4 units of core.daily_revenue")
+	waitOut("the incidents", "Incidents", "raw.payments", "failed", "503 Service Unavailable", "holds 4 units of core.daily_revenue")
 	if i, j := strings.Index(seen.String(), "raw.payments"), strings.Index(seen.String(), "raw.clickstream"); i < 0 || j >= 0 && j < i {
 		t.Errorf("raw.payments is not the first card:\n%s", seen.String())
 	}

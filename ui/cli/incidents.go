@@ -25,20 +25,23 @@ applies them.
 
 Each incident shows its age (since its oldest root unit or blocked unit last
 changed), the one line to read first (the newest error, the stale verdict),
-the next retry when its units wait for one, the blocked units and models behind
-it, and its impact: the units downstream that are not applied and that its
+the next retry when its units wait for one, the blocked units it holds (with
+how many it alone holds, when another root holds some too), and its impact: the units downstream that are not applied and that its
 windows reach, as 'blocked' counts impact. Most impact first. Each ends with the
 'why' command that explains its most impactful blocked unit.
 
 With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
     "started_at","age_seconds","detail","retry":{"try","of","at","ended_run"},
-    "blocked_units","blocked_models":[],"impact","focus":{"model","at"}}],
-   "untraced"}
+    "blocked_units","releases","blocked_models":[],"impact","focus":{"model","at"}}],
+   "untraced","held"}
 kind is failed, gate_error, stale, missing, blocked or released; since/until
 are the root units' first..last bounds (null when timeless); retry, null
 unless a unit waits for one, is the soonest: the next try, the model's
 retry.attempts and the not-before time; focus.at is null for a timeless model.
+blocked_units counts the blocked units an incident holds (a unit held by two
+roots counts under both) and releases those it alone holds: fixing it alone
+releases them; held counts the blocked units held, each once.
 untraced counts blocked units past the first 500 (by impact) whose model had
 no traced unit. The exit status is 0 whether or not anything is wrong.`,
 		examples: []string{
@@ -54,6 +57,7 @@ type incidentsJSON struct {
 	AsOf      string         `json:"as_of"`
 	Incidents []incidentJSON `json:"incidents"`
 	Untraced  int            `json:"untraced"`
+	Held      int            `json:"held"`
 }
 
 type incidentJSON struct {
@@ -68,6 +72,7 @@ type incidentJSON struct {
 	Detail        string     `json:"detail"`
 	Retry         *retryJSON `json:"retry"`
 	BlockedUnits  int        `json:"blocked_units"`
+	Releases      int        `json:"releases"`
 	BlockedModels []string   `json:"blocked_models"`
 	Impact        int        `json:"impact"`
 	Focus         focusJSON  `json:"focus"`
@@ -102,10 +107,10 @@ func runIncidents(c *cmdContext, args []string) int {
 }
 
 func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
-	out := incidentsJSON{AsOf: state.FormatTime(rep.Now), Incidents: []incidentJSON{}, Untraced: rep.Untraced}
+	out := incidentsJSON{AsOf: state.FormatTime(rep.Now), Incidents: []incidentJSON{}, Untraced: rep.Untraced, Held: rep.Held}
 	for _, inc := range rep.Incidents {
 		j := incidentJSON{Kind: string(inc.Kind), Model: inc.Model, Pipeline: inc.Pipeline, Units: inc.Units,
-			StartedAt: rfcOrNull(&inc.Since), Detail: inc.Detail, BlockedUnits: inc.Blocked,
+			StartedAt: rfcOrNull(&inc.Since), Detail: inc.Detail, BlockedUnits: inc.Blocked, Releases: inc.Releases,
 			BlockedModels: append([]string{}, inc.BlockedModels...), Impact: inc.Impact,
 			Focus: focusJSON{Model: inc.Focus.Model}}
 		if !inc.Since.IsZero() {
@@ -144,11 +149,7 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 		if inc.Retry != nil {
 			fmt.Fprintf(w, "   %s\n", inc.Retry.Line(state.FormatTime))
 		}
-		if inc.Blocked > 0 {
-			fmt.Fprintf(w, "   blocks %d unit%s of %s · impact %d\n", inc.Blocked, plural(inc.Blocked), strings.Join(inc.BlockedModels, ", "), inc.Impact)
-		} else {
-			fmt.Fprintf(w, "   nothing blocked behind it yet · impact %d\n", inc.Impact)
-		}
+		fmt.Fprintf(w, "   %s · impact %d\n", inc.HoldsText(), inc.Impact)
 		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus, suffix))
 	}
 	if rep.Untraced > 0 {

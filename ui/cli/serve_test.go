@@ -254,7 +254,7 @@ func TestServeOpensOnTheIncidentsOverSSH(t *testing.T) {
 	dir, _ := demoCopy(t)
 	s := startServeIn(t, dir, filepath.Join(dir, ".bollhav", "state.db"))
 	screen, _ := s.session(t, s.viewer)
-	screen.waitFor(t, "Incidents", "raw.payments failed", "503 Service Unavailable", "blocks 4 units of core.daily_revenue")
+	screen.waitFor(t, "Incidents", "raw.payments failed", "503 Service Unavailable", "holds 4 units of core.daily_revenue")
 	text := screen.text()
 	if strings.Contains(text, "Keys —") || strings.Index(text, "raw.payments failed") > strings.Index(text, "raw.clickstream stale") {
 		t.Errorf("raw.payments' failure is not the first card:\n%s", text)

@@ -103,7 +103,7 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 	if len(lines) < 4 || !strings.Contains(lines[1], "raw.payments failed") || !strings.Contains(lines[1], "›") {
 		t.Errorf("the first card is not raw.payments' failure, selected:\n%s", first)
 	}
-	if !strings.Contains(first, "blocks 4 units of core.daily_revenue, mart.monthly_revenue") {
+	if !strings.Contains(first, "holds 4 units of core.daily_revenue, mart.monthly_revenue") {
 		t.Errorf("the blocked units behind it are not named:\n%s", first)
 	}
 	send("1")

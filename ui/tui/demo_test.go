@@ -146,7 +146,7 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	tui.CheckFrame(t, f, 80, 24)
 	// The dialog keeps its context: the incident it acts on is still on
 	// screen behind it.
-	for _, want := range []string{"›✗ raw.payments failed", "blocks 4 units of core.daily_revenue"} {
+	for _, want := range []string{"›✗ raw.payments failed", "holds 4 units of core.daily_revenue"} {
 		if !strings.Contains(f, want) {
 			t.Errorf("behind the dialog %q is not visible:\n%s", want, f)
 		}

@@ -252,10 +252,8 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	switch {
 	case v.rep.Glance:
 		behind = "what waits on it: tracing…"
-	case inc.Blocked > 0:
-		behind = fmt.Sprintf("blocks %s of %s", plural(inc.Blocked, "unit", "units"), strings.Join(inc.BlockedModels, ", "))
 	default:
-		behind = "nothing blocked behind it yet"
+		behind = inc.HoldsText()
 	}
 	if inc.Retry != nil {
 		// A line of its own: beside the blocked models it is cut first.

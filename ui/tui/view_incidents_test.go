@@ -107,8 +107,8 @@ func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
 	}
 	// The 9 blocked units the first look counted, traced: 4 behind the
 	// failed hours, mart.fresh's 5 behind stale rows.
-	for _, want := range []string{"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)", "blocks 4 units of mart.daily, mart.hourly, report.snapshot",
-		"~ raw.orders stale", "blocks 5 units of mart.fresh", "2 incidents · failures first, then by impact"} {
+	for _, want := range []string{"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)", "holds 4 units of mart.daily, mart.hourly, report.snapshot",
+		"~ raw.orders stale", "holds 5 units of mart.fresh", "2 incidents · failures first, then by impact"} {
 		if !strings.Contains(frame, want) {
 			t.Errorf("the traced report has no %q:\n%s", want, frame)
 		}
