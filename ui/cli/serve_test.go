@@ -16,6 +16,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 )
@@ -29,7 +30,7 @@ const serveSpec = `models:
 
 // sshScreen collects what a session prints; text reads it without escape
 // sequences.
-type sshScreen struct{ syncBuffer }
+type sshScreen struct{ enginetest.SyncBuffer }
 
 var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07`)
 
