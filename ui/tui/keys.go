@@ -3,6 +3,10 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 )
 
 // keyMap is every binding of the UI, as data: the help screen and the footer
@@ -68,6 +72,15 @@ func bind(k, what string) key.Binding { return bindAs(k, what, k) }
 // bindAs is a binding of keys whose help names them as help, doing what.
 func bindAs(help, what string, keys ...string) key.Binding {
 	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, what))
+}
+
+// saying is b with its help saying what, under the same key; a binding
+// read-only unbound stays without help.
+func saying(b key.Binding, what string) key.Binding {
+	if b.Enabled() {
+		b.SetHelp(b.Help().Key, what)
+	}
+	return b
 }
 
 // newKeyMap is the keymap of a UI drawing with rs.
@@ -140,6 +153,25 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		}
 	}
 	return k
+}
+
+// unitKeys are the actions on one unit: run its window, mark it applied,
+// mark it pending.
+func (k keyMap) unitKeys() []key.Binding {
+	return []key.Binding{k.RunWindow, k.MarkApplied, k.MarkPending}
+}
+
+// unitAction is the action one of unitKeys, msg, asks of model's unit at
+// w: a bulldozer run of its window, or the mark.
+func (k keyMap) unitAction(msg tea.KeyPressMsg, model string, w state.Window) action {
+	act := action{kind: actionMark, model: model, window: windowPtr(w), status: state.Applied}
+	switch {
+	case key.Matches(msg, k.RunWindow):
+		act.kind, act.status, act.mode = actionRun, "", spec.Bulldozer
+	case key.Matches(msg, k.MarkPending):
+		act.status = state.Pending
+	}
+	return act
 }
 
 // actions are the bindings that change state.
