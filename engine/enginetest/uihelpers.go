@@ -25,3 +25,17 @@ func (s *SyncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// RecheckRow is the documented shape of one model of `bollhav blocked
+// --recheck -o json`, which the CLI's and the UI's tests read: written
+// apart from the command's own type, so a renamed field fails them.
+type RecheckRow struct {
+	Model       string `json:"model"`
+	Pipeline    string `json:"pipeline"`
+	Outstanding int    `json:"outstanding"`
+	Ready       int    `json:"ready"`
+	Released    int    `json:"released"`
+	Waiting     int    `json:"waiting"`
+	Stale       int    `json:"stale"`
+	Errors      int    `json:"errors"`
+}
