@@ -2,7 +2,12 @@ package enginetest
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
 	"sync"
+	"testing"
+
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // SyncBuffer is a bytes.Buffer safe for writes from other goroutines (a
@@ -38,4 +43,19 @@ type RecheckRow struct {
 	Waiting     int    `json:"waiting"`
 	Stale       int    `json:"stale"`
 	Errors      int    `json:"errors"`
+}
+
+// SSHKey is a fresh ed25519 key for a test's SSH client: its signer and
+// its public key as an authorized_keys line.
+func SSHKey(t testing.TB) (gossh.Signer, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := gossh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, string(gossh.MarshalAuthorizedKey(s.PublicKey()))
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"net"
 	"os"
@@ -55,19 +53,6 @@ func (s *sshScreen) waitFor(t *testing.T, want ...string) {
 	}
 }
 
-func sshKey(t *testing.T) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, string(gossh.MarshalAuthorizedKey(s.PublicKey()))
-}
-
 type served struct {
 	addr, dir, db    string
 	operator, viewer gossh.Signer
@@ -97,8 +82,8 @@ func startServeIn(t *testing.T, dir, db string, extra ...string) *served {
 	t.Helper()
 	s := &served{dir: dir, db: db, stderr: &sshScreen{}}
 	var opLine, viewLine string
-	s.operator, opLine = sshKey(t)
-	s.viewer, viewLine = sshKey(t)
+	s.operator, opLine = enginetest.SSHKey(t)
+	s.viewer, viewLine = enginetest.SSHKey(t)
 	for name, content := range map[string]string{"operators": opLine, "viewers": viewLine} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)

@@ -3,8 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -70,15 +68,8 @@ type keyPair struct {
 
 func newKey(t *testing.T) keyPair {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keyPair{signer: s, line: string(gossh.MarshalAuthorizedKey(s.PublicKey()))}
+	s, line := enginetest.SSHKey(t)
+	return keyPair{signer: s, line: line}
 }
 
 type fixture struct {
