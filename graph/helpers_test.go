@@ -25,6 +25,25 @@ func mustBuild(t *testing.T, tasks []TaskNode, edges []TaskEdge) *DependencyGrap
 	return g
 }
 
+// conditionsGraph is three sources (1, 2, 3) and three tasks that each
+// depend on all of them: 10 under ALL, 11 under ANY, 12 under N=2.
+func conditionsGraph(t *testing.T) *DependencyGraph {
+	t.Helper()
+	tasks := []TaskNode{
+		{ID: 1}, {ID: 2}, {ID: 3},
+		{ID: 10, RunCondition: All},
+		{ID: 11, RunCondition: Any},
+		{ID: 12, RunCondition: N, RunConditionCount: 2},
+	}
+	var edges []TaskEdge
+	for _, down := range []int{10, 11, 12} {
+		for _, up := range []int{1, 2, 3} {
+			edges = append(edges, TaskEdge{TaskID: down, DependsOnTaskID: up})
+		}
+	}
+	return mustBuild(t, tasks, edges)
+}
+
 // plain returns ALL tasks without cross-pipeline edges.
 func plain(ids ...int) []TaskNode {
 	out := make([]TaskNode, len(ids))

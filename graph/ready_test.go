@@ -68,19 +68,7 @@ func TestReadyEdgeKinds(t *testing.T) {
 
 func TestReadyRunConditions(t *testing.T) {
 	// "at least required_edge_count of its dependencies are satisfied".
-	tasks := []TaskNode{
-		{ID: 1}, {ID: 2}, {ID: 3},
-		{ID: 10, RunCondition: All},
-		{ID: 11, RunCondition: Any},
-		{ID: 12, RunCondition: N, RunConditionCount: 2},
-	}
-	var edges []TaskEdge
-	for _, down := range []int{10, 11, 12} {
-		for _, up := range []int{1, 2, 3} {
-			edges = append(edges, TaskEdge{TaskID: down, DependsOnTaskID: up})
-		}
-	}
-	g := mustBuild(t, tasks, edges)
+	g := conditionsGraph(t)
 	ok := succeeded(1)
 	cases := []struct {
 		name string

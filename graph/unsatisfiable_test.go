@@ -86,19 +86,7 @@ func TestUnsatisfiableFixedPointAcrossChain(t *testing.T) {
 func TestUnsatisfiableRunConditions(t *testing.T) {
 	// "A task is unsatisfiable when even if every still-possible dependency
 	// were satisfied it could not reach its required count."
-	tasks := []TaskNode{
-		{ID: 1}, {ID: 2}, {ID: 3},
-		{ID: 10, RunCondition: All},
-		{ID: 11, RunCondition: Any},
-		{ID: 12, RunCondition: N, RunConditionCount: 2},
-	}
-	var edges []TaskEdge
-	for _, down := range []int{10, 11, 12} {
-		for _, up := range []int{1, 2, 3} {
-			edges = append(edges, TaskEdge{TaskID: down, DependsOnTaskID: up})
-		}
-	}
-	g := mustBuild(t, tasks, edges)
+	g := conditionsGraph(t)
 	skip := ran(StatusSkipped)
 	cases := []struct {
 		name string

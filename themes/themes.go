@@ -157,29 +157,28 @@ func fromPalette(name string, p palette) Theme {
 }
 
 // Dark is the default theme, for a dark terminal background.
-func Dark() Theme {
-	c := lipgloss.Color
-	return fromPalette("dark", palette{
-		fg: c("#D0D0D0"), muted: c("#808080"), accent: c("#87AFFF"), border: c("#585858"),
-		title: c("#FFFFFF"), titleBg: c("#303A4E"), selectedFg: c("#FFFFFF"), selectedBg: c("#3A4A6B"),
-		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#FF5F5F"),
-		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#000000"), devBg: c("#5FAF5F"),
-		applied: c("#5FD75F"), pending: c("#8A8A8A"), running: c("#5FAFFF"), blocked: c("#FFD75F"),
-		failed: c("#FF5F5F"), stale: c("#D787FF"), missing: c("#6C6C6C"), outdated: c("#D7AF5F"),
-	})
-}
+func Dark() Theme { return fromPalette("dark", hexInks(true)) }
 
 // Light is for a light terminal background: the same roles, darker inks.
-func Light() Theme {
-	c := lipgloss.Color
-	return fromPalette("light", palette{
-		fg: c("#262626"), muted: c("#6C6C6C"), accent: c("#005FAF"), border: c("#A8A8A8"),
-		title: c("#000000"), titleBg: c("#D0DCF0"), selectedFg: c("#000000"), selectedBg: c("#BCD0F0"),
-		bannerFg: c("#FFFFFF"), bannerBg: c("#AF0000"), errorFg: c("#AF0000"),
-		prodFg: c("#FFFFFF"), prodBg: c("#AF0000"), devFg: c("#FFFFFF"), devBg: c("#008700"),
-		applied: c("#008700"), pending: c("#6C6C6C"), running: c("#005FD7"), blocked: c("#AF5F00"),
-		failed: c("#D70000"), stale: c("#8700AF"), missing: c("#9E9E9E"), outdated: c("#875F00"),
-	})
+func Light() Theme { return fromPalette("light", hexInks(false)) }
+
+// hexInks is the palette of Dark (dark) or Light: each role's two inks
+// side by side, the dark theme's first.
+func hexInks(dark bool) palette {
+	ink := func(onDark, onLight string) color.Color {
+		if dark {
+			return lipgloss.Color(onDark)
+		}
+		return lipgloss.Color(onLight)
+	}
+	return palette{
+		fg: ink("#D0D0D0", "#262626"), muted: ink("#808080", "#6C6C6C"), accent: ink("#87AFFF", "#005FAF"), border: ink("#585858", "#A8A8A8"),
+		title: ink("#FFFFFF", "#000000"), titleBg: ink("#303A4E", "#D0DCF0"), selectedFg: ink("#FFFFFF", "#000000"), selectedBg: ink("#3A4A6B", "#BCD0F0"),
+		bannerFg: ink("#FFFFFF", "#FFFFFF"), bannerBg: ink("#AF0000", "#AF0000"), errorFg: ink("#FF5F5F", "#AF0000"),
+		prodFg: ink("#FFFFFF", "#FFFFFF"), prodBg: ink("#AF0000", "#AF0000"), devFg: ink("#000000", "#FFFFFF"), devBg: ink("#5FAF5F", "#008700"),
+		applied: ink("#5FD75F", "#008700"), pending: ink("#8A8A8A", "#6C6C6C"), running: ink("#5FAFFF", "#005FD7"), blocked: ink("#FFD75F", "#AF5F00"),
+		failed: ink("#FF5F5F", "#D70000"), stale: ink("#D787FF", "#8700AF"), missing: ink("#6C6C6C", "#9E9E9E"), outdated: ink("#D7AF5F", "#875F00"),
+	}
 }
 
 // HighContrast uses the 16 basic ANSI colours, bright and bold, which every

@@ -117,9 +117,16 @@ func claimModels(ctx context.Context, tx *sql.Tx, req state.ClaimRequest) ([]mod
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: claim: %w", err)
 	}
+	return scanModelRefs(rows, req.Env)
+}
+
+// scanModelRefs reads rows of id, name, flexibility and max_unit, closing
+// them, as models of env.
+func scanModelRefs(rows *sql.Rows, env string) ([]modelRef, error) {
 	defer rows.Close()
+	var out []modelRef
 	for rows.Next() {
-		m := modelRef{env: req.Env}
+		m := modelRef{env: env}
 		var flex string
 		if err := rows.Scan(&m.id, &m.name, &flex, &m.maxUnit); err != nil {
 			return nil, err

@@ -87,24 +87,15 @@ func (s *Store) sweepRange(ctx context.Context, env string, from, to int64) (map
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	byModel := map[int64][]state.SweepUnit{}
 	var (
-		id, cur    int64 = 0, -1
-		units      []state.SweepUnit
+		id         int64
 		status     sql.RawBytes
 		since, til int64
 		at         int64
 	)
-	for rows.Next() {
+	return sweepByModel(rows, func() (int64, state.SweepUnit, error) {
 		if err := rows.Scan(&id, &since, &til, &status, &at); err != nil {
-			return nil, err
-		}
-		if id != cur {
-			if cur >= 0 {
-				byModel[cur] = units
-			}
-			cur, units = id, byModel[id]
+			return 0, state.SweepUnit{}, err
 		}
 		u := state.SweepUnit{Status: state.CodeOf(status)}
 		if since != zeroMicros || til != zeroMicros {
@@ -112,6 +103,31 @@ func (s *Store) sweepRange(ctx context.Context, env string, from, to int64) (map
 		}
 		if u.Status == state.CodeApplied {
 			u.AppliedAt = at
+		}
+		return id, u, nil
+	})
+}
+
+// sweepByModel reads rows, closing them, into units by model: scan reads
+// the current row's model id and unit; each model's units keep the rows'
+// order, and the rows of a model need not be adjacent.
+func sweepByModel(rows *sql.Rows, scan func() (int64, state.SweepUnit, error)) (map[int64][]state.SweepUnit, error) {
+	defer rows.Close()
+	byModel := map[int64][]state.SweepUnit{}
+	var (
+		cur   int64 = -1
+		units []state.SweepUnit
+	)
+	for rows.Next() {
+		id, u, err := scan()
+		if err != nil {
+			return nil, err
+		}
+		if id != cur {
+			if cur >= 0 {
+				byModel[cur] = units
+			}
+			cur, units = id, byModel[id]
 		}
 		units = append(units, u)
 	}

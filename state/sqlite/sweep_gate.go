@@ -108,11 +108,8 @@ func (s *Store) sweepRead(ctx context.Context, query string, args []any, status 
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	byModel := map[int64][]state.SweepUnit{}
 	var (
-		id, cur     int64 = 0, -1
-		units       []state.SweepUnit
+		id          int64
 		since, till int64
 		st          sql.RawBytes
 		at          int64
@@ -121,15 +118,9 @@ func (s *Store) sweepRead(ctx context.Context, query string, args []any, status 
 	if status {
 		fourth = &st
 	}
-	for rows.Next() {
+	return sweepByModel(rows, func() (int64, state.SweepUnit, error) {
 		if err := rows.Scan(&id, &since, &till, fourth); err != nil {
-			return nil, err
-		}
-		if id != cur {
-			if cur >= 0 {
-				byModel[cur] = units
-			}
-			cur, units = id, byModel[id]
+			return 0, state.SweepUnit{}, err
 		}
 		u := state.SweepUnit{Status: state.CodeApplied, AppliedAt: at}
 		if status {
@@ -138,13 +129,6 @@ func (s *Store) sweepRead(ctx context.Context, query string, args []any, status 
 		if since != zeroMicros || till != zeroMicros {
 			u.Since, u.Until = since, till
 		}
-		units = append(units, u)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if cur >= 0 {
-		byModel[cur] = units
-	}
-	return byModel, nil
+		return id, u, nil
+	})
 }

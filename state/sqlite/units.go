@@ -194,18 +194,7 @@ func (s *Store) envModels(ctx context.Context, env string) ([]modelRef, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: models of %q: %w", env, err)
 	}
-	defer rows.Close()
-	var out []modelRef
-	for rows.Next() {
-		m := modelRef{env: env}
-		var flex string
-		if err := rows.Scan(&m.id, &m.name, &flex, &m.maxUnit); err != nil {
-			return nil, err
-		}
-		m.flexible = flex == "flex"
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return scanModelRefs(rows, env)
 }
 
 func (s *Store) scanModel(ctx context.Context, m modelRef, q state.UnitQuery, fn func(state.Unit) error) error {

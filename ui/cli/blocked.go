@@ -69,13 +69,11 @@ type blockedJSON struct {
 }
 
 type blockedUnitJSON struct {
-	Model    string  `json:"model"`
-	Since    *string `json:"since"`
-	Until    *string `json:"until"`
-	Reason   string  `json:"reason"`
-	Impact   int     `json:"impact"`
-	Pipeline string  `json:"pipeline"`
-	Attempts int     `json:"attempts"`
+	unitRefJSON
+	Reason   string `json:"reason"`
+	Impact   int    `json:"impact"`
+	Pipeline string `json:"pipeline"`
+	Attempts int    `json:"attempts"`
 }
 
 func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
@@ -87,9 +85,8 @@ func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 	if c.Output == "json" {
 		out := blockedJSON{Units: []blockedUnitJSON{}}
 		for _, u := range units {
-			uj := blockedUnitJSON{Model: u.Model, Reason: u.Reason, Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts}
-			uj.Since, uj.Until = whyWindowJSON(u.Window)
-			out.Units = append(out.Units, uj)
+			out.Units = append(out.Units, blockedUnitJSON{unitRefJSON: unitRef(u.Model, u.Window),
+				Reason: u.Reason, Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts})
 		}
 		writeJSON(c.Out, out)
 		return ExitOK

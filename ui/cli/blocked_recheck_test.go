@@ -3,35 +3,25 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
 )
 
-// recheckRow is the documented shape of one model of `blocked --recheck -o json`.
-type recheckRow struct {
-	Model       string `json:"model"`
-	Pipeline    string `json:"pipeline"`
-	Outstanding int    `json:"outstanding"`
-	Ready       int    `json:"ready"`
-	Released    int    `json:"released"`
-	Waiting     int    `json:"waiting"`
-	Stale       int    `json:"stale"`
-	Errors      int    `json:"errors"`
-}
-
-func recheck(t *testing.T, world []string) map[string]recheckRow {
+func recheck(t *testing.T, world []string) map[string]enginetest.RecheckRow {
 	t.Helper()
 	code, out, errOut := run(t, append([]string{"blocked", "--recheck", "-o", "json"}, world...)...)
 	if code != 0 || errOut != "" {
 		t.Fatalf("blocked --recheck: code %d, stderr %q", code, errOut)
 	}
 	var got struct {
-		AsOf   string       `json:"as_of"`
-		Models []recheckRow `json:"models"`
+		AsOf   string                  `json:"as_of"`
+		Models []enginetest.RecheckRow `json:"models"`
 	}
 	wbDecode(t, out, &got)
 	if got.AsOf != "2026-01-03T00:00:00Z" {
 		t.Errorf("as_of %q, want the --as-of time", got.AsOf)
 	}
-	rows := map[string]recheckRow{}
+	rows := map[string]enginetest.RecheckRow{}
 	for _, r := range got.Models {
 		rows[r.Model] = r
 	}
@@ -47,7 +37,7 @@ func recheck(t *testing.T, world []string) map[string]recheckRow {
 func TestBlockedRecheckSeesAReleasedUnit(t *testing.T) {
 	world := wbWorld(t)
 	before := recheck(t, world)
-	want := map[string]recheckRow{
+	want := map[string]enginetest.RecheckRow{
 		"mart.daily":      {Model: "mart.daily", Pipeline: "core", Outstanding: 1, Waiting: 1},
 		"report.snapshot": {Model: "report.snapshot", Pipeline: "reports", Outstanding: 1, Waiting: 1},
 	}
@@ -64,7 +54,7 @@ func TestBlockedRecheckSeesAReleasedUnit(t *testing.T) {
 		t.Fatalf("mark: code %d, %s", code, errOut)
 	}
 	after := recheck(t, world)
-	if got, w := after["mart.daily"], (recheckRow{Model: "mart.daily", Pipeline: "core", Outstanding: 1, Ready: 1, Released: 1}); got != w {
+	if got, w := after["mart.daily"], (enginetest.RecheckRow{Model: "mart.daily", Pipeline: "core", Outstanding: 1, Ready: 1, Released: 1}); got != w {
 		t.Errorf("after the mark, mart.daily = %+v, want %+v", got, w)
 	}
 	if got := after["report.snapshot"]; got.Waiting != 1 || got.Ready != 0 {

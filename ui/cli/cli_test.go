@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -18,25 +17,6 @@ func run(t *testing.T, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	code := Main(args, Streams{In: strings.NewReader(""), Out: &out, Err: &errb})
 	return code, out.String(), errb.String()
-}
-
-// syncBuffer is a buffer safe to read while a command or an SSH session
-// writes to it from another goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func writeSpec(t *testing.T, body string) string {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -34,7 +35,7 @@ func TestInterruptedCommandExits130(t *testing.T) {
 		restored := make(chan struct{}, 1)
 		// run's interrupt notice is written from a goroutine of its own,
 		// as it would be to the process's stderr.
-		var out, errb syncBuffer
+		var out, errb enginetest.SyncBuffer
 		code := mainContext(ctx, func() {
 			select {
 			case restored <- struct{}{}:

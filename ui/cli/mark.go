@@ -44,11 +44,9 @@ are null for a timeless model.`,
 }
 
 type markJSON struct {
-	Model   string  `json:"model"`
-	Since   *string `json:"since"`
-	Until   *string `json:"until"`
-	Status  string  `json:"status"`
-	Changed int     `json:"changed"`
+	unitRefJSON
+	Status  string `json:"status"`
+	Changed int    `json:"changed"`
 }
 
 func runMark(c *cmdContext, args []string, since, until, statusFlag string) int {
@@ -104,11 +102,7 @@ func runMark(c *cmdContext, args []string, since, until, statusFlag string) int 
 		return bad("%v", err)
 	}
 	if c.Output == "json" {
-		out := markJSON{Model: model, Status: string(status), Changed: n}
-		if !w.IsZero() {
-			out.Since, out.Until = rfcOrNull(&w.Since), rfcOrNull(&w.Until)
-		}
-		writeJSON(c.Out, out)
+		writeJSON(c.Out, markJSON{unitRef(model, w), string(status), n})
 		return ExitOK
 	}
 	where := ""

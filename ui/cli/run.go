@@ -208,16 +208,11 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	if err != nil {
 		return c.runUsageLine(cmd, "%v", err)
 	}
-	ctx, stop := c.interruptContext(cmd)
-	defer stop()
-	e, closeStore, code := c.openRunEngine(ctx, cmd)
+	ctx, e, done, code := c.openRunWriter(cmd, req.Mode.String())
 	if e == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly() {
-		return c.runUsageLine(cmd, "%s %v; nothing was changed", req.Mode, engine.ErrReadOnly)
-	}
+	defer done()
 
 	// Plan first: bad input (a misaligned window, an unknown model, a grain
 	// change outside torch) is refused before the run registers anything,
@@ -266,6 +261,29 @@ func (c *cmdContext) openRunEngine(ctx gocontext.Context, cmd string) (e *engine
 	return o.engine(sp), o.close, ExitOK
 }
 
+// openRunWriter opens the engine of a run that writes, under
+// interruptContext: a read-only store is refused (what the run would have
+// done, and that nothing was changed). With no engine, code is the exit
+// code; with one, done closes the store and ends the context.
+func (c *cmdContext) openRunWriter(cmd, what string) (gocontext.Context, *engine.Engine, func(), int) {
+	ctx, stop := c.interruptContext(cmd)
+	e, closeStore, code := c.openRunEngine(ctx, cmd)
+	if e == nil {
+		stop()
+		return nil, nil, nil, code
+	}
+	done := func() {
+		closeStore()
+		stop()
+	}
+	if e.ReadOnly() {
+		code := c.runUsageLine(cmd, "%s %v; nothing was changed", what, engine.ErrReadOnly)
+		done()
+		return nil, nil, nil, code
+	}
+	return ctx, e, done, ExitOK
+}
+
 // interruptContext is the process's context, which SIGINT or SIGTERM
 // cancels: the engine then starts no new unit, stops the running ones and
 // records them, and the run ends as cancelled. The first signal also
@@ -311,16 +329,11 @@ func runRetry(c *cmdContext, args []string, f *runFlags) int {
 			return c.runUsageLine(cmd, "--retry resumes run %d with its own scope, window and mode: --%s cannot be combined with it", f.retry, name)
 		}
 	}
-	ctx, stop := c.interruptContext(cmd)
-	defer stop()
-	e, closeStore, code := c.openRunEngine(ctx, cmd)
+	ctx, e, done, code := c.openRunWriter(cmd, "retry")
 	if e == nil {
 		return code
 	}
-	defer closeStore()
-	if e.ReadOnly() {
-		return c.runUsageLine(cmd, "retry %v; nothing was changed", engine.ErrReadOnly)
-	}
+	defer done()
 	order, totals := runRetryTotals(ctx, e, f.retry)
 	view := c.newRunView(order, totals)
 	res, err := e.Retry(ctx, f.retry, view.executor(e.Executor()), f.workers, view.update)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"crypto/ed25519"
-	"crypto/rand"
 	"io"
 	"net"
 	"os"
@@ -16,6 +14,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/sqlite"
 )
@@ -29,7 +28,7 @@ const serveSpec = `models:
 
 // sshScreen collects what a session prints; text reads it without escape
 // sequences.
-type sshScreen struct{ syncBuffer }
+type sshScreen struct{ enginetest.SyncBuffer }
 
 var ansiSeq = regexp.MustCompile(`\x1b\[[0-9;?<>=$]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>]|\x1b\][^\x07]*\x07`)
 
@@ -52,19 +51,6 @@ func (s *sshScreen) waitFor(t *testing.T, want ...string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-func sshKey(t *testing.T) (gossh.Signer, string) {
-	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, string(gossh.MarshalAuthorizedKey(s.PublicKey()))
 }
 
 type served struct {
@@ -96,8 +82,8 @@ func startServeIn(t *testing.T, dir, db string, extra ...string) *served {
 	t.Helper()
 	s := &served{dir: dir, db: db, stderr: &sshScreen{}}
 	var opLine, viewLine string
-	s.operator, opLine = sshKey(t)
-	s.viewer, viewLine = sshKey(t)
+	s.operator, opLine = enginetest.SSHKey(t)
+	s.viewer, viewLine = enginetest.SSHKey(t)
 	for name, content := range map[string]string{"operators": opLine, "viewers": viewLine} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			t.Fatal(err)

@@ -53,9 +53,7 @@ count is how many units made this transition.`,
 }
 
 type watchJSON struct {
-	Model string  `json:"model"`
-	Since *string `json:"since"`
-	Until *string `json:"until"`
+	unitRefJSON
 	From  *string `json:"from"`
 	To    *string `json:"to"`
 	At    string  `json:"at"`
@@ -141,10 +139,7 @@ func runWatch(c *cmdContext, args []string, fromStart bool, count int, poll time
 }
 
 func changeToJSON(ch state.Change) watchJSON {
-	j := watchJSON{Model: ch.Model, At: state.FormatTime(ch.At), Count: ch.Count}
-	if !ch.Window.IsZero() {
-		j.Since, j.Until = rfcOrNull(&ch.Window.Since), rfcOrNull(&ch.Window.Until)
-	}
+	j := watchJSON{unitRefJSON: unitRef(ch.Model, ch.Window), At: state.FormatTime(ch.At), Count: ch.Count}
 	if ch.From != "" {
 		s := string(ch.From)
 		j.From = &s

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -43,9 +44,9 @@ func (w *suWorld) wmSnapshot(t *testing.T) string {
 }
 
 // wmStartWatch runs watch in-process and returns once it follows the feed.
-func wmStartWatch(t *testing.T, args []string) (out *syncBuffer, done <-chan int) {
+func wmStartWatch(t *testing.T, args []string) (out *enginetest.SyncBuffer, done <-chan int) {
 	t.Helper()
-	out, errb := &syncBuffer{}, &syncBuffer{}
+	out, errb := &enginetest.SyncBuffer{}, &enginetest.SyncBuffer{}
 	ch := make(chan int, 1)
 	go func() { ch <- Main(args, Streams{In: strings.NewReader(""), Out: out, Err: errb}) }()
 	deadline := time.Now().Add(20 * time.Second)
@@ -63,7 +64,7 @@ func wmStartWatch(t *testing.T, args []string) (out *syncBuffer, done <-chan int
 	return out, ch
 }
 
-func wmWait(t *testing.T, done <-chan int, out *syncBuffer) {
+func wmWait(t *testing.T, done <-chan int, out *enginetest.SyncBuffer) {
 	t.Helper()
 	select {
 	case code := <-done:

@@ -149,24 +149,37 @@ type whyFreshnessJSON struct {
 	Scope  string `json:"scope"`
 }
 
+// unitRefJSON names a unit in JSON: its model and its window's bounds
+// (whyWindowJSON's).
+type unitRefJSON struct {
+	Model string  `json:"model"`
+	Since *string `json:"since"`
+	Until *string `json:"until"`
+}
+
+func unitRef(model string, w state.Window) unitRefJSON {
+	since, until := whyWindowJSON(w)
+	return unitRefJSON{Model: model, Since: since, Until: until}
+}
+
+// unitStateJSON is a unit's status in JSON, and whether its upstream rows
+// are stale or outdated.
+type unitStateJSON struct {
+	Status   string `json:"status"`
+	Stale    bool   `json:"stale,omitempty"`
+	Outdated bool   `json:"outdated,omitempty"`
+}
+
 type whyLinkJSON struct {
-	Model    string  `json:"model"`
-	Since    *string `json:"since"`
-	Until    *string `json:"until"`
-	Status   string  `json:"status"`
-	Stale    bool    `json:"stale,omitempty"`
-	Outdated bool    `json:"outdated,omitempty"`
-	Detail   string  `json:"detail,omitempty"`
+	unitRefJSON
+	unitStateJSON
+	Detail string `json:"detail,omitempty"`
 }
 
 type whyFrontierJSON struct {
-	Model    string  `json:"model"`
-	Since    *string `json:"since"`
-	Until    *string `json:"until"`
-	Releases int     `json:"releases"`
-	Status   string  `json:"status"`
-	Stale    bool    `json:"stale,omitempty"`
-	Outdated bool    `json:"outdated,omitempty"`
+	unitRefJSON
+	Releases int `json:"releases"`
+	unitStateJSON
 }
 
 // whyWindowJSON is a window's bounds as JSON: RFC 3339 UTC, or null for a
@@ -289,14 +302,12 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		out.Upstreams = append(out.Upstreams, uj)
 	}
 	for _, l := range r.RootCause {
-		lj := whyLinkJSON{Model: l.Model, Status: string(l.Status), Stale: l.Stale, Outdated: l.Outdated, Detail: l.Detail}
-		lj.Since, lj.Until = whyWindowJSON(l.Window)
-		out.RootCause = append(out.RootCause, lj)
+		out.RootCause = append(out.RootCause, whyLinkJSON{unitRef(l.Model, l.Window),
+			unitStateJSON{string(l.Status), l.Stale, l.Outdated}, l.Detail})
 	}
 	for _, f := range r.Frontier {
-		fj := whyFrontierJSON{Model: f.Model, Releases: f.Releases, Status: string(f.Status), Stale: f.Stale, Outdated: f.Outdated}
-		fj.Since, fj.Until = whyWindowJSON(f.Window)
-		out.Frontier = append(out.Frontier, fj)
+		out.Frontier = append(out.Frontier, whyFrontierJSON{unitRef(f.Model, f.Window), f.Releases,
+			unitStateJSON{string(f.Status), f.Stale, f.Outdated}})
 	}
 	return out
 }

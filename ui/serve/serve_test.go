@@ -3,8 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
-	"crypto/rand"
 	"errors"
 	"io"
 	"log/slog"
@@ -12,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -71,15 +68,8 @@ type keyPair struct {
 
 func newKey(t *testing.T) keyPair {
 	t.Helper()
-	_, priv, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := gossh.NewSignerFromKey(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return keyPair{signer: s, line: string(gossh.MarshalAuthorizedKey(s.PublicKey()))}
+	s, line := enginetest.SSHKey(t)
+	return keyPair{signer: s, line: line}
 }
 
 type fixture struct {
@@ -88,32 +78,13 @@ type fixture struct {
 	operator, viewer   keyPair
 	operators, viewers string
 	e                  *engine.Engine
-	log                *syncBuffer
-}
-
-// syncBuffer is the server's log, written by its goroutines and read by the
-// test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	log                *enginetest.SyncBuffer
 }
 
 func start(t *testing.T) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	f := &fixture{operator: newKey(t), viewer: newKey(t), log: &syncBuffer{}}
+	f := &fixture{operator: newKey(t), viewer: newKey(t), log: &enginetest.SyncBuffer{}}
 	f.operators, f.viewers = filepath.Join(dir, "operators"), filepath.Join(dir, "viewers")
 	must(t, os.WriteFile(f.operators, []byte("# on-call\n"+f.operator.line), 0o600))
 	must(t, os.WriteFile(f.viewers, []byte(f.viewer.line), 0o600))
@@ -152,7 +123,7 @@ func must(t *testing.T, err error) {
 type session struct {
 	s  *gossh.Session
 	in io.WriteCloser
-	syncBuffer
+	enginetest.SyncBuffer
 }
 
 func (s *session) waitFor(t *testing.T, want string) string {

@@ -305,9 +305,7 @@ func TestPaletteFilterAndEnv(t *testing.T) {
 		return top == viewModel && strings.Contains(f, "Pipelines › mart.daily")
 	})
 
-	r.keys(":")
-	r.typeText("nonsense")
-	r.keys("enter")
+	r.command("nonsense")
 	r.waitText(t, `unknown command "nonsense"`)
 	r.keys("esc")
 
@@ -320,9 +318,7 @@ func TestPaletteFilterAndEnv(t *testing.T) {
 	r.keys("enter", "esc") // keep, then esc clears the filter
 	r.waitText(t, "raw.orders", "mart.hourly")
 
-	r.keys(":")
-	r.typeText("env pr7")
-	r.keys("enter")
+	r.command("env pr7")
 	f = r.waitFor(t, "the pr7 environment", func(f string, top viewKind) bool {
 		header, _, _ := strings.Cut(f, "\n")
 		return top == viewPipelines && strings.Contains(header, " pr7 ") && strings.Contains(f, "raw.orders") &&
@@ -331,9 +327,7 @@ func TestPaletteFilterAndEnv(t *testing.T) {
 	if !strings.Contains(selectedLine(f), "?") {
 		t.Errorf("in pr7 nothing is registered: models show as missing:\n%s", f)
 	}
-	r.keys(":")
-	r.typeText("env prod")
-	r.keys("enter")
+	r.command("env prod")
 	r.waitFor(t, "back in prod", func(f string, _ viewKind) bool {
 		header, _, _ := strings.Cut(f, "\n")
 		return strings.Contains(header, " prod ") && strings.Contains(f, "✓ 22")
@@ -410,9 +404,7 @@ func TestAuditView(t *testing.T) {
 	// Back to the pipelines, and the palette's audit.
 	r.keys("1")
 	r.waitSettled(t, viewPipelines)
-	r.keys(":")
-	r.typeText("audit")
-	r.keys("enter")
+	r.command("audit")
 	r.waitSettled(t, viewAudit)
 
 	// Another session's refusal: no unit moves, so no change, but the view

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -131,20 +132,8 @@ func sameAsSweep(t *testing.T, d *demo, live *gate.Live) *gate.SweepReport {
 	return got
 }
 
-// recheckRow is one model of `blocked --recheck -o json`.
-type recheckRow struct {
-	Model       string `json:"model"`
-	Pipeline    string `json:"pipeline"`
-	Outstanding int    `json:"outstanding"`
-	Ready       int    `json:"ready"`
-	Released    int    `json:"released"`
-	Waiting     int    `json:"waiting"`
-	Stale       int    `json:"stale"`
-	Errors      int    `json:"errors"`
-}
-
 // recheckJSON runs `bollhav blocked --recheck -o json` on the demo as of at.
-func recheckJSON(t *testing.T, d *demo, at time.Time) []recheckRow {
+func recheckJSON(t *testing.T, d *demo, at time.Time) []enginetest.RecheckRow {
 	t.Helper()
 	var out, errb bytes.Buffer
 	args := []string{"blocked", "--recheck", "-o", "json", "--spec", filepath.Join(d.dir, "bollhav.yaml"), "--as-of", state.FormatTime(at)}
@@ -152,7 +141,7 @@ func recheckJSON(t *testing.T, d *demo, at time.Time) []recheckRow {
 		t.Fatalf("blocked --recheck: exit %d\n%s", code, errb.String())
 	}
 	var got struct {
-		Models []recheckRow `json:"models"`
+		Models []enginetest.RecheckRow `json:"models"`
 	}
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("blocked --recheck -o json: %v\n%s", err, out.String())
@@ -161,10 +150,10 @@ func recheckJSON(t *testing.T, d *demo, at time.Time) []recheckRow {
 }
 
 // recheckRows is rep as `blocked --recheck -o json` prints it.
-func recheckRows(rep *gate.SweepReport) []recheckRow {
-	out := []recheckRow{}
+func recheckRows(rep *gate.SweepReport) []enginetest.RecheckRow {
+	out := []enginetest.RecheckRow{}
 	for _, m := range rep.Models {
-		out = append(out, recheckRow{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding, Ready: m.Ready,
+		out = append(out, enginetest.RecheckRow{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding, Ready: m.Ready,
 			Released: m.Released, Waiting: m.Waiting, Stale: m.Stale, Errors: m.Errors})
 	}
 	return out

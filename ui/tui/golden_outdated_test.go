@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // outdatedSpec is a loader and a daily model reading it; the loader's
@@ -52,8 +50,7 @@ func newOutdatedWorld(t *testing.T) *engine.Engine {
 // — their own cells (▓) beside the applied ones, "outdated" in the legend —
 // and the dialog "O" opens: the plan of rebuilding exactly them.
 func TestGoldenOutdated(t *testing.T) {
-	e := newOutdatedWorld(t)
-	for _, sc := range []screen{
+	goldenScreens(t, newOutdatedWorld(t), []screen{
 		{name: "model_outdated", opts: Options{View: "model", Model: "raw.orders"},
 			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewModel) }},
 		{name: "dialog_rebuild", opts: Options{View: "model", Model: "raw.orders"}, steps: func(t *testing.T, r *uiRun) string {
@@ -61,19 +58,11 @@ func TestGoldenOutdated(t *testing.T) {
 			r.keys("O")
 			return r.waitText(t, "Rebuild the outdated windows of raw.orders", "Run 12 units of raw.orders in prod?")
 		}},
-	} {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				r := startUI(t, e, sz[0], sz[1], sc.opts)
-				frame := sc.steps(t, r)
-				checkFrame(t, frame, sz[0], sz[1])
-				if sc.name == "model_outdated" && !strings.Contains(frame, strings.Repeat("▓", 12)+strings.Repeat("█", 12)) {
-					t.Errorf("the timeline lacks twelve outdated hours then twelve applied ones:\n%s", frame)
-				}
-				golden.RequireEqual(t, []byte(frame+"\n"))
-			})
+	}, func(t *testing.T, sc screen, frame string) {
+		if sc.name == "model_outdated" && !strings.Contains(frame, strings.Repeat("▓", 12)+strings.Repeat("█", 12)) {
+			t.Errorf("the timeline lacks twelve outdated hours then twelve applied ones:\n%s", frame)
 		}
-	}
+	})
 }
 
 // The dialog's rebuild runs exactly the outdated hours and they become

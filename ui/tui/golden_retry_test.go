@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -9,7 +8,6 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // retrySpec is one source with a retry budget of 5 tries.
@@ -76,28 +74,20 @@ func newRetryWorld(t *testing.T) *engine.Engine {
 // and the earlier attempt with its time and run in why; the retry line and
 // the failed try in the model view's unit list.
 func TestGoldenRetry(t *testing.T) {
-	e := newRetryWorld(t)
-	for _, sc := range []screen{
+	goldenScreens(t, newRetryWorld(t), []screen{
 		{name: "why_retry", opts: Options{View: "why", Model: "raw.payments", At: time.Date(2026, 1, 1, 1, 30, 0, 0, time.UTC)},
 			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewWhy) }},
 		{name: "model_retry", opts: Options{View: "model", Model: "raw.payments"},
 			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewModel) }},
-	} {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
-				r := startUI(t, e, sz[0], sz[1], sc.opts)
-				frame := sc.steps(t, r)
-				checkFrame(t, frame, sz[0], sz[1])
-				if sc.name == "why_retry" {
-					for _, want := range []string{"retry 3/5 at 2026-01-03 14:05Z", "error: exit status 1: GET /settlements: 502",
-						"try 1 · 11m ago run 1: exit status 1: GET /settlements: 503"} {
-						if !strings.Contains(frame, want) {
-							t.Errorf("the why view lacks %q", want)
-						}
-					}
-				}
-				golden.RequireEqual(t, []byte(frame+"\n"))
-			})
+	}, func(t *testing.T, sc screen, frame string) {
+		if sc.name != "why_retry" {
+			return
 		}
-	}
+		for _, want := range []string{"retry 3/5 at 2026-01-03 14:05Z", "error: exit status 1: GET /settlements: 502",
+			"try 1 · 11m ago run 1: exit status 1: GET /settlements: 503"} {
+			if !strings.Contains(frame, want) {
+				t.Errorf("the why view lacks %q", want)
+			}
+		}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -133,17 +134,26 @@ var screens = []screen{
 // with its styles removed) with testdata/TestGolden/<screen>_<size>.golden.
 // Update them with go test ./ui -update, then read every one.
 func TestGolden(t *testing.T) {
-	w := newWorld(t)
-	for _, sc := range screens {
+	goldenScreens(t, newWorld(t).e, screens, nil)
+}
+
+// goldenScreens draws each of scs over e at every one of sizes, in a
+// subtest <screen>_<size>, checks the frame (checkFrame, then check when it
+// is not nil) and compares it with the subtest's golden file.
+func goldenScreens(t *testing.T, e *engine.Engine, scs []screen, check func(t *testing.T, sc screen, frame string)) {
+	for _, sc := range scs {
 		for _, sz := range sizes {
 			t.Run(fmt.Sprintf("%s_%dx%d", sc.name, sz[0], sz[1]), func(t *testing.T) {
 				start := startUI
 				if sc.landing {
 					start = startLanding
 				}
-				r := start(t, w.e, sz[0], sz[1], sc.opts)
+				r := start(t, e, sz[0], sz[1], sc.opts)
 				frame := sc.steps(t, r)
 				checkFrame(t, frame, sz[0], sz[1])
+				if check != nil {
+					check(t, sc, frame)
+				}
 				golden.RequireEqual(t, []byte(frame+"\n"))
 			})
 		}

@@ -3,6 +3,10 @@ package tui
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 )
 
 // keyMap is every binding of the UI, as data: the help screen and the footer
@@ -62,55 +66,72 @@ type keyMap struct {
 	RunReady key.Binding
 }
 
+// bind is a binding of the one key k, which its help names, doing what.
+func bind(k, what string) key.Binding { return bindAs(k, what, k) }
+
+// bindAs is a binding of keys whose help names them as help, doing what.
+func bindAs(help, what string, keys ...string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, what))
+}
+
+// saying is b with its help saying what, under the same key; a binding
+// read-only unbound stays without help.
+func saying(b key.Binding, what string) key.Binding {
+	if b.Enabled() {
+		b.SetHelp(b.Help().Key, what)
+	}
+	return b
+}
+
 // newKeyMap is the keymap of a UI drawing with rs.
 func newKeyMap(readOnly bool, rs renderers) keyMap {
 	k := keyMap{
-		Quit:    key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:    key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Palette: key.NewBinding(key.WithKeys(":"), key.WithHelp(":", "command")),
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Quit:    bindAs("q", "quit", "q", "ctrl+c"),
+		Help:    bind("?", "help"),
+		Back:    bind("esc", "back"),
+		Palette: bind(":", "command"),
+		Filter:  bind("/", "filter"),
 		// - as in k9s; the timeline's zoom out is _ for it.
-		Previous: key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "previous screen")),
+		Previous: bind("-", "previous screen"),
 
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+u", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+d", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
-		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Up:       bindAs("↑/k", "up", "up", "k"),
+		Down:     bindAs("↓/j", "down", "down", "j"),
+		PageUp:   bindAs("pgup", "page up", "pgup", "ctrl+u", "ctrl+b"),
+		PageDown: bindAs("pgdn", "page down", "pgdown", "ctrl+d", "ctrl+f"),
+		Top:      bindAs("g", "top", "home", "g"),
+		Bottom:   bindAs("G", "bottom", "end", "G"),
+		Enter:    bind("enter", "open"),
 
-		ToggleGraph: key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "graph/list")),
-		NextGraph:   key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next pipeline")),
-		PrevGraph:   key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pipeline")),
-		EdgeUp:      key.NewBinding(key.WithKeys("["), key.WithHelp("[", "to upstream")),
-		EdgeDown:    key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "to downstream")),
-		Left:        key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "left")),
-		Right:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "right")),
-		ZoomIn:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "zoom in")),
-		ZoomOut:     key.NewBinding(key.WithKeys("_"), key.WithHelp("_", "zoom out")),
-		Blocking:    key.NewBinding(key.WithKeys("b"), key.WithHelp("b", "blocking upstream")),
-		Model:       key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open model")),
-		Upstream:    key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "upstream")),
-		Detail:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "unit detail")),
-		Yank:        key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy unit")),
-		YankError:   key.NewBinding(key.WithKeys("Y"), key.WithHelp("Y", "copy error")),
+		ToggleGraph: bind("v", "graph/list"),
+		NextGraph:   bind("tab", "next pipeline"),
+		PrevGraph:   bind("shift+tab", "previous pipeline"),
+		EdgeUp:      bind("[", "to upstream"),
+		EdgeDown:    bind("]", "to downstream"),
+		Left:        bindAs("←/h", "left", "left", "h"),
+		Right:       bindAs("→/l", "right", "right", "l"),
+		ZoomIn:      bindAs("+", "zoom in", "+", "="),
+		ZoomOut:     bind("_", "zoom out"),
+		Blocking:    bind("b", "blocking upstream"),
+		Model:       bind("o", "open model"),
+		Upstream:    bind("u", "upstream"),
+		Detail:      bind("d", "unit detail"),
+		Yank:        bind("y", "copy unit"),
+		YankError:   bind("Y", "copy error"),
 		// "✗/⊘": the glyphs of failed and blocked, short enough for the
 		// footer at 80 columns.
-		NextProblem: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next ✗/⊘")),
-		PrevProblem: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous ✗/⊘")),
+		NextProblem: bind("n", "next ✗/⊘"),
+		PrevProblem: bind("N", "previous ✗/⊘"),
 		Times:       key.NewBinding(key.WithKeys("t")),
 		Zone:        key.NewBinding(key.WithKeys("T")),
-		TimesHelp:   key.NewBinding(key.WithKeys("t", "T"), key.WithHelp("t/T", "times ago/abs, UTC/local")),
+		TimesHelp:   bindAs("t/T", "times ago/abs, UTC/local", "t", "T"),
 		OpenRun:     key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "open the run started last"), key.WithDisabled()),
 
-		RunWindow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "run window")),
-		RunModel:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run model")),
-		MarkApplied: key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "mark applied")),
-		MarkPending: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "mark pending")),
-		RunReady:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "run every ready unit")),
-		Rebuild:     key.NewBinding(key.WithKeys("O"), key.WithHelp("O", "rebuild outdated")),
+		RunWindow:   bind("r", "run window"),
+		RunModel:    bind("R", "run model"),
+		MarkApplied: bind("a", "mark applied"),
+		MarkPending: bind("p", "mark pending"),
+		RunReady:    bind("R", "run every ready unit"),
+		Rebuild:     bind("O", "rebuild outdated"),
 	}
 	for _, t := range topViews {
 		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
@@ -132,6 +153,25 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		}
 	}
 	return k
+}
+
+// unitKeys are the actions on one unit: run its window, mark it applied,
+// mark it pending.
+func (k keyMap) unitKeys() []key.Binding {
+	return []key.Binding{k.RunWindow, k.MarkApplied, k.MarkPending}
+}
+
+// unitAction is the action one of unitKeys, msg, asks of model's unit at
+// w: a bulldozer run of its window, or the mark.
+func (k keyMap) unitAction(msg tea.KeyPressMsg, model string, w state.Window) action {
+	act := action{kind: actionMark, model: model, window: windowPtr(w), status: state.Applied}
+	switch {
+	case key.Matches(msg, k.RunWindow):
+		act.kind, act.status, act.mode = actionRun, "", spec.Bulldozer
+	case key.Matches(msg, k.MarkPending):
+		act.status = state.Pending
+	}
+	return act
 }
 
 // actions are the bindings that change state.
@@ -261,20 +301,20 @@ func without(bs []key.Binding, drop key.Binding) []key.Binding {
 
 // Bindings of the modal parts: they replace the screen's while open.
 var (
-	keyConfirm     = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "choose"))
-	keyCancel      = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "cancel"))
-	keyNextMode    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next mode"))
-	keyPrevMode    = key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "prev mode"))
-	keyDownstream  = key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "with downstream"))
-	keyYes         = key.NewBinding(key.WithKeys("y"), key.WithHelp("y/n", "yes/no"))
+	keyConfirm     = bind("enter", "choose")
+	keyCancel      = bind("esc", "cancel")
+	keyNextMode    = bind("tab", "next mode")
+	keyPrevMode    = bind("shift+tab", "prev mode")
+	keyDownstream  = bind("d", "with downstream")
+	keyYes         = bindAs("y/n", "yes/no", "y")
 	keyNo          = key.NewBinding(key.WithKeys("n"))
-	keyButtonLeft  = key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/→", "button"))
+	keyButtonLeft  = bindAs("←/→", "button", "left", "h")
 	keyButtonRight = key.NewBinding(key.WithKeys("right", "l"))
-	keyComplete    = key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete"))
-	keyRunCommand  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run command"))
-	keyKeepFilter  = key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter"))
-	keyClearFilter = key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "clear filter"))
-	keyCloseHelp   = key.NewBinding(key.WithKeys("esc", "?", "q"), key.WithHelp("esc/?", "close help"))
+	keyComplete    = bind("tab", "complete")
+	keyRunCommand  = bind("enter", "run command")
+	keyKeepFilter  = bind("enter", "keep filter")
+	keyClearFilter = bind("esc", "clear filter")
+	keyCloseHelp   = bindAs("esc/?", "close help", "esc", "?", "q")
 	keySuggestUp   = key.NewBinding(key.WithKeys("up", "ctrl+p"))
 	keySuggestDown = key.NewBinding(key.WithKeys("down", "ctrl+n"))
 )

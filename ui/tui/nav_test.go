@@ -39,17 +39,13 @@ func TestPaletteJumpsDoNotGrowTheBreadcrumb(t *testing.T) {
 	r := startUI(t, w.e, 80, 24, Options{})
 	r.waitSettled(t, viewPipelines)
 	for _, m := range []string{"mart.daily", "mart.hourly", "raw.orders", "mart.fresh"} {
-		r.keys(":")
-		r.typeText("model " + m)
-		r.keys("enter")
+		r.command("model " + m)
 		f := r.waitView(t, viewModel, m)
 		if h := headerLine(f); !strings.Contains(h, "Pipelines › "+m) || strings.Count(h, "›") != 1 {
 			t.Fatalf("after :model %s the breadcrumb is %q, want Pipelines › %s", m, h, m)
 		}
 	}
-	r.keys(":")
-	r.typeText("why mart.daily 2026-01-01")
-	r.keys("enter")
+	r.command("why mart.daily 2026-01-01")
 	f := r.waitView(t, viewWhy, "why mart.daily")
 	if h := headerLine(f); strings.Count(h, "›") != 2 || !strings.Contains(h, "Pipelines › mart.daily › why 2026-01-01") {
 		t.Errorf("after :why the breadcrumb is %q, want Pipelines › mart.daily › why 2026-01-01", h)
@@ -68,16 +64,12 @@ func TestWhyWithoutATimeOpensTheWorstUnit(t *testing.T) {
 	w := newWorld(t)
 	r := startUI(t, w.e, 80, 24, Options{})
 	r.waitSettled(t, viewPipelines)
-	r.keys(":")
-	r.typeText("why raw.orders")
-	r.keys("enter")
+	r.command("why raw.orders")
 	f := r.waitView(t, viewWhy, "why raw.orders 2026-01-01 05:00–06:00")
 	if !strings.Contains(f, "✗ failed") || !strings.Contains(f, "source unavailable") {
 		t.Errorf("the why view of raw.orders' failed hour:\n%s", f)
 	}
-	r.keys(":")
-	r.typeText("why report.snapshot")
-	r.keys("enter")
+	r.command("why report.snapshot")
 	r.waitView(t, viewWhy, "why report.snapshot")
 }
 

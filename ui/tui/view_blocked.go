@@ -282,10 +282,6 @@ func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
 	if u == nil {
 		return nil
 	}
-	var w *state.Window
-	if !u.Window.IsZero() {
-		w = windowPtr(u.Window)
-	}
 	switch {
 	case key.Matches(msg, v.c.keys.Enter):
 		v.c.openWhy(u.Model, u.Window.Since)
@@ -293,12 +289,8 @@ func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
 		v.c.openModel(u.Model)
 	case key.Matches(msg, v.c.keys.Detail):
 		v.c.openUnit(u.Model, u.Window)
-	case key.Matches(msg, v.c.keys.RunWindow):
-		v.c.openAction(action{kind: actionRun, model: u.Model, window: w, mode: spec.Bulldozer})
-	case key.Matches(msg, v.c.keys.MarkApplied):
-		v.c.openAction(action{kind: actionMark, model: u.Model, window: w, status: state.Applied})
-	case key.Matches(msg, v.c.keys.MarkPending):
-		v.c.openAction(action{kind: actionMark, model: u.Model, window: w, status: state.Pending})
+	case key.Matches(msg, v.c.keys.unitKeys()...):
+		v.c.openAction(v.c.keys.unitAction(msg, u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.Yank):
 		return v.c.yank("the unit", unitID(u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.YankError):
@@ -340,18 +332,11 @@ func (v *blockedView) bindings() []key.Binding {
 	// Short words, so that at 80 columns the footer shows the four keys
 	// of triage (the summary line offers R when units are ready); ? has
 	// them all.
-	enter, run, applied, pending := v.c.keys.Enter, v.c.keys.RunWindow, v.c.keys.MarkApplied, v.c.keys.MarkPending
-	enter.SetHelp("enter", "why")
-	next, prev := v.c.keys.NextProblem, v.c.keys.PrevProblem
-	next.SetHelp("n", "next cause")
-	prev.SetHelp("N", "previous cause")
-	if run.Enabled() {
-		run.SetHelp("r", "run")
-		applied.SetHelp("a", "mark applied")
-		pending.SetHelp("p", "pending")
-	}
-	return []key.Binding{enter, run, applied, pending, v.c.keys.RunReady, next, v.c.keys.Detail, v.c.keys.Model,
-		v.c.keys.Yank, v.c.keys.YankError, prev}
+	k := v.c.keys
+	enter, run, applied, pending := saying(k.Enter, "why"), saying(k.RunWindow, "run"), saying(k.MarkApplied, "mark applied"), saying(k.MarkPending, "pending")
+	next, prev := saying(k.NextProblem, "next cause"), saying(k.PrevProblem, "previous cause")
+	return []key.Binding{enter, run, applied, pending, k.RunReady, next, k.Detail, k.Model,
+		k.Yank, k.YankError, prev}
 }
 
 // blockedDetailLines is how many lines the selected unit's reason or error

@@ -179,15 +179,8 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 func (v *incidentsView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
 func (v *incidentsView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "why")
-	open := v.c.keys.Model
-	open.SetHelp("o", "open root model")
-	run := v.c.keys.RunWindow
-	if run.Enabled() {
-		run.SetHelp("r", "run root")
-	}
-	return []key.Binding{enter, v.c.keys.Detail, open, run, v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem}
+	k := v.c.keys
+	return []key.Binding{saying(k.Enter, "why"), k.Detail, saying(k.Model, "open root model"), saying(k.RunWindow, "run root"), v.c.keys.Yank, v.c.keys.YankError, v.c.keys.NextProblem}
 }
 
 // incidentGlyph is the status glyph an incident kind is drawn with.

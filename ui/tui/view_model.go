@@ -235,12 +235,6 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 			v.c.openWhy(v.name, time.Time{})
 			return nil
 		}
-	case key.Matches(msg, v.c.keys.RunWindow):
-		if u != nil {
-			w := u.Window
-			v.c.openAction(action{kind: actionRun, model: v.name, window: windowPtr(w), mode: spec.Bulldozer})
-			return nil
-		}
 	case key.Matches(msg, v.c.keys.Detail):
 		if u != nil {
 			v.c.openUnit(v.name, u.Window)
@@ -260,13 +254,9 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, v.c.keys.Rebuild) && v.data.status.Outdated > 0:
 		v.c.openAction(action{kind: actionRun, model: v.name, mode: spec.Bulldozer, outdated: true})
 		return nil
-	case key.Matches(msg, v.c.keys.MarkApplied), key.Matches(msg, v.c.keys.MarkPending):
+	case key.Matches(msg, v.c.keys.unitKeys()...):
 		if u != nil {
-			st := state.Applied
-			if key.Matches(msg, v.c.keys.MarkPending) {
-				st = state.Pending
-			}
-			v.c.openAction(action{kind: actionMark, model: v.name, window: windowPtr(u.Window), status: st})
+			v.c.openAction(v.c.keys.unitAction(msg, v.name, u.Window))
 			return nil
 		}
 	}
@@ -295,8 +285,7 @@ func (v *modelView) more() tea.Cmd {
 func (v *modelView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
 func (v *modelView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "why")
+	enter := saying(v.c.keys.Enter, "why")
 	up := v.c.keys.Upstream
 	if v.loaded && len(v.data.upstreams) == 0 {
 		up.SetEnabled(false)

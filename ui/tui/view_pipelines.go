@@ -353,15 +353,14 @@ func (v *pipelinesView) wheel(msg tea.MouseWheelMsg) {
 }
 
 func (v *pipelinesView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "open model")
+	enter := saying(v.c.keys.Enter, "open model")
 	if v.graphForm && v.c.render.graph != nil {
 		return []key.Binding{enter, v.c.keys.ToggleGraph, v.c.keys.EdgeUp, v.c.keys.EdgeDown, v.c.keys.NextGraph, v.c.keys.PrevGraph,
 			v.c.keys.Left, v.c.keys.Right, v.c.keys.RunModel}
 	}
 	run := v.c.keys.RunModel
-	if run.Enabled() && v.cur.pos < len(v.rows) && v.rows[v.cur.pos].model < 0 {
-		run.SetHelp("R", "run pipeline") // on a pipeline's heading
+	if v.cur.pos < len(v.rows) && v.rows[v.cur.pos].model < 0 {
+		run = saying(run, "run pipeline") // on a pipeline's heading
 	}
 	return []key.Binding{enter, v.c.keys.ToggleGraph, run, v.c.keys.NextProblem, v.c.keys.PrevProblem}
 }

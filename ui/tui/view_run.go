@@ -157,9 +157,7 @@ func (v *runView) key(msg tea.KeyPressMsg) tea.Cmd {
 func (v *runView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
 func (v *runView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "open model")
-	return []key.Binding{enter}
+	return []key.Binding{saying(v.c.keys.Enter, "open model")}
 }
 
 // taskStatus is a task attempt's status as a theme status.

@@ -74,9 +74,7 @@ func (v *runsView) key(msg tea.KeyPressMsg) tea.Cmd {
 func (v *runsView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
 func (v *runsView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "tasks")
-	return []key.Binding{enter}
+	return []key.Binding{saying(v.c.keys.Enter, "tasks")}
 }
 
 // runStatus is a run's status as a theme status.

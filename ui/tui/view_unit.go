@@ -9,7 +9,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -105,14 +104,8 @@ func (v *unitView) key(msg tea.KeyPressMsg) tea.Cmd {
 		if v.data != nil && v.data.unit != nil {
 			return v.c.yank("the error", v.data.unit.Error)
 		}
-	case key.Matches(msg, k.RunWindow):
-		v.c.openAction(action{kind: actionRun, model: v.model, window: windowPtr(v.window), mode: spec.Bulldozer})
-	case key.Matches(msg, k.MarkApplied), key.Matches(msg, k.MarkPending):
-		st := state.Applied
-		if key.Matches(msg, k.MarkPending) {
-			st = state.Pending
-		}
-		v.c.openAction(action{kind: actionMark, model: v.model, window: windowPtr(v.window), status: st})
+	case key.Matches(msg, k.unitKeys()...):
+		v.c.openAction(k.unitAction(msg, v.model, v.window))
 	}
 	return nil
 }
@@ -127,13 +120,8 @@ func (v *unitView) wheel(msg tea.MouseWheelMsg) {
 }
 
 func (v *unitView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "why")
-	run := v.c.keys.RunWindow
-	if run.Enabled() {
-		run.SetHelp("r", "run it")
-	}
-	return []key.Binding{enter, v.c.keys.Yank, v.c.keys.YankError, run, v.c.keys.MarkApplied, v.c.keys.MarkPending}
+	k := v.c.keys
+	return []key.Binding{saying(k.Enter, "why"), k.Yank, k.YankError, saying(k.RunWindow, "run it"), k.MarkApplied, k.MarkPending}
 }
 
 func (v *unitView) render(w, h int) []string {

@@ -392,18 +392,9 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 			}
 			return v.c.yank("the error", v.r.Error)
 		}
-	case key.Matches(msg, v.c.keys.RunWindow):
+	case key.Matches(msg, v.c.keys.unitKeys()...):
 		if t := v.actionTarget(); t != nil {
-			v.c.openAction(action{kind: actionRun, model: t.model, window: windowPtr(t.window), mode: spec.Bulldozer})
-			return nil
-		}
-	case key.Matches(msg, v.c.keys.MarkApplied), key.Matches(msg, v.c.keys.MarkPending):
-		if t := v.actionTarget(); t != nil {
-			st := state.Applied
-			if key.Matches(msg, v.c.keys.MarkPending) {
-				st = state.Pending
-			}
-			v.c.openAction(action{kind: actionMark, model: t.model, window: windowPtr(t.window), status: st})
+			v.c.openAction(v.c.keys.unitAction(msg, t.model, t.window))
 			return nil
 		}
 	}
@@ -432,13 +423,9 @@ func (v *whyView) wheel(msg tea.MouseWheelMsg) {
 }
 
 func (v *whyView) bindings() []key.Binding {
-	enter := v.c.keys.Enter
-	enter.SetHelp("enter", "why of selected")
-	run := v.c.keys.RunWindow
-	if run.Enabled() {
-		run.SetHelp("r", "run selected window")
-	}
-	return []key.Binding{enter, v.c.keys.Detail, v.c.keys.Blocking, v.c.keys.Model, run, v.c.keys.MarkApplied, v.c.keys.MarkPending, v.c.keys.Yank, v.c.keys.YankError}
+	k := v.c.keys
+	return []key.Binding{saying(k.Enter, "why of selected"), k.Detail, k.Blocking, k.Model, saying(k.RunWindow, "run selected window"),
+		k.MarkApplied, k.MarkPending, k.Yank, k.YankError}
 }
 
 func (v *whyView) render(w, h int) []string {

@@ -277,26 +277,22 @@ func (r *uiRun) keys(names ...string) {
 	}
 }
 
+// namedKeys are the keys keyPress knows by name.
+var namedKeys = map[string]tea.KeyPressMsg{
+	"enter":     {Code: tea.KeyEnter},
+	"esc":       {Code: tea.KeyEscape},
+	"down":      {Code: tea.KeyDown},
+	"up":        {Code: tea.KeyUp},
+	"right":     {Code: tea.KeyRight},
+	"left":      {Code: tea.KeyLeft},
+	"tab":       {Code: tea.KeyTab},
+	"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift},
+	"backspace": {Code: tea.KeyBackspace},
+}
+
 func keyPress(n string) tea.KeyPressMsg {
-	switch n {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "right":
-		return tea.KeyPressMsg{Code: tea.KeyRight}
-	case "left":
-		return tea.KeyPressMsg{Code: tea.KeyLeft}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	if k, ok := namedKeys[n]; ok {
+		return k
 	}
 	r := []rune(n)[0]
 	return tea.KeyPressMsg{Code: r, Text: n}
@@ -304,3 +300,10 @@ func keyPress(n string) tea.KeyPressMsg {
 
 // typeText types s character by character.
 func (r *uiRun) typeText(s string) { r.tm.Type(s) }
+
+// command runs line in the command palette: ":", line typed, enter.
+func (r *uiRun) command(line string) {
+	r.keys(":")
+	r.typeText(line)
+	r.keys("enter")
+}

@@ -200,22 +200,10 @@ func (g *grid) seg(s seg) {
 			return
 		}
 		for y := max(s.y0, g.sy); y <= min(s.y1, g.sy+g.h-1); y++ {
-			var m uint8
-			if y > s.y0 {
-				m |= dirN
+			if m := along(y, s.y0, s.y1, dirN, dirS); m != 0 {
+				c := &g.cells[(y-g.sy)*g.w+gx]
+				route(&c.vm, &c.vt, &c.vo, m, s)
 			}
-			if y < s.y1 {
-				m |= dirS
-			}
-			if m == 0 {
-				continue
-			}
-			c := &g.cells[(y-g.sy)*g.w+gx]
-			if c.vm == 0 || s.typ == graph.Success {
-				c.vt = typeByte(s.typ)
-			}
-			c.vm |= m
-			c.vo = int32(s.owner)
 		}
 		return
 	}
@@ -224,23 +212,35 @@ func (g *grid) seg(s seg) {
 		return
 	}
 	for x := max(s.x0, g.sx); x <= min(s.x1, g.sx+g.w-1); x++ {
-		var m uint8
-		if x > s.x0 {
-			m |= dirW
+		if m := along(x, s.x0, s.x1, dirW, dirE); m != 0 {
+			c := &g.cells[gy*g.w+x-g.sx]
+			route(&c.hm, &c.ht, &c.ho, m, s)
 		}
-		if x < s.x1 {
-			m |= dirE
-		}
-		if m == 0 {
-			continue
-		}
-		c := &g.cells[gy*g.w+x-g.sx]
-		if c.hm == 0 || s.typ == graph.Success {
-			c.ht = typeByte(s.typ)
-		}
-		c.hm |= m
-		c.ho = int32(s.owner)
 	}
+}
+
+// along is what a segment from a to b draws at p on it: toward a (back)
+// unless p is a, toward b (ahead) unless p is b.
+func along(p, a, b int, back, ahead uint8) uint8 {
+	var m uint8
+	if p > a {
+		m |= back
+	}
+	if p < b {
+		m |= ahead
+	}
+	return m
+}
+
+// route adds the directions m of s to one of a cell's two routes (its
+// directions, type and owner): the type of the first segment through it,
+// or of a success one, which wins over a conditional one.
+func route(dirs, typ *uint8, owner *int32, m uint8, s seg) {
+	if *dirs == 0 || s.typ == graph.Success {
+		*typ = typeByte(s.typ)
+	}
+	*dirs |= m
+	*owner = int32(s.owner)
 }
 
 // typeByte keeps what a cell needs of an edge type: SUCCESS or not.
