@@ -96,6 +96,12 @@ type WhyReport struct {
 	// hard error. The chain stops at an applied unit, on a cycle, and after
 	// MaxRootCauseDepth links.
 	RootCause []ChainLink
+	// Roots are every root that holds the unit back: where the chain ends
+	// following each upstream that holds it (RootCause follows the first
+	// at each step). Fixing one of several roots does not release the
+	// unit. Empty for an applied unit; the unit itself when nothing holds
+	// it back.
+	Roots []ChainLink
 	// Frontier is the fewest upstream windows whose application would
 	// unblock this unit, in upstream declaration order, then window order;
 	// see FrontierWindow. It follows the gate evaluated now, whatever the
@@ -215,6 +221,11 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 	}
 	if r.RootCause, err = an.rootCause(ctx, m, w, unit, gate); err != nil {
 		return nil, err
+	}
+	if r.Status != state.Applied {
+		if r.Roots, err = an.allRoots(ctx, m, r.RootCause[0], &gate); err != nil {
+			return nil, err
+		}
 	}
 	if r.Frontier, r.FrontierMore, err = an.frontier(ctx, m, w, gate); err != nil {
 		return nil, err

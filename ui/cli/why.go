@@ -74,6 +74,7 @@ type whyJSON struct {
 	Upstreams []whyUpstreamJSON `json:"upstreams"`
 	After     []whyAfterJSON    `json:"after"`
 	RootCause []whyLinkJSON     `json:"root_cause"`
+	Roots     []whyLinkJSON     `json:"roots"`
 	Frontier  []whyFrontierJSON `json:"frontier"`
 	Pipeline  string            `json:"pipeline"`
 	Temporal  string            `json:"temporality"`
@@ -301,9 +302,15 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		}
 		out.Upstreams = append(out.Upstreams, uj)
 	}
+	link := func(l gate.ChainLink) whyLinkJSON {
+		return whyLinkJSON{unitRef(l.Model, l.Window), unitStateJSON{string(l.Status), l.Stale, l.Outdated}, l.Detail}
+	}
 	for _, l := range r.RootCause {
-		out.RootCause = append(out.RootCause, whyLinkJSON{unitRef(l.Model, l.Window),
-			unitStateJSON{string(l.Status), l.Stale, l.Outdated}, l.Detail})
+		out.RootCause = append(out.RootCause, link(l))
+	}
+	out.Roots = []whyLinkJSON{}
+	for _, l := range r.Roots {
+		out.Roots = append(out.Roots, link(l))
 	}
 	for _, f := range r.Frontier {
 		out.Frontier = append(out.Frontier, whyFrontierJSON{unitRef(f.Model, f.Window), f.Releases,
@@ -452,6 +459,17 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 			line += "  ← root cause"
 		}
 		fmt.Fprintln(out, line)
+	}
+
+	if len(r.Roots) > 1 {
+		fmt.Fprintf(out, "\nHeld by %d roots (fixing one alone does not release it)\n", len(r.Roots))
+		for _, l := range r.Roots {
+			line := fmt.Sprintf("  %s %s  %s", l.Model, whyWindowText(l.Window), pal.status(string(l.Status)))
+			if l.Detail != "" {
+				line += ": " + oneLine(l.Detail)
+			}
+			fmt.Fprintln(out, line)
+		}
 	}
 
 	fmt.Fprintln(out, "\nUnblock frontier")

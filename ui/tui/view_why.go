@@ -283,6 +283,14 @@ func (v *whyView) build(cells int) {
 		add(it)
 	}
 
+	if len(r.Roots) > 1 {
+		add(whyItem{kind: whyHeading, text: fmt.Sprintf("Held by %d roots", len(r.Roots))})
+		for i := range r.Roots {
+			l := &r.Roots[i]
+			add(whyItem{kind: whyLink, link: l, root: true, target: &whyTarget{model: l.Model, window: l.Window}})
+		}
+	}
+
 	add(whyItem{kind: whyHeading, text: "Unblock frontier"})
 	if len(r.Frontier) == 0 {
 		text("   " + t.Muted.Render("nothing upstream to apply"))
