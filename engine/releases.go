@@ -6,9 +6,9 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// Releases counts the blocked units downstream of what plan p runs, each
-// once: what a run dialog shows before it is confirmed ("releases 4
-// blocked units"); see gate.Reader.Releases.
+// Releases counts the held units downstream whose every root plan p loads,
+// each once: what a run dialog shows before it is confirmed ("releases 4
+// held units"); see gate.Reader.Releases.
 func (e *Engine) Releases(ctx context.Context, p *Plan) (int, error) {
 	runs := map[string][]state.Window{}
 	for _, m := range p.Models {

@@ -167,10 +167,13 @@ type gatedEdge struct {
 // waits at, which decides how far a window reaches.
 type gatedLineage struct {
 	// names lists every known model, sorted.
-	names    []string
-	down     map[string][]gatedEdge
-	timeless map[string]bool
-	pipeline map[string]string
+	names []string
+	down  map[string][]gatedEdge
+	// afterDown names, by upstream task, the models with an after: edge
+	// onto it: a unit held by that edge waits on it too.
+	afterDown map[string][]string
+	timeless  map[string]bool
+	pipeline  map[string]string
 }
 
 // gatedLineage builds the lineage of the environment's gated edges. An edge
@@ -181,7 +184,7 @@ func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
-	l := &gatedLineage{down: map[string][]gatedEdge{}, timeless: map[string]bool{}, pipeline: map[string]string{}}
+	l := &gatedLineage{down: map[string][]gatedEdge{}, afterDown: map[string][]string{}, timeless: map[string]bool{}, pipeline: map[string]string{}}
 	models := map[string]*spec.Model{}
 	for _, rec := range recs {
 		l.pipeline[rec.Name] = rec.Pipeline
@@ -211,12 +214,39 @@ func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 			}
 			l.down[src.Name] = append(l.down[src.Name], gatedEdge{down: name, level: src.Contract})
 		}
+		for _, a := range m.After {
+			l.afterDown[a.Task] = append(l.afterDown[a.Task], name)
+		}
 	}
 	sort.Strings(l.names)
 	for _, ds := range l.down {
 		slices.SortFunc(ds, func(a, b gatedEdge) int { return cmp.Compare(a.down, b.down) })
 	}
 	return l, nil
+}
+
+// waitsOn is every model that waits on model, directly or through others,
+// by gated edges and after: edges alike: the models whose units a fix of
+// model can release.
+func (l *gatedLineage) waitsOn(model string) map[string]bool {
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(name string) {
+		for _, d := range l.afterDown[name] {
+			if !out[d] {
+				out[d] = true
+				walk(d)
+			}
+		}
+		for _, e := range l.down[name] {
+			if !out[e.down] {
+				out[e.down] = true
+				walk(e.down)
+			}
+		}
+	}
+	walk(model)
+	return out
 }
 
 // selectModels applies a BlockedFilter: the models it names, sorted.

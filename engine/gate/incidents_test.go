@@ -59,10 +59,14 @@ func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 		// report.snapshot 1 + report.hourly_rollup 1 = 8 (mart.fresh has no
 		// units). Focus: the blocked unit of most impact, mart.daily day 0
 		// (impact 2, TestBlockedOrdersByImpact).
+		// report.snapshot (WHOLE over mart.daily's two days) also waits on
+		// mart.daily's day 1, which has no unit: it counts under that root
+		// too, a missing one holding 1 unit (impact: the snapshot).
 		expectStrings(t, "incidents", got, []string{
 			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
 				" units=2 blocked=8 of mart.daily,mart.flex,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
 				" impact=8 focus=mart.daily " + days(0, 1).String(),
+			"missing mart.daily " + days(1, 2).String() + " units=1 blocked=1 of report.snapshot impact=1 focus=report.snapshot",
 		})
 		inc := rep.Incidents[0]
 		if inc.Detail != "exit status 3: source unavailable" {
@@ -82,8 +86,8 @@ func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 
 // A stale upstream, a window never loaded and a failure each get their own
 // incident; the failure comes first although the stale rows hold back more
-// units, and each incident counts only the blocked units whose chain ends
-// at it.
+// units, and each incident counts the blocked units one of whose chains
+// ends at it.
 func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		// Three hours later raw.orders' rows (applied at t0+48h) are past
@@ -103,11 +107,13 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 		//     reaches downstream = mart.daily 1 + mart.hourly 2 + mart.flex 2
 		//     + mart.fresh 24 + report.* 3 = 32; focus mart.fresh 00 (all
 		//     impact 0: by model, then since).
-		//   missing raw.orders: mart.daily day 1 waits on raw.orders' 00 hour
-		//     of day 1, never prefilled (the chain's first missing window);
-		//     impact: the outstanding units that hour reaches = mart.daily
-		//     day 1 + report.snapshot (WHOLE); report.running day 0 ends
-		//     where the hour begins, so THROUGH does not reach it = 2.
+		//   missing raw.orders: mart.daily day 1 waits on raw.orders' whole
+		//     day 1, never prefilled (one root for the stretch no unit
+		//     covers); report.snapshot waits on it through mart.daily day 1
+		//     as well as on the failed hours (through day 0), so it counts
+		//     under both: 2 held; impact: the outstanding units the day
+		//     reaches = mart.daily day 1 + report.snapshot (WHOLE);
+		//     report.running day 0 ends where it begins = 2.
 		// The stale root holds back the most units, but a failure comes
 		// first: it never heals without someone reading its error.
 		expectStrings(t, "incidents", got, []string{
@@ -115,12 +121,12 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 				" units=2 blocked=10 of mart.daily,mart.flex,mart.fresh,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
 				" impact=11 focus=mart.daily " + days(0, 1).String(),
 			"stale raw.orders " + days(0, 1).String() + " units=22 blocked=22 of mart.fresh impact=32 focus=mart.fresh " + hours(0, 1).String(),
-			"missing raw.orders " + hours(24, 25).String() + " units=1 blocked=1 of mart.daily impact=2 focus=mart.daily " + days(1, 2).String(),
+			"missing raw.orders " + days(1, 2).String() + " units=1 blocked=2 of mart.daily,report.snapshot impact=2 focus=mart.daily " + days(1, 2).String(),
 		})
 		if d := rep.Incidents[1].Detail; !strings.Contains(d, "stale") || !strings.Contains(d, "older than 1h") {
 			t.Errorf("stale detail %q", d)
 		}
-		if d := rep.Incidents[2].Detail; d != hours(24, 25).String()+" is missing: not loaded" {
+		if d := rep.Incidents[2].Detail; d != days(1, 2).String()+" is missing: not loaded" {
 			t.Errorf("missing detail %q", d)
 		}
 	})
@@ -145,11 +151,14 @@ func TestIncidentsReleasedUnitsAreTheirOwnRoot(t *testing.T) {
 		// report.running and report.snapshot stop at mart.daily day 0,
 		// report.hourly_rollup at mart.hourly 05. Impact: downstream reach
 		// plus the released units themselves: mart.daily 2+1, mart.hourly
-		// 1+2, mart.flex 0+2; ties by model.
+		// 1+2, mart.flex 0+2; ties by model. report.snapshot (WHOLE over
+		// mart.daily's two days) also waits on mart.daily's day 1, which has
+		// no unit: a second root, missing, holding it (impact: the snapshot).
 		expectStrings(t, "released", got, []string{
 			"released mart.daily units=1 blocked=3 impact=3",
 			"released mart.hourly units=2 blocked=3 impact=3",
 			"released mart.flex units=2 blocked=2 impact=2",
+			"missing mart.daily units=1 blocked=1 impact=1",
 		})
 		if rep.Incidents[0].Detail != "its upstreams caught up: the next run applies it" {
 			t.Errorf("detail %q", rep.Incidents[0].Detail)
@@ -401,12 +410,17 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("streamed report differs from the listed one:\n got  %q\n want %q", got, want)
 		}
-		behind := streamed.Untraced
-		for _, inc := range streamed.Incidents {
-			behind += inc.Blocked
-		}
-		if behind != len(blocked) {
+		// Each blocked unit counts once in the report (held), and under
+		// every root that holds it: the incidents' sum is at least that.
+		if behind := streamed.Untraced + streamed.Held; behind != len(blocked) {
 			t.Errorf("the report accounts for %d blocked units, the store holds %d", behind, len(blocked))
+		}
+		credited := 0
+		for _, inc := range streamed.Incidents {
+			credited += inc.Blocked
+		}
+		if credited < streamed.Held {
+			t.Errorf("the incidents hold %d units in all, fewer than the %d held", credited, streamed.Held)
 		}
 	})
 }

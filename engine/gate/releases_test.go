@@ -8,9 +8,9 @@ import (
 )
 
 // TestReleasesCountsWhatARunSupplies: in the why world (raw.orders 05 and
-// 07 failed, eight units blocked behind them), a blocked unit counts as
-// released when the run loads every upstream window its reason says is
-// missing — each unit once, however many windows reach it.
+// 07 failed, eight units blocked behind them), a held unit counts as
+// released when the run loads every root it has (as incidents and why
+// trace them) — each unit once, however many windows reach it.
 func TestReleasesCountsWhatARunSupplies(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g := lineage(t, s)
@@ -25,14 +25,15 @@ func TestReleasesCountsWhatARunSupplies(t *testing.T) {
 			// enough for it.
 			{"raw.orders 05", map[string][]state.Window{"raw.orders": {hours(5, 6)}}, 2},
 			// Both hours: mart.daily day 0, mart.hourly 05 and 07,
-			// mart.flex 05 and 07. The reports wait on the marts, which
-			// this run does not load.
-			{"raw.orders 05 and 07", map[string][]state.Window{"raw.orders": {hours(5, 6), hours(7, 8)}}, 5},
-			// With the marts' windows too (a run with downstream), two
-			// reports waiting on them are supplied as well: report.running
-			// on mart.daily's day 0 (THROUGH), report.hourly_rollup on
-			// mart.hourly's 05 and 07. report.snapshot is WHOLE over
-			// mart.daily's two days, and the run loads only day 0.
+			// mart.flex 05 and 07, and the reports whose every root is one
+			// of the two hours: report.running day 0 (through mart.daily)
+			// and report.hourly_rollup (through mart.hourly): 7. They run,
+			// in order, once the hours are fixed. report.snapshot is WHOLE
+			// over mart.daily's two days: it also waits on day 1, which no
+			// one loads.
+			{"raw.orders 05 and 07", map[string][]state.Window{"raw.orders": {hours(5, 6), hours(7, 8)}}, 7},
+			// With the marts' windows too (a run with downstream), the same
+			// 7: the marts' windows are no root.
 			{"raw.orders and the marts", map[string][]state.Window{
 				"raw.orders":  {hours(5, 6), hours(7, 8)},
 				"mart.daily":  {days(0, 1)},

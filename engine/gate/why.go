@@ -157,15 +157,9 @@ type FrontierWindow struct {
 	// Outdated marks an applied upstream unit built under an earlier
 	// definition that a require_current contract waits to see rebuilt.
 	Outdated bool
-	// Releases counts the units of the models downstream of Model, directly
-	// or transitively through gated edges, that are blocked or pending now
-	// and that this window reaches: whose window overlaps it across EXACT
-	// and ENCAPSULATE edges, that end after it begins across a THROUGH edge,
-	// every unit across a WHOLE edge, and every unit of a timeless model.
-	// EXISTS edges never wait on data and are not followed. It is counted
-	// from unit windows alone, without re-evaluating any gate, so it is an
-	// upper bound: a counted unit may also wait on something else. The
-	// explained unit itself is counted when the window reaches it.
+	// Releases counts the blocked units a run of this window alone
+	// releases (Reader.Releases: those whose every root it loads), the
+	// count a run dialog and an incident give too.
 	Releases int
 }
 
@@ -235,9 +229,9 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 		if err != nil {
 			return nil, err
 		}
-		counter := newImpactCounter(g, lin, []state.UnitStatus{state.Blocked, state.Pending})
 		for i := range r.Frontier {
-			if r.Frontier[i].Releases, err = counter.count(ctx, r.Frontier[i].Model, r.Frontier[i].Window); err != nil {
+			f := &r.Frontier[i]
+			if f.Releases, err = an.releases(ctx, lin, map[string][]state.Window{f.Model: {f.Window}}); err != nil {
 				return nil, err
 			}
 		}

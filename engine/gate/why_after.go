@@ -109,11 +109,11 @@ func (an *analysis) allRoots(ctx context.Context, m *spec.Model, link ChainLink,
 		var nexts []*chainStep
 		for i, src := range gatedSources(cur.m) {
 			if v := g.Verdicts[i]; !v.Satisfied && !v.Skipped {
-				next, err := an.blocker(ctx, cur.m, src, v, cur.link.Window)
+				steps, err := an.blockers(ctx, cur.m, src, v, cur.link.Window)
 				if err != nil {
 					return err
 				}
-				nexts = append(nexts, next)
+				nexts = append(nexts, steps...)
 			}
 		}
 		for _, v := range g.After {
@@ -145,4 +145,54 @@ func (an *analysis) allRoots(ctx context.Context, m *spec.Model, link ChainLink,
 	}
 	err := walk(chainStep{m: m, link: link, gate: gate}, 0, map[string]bool{chainKey(link): true})
 	return out, err
+}
+
+// blockers are every unit of src that holds back a unit of m with window
+// w, given src's unsatisfied verdict v: each unit that is not applied and
+// each window no unit covers, in every range v misses; each row too old
+// for a freshness limit. At most maxRoots; blocker's one when it names
+// nothing more (an outdated row, a timeless upstream).
+func (an *analysis) blockers(ctx context.Context, m *spec.Model, src spec.Source, v Verdict, w state.Window) ([]*chainStep, error) {
+	um, _, err := an.model(ctx, src.Name)
+	if err != nil {
+		return nil, err
+	}
+	var out []*chainStep
+	switch {
+	case v.Stale:
+		rows, err := an.staleRows(ctx, m, src, w, v)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows[:min(len(rows), maxRoots)] {
+			out = append(out, &chainStep{m: um, link: ChainLink{Model: um.Name, Window: r.Window, Status: state.Applied, Stale: true, Detail: v.Reason}})
+		}
+	case um.Temporality != spec.Timeless:
+		for _, r := range v.Missing {
+			err := an.walkOutstanding(ctx, um, r, func(u *state.Unit, gap state.Window) bool {
+				if u != nil {
+					out = append(out, &chainStep{m: um, link: linkOf(um, u.Window, u)})
+				} else if ws, _ := gapWindows(um, gap, 1); len(ws) > 0 {
+					// One root for the whole stretch no unit covers (from
+					// the model's start): a run loading it fixes it.
+					if um.Chunking != nil && um.Chunking.Flexibility != spec.Flex {
+						gap.Since = ws[0].Since
+					}
+					out = append(out, &chainStep{m: um, link: ChainLink{Model: um.Name, Window: gap, Status: StatusMissing}})
+				}
+				return len(out) >= maxRoots
+			})
+			if err != nil || len(out) >= maxRoots {
+				return out, err
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	one, err := an.blocker(ctx, m, src, v, w)
+	if err != nil || one == nil {
+		return nil, err
+	}
+	return []*chainStep{one}, nil
 }

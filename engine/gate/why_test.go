@@ -91,15 +91,14 @@ func TestWhyChainEndsAtTheFailedUpstreamUnit(t *testing.T) {
 		if d := r.RootCause[1].Detail; !strings.Contains(d, "source unavailable") {
 			t.Errorf("the root's detail is its error: %q", d)
 		}
-		// Frontier: both failed hours. Each reaches, downstream of raw.orders,
-		// the blocked or pending units overlapping it: mart.daily day 0,
-		// mart.hourly and mart.flex at that hour, report.hourly_rollup day 0
-		// (through mart.hourly), report.running day 0 (THROUGH: it ends after
-		// the hour begins) and report.snapshot (WHOLE): 6. mart.fresh has no
-		// units.
+		// Frontier: both failed hours. A run of one alone releases the held
+		// units whose every root it loads: mart.hourly and mart.flex at that
+		// hour, 2. mart.daily day 0, report.hourly_rollup and report.running
+		// day 0 wait on both hours; report.snapshot also on mart.daily's day
+		// 1, which nothing loads. mart.fresh has no units.
 		expectFrontier(t, r.Frontier,
-			fw{link("raw.orders", hours(5, 6), state.Failed), 6},
-			fw{link("raw.orders", hours(7, 8), state.Failed), 6})
+			fw{link("raw.orders", hours(5, 6), state.Failed), 2},
+			fw{link("raw.orders", hours(7, 8), state.Failed), 2})
 		if r.FrontierMore != 0 {
 			t.Errorf("frontier more %d", r.FrontierMore)
 		}
@@ -125,13 +124,13 @@ func TestWhyFollowsBlockedUnitsUpstream(t *testing.T) {
 			link("mart.daily", days(0, 1), state.Blocked),
 			failed,
 		})
-		// Frontier: mart.daily day 0 (blocked) and day 1 (no unit). Day 0
-		// releases report.running day 0 (ends after day 0 begins) and
-		// report.snapshot: 2. Day 1 releases only report.snapshot:
-		// report.running's day 0 ends when day 1 begins.
+		// Frontier: mart.daily day 0 (blocked) and day 1 (no unit). A run
+		// of either alone releases nothing: day 0 is held itself (by raw 05
+		// and 07: fix those first), and report.snapshot waits on day 0's
+		// roots as well as on day 1.
 		expectFrontier(t, r.Frontier,
-			fw{link("mart.daily", days(0, 1), state.Blocked), 2},
-			fw{link("mart.daily", days(1, 2), gate.StatusMissing), 1})
+			fw{link("mart.daily", days(0, 1), state.Blocked), 0},
+			fw{link("mart.daily", days(1, 2), gate.StatusMissing), 0})
 
 		// report.running day 0 (THROUGH) → mart.daily day 0 → raw 05.
 		r = mustWhy(t, g, "report.running", t0.Add(12*time.Hour))
@@ -140,7 +139,7 @@ func TestWhyFollowsBlockedUnitsUpstream(t *testing.T) {
 			link("mart.daily", days(0, 1), state.Blocked),
 			failed,
 		})
-		expectFrontier(t, r.Frontier, fw{link("mart.daily", days(0, 1), state.Blocked), 2})
+		expectFrontier(t, r.Frontier, fw{link("mart.daily", days(0, 1), state.Blocked), 0})
 
 		// A flexible model's stored unit containing the time.
 		r = mustWhy(t, g, "mart.flex", t0.Add(7*time.Hour+30*time.Minute))
@@ -159,9 +158,9 @@ func TestWhyMissingWindowsAndAppliedUnits(t *testing.T) {
 		g := lineage(t, s)
 		// Day 1 of mart.daily has no unit, and neither has raw.orders: the
 		// chain stops at the missing unit itself; the frontier is raw's 24
-		// hours of day 1, all missing, each releasing only report.snapshot
-		// (nothing else downstream has a unit on day 1, and report.running's
-		// day 0 ends as day 1 begins).
+		// hours of day 1, all missing, each releasing nothing alone: nothing
+		// downstream has a unit on day 1 but report.snapshot, which also
+		// waits on raw 05 and 07.
 		r := mustWhy(t, g, "mart.daily", t0.Add(36*time.Hour))
 		if !r.Window.Equal(days(1, 2)) || r.Status != gate.StatusMissing {
 			t.Fatalf("unit %s %s", r.Window, r.Status)
@@ -169,7 +168,7 @@ func TestWhyMissingWindowsAndAppliedUnits(t *testing.T) {
 		expectStrings(t, "chain", chainString(r.RootCause), []string{link("mart.daily", days(1, 2), gate.StatusMissing)})
 		var want []fw
 		for h := 24; h < 48; h++ {
-			want = append(want, fw{link("raw.orders", hours(h, h+1), gate.StatusMissing), 1})
+			want = append(want, fw{link("raw.orders", hours(h, h+1), gate.StatusMissing), 0})
 		}
 		expectFrontier(t, r.Frontier, want...)
 
@@ -213,9 +212,10 @@ func TestWhyAfterRepairs(t *testing.T) {
 			link("mart.daily", days(0, 1), state.Blocked),
 			link("raw.orders", hours(7, 8), state.Failed),
 		})
+		// Each hour alone releases mart.hourly and mart.flex at that hour.
 		expectFrontier(t, r.Frontier,
-			fw{link("raw.orders", hours(5, 6), state.Pending), 6},
-			fw{link("raw.orders", hours(7, 8), state.Failed), 6})
+			fw{link("raw.orders", hours(5, 6), state.Pending), 2},
+			fw{link("raw.orders", hours(7, 8), state.Failed), 2})
 
 		// Both hours marked applied: the stored unit is still blocked, but
 		// its gate is satisfied now; it is its own root and needs no upstream.
@@ -254,11 +254,10 @@ func TestWhyStaleUpstream(t *testing.T) {
 			link("mart.fresh", h3, state.Blocked),
 			link("raw.orders", h3, state.Applied) + " stale",
 		})
-		// Re-applying raw 03 releases, overlapping hour 03: mart.daily day
-		// 0, report.running day 0, report.snapshot, report.hourly_rollup day
-		// 0 and mart.fresh 03 itself (mart.hourly and mart.flex 03 are
-		// applied): 5.
-		expectFrontier(t, r.Frontier, fw{link("raw.orders", h3, state.Applied) + " stale", 5})
+		// Re-applying raw 03 releases mart.fresh 03 itself, whose only root
+		// is that row; mart.daily day 0, the reports and the marts' other
+		// hours wait on raw 05 and 07: 1.
+		expectFrontier(t, r.Frontier, fw{link("raw.orders", h3, state.Applied) + " stale", 1})
 
 		// As of half an hour after the load it was fresh: nothing to do.
 		g.Now = at(t0.Add(48*time.Hour + 30*time.Minute))

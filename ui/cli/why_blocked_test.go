@@ -148,10 +148,11 @@ func TestWhyJSON(t *testing.T) {
 	if !reflect.DeepEqual(got.RootCause, wantChain) {
 		t.Errorf("root_cause %s", out)
 	}
-	// Applying raw 05 releases mart.daily day 0 and report.snapshot (WHOLE
-	// over mart.daily, which ENCAPSULATEs raw): 2.
+	// Applying raw 05 releases mart.daily day 0, whose only root it is:
+	// 1. report.snapshot (WHOLE over mart.daily's [01-01, 01-03)) also waits
+	// on mart.daily's day 1, which nothing has loaded.
 	if len(got.Frontier) != 1 || got.Frontier[0].Model != "raw.orders" || *got.Frontier[0].Since != h5 ||
-		*got.Frontier[0].Until != h6 || got.Frontier[0].Releases != 2 {
+		*got.Frontier[0].Until != h6 || got.Frontier[0].Releases != 1 {
 		t.Errorf("frontier %+v", got.Frontier)
 	}
 
@@ -171,8 +172,9 @@ func TestWhyJSON(t *testing.T) {
 	if !reflect.DeepEqual(got.RootCause, wantChain) {
 		t.Errorf("snapshot root_cause %s", out)
 	}
-	// mart.daily day 0 releases only report.snapshot.
-	if len(got.Frontier) != 1 || got.Frontier[0].Model != "mart.daily" || got.Frontier[0].Releases != 1 {
+	// mart.daily day 0 is held itself, by raw 05: a run of it alone
+	// releases nothing (its roots come first).
+	if len(got.Frontier) != 1 || got.Frontier[0].Model != "mart.daily" || got.Frontier[0].Releases != 0 {
 		t.Errorf("snapshot frontier %s", out)
 	}
 
@@ -202,7 +204,7 @@ func TestWhyText(t *testing.T) {
 		"raw.orders  ENCAPSULATE  blocked  -       -       missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)\n",
 		"\nRoot cause\n  mart.daily [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)  blocked: ",
 		"\n  → raw.orders [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)  failed: ",
-		"raw.orders  2026-01-01T05:00:00Z  2026-01-01T06:00:00Z  failed  2\n",
+		"raw.orders  2026-01-01T05:00:00Z  2026-01-01T06:00:00Z  failed  1\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
@@ -211,11 +213,19 @@ func TestWhyText(t *testing.T) {
 
 	// As of 2026-01-05, report.snapshot waits on mart.daily's days 0..3:
 	// day 0 blocked, days 1..3 without units; the three contiguous missing
-	// days (each releasing only the snapshot) are one row.
+	// days (each releasing nothing alone: the snapshot waits on all of them
+	// and on raw 05 behind day 0) are one row. Its two roots: raw 05 (through
+	// day 0) and the stretch of mart.daily no unit covers.
 	code, out, _ = run(t, append(append([]string{"why", "report.snapshot"}, world...), "--as-of", "2026-01-05T00:00:00Z")...)
+	wantRoots := "\nHeld by 2 roots (fixing one alone does not release it)\n" +
+		"  raw.orders [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)  failed: exit status 3: source unavailable\n" +
+		"  mart.daily [2026-01-02T00:00:00Z, 2026-01-05T00:00:00Z)  missing\n"
+	if !strings.Contains(out, wantRoots) {
+		t.Errorf("no %q in\n%s", wantRoots, out)
+	}
 	wantFrontier := "MODEL       SINCE                 UNTIL                 STATUS   RELEASES\n" +
-		"mart.daily  2026-01-01T00:00:00Z  2026-01-02T00:00:00Z  blocked  1\n" +
-		"mart.daily  2026-01-02T00:00:00Z  2026-01-05T00:00:00Z  missing  1 each (3 windows)\n"
+		"mart.daily  2026-01-01T00:00:00Z  2026-01-02T00:00:00Z  blocked  0\n" +
+		"mart.daily  2026-01-02T00:00:00Z  2026-01-05T00:00:00Z  missing  0 each (3 windows)\n"
 	if code != 0 || !strings.HasSuffix(out, "\nUnblock frontier\n"+wantFrontier) {
 		t.Errorf("grouped frontier: code %d\n%s", code, out)
 	}

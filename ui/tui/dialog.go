@@ -262,7 +262,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			add(l)
 		}
 		if d.releases > 0 {
-			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "blocked unit", "blocked units") + " downstream")
+			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "held unit", "held units") + " downstream")
 		}
 	}
 	add("")

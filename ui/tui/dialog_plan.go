@@ -18,7 +18,7 @@ type planMsg struct {
 	gen     uint64
 	plan    *engine.Plan
 	preview *markPreview
-	// releases counts the blocked units downstream of what the plan runs
+	// releases counts the held units downstream that the plan releases
 	// (engine.Releases); 0 when none or when it could not be counted.
 	releases int
 	err      error

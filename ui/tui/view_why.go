@@ -287,7 +287,7 @@ func (v *whyView) build(cells int) {
 		add(whyItem{kind: whyHeading, text: fmt.Sprintf("Held by %d roots", len(r.Roots))})
 		for i := range r.Roots {
 			l := &r.Roots[i]
-			add(whyItem{kind: whyLink, link: l, root: true, target: &whyTarget{model: l.Model, window: l.Window}})
+			add(whyItem{kind: whyLink, link: l, target: &whyTarget{model: l.Model, window: l.Window}})
 		}
 	}
 
