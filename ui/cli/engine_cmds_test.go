@@ -84,9 +84,8 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	sp := filepath.Join(dir, "bollhav.yaml")
 	if err := os.WriteFile(sp, []byte(`models:
-  - name: raw.ticks
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["sh", "-c", "echo rows_written=2"]}
+  - {name: raw.ticks, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {command: ["sh", "-c", "echo rows_written=2"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

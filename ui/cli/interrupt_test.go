@@ -72,9 +72,7 @@ func TestMarkStopsOnSIGINTAndExits130(t *testing.T) {
 	schema := pgtest.Schema(t, dsn)
 	t.Setenv("BOLLHAV_PG_SCHEMA", schema)
 	sp := writeSpec(t, `models:
-  - name: raw.a
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.a, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `)
 	window := []string{"--since", "2026-01-01T00:00:00Z", "--until", "2026-01-01T03:00:00Z"}
 	if code, _, errOut := run(t, append([]string{"run", "raw.a", "--spec", sp, "--dsn", dsn}, window...)...); code != 0 {

@@ -35,24 +35,16 @@ import (
 //	stage.c  flexible, no upstream         ./ok.sh
 //	mart.d   fixed, ENCAPSULATE core.b     ./ok.sh
 const runPlanSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    run: {command: ["./ok.sh"]}
-  - name: core.b
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    upstream: [{name: raw.a, contract: encapsulate}]
-    run: {command: ["./flaky.sh"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     run: {command: ["./ok.sh"]}}
+  - {name: core.b, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     upstream: [{name: raw.a, contract: encapsulate}], run: {command: ["./flaky.sh"]}}
   - name: stage.c
     pipeline: core
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z", flexibility: flex}
     run: {command: ["./ok.sh"]}
-  - name: mart.d
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    upstream: [{name: core.b, contract: encapsulate}]
-    run: {command: ["./ok.sh"]}
+  - {name: mart.d, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     upstream: [{name: core.b, contract: encapsulate}], run: {command: ["./ok.sh"]}}
 `
 
 var runPlanModels = []string{"raw.a", "core.b", "stage.c", "mart.d"}
@@ -548,9 +540,7 @@ func TestPlanAsOfAndText(t *testing.T) {
 	p := newRunProject(t, "sqlite")
 	sp := filepath.Join(p.dir, "open.yaml")
 	if err := os.WriteFile(sp, []byte(`models:
-  - name: raw.open
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./ok.sh"]}
+  - {name: raw.open, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["./ok.sh"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -709,9 +699,8 @@ func TestRunStopsOnSIGINTAndReleasesItsUnits(t *testing.T) {
 	}
 	p := newRunProject(t, "sqlite")
 	if err := os.WriteFile(p.spec, []byte(`models:
-  - name: raw.a
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
+  - {name: raw.a, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     run: {command: ["sleep", "60"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

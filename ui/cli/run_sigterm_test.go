@@ -23,9 +23,7 @@ func TestRunStopsOnSIGTERMAsItsHelpSays(t *testing.T) {
 	dir := t.TempDir()
 	sp := filepath.Join(dir, "bollhav.yaml")
 	if err := os.WriteFile(sp, []byte(`models:
-  - name: raw.slow
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
+  - {name: raw.slow, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["sleep", "60"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,8 @@ import (
 
 // retrySpec is one source with a retry budget of 5 tries.
 const retrySpec = `models:
-  - name: raw.payments
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 5, delay: 5m}
-    run: {command: ["true"]}
+  - {name: raw.payments, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 5, delay: 5m}, run: {command: ["true"]}}
 `
 
 // newRetryWorld seeds retrySpec's store by hand, worked out so (times on
