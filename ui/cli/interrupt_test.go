@@ -114,15 +114,8 @@ func TestMarkStopsOnSIGINTAndExits130(t *testing.T) {
 	}
 
 	app := pgtest.ApplicationName("bollhav_sigint_")
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--", "mark", "raw.a", "--status", "pending", "--spec", sp,
+	cmd, stdout, stderr := cliProcess(t, append([]string{"mark", "raw.a", "--status", "pending", "--spec", sp,
 		"--dsn", pgtest.WithApplicationName(dsn, app)}, window...)...)
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	admin := pgtest.NewAdmin(t, dsn)
 	for deadline := time.Now().Add(30 * time.Second); admin.Waiting(app, "transactionid") == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -183,15 +176,7 @@ func TestRunStopsOnSIGTERMAsItsHelpSays(t *testing.T) {
 		t.Fatal(err)
 	}
 	db := filepath.Join(dir, "state.db")
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "run", "raw.slow", "--spec", sp, "--dsn", db,
-		"--since", "2026-01-01", "--until", "2026-01-02")
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	cmd, stdout, stderr := cliProcess(t, "run", "raw.slow", "--spec", sp, "--dsn", db, "--since", "2026-01-01", "--until", "2026-01-02")
 	var s *sqlite.Store
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

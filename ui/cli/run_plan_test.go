@@ -704,14 +704,8 @@ func TestRunStopsOnSIGINTAndReleasesItsUnits(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "run", "raw.a", "--workers", "2", "--since", "2026-01-01", "--until", "2026-01-05",
+	cmd, stdout, stderr := cliProcess(t, "run", "raw.a", "--workers", "2", "--since", "2026-01-01", "--until", "2026-01-05",
 		"--spec", p.spec, "--dsn", p.dsn)
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	deadline := time.Now().Add(30 * time.Second)
 	for p.state(t).Units["raw.a"][state.Running] < 2 {
 		if time.Now().After(deadline) {
