@@ -34,15 +34,9 @@ const throughputWorkers = 4
 // overlapping windows of it at once. The start is far enough in the past
 // that every window is closed.
 const throughputSpec = `models:
-  - name: bench.quarter
-    chunking: {interval: 15m, start: "2024-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: bench.hourly
-    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: bench.flex
-    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
+  - {name: bench.quarter, chunking: {interval: 15m, start: "2024-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: bench.hourly, chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: bench.flex, chunking: {interval: 1h, start: "2024-01-01T00:00:00Z", flexibility: flex}, run: {command: ["true"]}}
 `
 
 // throughputManyModels is the second shape of the figure (issue 21): the

@@ -15,9 +15,7 @@ import (
 // claimAheadSpec is one quarter-hourly command model without upstreams:
 // many small units, for the tests of how workers take them.
 const claimAheadSpec = `models:
-  - name: raw.ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.ticks, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 // stopAt is an instant executor that calls stop during its n-th execution;

@@ -13,35 +13,17 @@ import (
 // chosen hour (01-01 03:00), and one downstream per contract level in
 // another pipeline, so the gate (not the task graph) settles each unit.
 const levelsSpec = `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./load.sh"]}
-  - name: mart.exists
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: exists}]
-    run: {command: ["./load.sh"]}
-  - name: mart.exact
-    pipeline: marts
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: exact}]
-    run: {command: ["./load.sh"]}
-  - name: mart.encapsulate
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["./load.sh"]}
-  - name: mart.through
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: through}]
-    run: {command: ["./load.sh"]}
-  - name: mart.whole
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: whole}]
-    run: {command: ["./load.sh"]}
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["./load.sh"]}}
+  - {name: mart.exists, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: exists}], run: {command: ["./load.sh"]}}
+  - {name: mart.exact, pipeline: marts, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: exact}], run: {command: ["./load.sh"]}}
+  - {name: mart.encapsulate, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["./load.sh"]}}
+  - {name: mart.through, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: through}], run: {command: ["./load.sh"]}}
+  - {name: mart.whole, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: whole}], run: {command: ["./load.sh"]}}
 `
 
 const levelsScript = `#!/bin/sh

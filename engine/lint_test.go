@@ -73,10 +73,8 @@ func TestLintSilentFlexibleRows(t *testing.T) {
 	})
 	t.Run("flexible + cumulative THROUGH upstream is non-decomposable", func(t *testing.T) {
 		sp := mustParse(t, "models:"+hourlyRaw+`
-  - name: stage.running_total
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    upstream: [{name: raw.orders, contract: through}]
-    run: {command: ["true"]}
+  - {name: stage.running_total, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex},
+     upstream: [{name: raw.orders, contract: through}], run: {command: ["true"]}}
 `)
 		expectOne(t, sp, "flex-through", SeverityWarning, "stage.running_total", "cumulative")
 	})
@@ -88,9 +86,8 @@ func TestLintSilentFlexibleRows(t *testing.T) {
 	})
 	t.Run("fixed model + APPEND is not flagged", func(t *testing.T) {
 		sp := mustParse(t, `models:
-  - name: stage.events
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {query: "SELECT count(*) FROM raw.e GROUP BY 1", write: {mode: append}}
+  - {name: stage.events, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {query: "SELECT count(*) FROM raw.e GROUP BY 1", write: {mode: append}}}
 `)
 		expectNone(t, sp, "flex-append")
 		expectNone(t, sp, "flex-aggregate")
@@ -123,17 +120,13 @@ func TestLintExactGrainMismatch(t *testing.T) {
 	})
 	t.Run("EXACT 1d on a 24h UTC grid matches: the windows coincide", func(t *testing.T) {
 		sp := mustParse(t, `models:
-  - name: raw.orders
-    chunking: {interval: 24h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 24h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `+downstream("1d", "exact", ""))
 		expectNone(t, sp, "exact-grain-mismatch")
 	})
 	t.Run("EXACT on a flexible upstream is Guard A", func(t *testing.T) {
 		sp := mustParse(t, `models:
-  - name: raw.orders
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}, run: {command: ["true"]}}
 `+downstream("1h", "exact", ""))
 		expectOne(t, sp, "exact-on-flexible", SeverityError, "mart.daily", "ENCAPSULATE")
 	})
@@ -143,26 +136,20 @@ func TestLintWindowLevelOnTimelessUpstream(t *testing.T) {
 	for _, level := range []string{"exact", "encapsulate", "through"} {
 		t.Run(level, func(t *testing.T) {
 			sp := mustParse(t, `models:
-  - name: raw.orders
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: raw.orders, temporality: timeless, run: {command: ["true"]}}
 `+downstream("1d", level, ""))
 			expectOne(t, sp, "window-level-on-timeless", SeverityError, "mart.daily", "WHOLE or EXISTS")
 		})
 	}
 	sp := mustParse(t, `models:
-  - name: raw.orders
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: raw.orders, temporality: timeless, run: {command: ["true"]}}
 `+downstream("1d", "whole", ""))
 	expectNone(t, sp, "window-level-on-timeless")
 }
 
 func TestLintUpstreamStartsLater(t *testing.T) {
 	later := `models:
-  - name: raw.orders
-    chunking: {interval: 1h, start: "2026-02-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1h, start: "2026-02-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 	for _, level := range []string{"encapsulate", "through", "exact"} {
 		t.Run(level+" blocks its first windows forever", func(t *testing.T) {
@@ -189,12 +176,8 @@ func TestLintFreshnessShorterThanGrain(t *testing.T) {
 
 func TestLintRunConditionLargerThanEdges(t *testing.T) {
 	sp := mustParse(t, "models:"+hourlyRaw+`
-  - name: mart.x
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.orders, contract: encapsulate}
-    run_condition: 2
-    run: {command: ["true"]}
+  - {name: mart.x, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run_condition: 2, run: {command: ["true"]}}
 `)
 	expectOne(t, sp, "n-exceeds-edges", SeverityError, "mart.x", "(1)")
 }
@@ -230,14 +213,8 @@ func TestLintFailureOnlyEdgesUnderAll(t *testing.T) {
 func TestLintCycles(t *testing.T) {
 	t.Run("task cycle through after edges", func(t *testing.T) {
 		sp := mustParse(t, `models:
-  - name: a.x
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: b.y}]
-    run: {command: ["true"]}
-  - name: b.y
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: a.x}]
-    run: {command: ["true"]}
+  - {name: a.x, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, after: [{task: b.y}], run: {command: ["true"]}}
+  - {name: b.y, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, after: [{task: a.x}], run: {command: ["true"]}}
 `)
 		f := expectOne(t, sp, "task-cycle", SeverityError, "a.x", "a.x → b.y → a.x")
 		if f.Pos.Line != 2 {
@@ -246,14 +223,8 @@ func TestLintCycles(t *testing.T) {
 	})
 	t.Run("models reading each other", func(t *testing.T) {
 		sp := mustParse(t, `models:
-  - name: a.x
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: b.y}]
-    run: {command: ["true"]}
-  - name: b.y
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: a.x}]
-    run: {command: ["true"]}
+  - {name: a.x, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: b.y}], run: {command: ["true"]}}
+  - {name: b.y, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: a.x}], run: {command: ["true"]}}
 `)
 		fs := findings(sp, "lineage-cycle")
 		if len(fs) != 1 || fs[0].Severity != SeverityError {
@@ -320,16 +291,10 @@ func TestLintHasDataOntoModelsThatReportNoRows(t *testing.T) {
 // refuse the spec before touching the store.
 func TestLintCycleAcrossPipelines(t *testing.T) {
 	sp := mustParse(t, `models:
-  - name: x.a
-    pipeline: x
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: y.b, on: success}]
-    run: {command: ["true"]}
-  - name: y.b
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: x.a, on: success}]
-    run: {command: ["true"]}
+  - {name: x.a, pipeline: x, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: y.b, on: success}], run: {command: ["true"]}}
+  - {name: y.b, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: x.a, on: success}], run: {command: ["true"]}}
 `)
 	expectOne(t, sp, "task-cycle", SeverityError, "x.a", "x.a → y.b → x.a")
 	if err := RefuseLintErrors(sp); err == nil || !strings.Contains(err.Error(), "across pipelines") {

@@ -20,11 +20,8 @@ const outdatedSpec = `models:
     pipeline: shop
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["./load.sh", "v1"], timeout: 5m} # the loader
-  - name: mart.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["./mart.sh"]}
+  - {name: mart.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["./mart.sh"]}}
 `
 
 func statusOf(t *testing.T, e *Engine, model string) ModelStatus {
@@ -162,25 +159,14 @@ func TestHardcodedRowsChangeOutdatesTheReader(t *testing.T) {
 // every core.daily day through its own, mart.ok only needs raw.orders
 // registered (EXISTS reads no data).
 const builtOnSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./load.sh", "v1"]}
-  - name: core.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["./daily.sh"]}
-  - name: mart.total
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: core.daily, contract: through}]
-    run: {command: ["./total.sh"]}
-  - name: mart.ok
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: exists}]
-    run: {command: ["./ok.sh"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {command: ["./load.sh", "v1"]}}
+  - {name: core.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["./daily.sh"]}}
+  - {name: mart.total, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: core.daily, contract: through}], run: {command: ["./total.sh"]}}
+  - {name: mart.ok, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: exists}], run: {command: ["./ok.sh"]}}
 `
 
 // builtOnWorld runs day one under raw.orders' v1 and day two under v2:

@@ -44,20 +44,10 @@ func wins(ss ...string) []state.Window {
 func wp(s string) *state.Window { w := win(s); return &w }
 
 const planSpec = `models:
-  - name: w.fixed
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: w.flex
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    upstream:
-      - {name: w.fixed, contract: encapsulate}
-    run: {command: ["true"]}
-  - name: w.config
-    pipeline: side
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: w.fixed, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: w.flex, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex},
+     upstream: [{name: w.fixed, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: w.config, pipeline: side, temporality: timeless, run: {command: ["true"]}}
 `
 
 // world is an engine on a fresh store with planSpec applied.

@@ -109,10 +109,7 @@ func TestDefinitionIsStable(t *testing.T) {
 }
 
 const taskSpec = `models:
-  - name: z.first
-    pipeline: zeta
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: z.first, pipeline: zeta, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - name: a.second
     pipeline: alpha
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -122,10 +119,7 @@ const taskSpec = `models:
       - {name: other.registered, contract: whole}
     after: [{task: a.helper, on: always}]
     run: {command: ["true"]}
-  - name: a.helper
-    pipeline: alpha
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: a.helper, pipeline: alpha, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 func TestTaskIDsAreStable(t *testing.T) {
@@ -184,14 +178,9 @@ func TestPipelineGraphs(t *testing.T) {
 
 func TestPipelineCycleNamesModels(t *testing.T) {
 	sp := mustParse(t, `models:
-  - name: a.x
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: b.y}]
-    run: {command: ["true"]}
-  - name: b.y
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: a.x, on: failure}]
-    run: {command: ["true"]}
+  - {name: a.x, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, after: [{task: b.y}], run: {command: ["true"]}}
+  - {name: b.y, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     after: [{task: a.x, on: failure}], run: {command: ["true"]}}
 `)
 	_, err := PipelineGraphs(sp, AssignTaskIDs(sp, nil))
 	var ce *graph.CycleError

@@ -16,12 +16,8 @@ import (
 )
 
 const concurrencySpec = `models:
-  - name: raw.fast
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: raw.flex
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
+  - {name: raw.fast, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: raw.flex, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}, run: {command: ["true"]}}
 `
 
 // TestReliabilityFourWorkersTenThousandUnits is issue 9 item 4's load, on
@@ -260,9 +256,7 @@ func edgeString(es []state.EdgeRecord) string {
 
 // torchedSpec is the hourly model the torch tests delete units of.
 const torchedSpec = `models:
-  - name: raw.torched
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.torched, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 // TestReliabilityTorchRefusedDuringRun: a torch of a model while a run of

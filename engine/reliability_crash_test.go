@@ -218,9 +218,7 @@ func testZombie(t *testing.T, backend, work string, resumeAt time.Duration) {
 	specPath := writeSpec(t, dir, map[string]string{
 		"zombie.sh": zombieScript,
 		"bollhav.yaml": fmt.Sprintf(`models:
-  - name: raw.zombie
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./zombie.sh", "%s"]}
+  - {name: raw.zombie, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["./zombie.sh", "%s"]}}
 `, work),
 	})
 	sp, err := spec.Load(specPath)
@@ -328,17 +326,11 @@ func idle(t *testing.T, rs *relStore, admin *pgtest.Admin, app string) bool {
 }
 
 const restartSpec = `models:
-  - name: raw.ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.ticks, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: DATA.sql_ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run:
-      sql: ["INSERT INTO {{ this }} (since, until) VALUES (:since, :until)"]
+  - {name: raw.ticks, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.ticks, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: DATA.sql_ticks, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"},
+     run: {sql: ["INSERT INTO {{ this }} (since, until) VALUES (:since, :until)"]}}
 `
 
 // TestReliabilityPostgresConnectionsTerminatedMidRun is issue 9 item 2:

@@ -14,16 +14,10 @@ import (
 )
 
 const contentionSpec = `models:
-  - name: raw.ticks
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.ticks, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: raw.other
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.ticks, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.ticks, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: raw.other, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 // TestReliabilitySQLiteReadersDuringARun is issue 9 item 5. While a run
@@ -75,7 +69,7 @@ func testSQLiteContention(t *testing.T, nDays int, withWorker bool) {
 		// The worker runs a model of its own: on the run's models, it
 		// would make the run's plan stale before it is applied (see the
 		// test's comment).
-		"worker.yaml": "models:\n" + contentionSpec[strings.Index(contentionSpec, "  - name: raw.other"):]})
+		"worker.yaml": "models:\n" + contentionSpec[strings.Index(contentionSpec, "  - {name: raw.other"):]})
 	sp, err := spec.Load(specPath)
 	must(t, err)
 	now := func() time.Time { return t0.Add(30 * 24 * time.Hour) }

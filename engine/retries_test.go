@@ -43,11 +43,8 @@ func (f *flakyExec) Execute(_ context.Context, u executor.UnitRun) (executor.Res
 }
 
 const retrySpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 3, delay: 20ms, max_delay: 50ms}
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 3, delay: 20ms, max_delay: 50ms}, run: {command: ["true"]}}
 `
 
 // TestRunRetriesAFailedUnitWithinItsBudget: with attempts: 3, a command
@@ -119,10 +116,8 @@ func TestRunWithABudgetSpentSkipsSuccessDependents(t *testing.T) {
 func TestWorkerSuccessorRespectsTheRetryTime(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, `models:
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 3, delay: 1s, max_delay: 1s}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 3, delay: 1s, max_delay: 1s}, run: {command: ["true"]}}
 `)
 		if _, err := e.Apply(t.Context()); err != nil {
 			t.Fatal(err)
@@ -240,10 +235,8 @@ func TestRetryBudgetStartsAfreshAfterAnEnd(t *testing.T) {
 func retryClockWorld(t *testing.T, s state.Store) (*Engine, *fakeClock) {
 	t.Helper()
 	e := runEngine(t, s, `models:
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 3, delay: 1m, max_delay: 10m}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 3, delay: 1m, max_delay: 10m}, run: {command: ["true"]}}
 `)
 	if _, err := e.Apply(t.Context()); err != nil {
 		t.Fatal(err)
@@ -499,11 +492,8 @@ func (a *alwaysFail) Execute(context.Context, executor.UnitRun) (executor.Result
 }
 
 const retryOthersSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 2, delay: 1m, max_delay: 1m}
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 2, delay: 1m, max_delay: 1m}, run: {command: ["true"]}}
 `
 
 // A unit this task tried once and sent to backoff is finished (failed for

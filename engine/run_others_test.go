@@ -13,10 +13,7 @@ import (
 )
 
 const oneModelSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 // TestRunWaitsForUnitsHeldByOtherWorkers: a run whose units another worker
@@ -85,16 +82,9 @@ func TestRunWaitsForUnitsHeldByOtherWorkers(t *testing.T) {
 }
 
 const crossSpec = `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.orders, contract: encapsulate}
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // TestCrossPipelineUpstreamFailureBlocksInsteadOfWaiting: a gated upstream

@@ -67,9 +67,7 @@ func openTestWorkerStore(ctx context.Context) (state.Store, error) {
 }
 
 const slowSpec = `models:
-  - name: raw.slow
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./slow.sh"]}
+  - {name: raw.slow, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["./slow.sh"]}}
 `
 
 // The first attempt hangs (it is the one killed); later ones succeed. The

@@ -13,12 +13,8 @@ import (
 func TestUnitSeedsEveryStatus(t *testing.T) {
 	Each(t, func(t *testing.T, s state.Store) {
 		sp := RegisterYAML(t, s, `models:
-  - name: a.hourly
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: a.once
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: a.hourly, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: a.once, temporality: timeless, run: {command: ["true"]}}
 `, T0)
 		at := T0.Add(30 * time.Hour)
 		run := Run(t, s, RunOpts{Models: []string{"a.hourly"}, Status: state.RunFailed, StartedAt: at})
@@ -73,9 +69,7 @@ func TestUnitSeedsEveryStatus(t *testing.T) {
 func TestUnitsSeedsRunsInBatches(t *testing.T) {
 	Each(t, func(t *testing.T, s state.Store) {
 		RegisterYAML(t, s, `models:
-  - name: a.q
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: a.q, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `, T0)
 		var us []UnitOpts
 		g, _ := state.NewGrid(T0, state.Interval{N: 15, Unit: state.Minute}, time.UTC)

@@ -139,42 +139,24 @@ const LineageSpec = `models:
         - sh
         - -c
         - 'case "$BOLLHAV_SINCE" in 2026-01-01T05:00:00Z|2026-01-01T07:00:00Z) test -f fixed || { echo source unavailable >&2; exit 3; };; esac'
-  - name: mart.daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: mart.hourly
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: mart.flex
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: mart.daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: mart.hourly, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: mart.flex, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
   - name: mart.fresh
     pipeline: core
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
       - {name: raw.orders, contract: encapsulate, freshness: {within: 1h, scope: latest}}
     run: {command: ["true"]}
-  - name: report.running
-    pipeline: reports
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: mart.daily, contract: through}]
-    run: {command: ["true"]}
-  - name: report.snapshot
-    pipeline: reports
-    temporality: timeless
-    upstream: [{name: mart.daily, contract: whole}]
-    run: {command: ["true"]}
-  - name: report.hourly_rollup
-    pipeline: reports
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: mart.hourly, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: report.running, pipeline: reports, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: mart.daily, contract: through}], run: {command: ["true"]}}
+  - {name: report.snapshot, pipeline: reports, temporality: timeless,
+     upstream: [{name: mart.daily, contract: whole}], run: {command: ["true"]}}
+  - {name: report.hourly_rollup, pipeline: reports, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: mart.hourly, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // Lineage is LineageSpec after two runs at 2026-01-03T00:00Z: raw.orders
@@ -238,11 +220,8 @@ const FailedHourSpec = `models:
         - sh
         - -c
         - 'case "$BOLLHAV_SINCE" in 2026-01-01T05:00:00Z) echo source unavailable >&2; exit 3;; esac'
-  - name: mart.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: mart.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // FailedHour is a failed hour with a day blocked behind it: FailedHourSpec
@@ -271,10 +250,7 @@ func failedHour() Fixture {
 // StaleUpstreamSpec is an hourly source and an hourly mart that wants the
 // source's newest load within the hour.
 const StaleUpstreamSpec = `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - name: mart.fresh
     pipeline: core
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
@@ -311,10 +287,8 @@ func staleUpstream() Fixture {
 // UnregisteredUpstreamSpec is a daily model gated on a model registered
 // nowhere.
 const UnregisteredUpstreamSpec = `models:
-  - name: mart.x
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: ext.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: mart.x, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: ext.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // UnregisteredUpstream is a hard gate error: UnregisteredUpstreamSpec's
@@ -357,15 +331,10 @@ func lineageStale() Fixture {
 // ExactOverFlexSpec gates an hourly mart EXACT on a flexible source: a
 // hard gate error, since a flexible model's units never promise a window.
 const ExactOverFlexSpec = `models:
-  - name: raw.flex
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
-  - name: mart.exact
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.flex, contract: exact}]
-    run: {command: ["true"]}
+  - {name: raw.flex, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex},
+     run: {command: ["true"]}}
+  - {name: mart.exact, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.flex, contract: exact}], run: {command: ["true"]}}
 `
 
 const exactOverFlexError = "raw.flex (EXACT): EXACT on a flexible upstream can never match: its rows are coalesced into ranges, so no exact-grain row exists (Guard A); use ENCAPSULATE"
@@ -392,20 +361,12 @@ func exactOverFlex() Fixture {
 // to v2, a definition change) and two daily marts over it under the same
 // contract: mart.strict requires raw.orders current, mart.loose does not.
 const RequireCurrentSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./load.sh", "v1"]}
-  - name: mart.strict
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate, require_current: true}]
-    run: {command: ["./mart.sh"]}
-  - name: mart.loose
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["./mart.sh"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {command: ["./load.sh", "v1"]}}
+  - {name: mart.strict, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate, require_current: true}], run: {command: ["./mart.sh"]}}
+  - {name: mart.loose, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["./mart.sh"]}}
 `
 
 // RequireCurrentSpecV2 is RequireCurrentSpec with raw.orders' command
@@ -424,11 +385,17 @@ func LineageSpecOf(models ...string) string {
 	head, body, _ := strings.Cut(LineageSpec, "\n")
 	var b strings.Builder
 	b.WriteString(head + "\n")
-	blocks := strings.Split(body, "  - name: ")
-	for _, blk := range blocks[1:] {
-		name, _, _ := strings.Cut(blk, "\n")
+	// A model starts at "  - ", as a block ("  - name: x\n") or a flow
+	// mapping ("  - {name: x, "), and runs to the next.
+	blocks := strings.Split(body, "\n  - ")
+	for i, blk := range blocks {
+		if i == 0 {
+			blk = strings.TrimPrefix(blk, "  - ")
+		}
+		name := strings.TrimPrefix(strings.TrimPrefix(blk, "{"), "name: ")
+		name = name[:strings.IndexAny(name, ",\n")]
 		if keep[name] {
-			b.WriteString("  - name: " + blk)
+			b.WriteString("  - " + strings.TrimSuffix(blk, "\n") + "\n")
 		}
 	}
 	return b.String()

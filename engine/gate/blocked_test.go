@@ -157,13 +157,9 @@ func TestBlockedScales(t *testing.T) {
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g := reader(&enginetest.World{Store: s, Now: t0.Add(48 * time.Hour), Spec: enginetest.RegisterYAML(t, s, `models:
-  - name: big.q
-    chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: big.h
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: big.q, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: big.q, chunking: {interval: 15m, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: big.h, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: big.q, contract: encapsulate}], run: {command: ["true"]}}
 `, t0)})
 		ctx := t.Context()
 		// 100,000 in a plain build; a fifth of it under -race, where the

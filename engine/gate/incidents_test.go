@@ -202,15 +202,9 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		sp := enginetest.RegisterYAML(t, s, `models:
-  - name: up.h
-    pipeline: p
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: down.h
-    pipeline: p
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: up.h, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: up.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: down.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: up.h, contract: encapsulate}], run: {command: ["true"]}}
 `, t0)
 		const n = gate.MaxTracedBlocked + 100
 		// A run of both over n hours whose up.h fails every hour: each

@@ -29,23 +29,18 @@ import (
 // errors (EXACT on flexible, an unregistered upstream).
 const liveSpec = `
 models:
-  - name: raw.fix
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-  - name: raw.flex
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-  - name: ref.config
-    temporality: timeless
-  - name: core.exact
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: exact, freshness: {within: 3h}}]
+  - {name: raw.fix, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}}
+  - {name: raw.flex, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}}
+  - {name: ref.config, temporality: timeless}
+  - {name: core.exact, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.fix, contract: exact, freshness: {within: 3h}}]}
   - name: core.encap
     chunking: {interval: 2h, start: "2026-01-01T00:00:00Z"}
     upstream:
       - {name: raw.flex, contract: encapsulate, freshness: {within: 2h, scope: all}}
       - {name: raw.fix, contract: encapsulate}
-  - name: core.through
-    chunking: {interval: 2h, start: "2026-01-01T02:00:00Z"}
-    upstream: [{name: raw.fix, contract: through, freshness: {within: 4h}}]
+  - {name: core.through, chunking: {interval: 2h, start: "2026-01-01T02:00:00Z"},
+     upstream: [{name: raw.fix, contract: through, freshness: {within: 4h}}]}
   - name: core.whole
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
@@ -66,11 +61,8 @@ models:
     upstream:
       - {name: raw.fix, contract: encapsulate, require_current: true}
       - {name: raw.flex, contract: through, require_current: true, freshness: {within: 5h}}
-  - name: mart.bad
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.flex, contract: exact}
-      - {name: other.model, contract: whole}
+  - {name: mart.bad, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.flex, contract: exact}, {name: other.model, contract: whole}]}
 `
 
 // liveModels are the models the property test changes, with their grain

@@ -14,20 +14,12 @@ import (
 // downstreams, one with a freshness limit.
 const reachSpec = `
 models:
-  - name: raw.fix
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-  - name: d.exact
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: exact, freshness: {within: 3h}}]
-  - name: d.through
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: through}]
-  - name: d.whole
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: whole}]
-  - name: d.exists
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: exists}]
+  - {name: raw.fix, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}}
+  - {name: d.exact, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.fix, contract: exact, freshness: {within: 3h}}]}
+  - {name: d.through, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.fix, contract: through}]}
+  - {name: d.whole, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.fix, contract: whole}]}
+  - {name: d.exists, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.fix, contract: exists}]}
 `
 
 // reachWorld is reachSpec registered, every model prefilled over hours
@@ -186,9 +178,7 @@ func TestLiveGateRebuilds(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g, live, now := reachWorld(t, s)
 		g.Spec = enginetest.RegisterYAML(t, s, reachSpec+`
-  - name: d.late
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: encapsulate}]
+  - {name: d.late, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.fix, contract: encapsulate}]}
 `, *now)
 		if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "d.late", Windows: []state.Window{{Since: liveHour(0), Until: liveHour(1)}}, Now: *now}); err != nil {
 			t.Fatal(err)

@@ -144,21 +144,15 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 // fixed and a flexible hourly upstream and a timeless one.
 const sweepSpec = `
 models:
-  - name: raw.fix
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-  - name: raw.flex
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-  - name: ref.config
-    temporality: timeless
-  - name: mart.exact_on_flex
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.flex, contract: exact}]
-  - name: mart.window_on_timeless
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: ref.config, contract: encapsulate}]
-  - name: mart.unregistered
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: other.model, contract: whole}]
+  - {name: raw.fix, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}}
+  - {name: raw.flex, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}}
+  - {name: ref.config, temporality: timeless}
+  - {name: mart.exact_on_flex, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.flex, contract: exact}]}
+  - {name: mart.window_on_timeless, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: ref.config, contract: encapsulate}]}
+  - {name: mart.unregistered, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: other.model, contract: whole}]}
   - name: mart.dev_skip
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     upstream:
@@ -169,14 +163,10 @@ models:
     upstream:
       - {name: raw.fix, contract: through, freshness: {within: 3h, scope: latest}}
       - {name: raw.flex, contract: encapsulate, freshness: {within: 3h, scope: all}}
-  - name: mart.latest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.fix, contract: through, freshness: {within: 3h}}]
-  - name: report.snapshot
-    temporality: timeless
-    upstream:
-      - {name: raw.fix, contract: whole}
-      - {name: ref.config, contract: whole}
+  - {name: mart.latest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.fix, contract: through, freshness: {within: 3h}}]}
+  - {name: report.snapshot, temporality: timeless,
+     upstream: [{name: raw.fix, contract: whole}, {name: ref.config, contract: whole}]}
 `
 
 func TestGateSweepHardErrorsSkipsAndFreshness(t *testing.T) {
@@ -326,20 +316,13 @@ func expectReadiness(t *testing.T, units []gate.SweptUnit, want map[string][]gat
 func TestGateSweepKeepsApartWhatFreshnessTellsApart(t *testing.T) {
 	const text = `
 models:
-  - name: raw.hourly
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-  - name: stg.latest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.hourly, contract: encapsulate, freshness: {within: 6h}}
-  - name: stg.all
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.hourly, contract: through, freshness: {within: 6h, scope: all}}
-  - name: stg.plain
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.hourly, contract: encapsulate}
+  - {name: raw.hourly, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}}
+  - {name: stg.latest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.hourly, contract: encapsulate, freshness: {within: 6h}}]}
+  - {name: stg.all, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.hourly, contract: through, freshness: {within: 6h, scope: all}}]}
+  - {name: stg.plain, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.hourly, contract: encapsulate}]}
 `
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
@@ -385,10 +368,8 @@ models:
 func TestGateSweepMissingBeatsStale(t *testing.T) {
 	const text = `
 models:
-  - name: ref.config
-    temporality: timeless
-  - name: raw.flex
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}
+  - {name: ref.config, temporality: timeless}
+  - {name: raw.flex, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", flexibility: flex}}
   - name: mart.snapshot
     temporality: timeless
     upstream:

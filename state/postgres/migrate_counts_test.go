@@ -3,7 +3,9 @@ package postgres
 import (
 	"fmt"
 	"testing"
+	"time"
 
+	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/storetest"
 )
 
@@ -54,4 +56,72 @@ func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 		}
 	})
 	storetest.UpgradedUnknownDefinitions(t, s)
+}
+
+// TestUpgradeBackfillsSummary: a schema written by the release before the
+// kept summary (version 9), holding units of two models in every status
+// with a hole in the applied ones, and another environment's, opens in this
+// release with migration 0010's counts by status and coverage islands equal
+// to its units, and the transitions keep them from then on.
+func TestUpgradeBackfillsSummary(t *testing.T) {
+	ctx := t.Context()
+	s, _, _ := upgradeFrom(t, 9, func(exec func(string, ...any)) {
+		oldHourlyModel(exec, "", "a", 1)
+		oldHourlyModel(exec, "", "b", 2)
+		oldHourlyModel(exec, "dev", "a", 1)
+		// a: hours 0–1 and 3 applied (a hole at 2, failed), 4 blocked, 5
+		// running, 6 pending; b: nothing; dev's a: hour 0 applied.
+		units := []struct {
+			env, model string
+			hour       int
+			status     string
+		}{{"", "a", 0, "applied"}, {"", "a", 1, "applied"}, {"", "a", 2, "failed"}, {"", "a", 3, "applied"}, {"", "a", 4, "blocked"},
+			{"", "a", 5, "running"}, {"", "a", 6, "pending"}, {"dev", "a", 0, "applied"}}
+		for _, u := range units {
+			var applied, lease any
+			if u.status == "applied" {
+				applied = at(u.hour + 10)
+			}
+			if u.status == "running" {
+				lease = at(30)
+			}
+			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, lease_until)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, lease)
+		}
+	})
+	summaries := func(env string) string {
+		t.Helper()
+		sums, err := s.Summaries(ctx, env, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, sum := range sums {
+			last := "none"
+			if sum.LastAppliedAt != nil {
+				last = sum.LastAppliedAt.Sub(t0).String()
+			}
+			out += fmt.Sprintf("%s %v %s %v; ", sum.Model, sum.Counts, last, sum.Coverage.Windows())
+		}
+		return out
+	}
+	h := func(a, b int) state.Window { return state.MustWindow(at(a), at(b)) }
+	want := fmt.Sprintf("a map[applied:3 blocked:1 failed:1 pending:1 running:1] %s %v; b map[applied:0 blocked:0 failed:0 pending:0 running:0] none []; ",
+		13*time.Hour, []state.Window{h(0, 2), h(3, 4)})
+	if got := summaries(""); got != want {
+		t.Fatalf("summaries after the upgrade:\n got  %s\n want %s", got, want)
+	}
+	if got, want := summaries("dev"), fmt.Sprintf("a map[applied:1 blocked:0 failed:0 pending:0 running:0] %s %v; ", 10*time.Hour, []state.Window{h(0, 1)}); got != want {
+		t.Errorf("dev's summaries after the upgrade:\n got  %s\n want %s", got, want)
+	}
+	// Marking the failed hour applied closes the hole; the islands merge.
+	if _, err := s.SetStatus(ctx, state.StatusChange{Model: "a", Window: h(2, 3), From: []state.UnitStatus{state.Failed},
+		To: state.Applied, AppliedAt: at(20), Now: at(20)}); err != nil {
+		t.Fatal(err)
+	}
+	want = fmt.Sprintf("a map[applied:4 blocked:1 failed:0 pending:1 running:1] %s %v; b map[applied:0 blocked:0 failed:0 pending:0 running:0] none []; ",
+		20*time.Hour, []state.Window{h(0, 4)})
+	if got := summaries(""); got != want {
+		t.Errorf("summaries after marking hour 2 applied:\n got  %s\n want %s", got, want)
+	}
 }

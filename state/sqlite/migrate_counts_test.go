@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/storetest"
 )
 
@@ -49,4 +51,64 @@ func TestUpgradeFromBeforeFingerprints(t *testing.T) {
 		}
 	})
 	storetest.UpgradedUnknownDefinitions(t, s)
+}
+
+// TestUpgradeBackfillsStatusCounts: a file written by the release before
+// the kept status counts (schema version 8), holding units of two models in
+// every status, opens in this release with migration 0009's counts equal to
+// its units, so Summaries is right from the first read, and the counts
+// follow the next transition.
+func TestUpgradeBackfillsStatusCounts(t *testing.T) {
+	ctx := t.Context()
+	s := upgradeFrom(t, 8, func(exec func(string, ...any)) {
+		oldHourlyModel(exec, 1, "a")
+		oldHourlyModel(exec, 2, "b")
+		// a: hours 0–1 applied, 2 failed, 3 blocked, 4 running, 5–6 pending;
+		// b: hour 0 applied. Coverage was kept already at version 7.
+		units := []struct {
+			model  int
+			hour   int
+			status string
+		}{{1, 0, "applied"}, {1, 1, "applied"}, {1, 2, "failed"}, {1, 3, "blocked"}, {1, 4, "running"}, {1, 5, "pending"}, {1, 6, "pending"}, {2, 0, "applied"}}
+		for _, u := range units {
+			var applied any
+			if u.status == "applied" {
+				applied = micros(t0.Add(time.Duration(u.hour+10) * time.Hour))
+			}
+			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at")
+			VALUES (?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0))
+		}
+		for _, c := range [][3]int64{{1, 0, 2}, {2, 0, 1}} {
+			exec(`INSERT INTO "coverage" VALUES (?, ?, ?)`, c[0], micros(t0.Add(time.Duration(c[1])*time.Hour)), micros(t0.Add(time.Duration(c[2])*time.Hour)))
+		}
+	})
+	counts := func() string {
+		t.Helper()
+		sums, err := s.Summaries(ctx, "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := ""
+		for _, sum := range sums {
+			out += fmt.Sprintf("%s %v %s %v; ", sum.Model, sum.Counts, sum.LastAppliedAt.Format("15h"), sum.Coverage.Windows())
+		}
+		return out
+	}
+	h := func(a, b int) state.Window {
+		return state.MustWindow(t0.Add(time.Duration(a)*time.Hour), t0.Add(time.Duration(b)*time.Hour))
+	}
+	want := fmt.Sprintf("a map[applied:2 blocked:1 failed:1 pending:2 running:1] 11h %v; b map[applied:1 blocked:0 failed:0 pending:0 running:0] 10h %v; ",
+		[]state.Window{h(0, 2)}, []state.Window{h(0, 1)})
+	if got := counts(); got != want {
+		t.Fatalf("summaries after the upgrade:\n got  %s\n want %s", got, want)
+	}
+	if _, err := s.SetStatus(ctx, state.StatusChange{Model: "a", Window: h(1, 4), From: []state.UnitStatus{state.Applied, state.Failed, state.Blocked},
+		To: state.Pending, Now: t0}); err != nil {
+		t.Fatal(err)
+	}
+	want = fmt.Sprintf("a map[applied:1 blocked:0 failed:0 pending:5 running:1] 10h %v; b map[applied:1 blocked:0 failed:0 pending:0 running:0] 10h %v; ",
+		[]state.Window{h(0, 1)}, []state.Window{h(0, 1)})
+	if got := counts(); got != want {
+		t.Errorf("summaries after re-pending hours 1–3 of a:\n got  %s\n want %s", got, want)
+	}
 }

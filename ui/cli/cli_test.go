@@ -32,32 +32,14 @@ func writeSpec(t *testing.T, body string) string {
 // (wave 1); core.c gates on both (wave 2); core.d runs after core.c fails
 // (wave 3). marts.e lives in another pipeline and gates on core.c.
 const smallSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: raw.b
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: core.c
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: raw.a, contract: encapsulate}
-      - {name: raw.b, contract: exists}
-    run: {command: ["true"]}
-  - name: core.d
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: core.c, on: failure}]
-    run: {command: ["true"]}
-  - name: marts.e
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream:
-      - {name: core.c, contract: whole}
-    run: {command: ["true"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: raw.b, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: core.c, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.a, contract: encapsulate}, {name: raw.b, contract: exists}], run: {command: ["true"]}}
+  - {name: core.d, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: core.c, on: failure}], run: {command: ["true"]}}
+  - {name: marts.e, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: core.c, contract: whole}], run: {command: ["true"]}}
 `
 
 func TestVersionAndHelp(t *testing.T) {
@@ -158,13 +140,9 @@ func TestLintJSONShape(t *testing.T) {
 
 func TestLintProvenErrorExits1(t *testing.T) {
 	sp := writeSpec(t, `models:
-  - name: raw.orders
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: exact}]
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: exact}], run: {command: ["true"]}}
 `)
 	code, out, _ := run(t, "lint", "--spec", sp)
 	if code != 1 || !strings.Contains(out, "exact-grain-mismatch") || !strings.Contains(out, "1 error, 0 warnings") {
@@ -247,14 +225,8 @@ func TestGraphDotAndMermaid(t *testing.T) {
 
 func TestGraphCycleIsAClearError(t *testing.T) {
 	sp := writeSpec(t, `models:
-  - name: a.x
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: b.y}]
-    run: {command: ["true"]}
-  - name: b.y
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    after: [{task: a.x}]
-    run: {command: ["true"]}
+  - {name: a.x, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, after: [{task: b.y}], run: {command: ["true"]}}
+  - {name: b.y, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, after: [{task: a.x}], run: {command: ["true"]}}
 `)
 	code, _, errOut := run(t, "graph", "--spec", sp)
 	if code != 2 || !strings.Contains(errOut, "cycle") || !strings.Contains(errOut, "a.x → b.y → a.x") {

@@ -42,6 +42,21 @@ func TestMain(m *testing.M) {
 	)
 }
 
+// cliProcess starts the CLI as a process of its own (see TestMain) with
+// args, keeping its output; the test's end kills it if it still runs.
+func cliProcess(t *testing.T, args ...string) (cmd *exec.Cmd, stdout, stderr *strings.Builder) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], append([]string{"-test.run=^$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
+	stdout, stderr = new(strings.Builder), new(strings.Builder)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, stdout, stderr
+}
+
 func TestApplyRegistersInTheDefaultStore(t *testing.T) {
 	sp := writeSpec(t, smallSpec)
 	code, out, errOut := run(t, "apply", "--spec", sp)
@@ -84,9 +99,8 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 	dir := t.TempDir()
 	sp := filepath.Join(dir, "bollhav.yaml")
 	if err := os.WriteFile(sp, []byte(`models:
-  - name: raw.ticks
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["sh", "-c", "echo rows_written=2"]}
+  - {name: raw.ticks, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {command: ["sh", "-c", "echo rows_written=2"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -108,13 +122,7 @@ func TestWorkerRunsUnitsAndStopsOnSIGTERM(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "worker", "--spec", sp, "--dsn", db, "--workers", "2")
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, _, stderr := cliProcess(t, "worker", "--spec", sp, "--dsn", db, "--workers", "2")
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		st, _ := s.Stats(context.Background(), "", "raw.ticks")

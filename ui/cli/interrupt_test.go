@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // TestInterruptedCommandExits130: a command that works on the process's
@@ -72,9 +74,7 @@ func TestMarkStopsOnSIGINTAndExits130(t *testing.T) {
 	schema := pgtest.Schema(t, dsn)
 	t.Setenv("BOLLHAV_PG_SCHEMA", schema)
 	sp := writeSpec(t, `models:
-  - name: raw.a
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.a, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `)
 	window := []string{"--since", "2026-01-01T00:00:00Z", "--until", "2026-01-01T03:00:00Z"}
 	if code, _, errOut := run(t, append([]string{"run", "raw.a", "--spec", sp, "--dsn", dsn}, window...)...); code != 0 {
@@ -114,15 +114,8 @@ func TestMarkStopsOnSIGINTAndExits130(t *testing.T) {
 	}
 
 	app := pgtest.ApplicationName("bollhav_sigint_")
-	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^$", "--", "mark", "raw.a", "--status", "pending", "--spec", sp,
+	cmd, stdout, stderr := cliProcess(t, append([]string{"mark", "raw.a", "--status", "pending", "--spec", sp,
 		"--dsn", pgtest.WithApplicationName(dsn, app)}, window...)...)
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	admin := pgtest.NewAdmin(t, dsn)
 	for deadline := time.Now().Add(30 * time.Second); admin.Waiting(app, "transactionid") == 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -167,5 +160,68 @@ func TestMarkStopsOnSIGINTAndExits130(t *testing.T) {
 	}
 	if n := applied(); n != 0 {
 		t.Errorf("%d units applied after the next mark, want 0", n)
+	}
+}
+
+// TestRunStopsOnSIGTERMAsItsHelpSays: SIGTERM during `bollhav run` stops
+// the running unit's command at once (it does not wait for it to finish),
+// returns the unit to pending without counting an attempt, records the run
+// cancelled, names the retry and exits 1 — what `run --help` promises.
+func TestRunStopsOnSIGTERMAsItsHelpSays(t *testing.T) {
+	dir := t.TempDir()
+	sp := filepath.Join(dir, "bollhav.yaml")
+	if err := os.WriteFile(sp, []byte(`models:
+  - {name: raw.slow, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["sleep", "60"]}}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "state.db")
+	cmd, stdout, stderr := cliProcess(t, "run", "raw.slow", "--spec", sp, "--dsn", db, "--since", "2026-01-01", "--until", "2026-01-02")
+	var s *sqlite.Store
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if s == nil {
+			if _, err := os.Stat(db); err == nil {
+				s, _ = sqlite.Open(context.Background(), db)
+			}
+		}
+		if s != nil {
+			if st, _ := s.Stats(context.Background(), "", "raw.slow"); st.Counts[state.Running] == 1 {
+				break
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if s == nil {
+		t.Fatalf("the run never created its store\n%s", stderr.String())
+	}
+	defer s.Close()
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if took := time.Since(signalled); took > 20*time.Second {
+		t.Errorf("the run took %s to stop: it waited for the unit instead of stopping it", took)
+	}
+	var units []state.Unit
+	_ = s.ScanUnits(context.Background(), state.UnitQuery{Model: "raw.slow"}, func(u state.Unit) error { units = append(units, u); return nil })
+	if len(units) != 1 || units[0].Status != state.Pending || units[0].Attempts != 0 {
+		t.Errorf("units %+v, want the one day back to pending with no attempt counted", units)
+	}
+	runs, _ := s.Runs(context.Background(), "", 1)
+	if len(runs) != 1 || runs[0].Status != state.RunCancelled {
+		t.Errorf("runs %+v, want one cancelled", runs)
+	}
+	if !strings.Contains(stdout.String(), "cancelled") || !strings.Contains(stdout.String(), "bollhav run --retry 1") {
+		t.Errorf("summary does not say cancelled and name the retry:\n%s", stdout.String())
+	}
+	_, help, _ := run(t, "help", "run")
+	if !strings.Contains(help, "back to pending") || strings.Contains(help, "lets running units finish") {
+		t.Errorf("run --help does not say what SIGTERM does:\n%s", help)
 	}
 }

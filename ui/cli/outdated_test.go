@@ -17,11 +17,8 @@ const odSpec = `models:
     pipeline: shop
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run: {command: ["true", "v1"]} # the loader
-  - name: core.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: core.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // odWorld is a spec file and a store (SQLite, or a PostgreSQL schema of its

@@ -22,14 +22,8 @@ import (
 // refusalSpec has a temporal and a timeless model, so that mark is refused
 // with and without a window.
 const refusalSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: meta.t
-    pipeline: core
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: meta.t, pipeline: core, temporality: timeless, run: {command: ["true"]}}
 `
 
 // TestReadOnlyRefusalsKeepTheirWords: every command that would change state

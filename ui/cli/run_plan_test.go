@@ -35,24 +35,16 @@ import (
 //	stage.c  flexible, no upstream         ./ok.sh
 //	mart.d   fixed, ENCAPSULATE core.b     ./ok.sh
 const runPlanSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    run: {command: ["./ok.sh"]}
-  - name: core.b
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    upstream: [{name: raw.a, contract: encapsulate}]
-    run: {command: ["./flaky.sh"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     run: {command: ["./ok.sh"]}}
+  - {name: core.b, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     upstream: [{name: raw.a, contract: encapsulate}], run: {command: ["./flaky.sh"]}}
   - name: stage.c
     pipeline: core
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z", flexibility: flex}
     run: {command: ["./ok.sh"]}
-  - name: mart.d
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    upstream: [{name: core.b, contract: encapsulate}]
-    run: {command: ["./ok.sh"]}
+  - {name: mart.d, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     upstream: [{name: core.b, contract: encapsulate}], run: {command: ["./ok.sh"]}}
 `
 
 var runPlanModels = []string{"raw.a", "core.b", "stage.c", "mart.d"}
@@ -548,9 +540,7 @@ func TestPlanAsOfAndText(t *testing.T) {
 	p := newRunProject(t, "sqlite")
 	sp := filepath.Join(p.dir, "open.yaml")
 	if err := os.WriteFile(sp, []byte(`models:
-  - name: raw.open
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["./ok.sh"]}
+  - {name: raw.open, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["./ok.sh"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -709,20 +699,13 @@ func TestRunStopsOnSIGINTAndReleasesItsUnits(t *testing.T) {
 	}
 	p := newRunProject(t, "sqlite")
 	if err := os.WriteFile(p.spec, []byte(`models:
-  - name: raw.a
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
+  - {name: raw.a, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-05T00:00:00Z"},
+     run: {command: ["sleep", "60"]}}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "run", "raw.a", "--workers", "2", "--since", "2026-01-01", "--until", "2026-01-05",
+	cmd, stdout, stderr := cliProcess(t, "run", "raw.a", "--workers", "2", "--since", "2026-01-01", "--until", "2026-01-05",
 		"--spec", p.spec, "--dsn", p.dsn)
-	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	deadline := time.Now().Add(30 * time.Second)
 	for p.state(t).Units["raw.a"][state.Running] < 2 {
 		if time.Now().After(deadline) {

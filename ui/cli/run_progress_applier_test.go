@@ -17,12 +17,9 @@ import (
 // rows and their applied state in two transactions instead of one.
 func TestRunProgressKeepsTheDataExecutorsTransaction(t *testing.T) {
 	sp, err := spec.Parse("bollhav.yaml", []byte(`models:
-  - name: core.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {query: "SELECT 1 AS id", write: {mode: append}}
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: core.orders, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     run: {query: "SELECT 1 AS id", write: {mode: append}}}
+  - {name: raw.orders, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `))
 	if err != nil {
 		t.Fatal(err)

@@ -14,20 +14,12 @@ import (
 // units are held with the same reason.
 func TestRunSummaryNamesTheRunForSkippedTasks(t *testing.T) {
 	sp := writeSpec(t, `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["sh", "-c", "echo source down >&2; exit 3"]}
-  - name: mart.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: raw.orders, on: success}]
-    run: {command: ["true"]}
-  - name: ops.alert
-    pipeline: ops
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: raw.orders, on: success}]
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     run: {command: ["sh", "-c", "echo source down >&2; exit 3"]}}
+  - {name: mart.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: raw.orders, on: success}], run: {command: ["true"]}}
+  - {name: ops.alert, pipeline: ops, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: raw.orders, on: success}], run: {command: ["true"]}}
 `)
 	db := filepath.Join(filepath.Dir(sp), "state.db")
 	code, out, errOut := run(t, "run", "--pipeline", "shop", "--spec", sp, "--dsn", db, "--since", "2026-01-01", "--until", "2026-01-03")

@@ -226,11 +226,8 @@ const failingSpec = `models:
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", end: "2026-01-01T06:00:00Z"}
     run:
       command: [sh, -c, 'test "$BOLLHAV_SINCE" != 2026-01-01T02:00:00Z || { echo upstream down >&2; exit 1; }']
-  - name: core.g
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
-    upstream: [{name: raw.f, contract: encapsulate, freshness: {within: 1h}}]
-    run: {command: ["true"]}
+  - {name: core.g, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"},
+     upstream: [{name: raw.f, contract: encapsulate, freshness: {within: 1h}}], run: {command: ["true"]}}
 `
 
 // TestServeMetricsOnPostgresNamesNoPassword: on PostgreSQL opened with a

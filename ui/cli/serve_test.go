@@ -20,10 +20,8 @@ import (
 )
 
 const serveSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-04T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-04T00:00:00Z"},
+     run: {command: ["true"]}}
 `
 
 // sshScreen collects what a session prints; text reads it without escape
@@ -312,10 +310,8 @@ func TestServeSIGTERMCancelsRunsBeforeExiting(t *testing.T) {
 // slowSpec is one daily unit whose command takes a minute: a run of it is
 // still running when the test acts.
 const slowSpec = `models:
-  - name: raw.slow
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
+  - {name: raw.slow, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"},
+     run: {command: ["sleep", "60"]}}
 `
 
 // startSlowRun has an operator's session run raw.slow from its dialog and

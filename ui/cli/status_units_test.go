@@ -19,26 +19,15 @@ import (
 // suSpec is the world of the status, units, watch and mark tests: an hourly
 // fixed model, a daily flexible one and a timeless one in two pipelines.
 const suSpec = `models:
-  - name: raw.a
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: stage.f
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
-  - name: ref.c
-    pipeline: side
-    temporality: timeless
-    run: {command: ["true"]}
+  - {name: raw.a, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: stage.f, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", flexibility: flex},
+     run: {command: ["true"]}}
+  - {name: ref.c, pipeline: side, temporality: timeless, run: {command: ["true"]}}
 `
 
 // suExtra is a model added to the spec after apply: in the spec, not
 // registered.
-const suExtra = `  - name: marts.new
-    pipeline: marts
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
+const suExtra = `  - {name: marts.new, pipeline: marts, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
 // suWorld is suSpec applied through the CLI to a fresh store, and the store

@@ -18,10 +18,8 @@ import (
 // retry line, the error and the earlier attempt with its time and run.
 func TestUnitsAndWhyShowRetryTriesAndEarlierErrors(t *testing.T) {
 	sp := writeSpec(t, `models:
-  - name: raw.orders
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    retry: {attempts: 5, delay: 5m}
-    run: {command: ["true"]}
+  - {name: raw.orders, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 5, delay: 5m}, run: {command: ["true"]}}
 `)
 	db := filepath.Join(filepath.Dir(sp), "state.db")
 	if code, _, errOut := run(t, "apply", "--spec", sp, "--dsn", db); code != 0 {

@@ -24,16 +24,10 @@ const wbSpec = `models:
     chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
     run:
       command: [sh, -c, 'test "$BOLLHAV_SINCE" != 2026-01-01T05:00:00Z || { echo source unavailable >&2; exit 3; }']
-  - name: mart.daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: report.snapshot
-    pipeline: reports
-    temporality: timeless
-    upstream: [{name: mart.daily, contract: whole}]
-    run: {command: ["true"]}
+  - {name: mart.daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: report.snapshot, pipeline: reports, temporality: timeless,
+     upstream: [{name: mart.daily, contract: whole}], run: {command: ["true"]}}
 `
 
 // wbWorld writes wbSpec and builds its state with two real engine runs at

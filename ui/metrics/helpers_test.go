@@ -25,15 +25,10 @@ import (
 // limits of 2h and 30m, so raw.a's tightest limit is 30m; mart.c reads
 // mart.b too, with no limit.
 const worldSpec = `models:
-  - name: raw.a
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", end: "2026-01-01T06:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.b
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", end: "2026-01-01T06:00:00Z"}
-    upstream: [{name: raw.a, contract: encapsulate, freshness: {within: 2h}}]
-    run: {command: ["true"]}
+  - {name: raw.a, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", end: "2026-01-01T06:00:00Z"},
+     run: {command: ["true"]}}
+  - {name: mart.b, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z", end: "2026-01-01T06:00:00Z"},
+     upstream: [{name: raw.a, contract: encapsulate, freshness: {within: 2h}}], run: {command: ["true"]}}
   - name: mart.c
     pipeline: core
     chunking: {interval: 1d, start: "2026-01-01T00:00:00Z", end: "2026-01-02T00:00:00Z"}

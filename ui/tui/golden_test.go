@@ -1,12 +1,15 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -200,4 +203,174 @@ func TestThemesDoNotChangeLayout(t *testing.T) {
 			}
 		}
 	}
+}
+
+// outdatedSpec is a loader and a daily model reading it; the loader's
+// argument is its definition.
+const outdatedSpec = `models:
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true", "v1"]}}
+  - {name: mart.daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
+`
+
+// newOutdatedWorld runs raw.orders' hours 00–12 of 2026-01-01 under v1,
+// then, the command changed to v2, hours 12–24: the first twelve hours are
+// outdated, the last twelve current (the UI's clock is 2026-01-02 00:00).
+func newOutdatedWorld(t *testing.T) *engine.Engine {
+	t.Helper()
+	s := enginetest.Open(t, enginetest.SQLite)
+	opts := engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return t0.Add(24 * time.Hour) }}
+	e := engine.New(s, enginetest.Parse(t, outdatedSpec), opts)
+	run := func(w state.Window) {
+		t.Helper()
+		res, err := e.Run(context.Background(), engine.RunRequest{Models: []string{"raw.orders"}, Window: &w}, e.Executor(), nil)
+		if err != nil || res.Failed() {
+			t.Fatalf("run %s: %v %+v", w, err, res)
+		}
+	}
+	run(hours(0, 12))
+	e = engine.New(s, enginetest.Parse(t, strings.Replace(outdatedSpec, `"v1"`, `"v2"`, 1)), opts)
+	run(hours(12, 24))
+	return e
+}
+
+// TestGoldenOutdated draws the model view of a model with outdated windows
+// — their own cells (▓) beside the applied ones, "outdated" in the legend —
+// and the dialog "O" opens: the plan of rebuilding exactly them.
+func TestGoldenOutdated(t *testing.T) {
+	goldenScreens(t, newOutdatedWorld(t), []screen{
+		{name: "model_outdated", opts: Options{View: "model", Model: "raw.orders"},
+			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewModel) }},
+		{name: "dialog_rebuild", opts: Options{View: "model", Model: "raw.orders"}, steps: func(t *testing.T, r *uiRun) string {
+			r.waitSettled(t, viewModel)
+			r.keys("O")
+			return r.waitText(t, "Rebuild the outdated windows of raw.orders", "Run 12 units of raw.orders in prod?")
+		}},
+	}, func(t *testing.T, sc screen, frame string) {
+		if sc.name == "model_outdated" && !strings.Contains(frame, strings.Repeat("▓", 12)+strings.Repeat("█", 12)) {
+			t.Errorf("the timeline lacks twelve outdated hours then twelve applied ones:\n%s", frame)
+		}
+	})
+}
+
+// The dialog's rebuild runs exactly the outdated hours and they become
+// current; a read-only UI refuses the key and the engine audits it.
+func TestRebuildOutdatedFromTheModelView(t *testing.T) {
+	e := newOutdatedWorld(t)
+	r := startUI(t, e, 80, 24, Options{View: "model", Model: "raw.orders", ReadOnly: true})
+	r.waitSettled(t, viewModel)
+	r.keys("O")
+	r.waitText(t, "read-only: run refused")
+
+	r = startUI(t, e, 80, 24, Options{View: "model", Model: "raw.orders"})
+	r.waitSettled(t, viewModel)
+	r.keys("O")
+	r.waitText(t, "Run 12 units of raw.orders in prod?")
+	r.keys("y")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		st, err := e.ModelStatus(context.Background(), "raw.orders")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Outdated == 0 && st.Counts[state.Applied] == 24 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the rebuild: %d outdated, %v", st.Outdated, st.Counts)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	log, err := e.AuditLog(context.Background(), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := 0
+	for _, a := range log {
+		if a.Action == "run" && a.Outcome == "refused: read-only" {
+			refused++
+		}
+	}
+	if refused != 1 {
+		t.Errorf("%d refused runs in the audit log, want the read-only key press", refused)
+	}
+}
+
+// retrySpec is one source with a retry budget of 5 tries.
+const retrySpec = `models:
+  - {name: raw.payments, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     retry: {attempts: 5, delay: 5m}, run: {command: ["true"]}}
+`
+
+// newRetryWorld seeds retrySpec's store by hand, worked out so (times on
+// 2026-01-03, the UI's clock 14:01):
+//
+//	raw.payments [00h,01h)  applied
+//	raw.payments [01h,02h)  failed at 13:50 (run 1, try 1) and 14:00 (run
+//	                        1, try 2), waiting for try 3 at 14:05
+//	raw.payments [02h,03h)  pending
+func newRetryWorld(t *testing.T) *engine.Engine {
+	t.Helper()
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, retrySpec)
+	at := func(h, m int) time.Time { return time.Date(2026, 1, 3, h, m, 0, 0, time.UTC) }
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return at(14, 1) }})
+	ctx := t.Context()
+	if _, err := e.Apply(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prefill(ctx, state.PrefillRequest{Model: "raw.payments", Windows: []state.Window{hours(0, 1), hours(1, 2), hours(2, 3)}, Now: at(13, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	runID, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: at(13, 0), Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := func(w state.Window, now time.Time) state.Claim {
+		t.Helper()
+		cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"raw.payments"}, Window: w, Worker: "w", Lease: time.Minute, Limit: 1, RunID: runID, Now: now})
+		if err != nil || len(cs) != 1 {
+			t.Fatalf("claim %s: %v %v", w, cs, err)
+		}
+		return cs[0]
+	}
+	if err := s.Complete(ctx, claim(hours(0, 1), at(13, 10)), state.Outcome{Status: state.Applied, At: at(13, 10)}); err != nil {
+		t.Fatal(err)
+	}
+	retry := func(now, notBefore time.Time, try int, msg string) {
+		t.Helper()
+		o := state.Outcome{Status: state.Pending, Error: msg, At: now, NotBefore: notBefore, Try: try}
+		if err := s.Complete(ctx, claim(hours(1, 2), now), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	retry(at(13, 50), at(13, 55), 1, "exit status 1: GET /settlements: 503 Service Unavailable")
+	retry(at(14, 0), at(14, 5), 2, "exit status 1: GET /settlements: 502 Bad Gateway")
+	if runID != 1 {
+		t.Fatalf("run id %d, want 1", runID)
+	}
+	return e
+}
+
+// TestGoldenRetry draws the why view and the model view of a unit waiting
+// for its retry: "retry 3/5 at 2026-01-03 14:05Z (in 4m)", its last error,
+// and the earlier attempt with its time and run in why; the retry line and
+// the failed try in the model view's unit list.
+func TestGoldenRetry(t *testing.T) {
+	goldenScreens(t, newRetryWorld(t), []screen{
+		{name: "why_retry", opts: Options{View: "why", Model: "raw.payments", At: time.Date(2026, 1, 1, 1, 30, 0, 0, time.UTC)},
+			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewWhy) }},
+		{name: "model_retry", opts: Options{View: "model", Model: "raw.payments"},
+			steps: func(t *testing.T, r *uiRun) string { return r.waitSettled(t, viewModel) }},
+	}, func(t *testing.T, sc screen, frame string) {
+		if sc.name != "why_retry" {
+			return
+		}
+		for _, want := range []string{"retry 3/5 at 2026-01-03 14:05Z", "error: exit status 1: GET /settlements: 502",
+			"try 1 · 11m ago run 1: exit status 1: GET /settlements: 503"} {
+			if !strings.Contains(frame, want) {
+				t.Errorf("the why view lacks %q", want)
+			}
+		}
+	})
 }

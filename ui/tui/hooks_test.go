@@ -17,26 +17,13 @@ import (
 // core.c; core.c also runs when core.b fails) and one onto another
 // pipeline (core.a gates on ingest's src.events).
 const graphSpec = `models:
-  - name: src.events
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: core.a
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: src.events, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: core.b
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: core.a, contract: exact}]
-    run: {command: ["true"]}
-  - name: core.c
-    pipeline: core
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: core.a, contract: exact}]
-    after: [{task: core.b, on: failure}]
-    run: {command: ["true"]}
+  - {name: src.events, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: core.a, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: src.events, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: core.b, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: core.a, contract: exact}], run: {command: ["true"]}}
+  - {name: core.c, pipeline: core, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: core.a, contract: exact}], after: [{task: core.b, on: failure}], run: {command: ["true"]}}
 `
 
 // TestGraphFormAdapter draws a pipeline through the graph hook: a box per

@@ -20,9 +20,7 @@ import (
 func TestQuitCancelsTheRunItStarted(t *testing.T) {
 	s := enginetest.Open(t, enginetest.SQLite)
 	sp := enginetest.Parse(t, `models:
-  - name: raw.slow
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["sleep", "60"]}
+  - {name: raw.slow, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["sleep", "60"]}}
 `)
 	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC) }})
 	if _, err := e.Apply(t.Context()); err != nil {

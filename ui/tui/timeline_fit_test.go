@@ -21,10 +21,7 @@ import (
 //	core.daily  run 2026-03-07 02:00 for the same six days (source 1h old)
 //	the UI      at 2026-03-07 23:00: the source's rows are 22h old, limit 12h
 const fitSpec = `models:
-  - name: src.hourly
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-03-01T00:00:00Z"}
-    run: {command: ["true"]}
+  - {name: src.hourly, pipeline: ingest, chunking: {interval: 1h, start: "2026-03-01T00:00:00Z"}, run: {command: ["true"]}}
   - name: core.daily
     pipeline: core
     chunking: {interval: 1d, start: "2026-03-01T00:00:00Z"}
@@ -169,18 +166,11 @@ func TestTimelineKeepsTheCursorInView(t *testing.T) {
 func TestTightestFreshness(t *testing.T) {
 	sp := enginetest.Parse(t, `models:
   - {name: s.raw, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: s.a
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: s.raw, contract: encapsulate, freshness: {within: 36h}}]
-    run: {command: ["true"]}
-  - name: s.b
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: s.raw, contract: exact, freshness: {within: 2h}}]
-    run: {command: ["true"]}
-  - name: s.c
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: s.raw}]
-    run: {command: ["true"]}
+  - {name: s.a, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: s.raw, contract: encapsulate, freshness: {within: 36h}}], run: {command: ["true"]}}
+  - {name: s.b, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: s.raw, contract: exact, freshness: {within: 2h}}], run: {command: ["true"]}}
+  - {name: s.c, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, upstream: [{name: s.raw}], run: {command: ["true"]}}
 `)
 	defs := map[string]*spec.Model{}
 	for _, m := range sp.Models {

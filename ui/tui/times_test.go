@@ -13,9 +13,7 @@ import (
 // zonedSpec is one daily model on Stockholm's days: its day 2026-01-01 is
 // [2025-12-31T23:00Z, 2026-01-01T23:00Z).
 const zonedSpec = `models:
-  - name: sales.daily
-    chunking: {interval: 1d, start: "2026-01-01", timezone: Europe/Stockholm}
-    run: {command: ["true"]}
+  - {name: sales.daily, chunking: {interval: 1d, start: "2026-01-01", timezone: Europe/Stockholm}, run: {command: ["true"]}}
 `
 
 // TestTimeToggle: one format per kind — a window absolute, an instant

@@ -49,15 +49,9 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
 	s := enginetest.Open(t, enginetest.SQLite)
 	dir := t.TempDir()
 	sp := enginetest.Parse(t, `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `)
 	e := engine.New(s, sp, engine.Options{SpecDir: dir, Actor: "test", Now: func() time.Time { return uiClock }})
 	day0 := state.Window{Since: t0, Until: t0.Add(24 * time.Hour)}

@@ -19,16 +19,10 @@ func TestModelViewSaysWhereItsDataLives(t *testing.T) {
 	s := enginetest.Open(t, enginetest.SQLite)
 	dir := t.TempDir()
 	sp := enginetest.Parse(t, `models:
-  - name: raw.orders
-    pipeline: ingest
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    connection: {dsn_env_var: BOLLHAV_TEST_WAREHOUSE}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {sql: ["INSERT INTO {{ this }} SELECT 1"]}
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     connection: {dsn_env_var: BOLLHAV_TEST_WAREHOUSE}, upstream: [{name: raw.orders, contract: encapsulate}],
+     run: {sql: ["INSERT INTO {{ this }} SELECT 1"]}}
 `)
 	// The warehouses the CLI would build: their Locate reads the DSN.
 	wh := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
