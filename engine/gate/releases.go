@@ -84,3 +84,49 @@ func loads(runs map[string][]state.Window, loaded map[string]state.IntervalSet, 
 	}
 	return l.Window.IsZero() || loaded[l.Model].Covers(l.Window)
 }
+
+// CaughtUp lists the blocked units downstream of models — by gated edges
+// and after: edges, directly or through others — whose gate is satisfied
+// now: their stored reason no longer holds, and the next run applies them
+// as they are. A command that applied units of models calls it so that no
+// stored reason outlives its cause.
+func (g *Reader) CaughtUp(ctx context.Context, models []string) ([]state.Unit, error) {
+	if len(models) == 0 {
+		return nil, nil
+	}
+	lin, err := g.gatedLineage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	downstream := map[string]bool{}
+	for _, m := range models {
+		maps.Copy(downstream, lin.waitsOn(m))
+	}
+	cache := &RegistrationCache{}
+	an := &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: cache, models: map[string]analysisModel{}}
+	var out []state.Unit
+	for _, model := range slices.Sorted(maps.Keys(downstream)) {
+		m, _, err := an.model(ctx, model)
+		if err != nil {
+			continue // a model this bollhav cannot read stays as it is
+		}
+		var blocked []state.Unit
+		err = g.Store.ScanUnits(ctx, state.UnitQuery{Env: g.Env.Suffix, Model: model, Statuses: []state.UnitStatus{state.Blocked}}, func(u state.Unit) error {
+			blocked = append(blocked, u)
+			return nil
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return nil, fmt.Errorf("reading the blocked units of %s: %w", model, err)
+		}
+		for _, u := range blocked {
+			ug, err := g.CachedUnit(ctx, cache, m, windowOf(m, u.Window), an.now)
+			if err != nil {
+				return nil, err
+			}
+			if ug.Satisfied {
+				out = append(out, u)
+			}
+		}
+	}
+	return out, nil
+}
