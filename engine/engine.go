@@ -41,6 +41,10 @@ type Options struct {
 	// ReadOnly refuses every action that changes state, in the engine
 	// itself, not only in the UI.
 	ReadOnly bool
+	// AllowLintErrors lets Apply (and so Run) register a spec whose
+	// contracts lint proves can never be satisfied; a task graph no run
+	// can order is refused all the same (RefuseLintErrors).
+	AllowLintErrors bool
 	// Actor names who acts, for the audit log ("alice", "ssh:bob").
 	Actor string
 	// Lease is how long a claimed unit is held without a heartbeat before

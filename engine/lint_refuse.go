@@ -7,16 +7,16 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 )
 
-// LintError refuses a spec whose task graph lint proves unschedulable — a
-// lineage or task cycle, a run condition larger than the task's edges —
-// before apply or run touch the store, so nothing is registered, no run row
-// is written and no unit is created for a spec that cannot run at all.
-//
-// Lint's other errors are about contracts (EXACT on a flexible upstream, a
-// window level on a timeless one, an upstream that starts later): the
-// design makes those hard errors at gate time, unit by unit, which the run
-// reports and the rest of the pipeline survives, so they do not stop a
-// registration.
+// LintError refuses a spec lint proves wrong before apply or run touch the
+// store, so nothing is registered, no run row is written and no unit is
+// created for it: a task graph no run can order (a lineage or task cycle,
+// a run condition larger than the task's edges), or — unless the caller
+// allows them knowingly (Options.AllowLintErrors, --allow-lint-errors) — a
+// contract that can never be satisfied (EXACT across grains that never
+// coincide, EXACT on a flexible upstream, a window level on a timeless
+// upstream, an upstream that starts later). Before, a contract error was
+// registered and run, and every unit blocked forever with a reason that
+// named a missing range instead of the contract.
 type LintError struct {
 	Path     string
 	Findings []Finding
@@ -24,17 +24,22 @@ type LintError struct {
 
 func (e *LintError) Error() string {
 	var b strings.Builder
+	scheduling := false
 	for i, f := range e.Findings {
 		if i > 0 {
 			b.WriteString("; ")
 		}
+		scheduling = scheduling || unschedulable[f.Rule]
 		where := e.Path
 		if f.Pos.Line > 0 {
 			where = fmt.Sprintf("%s:%d:%d", cmpPath(e.Path, f.Pos), f.Pos.Line, f.Pos.Column)
 		}
 		fmt.Fprintf(&b, "%s: %s: %s", where, f.Rule, f.Message)
 	}
-	return fmt.Sprintf("refused: the spec's tasks cannot be scheduled, so nothing was changed (bollhav lint lists every finding): %s", b.String())
+	if scheduling {
+		return fmt.Sprintf("refused: the spec's tasks cannot be scheduled, so nothing was changed (bollhav lint lists every finding): %s", b.String())
+	}
+	return fmt.Sprintf("refused: lint proves a contract can never be satisfied, so nothing was changed (bollhav lint lists every finding; --allow-lint-errors registers and runs it anyway): %s", b.String())
 }
 
 func cmpPath(path string, p spec.Position) string {
@@ -50,18 +55,23 @@ var unschedulable = map[string]bool{"lineage-cycle": true, "task-cycle": true, "
 
 // RefuseLintErrors is a LintError for sp when lint finds an error, else nil:
 // what apply and run refuse, which a front end can ask before it opens the
-// store at all.
-func RefuseLintErrors(sp *spec.Spec) error {
-	// Only the rules that decide it run — the task graphs and run
-	// conditions, not the contract checks that walk hundreds of windows
-	// per edge — since apply and run ask on every call.
-	candidates := lintGraphs(sp)
-	for _, m := range sp.Models {
-		candidates = append(candidates, lintRunCondition(sp, m)...)
+// store at all. allowContracts lets contract errors through (the operator
+// proceeds knowingly); scheduling errors are refused all the same.
+func RefuseLintErrors(sp *spec.Spec, allowContracts bool) error {
+	var candidates []Finding
+	if allowContracts {
+		// Only the rules that decide it run — the task graphs and run
+		// conditions, not the contract checks that walk windows.
+		candidates = lintGraphs(sp)
+		for _, m := range sp.Models {
+			candidates = append(candidates, lintRunCondition(sp, m)...)
+		}
+	} else {
+		candidates = Lint(sp)
 	}
 	var errs []Finding
 	for _, f := range candidates {
-		if f.Severity == SeverityError && unschedulable[f.Rule] {
+		if f.Severity == SeverityError && (unschedulable[f.Rule] || !allowContracts) {
 			errs = append(errs, f)
 		}
 	}

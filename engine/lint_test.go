@@ -6,6 +6,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
 )
 
 func mustParse(t *testing.T, yaml string) *spec.Spec { return enginetest.Parse(t, yaml) }
@@ -297,9 +298,38 @@ func TestLintCycleAcrossPipelines(t *testing.T) {
      after: [{task: x.a, on: success}], run: {command: ["true"]}}
 `)
 	expectOne(t, sp, "task-cycle", SeverityError, "x.a", "x.a → y.b → x.a")
-	if err := RefuseLintErrors(sp); err == nil || !strings.Contains(err.Error(), "across pipelines") {
-		t.Errorf("RefuseLintErrors = %v, want the cycle refused", err)
+	for _, allow := range []bool{false, true} {
+		if err := RefuseLintErrors(sp, allow); err == nil || !strings.Contains(err.Error(), "across pipelines") || !strings.Contains(err.Error(), "cannot be scheduled") {
+			t.Errorf("RefuseLintErrors(allow contract errors %v) = %v, want the cycle refused", allow, err)
+		}
 	}
+}
+
+// TestAContractLintErrorRefusesApplyUnlessAllowed: a daily model with
+// EXACT on an hourly one can never match (exact-grain-mismatch, an error):
+// apply refuses it before the store is touched, naming the rule, unless
+// the operator allows lint errors knowingly; a warning never refuses.
+func TestAContractLintErrorRefusesApplyUnlessAllowed(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		sp := mustParse(t, `models:
+  - {name: raw.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.d, pipeline: p, chunking: {interval: 1d, start: "2026-01-01T00:30:00Z"}, upstream: [{name: raw.h, contract: exact}], run: {command: ["true"]}}
+`)
+		expectOne(t, sp, "exact-grain-mismatch", SeverityError, "mart.d", "can never match")
+		_, err := New(s, sp, Options{Actor: "test"}).Apply(t.Context())
+		if err == nil || !strings.Contains(err.Error(), "exact-grain-mismatch") || !strings.Contains(err.Error(), "--allow-lint-errors") {
+			t.Fatalf("apply = %v, want the contract error refused, naming the rule and the way past it", err)
+		}
+		if recs, err := s.Models(t.Context(), ""); err != nil || len(recs) != 0 {
+			t.Fatalf("the refused apply registered %d models (%v)", len(recs), err)
+		}
+		if _, err := New(s, sp, Options{Actor: "test", AllowLintErrors: true}).Apply(t.Context()); err != nil {
+			t.Fatalf("apply with lint errors allowed: %v", err)
+		}
+		if recs, err := s.Models(t.Context(), ""); err != nil || len(recs) != 2 {
+			t.Errorf("the allowed apply registered %d models (%v), want 2", len(recs), err)
+		}
+	})
 }
 
 // TestShopExampleLintsClean: examples/shop/bollhav.yaml, the spec users

@@ -141,7 +141,7 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	if e.spec == nil {
 		return nil, errors.New("apply needs a spec: the engine was opened from the store alone")
 	}
-	if err := RefuseLintErrors(e.spec); err != nil {
+	if err := RefuseLintErrors(e.spec, e.opts.AllowLintErrors); err != nil {
 		return nil, err
 	}
 	env := e.opts.Env.Suffix

@@ -239,10 +239,11 @@ func TestCrossPipelineUpstreamStillRunningHasNoOutcome(t *testing.T) {
 		}
 		exec := &fakeExec{}
 		res, err := e.Run(t.Context(), RunRequest{Pipeline: "y", Window: firstDay()}, exec, nil)
+		held := unit(t, s, "y.copy", *firstDay())
 		close(h.release)
-		<-xdone
-		if err != nil {
-			t.Fatal(err)
+		xerr := <-xdone
+		if err != nil || xerr != nil {
+			t.Fatal(err, xerr)
 		}
 		for _, tr := range res.Tasks {
 			t.Logf("%s %s %q", tr.Model, tr.Outcome(), tr.Reason)
@@ -250,11 +251,15 @@ func TestCrossPipelineUpstreamStillRunningHasNoOutcome(t *testing.T) {
 		if exec.count("y.copy") != 0 {
 			t.Errorf("x.load still running: y.copy ran")
 		}
-		if u := unit(t, s, "y.copy", *firstDay()); u.Status != state.Blocked || !strings.Contains(u.BlockedReason, "x.load (after SUCCESS): is still running over") {
-			t.Errorf("x.load still running: y.copy's day is %s (%q), want held: x.load is still running", u.Status, u.BlockedReason)
+		if held.Status != state.Blocked || !strings.Contains(held.BlockedReason, "x.load (after SUCCESS): is still running over") {
+			t.Errorf("x.load still running: y.copy's day is %s (%q), want held: x.load is still running", held.Status, held.BlockedReason)
 		}
 		if exec.count("y.alert") != 0 {
 			t.Errorf("x.load still running: the FAILURE alert fired")
+		}
+		// x's run, once it ends, releases the day it held back.
+		if u := unit(t, s, "y.copy", *firstDay()); u.Status != state.Pending || u.BlockedReason != "" {
+			t.Errorf("after x.load succeeded y.copy's day is %s (%q), want released to pending", u.Status, u.BlockedReason)
 		}
 	})
 }

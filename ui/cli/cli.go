@@ -48,6 +48,9 @@ type Globals struct {
 	AsOf     string
 	ReadOnly bool
 	Theme    string
+	// AllowLintErrors lets apply, run and worker take a spec whose
+	// contracts lint proves can never be satisfied.
+	AllowLintErrors bool
 }
 
 func (g *Globals) register(fs *pflag.FlagSet) {
@@ -57,6 +60,7 @@ func (g *Globals) register(fs *pflag.FlagSet) {
 	fs.StringVarP(&g.Output, "output", "o", "text", "output format: text or json")
 	fs.StringVar(&g.AsOf, "as-of", "", "evaluate as of this time (RFC 3339) instead of now")
 	fs.BoolVar(&g.ReadOnly, "read-only", false, "refuse every action that changes state")
+	fs.BoolVar(&g.AllowLintErrors, "allow-lint-errors", false, "apply and run a spec whose contracts lint proves can never be satisfied (a task cycle is refused all the same)")
 	fs.StringVar(&g.Theme, "theme", "", "theme of the UI and of the status colours of text output: dark, light, high-contrast or none")
 }
 

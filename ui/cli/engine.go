@@ -37,7 +37,7 @@ func (c *cmdContext) openSpecStore(ctx gocontext.Context, cmd string) (*opened, 
 	if registersOrRuns[cmd] {
 		// Refused before the store is even opened: a spec lint proves
 		// wrong leaves no registration, run row, unit or store file.
-		if err := engine.RefuseLintErrors(sp); err != nil {
+		if err := engine.RefuseLintErrors(sp, c.AllowLintErrors); err != nil {
 			fmt.Fprintf(c.Err, "bollhav %s: %v\n", cmd, err)
 			return nil, nil, ExitUsage
 		}
@@ -90,7 +90,8 @@ func (c *cmdContext) openStore(ctx gocontext.Context) (*opened, error) {
 	// with the backends this composition root knows, and closed with the
 	// store when the command is done.
 	warehouses := &executor.Warehouses{Open: stores.OpenWarehouse, Locate: stores.WarehouseLocation}
-	opts := engine.Options{SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor(), Warehouses: warehouses}
+	opts := engine.Options{SpecDir: specDir, Env: env, ReadOnly: c.ReadOnly, Actor: actor(), Warehouses: warehouses,
+		AllowLintErrors: c.AllowLintErrors}
 	if c.AsOf != "" {
 		// checkGlobals has parsed it already. Leases keep the wall clock
 		// (engine.leaseClock); everything judged "now" uses this instant.
