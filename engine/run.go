@@ -96,10 +96,6 @@ type RunResult struct {
 	Tasks  []TaskResult
 	// HardErrors counts units failed by a gate-time hard error.
 	HardErrors int
-	// Released are the units downstream of what the run applied that were
-	// stored blocked and whose upstreams have caught up: back to pending,
-	// for the next run (releaseCaughtUp).
-	Released []ReleasedModel
 }
 
 // Failed reports whether a task failed or a hard gate error occurred: the
@@ -484,17 +480,6 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 			}
 			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true,
 				Reason: cross.reasons[sc.taskID], Blocked: held})
-		}
-	}
-	if runErr == nil && ctx.Err() == nil {
-		var applied []string
-		for _, t := range res.Tasks {
-			if t.Applied > 0 {
-				applied = append(applied, t.Model)
-			}
-		}
-		if res.Released, err = e.releaseCaughtUp(ctx, runID, applied); err != nil {
-			runErr = err
 		}
 	}
 	status := state.RunSucceeded

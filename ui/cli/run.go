@@ -549,16 +549,7 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 	}
 	if skipped := res.SkippedPending(); len(skipped) > 0 {
 		fmt.Fprintf(w, "skipped tasks never run again in run %d; their units are held (bollhav blocked lists them); once their upstreams are fixed, run them with:\n  %s\n",
-			res.RunID, discoverCommand(skipped, res.Window, env))
-	}
-	if len(res.Released) > 0 {
-		n, span, models := 0, state.Window{}, make([]string, 0, len(res.Released))
-		for _, r := range res.Released {
-			n, span = n+r.Units, state.Hull(span, r.Span)
-			models = append(models, r.Model)
-		}
-		fmt.Fprintf(w, "released %d blocked unit(s) whose upstreams caught up, now pending; run them with:\n  %s\n",
-			n, discoverCommand(models, span, env))
+			res.RunID, skippedCommand(skipped, res.Window, env))
 	}
 	counts := fmt.Sprintf("%s; units: %d applied, %d blocked, %d failed", taskTallyText(res), applied, blocked, failed)
 	retry := fmt.Sprintf("bollhav run --retry %d", res.RunID)
@@ -596,10 +587,10 @@ func taskTallyText(res *engine.RunResult) string {
 	return head + ": " + strings.Join(parts, ", ")
 }
 
-// discoverCommand is the run that picks up skipped tasks' pending units: the
+// skippedCommand is the run that picks up skipped tasks' pending units: the
 // same models over the same window, in discover mode, which runs only what
 // is not applied and resets nothing.
-func discoverCommand(models []string, w state.Window, env string) string {
+func skippedCommand(models []string, w state.Window, env string) string {
 	cmd := "bollhav run " + strings.Join(models, " ")
 	if !w.IsZero() {
 		cmd += " --since " + w.Since.UTC().Format(time.RFC3339) + " --until " + w.Until.UTC().Format(time.RFC3339)
