@@ -26,10 +26,14 @@ func (e *LintError) Error() string {
 	var b strings.Builder
 	scheduling := false
 	for i, f := range e.Findings {
+		scheduling = scheduling || unschedulable[f.Rule]
+		if i == maxRefusalFindings {
+			fmt.Fprintf(&b, "; and %d more", len(e.Findings)-i)
+			break
+		}
 		if i > 0 {
 			b.WriteString("; ")
 		}
-		scheduling = scheduling || unschedulable[f.Rule]
 		where := e.Path
 		if f.Pos.Line > 0 {
 			where = fmt.Sprintf("%s:%d:%d", cmpPath(e.Path, f.Pos), f.Pos.Line, f.Pos.Column)
@@ -41,6 +45,10 @@ func (e *LintError) Error() string {
 	}
 	return fmt.Sprintf("refused: lint proves a contract can never be satisfied, so nothing was changed (bollhav lint lists every finding; --allow-lint-errors registers and runs it anyway): %s", b.String())
 }
+
+// maxRefusalFindings bounds the findings a refusal names: a generated or
+// inherited spec can have hundreds, and lint lists them all.
+const maxRefusalFindings = 5
 
 func cmpPath(path string, p spec.Position) string {
 	if p.File != "" {

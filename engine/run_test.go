@@ -405,6 +405,7 @@ func TestRunHardGateErrorFailsTheUnit(t *testing.T) {
     upstream: [{name: raw.events, contract: exact}]
     run: {command: ["true"]}
 `)
+		e.opts.AllowLintErrors = true // exact-on-flexible, run knowingly to see the gate refuse it unit by unit
 		res, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil)
 		if err != nil {
 			t.Fatal(err)

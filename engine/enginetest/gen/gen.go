@@ -162,5 +162,9 @@ func setUp(s state.Store, opts engine.Options, p *project) (*engine.Engine, erro
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return AsOf }
 	}
+	// Starts are drawn at random, so some gated upstreams start after
+	// their downstream (lint's upstream-starts-later): the gate's hard
+	// cases, on purpose. The project is registered knowingly.
+	opts.AllowLintErrors = true
 	return engine.New(s, sp, opts), nil
 }
