@@ -167,10 +167,20 @@ func (ws Windows) Bounds() state.Window {
 // Spans merges the windows into gap-free spans in time order, leaving out
 // zero windows (a timeless model's existence row), without building them.
 func (ws Windows) Spans() []state.Window {
-	var in []state.Window
+	hulls := make([]state.Window, 0, len(ws.runs))
 	for _, r := range ws.runs {
-		if !r.hull.Empty() {
-			in = append(in, r.hull)
+		hulls = append(hulls, r.hull)
+	}
+	return SpansOf(hulls)
+}
+
+// SpansOf merges windows into gap-free spans in time order; zero windows (a
+// timeless model's existence row) have no span.
+func SpansOf(ws []state.Window) []state.Window {
+	var in []state.Window
+	for _, w := range ws {
+		if !w.Empty() {
+			in = append(in, w)
 		}
 	}
 	slices.SortFunc(in, compareWindows)

@@ -31,21 +31,9 @@ func CanonicalSQL(sql string) string {
 			j := quotedEnd(sql, i, c)
 			emit(sql[i:j])
 			i = j
-		case c == '-' && strings.HasPrefix(sql[i:], "--"):
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				j = len(sql) - i
-			}
+		case isCommentStart(sql, i):
 			space = true
-			i += j
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j := strings.Index(sql[i+2:], "*/")
-			end := len(sql)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			space = true
-			i = end
+			i = commentEnd(sql, i)
 		case c == '$':
 			j := dollarQuotedEnd(sql, i)
 			emit(sql[i:j])

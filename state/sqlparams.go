@@ -20,21 +20,10 @@ func BindNames(sql string, rewrite func(name string) string) (string, []string) 
 			j := quotedEnd(sql, i, c)
 			b.WriteString(sql[i:j])
 			i = j
-		case c == '-' && strings.HasPrefix(sql[i:], "--"):
-			j := strings.IndexByte(sql[i:], '\n')
-			if j < 0 {
-				j = len(sql) - i
-			}
-			b.WriteString(sql[i : i+j])
-			i += j
-		case c == '/' && strings.HasPrefix(sql[i:], "/*"):
-			j := strings.Index(sql[i+2:], "*/")
-			end := len(sql)
-			if j >= 0 {
-				end = i + 2 + j + 2
-			}
-			b.WriteString(sql[i:end])
-			i = end
+		case isCommentStart(sql, i):
+			j := commentEnd(sql, i)
+			b.WriteString(sql[i:j])
+			i = j
 		case c == '$':
 			j := dollarQuotedEnd(sql, i)
 			b.WriteString(sql[i:j])
@@ -61,6 +50,28 @@ func BindNames(sql string, rewrite func(name string) string) (string, []string) 
 		}
 	}
 	return b.String(), names
+}
+
+// isCommentStart reports whether a SQL comment, "--" or "/*", starts at
+// s[i].
+func isCommentStart(s string, i int) bool {
+	return strings.HasPrefix(s[i:], "--") || strings.HasPrefix(s[i:], "/*")
+}
+
+// commentEnd is the index just past the comment starting at s[i]: a "--"
+// comment runs to its line's end (the newline not included), a "/*" one
+// through its "*/"; either runs to the end of s when it does not close.
+func commentEnd(s string, i int) int {
+	if strings.HasPrefix(s[i:], "--") {
+		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(s)
+	}
+	if j := strings.Index(s[i+2:], "*/"); j >= 0 {
+		return i + 2 + j + 2
+	}
+	return len(s)
 }
 
 // quotedEnd returns the index after the literal or identifier opened by q

@@ -112,34 +112,30 @@ func parseDateFormat(f string) (dateLayout, error) {
 // translate builds the layout from segs and reports whether it formats the
 // reference instants exactly as the segments one by one would.
 func translate(segs []strftimeSegment, padded bool) (string, bool) {
-	var layout strings.Builder
-	for _, s := range segs {
-		switch {
-		case s.dir == nil:
-			layout.WriteString(s.literal)
-		case padded:
-			layout.WriteString(s.dir.padded)
-		default:
-			layout.WriteString(s.dir.loose)
-		}
-	}
+	layout := joinSegments(segs, padded, func(l string) string { return l })
 	for _, ref := range layoutChecks {
-		var want strings.Builder
-		for _, s := range segs {
-			switch {
-			case s.dir == nil:
-				want.WriteString(s.literal)
-			case padded:
-				want.WriteString(ref.Format(s.dir.padded))
-			default:
-				want.WriteString(ref.Format(s.dir.loose))
-			}
-		}
-		if ref.Format(layout.String()) != want.String() {
+		if ref.Format(layout) != joinSegments(segs, padded, ref.Format) {
 			return "", false
 		}
 	}
-	return layout.String(), true
+	return layout, true
+}
+
+// joinSegments writes segs in order: a literal as it is, a directive as
+// directive gives its padded or loose layout.
+func joinSegments(segs []strftimeSegment, padded bool, directive func(layout string) string) string {
+	var b strings.Builder
+	for _, s := range segs {
+		switch {
+		case s.dir == nil:
+			b.WriteString(s.literal)
+		case padded:
+			b.WriteString(directive(s.dir.padded))
+		default:
+			b.WriteString(directive(s.dir.loose))
+		}
+	}
+	return b.String()
 }
 
 // parseDate reads s as an ISO date or, when the dateformat has no time

@@ -17,12 +17,7 @@ const (
 	Timeless
 )
 
-func (t Temporality) String() string {
-	if t == Timeless {
-		return "timeless"
-	}
-	return "temporal"
-}
+func (t Temporality) String() string { return enumName(t, "temporal", "temporal", "timeless") }
 
 // Flexibility is a temporal model's identity axis: a fixed grid of windows
 // (ChunkFix, the default) or a coverage set whose chunk is only how work is
@@ -35,12 +30,7 @@ const (
 	Flex
 )
 
-func (f Flexibility) String() string {
-	if f == Flex {
-		return "flex"
-	}
-	return "fix"
-}
+func (f Flexibility) String() string { return enumName(f, "fix", "fix", "flex") }
 
 // ContractLevel is how much of a gated upstream must be applied before a unit
 // runs. The zero value, NoContract, marks an ungated source.
@@ -59,12 +49,7 @@ const (
 var contractNames = [...]string{"", "EXISTS", "EXACT", "ENCAPSULATE", "THROUGH", "WHOLE"}
 
 // String prints the level in upper case, as blocked reasons and JSON do.
-func (c ContractLevel) String() string {
-	if int(c) < len(contractNames) {
-		return contractNames[c]
-	}
-	return "UNKNOWN"
-}
+func (c ContractLevel) String() string { return enumName(c, "UNKNOWN", contractNames[:]...) }
 
 // WindowScoped reports whether the level needs a window of the upstream to
 // match against (EXACT, ENCAPSULATE, THROUGH), which a timeless upstream lacks.
@@ -80,11 +65,15 @@ const (
 	All
 )
 
-func (s FreshnessScope) String() string {
-	if s == All {
-		return "ALL"
+func (s FreshnessScope) String() string { return enumName(s, "LATEST", "LATEST", "ALL") }
+
+// enumName is the name of an enumeration's value v, names[v], or otherwise
+// when v is none of them.
+func enumName[T ~int](v T, otherwise string, names ...string) string {
+	if v >= 0 && int(v) < len(names) {
+		return names[v]
 	}
-	return "LATEST"
+	return otherwise
 }
 
 // Freshness is the recency gate on a gated source: once the level's

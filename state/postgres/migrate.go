@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
-	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -30,35 +27,16 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations reads NNNN_name.sql files from dir and checks that their
-// versions run 1, 2, 3 … without a gap or a duplicate, so a mistake in a
-// release is caught by its tests rather than in a customer's database.
+// loadMigrations reads NNNN_name.sql files from dir (state.ReadMigrations),
+// each named without its .sql.
 func loadMigrations(fsys fs.FS, dir string) ([]migration, error) {
-	entries, err := fs.ReadDir(fsys, dir)
+	read, err := state.ReadMigrations(fsys, dir)
 	if err != nil {
 		return nil, err
 	}
-	var ms []migration
-	for _, e := range entries {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
-			continue
-		}
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: the name must start with a positive version number and _", e.Name())
-		}
-		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	for i, m := range ms {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d; versions must run 1, 2, 3 … without gaps or duplicates", m.name, i+1)
-		}
+	ms := make([]migration, 0, len(read))
+	for _, m := range read {
+		ms = append(ms, migration{version: m.Version, name: strings.TrimSuffix(m.File, ".sql"), sql: m.SQL})
 	}
 	return ms, nil
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // TestUpgradeToAttemptHistory: a schema written by the release before the
@@ -23,9 +24,6 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 		exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, lease_owner, lease_until, fence, updated_at)
 		VALUES ('', 'a', false, $1, $2, 'running', 'host:42', $3, 1, $1)`, t0.Add(time.Hour), t0.Add(2*time.Hour), lease)
 	})
-	if v, err := s.SchemaVersion(ctx); err != nil || v < 4 {
-		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4 or later", v, err)
-	}
 	var ids []int64
 	var failed, running state.Unit
 	rows, err := pool.Query(ctx, sqlFor(schema, `SELECT id, status, error, attempts, lease_owner FROM {schema}.units ORDER BY since`))
@@ -48,30 +46,13 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 	if len(ids) != 2 || failed.Error != "exit status 1: boom" || failed.Attempts != 2 || running.Status != state.Running || running.LeaseOwner != "host:42" {
 		t.Fatalf("units after the upgrade: failed %+v, running %+v", failed, running)
 	}
-	if as, err := s.Attempts(ctx, failed.ID); err != nil || len(as) != 0 {
-		t.Errorf("the failed unit's history after the upgrade = %+v, %v; want empty", as, err)
-	}
-	if n, err := s.ReleaseExpired(ctx, lease.Add(time.Second)); err != nil || n != 1 {
-		t.Fatalf("ReleaseExpired = %d, %v", n, err)
-	}
-	as, err := s.Attempts(ctx, running.ID)
-	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
-		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
-	}
-	// Marked pending, the failure from before the history keeps its error
-	// there: numbered by its attempts (2), its try unknown (0), at the
-	// time it failed, no run. (The units above were written without a
-	// registration of their model: a's comes now.)
-	def := `{"name": "a", "chunking": {"interval": "1h", "start": "` + state.FormatTime(t0) + `"}}`
-	if _, err := s.Register(ctx, "", []state.ModelRecord{{Name: "a", Pipeline: "p", Temporality: "temporal", Flexibility: "fix",
-		Interval: "1h", Timezone: "UTC", Start: t0, Definition: []byte(def), ContentHash: "h"}}, nil, t0); err != nil {
-		t.Fatal(err)
-	}
-	if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: lease.Add(time.Hour)}); err != nil || n != 1 {
-		t.Fatalf("SetStatus of the failed unit = %d, %v", n, err)
-	}
-	as, err = s.Attempts(ctx, failed.ID)
-	if err != nil || len(as) != 1 || as[0].Number != 2 || as[0].Try != 0 || as[0].Error != "exit status 1: boom" || !as[0].At.Equal(t0) || as[0].RunID != 0 {
-		t.Errorf("the re-pended failure's history = %+v, %v; want attempt 2, try 0, its error, at %s", as, err, t0)
-	}
+	// The units above were written without a registration of their model:
+	// a's comes before the mark.
+	storetest.UpgradedAttemptHistory(t, s, failed.ID, running.ID, t0, lease, func() {
+		def := `{"name": "a", "chunking": {"interval": "1h", "start": "` + state.FormatTime(t0) + `"}}`
+		if _, err := s.Register(ctx, "", []state.ModelRecord{{Name: "a", Pipeline: "p", Temporality: "temporal", Flexibility: "fix",
+			Interval: "1h", Timezone: "UTC", Start: t0, Definition: []byte(def), ContentHash: "h"}}, nil, t0); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

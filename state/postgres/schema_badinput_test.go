@@ -4,13 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // ui/cli's bad-input table needs a store whose schema version is newer than
@@ -58,17 +57,10 @@ func TestBadInputSchemaVersion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = strconv.Itoa(i + 1)
-		}
-		return strings.Join(parts, ",")
-	}
 	for _, step := range []struct{ op, want string }{
-		{"show", all(len(ms))},
-		{"newer", all(len(ms) + 1)},
-		{"show", all(len(ms) + 1)},
+		{"show", storetest.VersionList(len(ms))},
+		{"newer", storetest.VersionList(len(ms) + 1)},
+		{"show", storetest.VersionList(len(ms) + 1)},
 	} {
 		if got, err := badInputSchemaVersion(dsn, schema, step.op); err != nil || got != step.want {
 			t.Fatalf("%s: versions %q, %v; want %q", step.op, got, err, step.want)
@@ -77,7 +69,7 @@ func TestBadInputSchemaVersion(t *testing.T) {
 	if _, err := Open(ctx, dsn, Options{Schema: schema}); !errors.Is(err, state.ErrNewerSchema) {
 		t.Fatalf("Open after newer: %v, want ErrNewerSchema", err)
 	}
-	if got, err := badInputSchemaVersion(dsn, schema, "current"); err != nil || got != all(len(ms)) {
+	if got, err := badInputSchemaVersion(dsn, schema, "current"); err != nil || got != storetest.VersionList(len(ms)) {
 		t.Fatalf("current: versions %q, %v", got, err)
 	}
 	s, err = Open(ctx, dsn, Options{Schema: schema})

@@ -27,12 +27,19 @@ func (d appliedDeltas) add(model int64, fingerprint string, n int) {
 
 // apply writes the deltas, in key order, one upsert each.
 func (d appliedDeltas) apply(ctx context.Context, tx *sql.Tx) error {
-	keys := state.DeltaKeys(d, func(a, b countKey) int {
+	return upsertDeltas(ctx, tx, d, func(a, b countKey) int {
 		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.fingerprint, b.fingerprint))
-	})
-	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO "applied_counts" ("model_id", "fingerprint", "units") VALUES (?, ?, ?)
-			ON CONFLICT ("model_id", "fingerprint") DO UPDATE SET "units" = "units" + excluded."units"`, k.model, k.fingerprint, d[k]); err != nil {
+	}, `INSERT INTO "applied_counts" ("model_id", "fingerprint", "units") VALUES (?, ?, ?)
+			ON CONFLICT ("model_id", "fingerprint") DO UPDATE SET "units" = "units" + excluded."units"`,
+		func(k countKey) (int64, any) { return k.model, k.fingerprint })
+}
+
+// upsertDeltas runs upsert for each key of d in order's order, with the
+// key's model, its second column (by key) and its delta.
+func upsertDeltas[K comparable](ctx context.Context, tx *sql.Tx, d map[K]int, order func(a, b K) int, upsert string, key func(K) (int64, any)) error {
+	for _, k := range state.DeltaKeys(d, order) {
+		model, col := key(k)
+		if _, err := tx.ExecContext(ctx, upsert, model, col, d[k]); err != nil {
 			return err
 		}
 	}

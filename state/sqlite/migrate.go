@@ -5,10 +5,7 @@ import (
 	"database/sql"
 	"embed"
 	"fmt"
-	"io/fs"
 	"os"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -27,32 +24,17 @@ type migration struct {
 	sql     string
 }
 
-// migrations lists the embedded migrations by version; a malformed name is
-// a build mistake, so it panics.
+// migrations lists the embedded migrations by version
+// (state.ReadMigrations), each named by its file; a malformed name is a build
+// mistake, so it panics.
 func migrations() []migration {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
+	read, err := state.ReadMigrations(migrationFiles, "migrations")
 	if err != nil {
-		panic(err)
+		panic("sqlite: " + err.Error())
 	}
-	var out []migration
-	for _, n := range names {
-		base := strings.TrimPrefix(n, "migrations/")
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil || v < 1 {
-			panic(fmt.Sprintf("sqlite: migration %s is not named NNNN_name.sql", n))
-		}
-		body, err := migrationFiles.ReadFile(n)
-		if err != nil {
-			panic(err)
-		}
-		out = append(out, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
-	for i, m := range out {
-		if m.version != i+1 {
-			panic(fmt.Sprintf("sqlite: migration %s: want version %d", m.name, i+1))
-		}
+	out := make([]migration, 0, len(read))
+	for _, m := range read {
+		out = append(out, migration{version: m.Version, name: m.File, sql: m.SQL})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // TestUpgradeToAttemptHistory: a file written by the release before the
@@ -26,9 +27,6 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "attempts", "updated_at") VALUES
 		(1, ?, ?, 'applied', ?, 1, ?)`, micros(t0.Add(2*time.Hour)), micros(t0.Add(3*time.Hour)), micros(t0), micros(t0))
 	})
-	if v, err := s.SchemaVersion(ctx); err != nil || v < 4 {
-		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4 or later", v, err)
-	}
 	var units []state.Unit
 	if err := s.ScanUnits(ctx, state.UnitQuery{Model: "a"}, func(u state.Unit) error { units = append(units, u); return nil }); err != nil {
 		t.Fatal(err)
@@ -43,24 +41,5 @@ func TestUpgradeToAttemptHistory(t *testing.T) {
 		units[1].Status != state.Running || units[1].LeaseOwner != "host:42" {
 		t.Fatalf("units after the upgrade: %+v", units)
 	}
-	if as, err := s.Attempts(ctx, units[0].ID); err != nil || len(as) != 0 {
-		t.Errorf("the failed unit's history after the upgrade = %+v, %v; want empty", as, err)
-	}
-	if n, err := s.ReleaseExpired(ctx, lease.Add(time.Second)); err != nil || n != 1 {
-		t.Fatalf("ReleaseExpired = %d, %v", n, err)
-	}
-	as, err := s.Attempts(ctx, units[1].ID)
-	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
-		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
-	}
-	// Marked pending, the failure from before the history keeps its error
-	// there: numbered by its attempts (2), its try unknown (0), at the
-	// time it failed, no run.
-	if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: lease.Add(time.Hour)}); err != nil || n != 1 {
-		t.Fatalf("SetStatus of the failed unit = %d, %v", n, err)
-	}
-	as, err = s.Attempts(ctx, units[0].ID)
-	if err != nil || len(as) != 1 || as[0].Number != 2 || as[0].Try != 0 || as[0].Error != "exit status 1: boom" || !as[0].At.Equal(t0) || as[0].RunID != 0 {
-		t.Errorf("the re-pended failure's history = %+v, %v; want attempt 2, try 0, its error, at %s", as, err, t0)
-	}
+	storetest.UpgradedAttemptHistory(t, s, units[0].ID, units[1].ID, t0, lease, nil)
 }

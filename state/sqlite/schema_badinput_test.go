@@ -7,12 +7,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // ui/cli's bad-input table needs a store whose schema version is newer than
@@ -56,17 +55,10 @@ func TestBadInputSchemaVersion(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	all := func(n int) string {
-		parts := make([]string, n)
-		for i := range parts {
-			parts[i] = strconv.Itoa(i + 1)
-		}
-		return strings.Join(parts, ",")
-	}
 	for _, step := range []struct{ op, want string }{
-		{"show", all(latestVersion())},
-		{"newer", all(latestVersion() + 1)},
-		{"show", all(latestVersion() + 1)},
+		{"show", storetest.VersionList(latestVersion())},
+		{"newer", storetest.VersionList(latestVersion() + 1)},
+		{"show", storetest.VersionList(latestVersion() + 1)},
 	} {
 		if got, err := badInputSchemaVersion(ctx, path, step.op); err != nil || got != step.want {
 			t.Fatalf("%s: versions %q, %v; want %q", step.op, got, err, step.want)
@@ -75,7 +67,7 @@ func TestBadInputSchemaVersion(t *testing.T) {
 	if _, err := Open(ctx, path); !errors.Is(err, state.ErrNewerSchema) {
 		t.Fatalf("Open after newer: %v, want ErrNewerSchema", err)
 	}
-	if got, err := badInputSchemaVersion(ctx, path, "current"); err != nil || got != all(latestVersion()) {
+	if got, err := badInputSchemaVersion(ctx, path, "current"); err != nil || got != storetest.VersionList(latestVersion()) {
 		t.Fatalf("current: versions %q, %v", got, err)
 	}
 	s, err = Open(ctx, path)

@@ -34,16 +34,11 @@ func (d statusDeltas) move(model int64, from, to state.UnitStatus, n int) {
 
 // apply writes the deltas in key order, one upsert each.
 func (d statusDeltas) apply(ctx context.Context, tx *sql.Tx) error {
-	keys := state.DeltaKeys(d, func(a, b statusKey) int {
+	return upsertDeltas(ctx, tx, d, func(a, b statusKey) int {
 		return cmp.Or(cmp.Compare(a.model, b.model), cmp.Compare(a.status, b.status))
-	})
-	for _, k := range keys {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO "status_counts" ("model_id", "status", "units") VALUES (?, ?, ?)
-			ON CONFLICT ("model_id", "status") DO UPDATE SET "units" = "units" + excluded."units"`, k.model, string(k.status), d[k]); err != nil {
-			return err
-		}
-	}
-	return nil
+	}, `INSERT INTO "status_counts" ("model_id", "status", "units") VALUES (?, ?, ?)
+			ON CONFLICT ("model_id", "status") DO UPDATE SET "units" = "units" + excluded."units"`,
+		func(k statusKey) (int64, any) { return k.model, string(k.status) })
 }
 
 // moveStatus is statusDeltas for a single move, applied at once.

@@ -64,8 +64,7 @@ func wantNil(t testing.TB, what string, errs []error) {
 // would have written, and the feed has one change per unit.
 func testBatchRecordsEveryOutcome(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 5), clock(1))
+	modelA(t, s, 5, clock(1))
 	runID, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(1)})
 	must(t, "CreateRun", err)
 	cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"a"}, Worker: "w1", Lease: 5 * time.Minute, Limit: 4, RunID: runID, Now: clock(2)})
@@ -142,8 +141,7 @@ func testBatchRecordsEveryOutcome(t *testing.T, s state.Store, _ *config) {
 // commit.
 func testBatchStaleClaimRefusedAlone(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 3), clock(1))
+	modelA(t, s, 3, clock(1))
 	cs := claimExactly(t, s, "", "a", 3, clock(0)) // leases end at clock(10)
 	// [1h,2h)'s worker went quiet: its lease ends, another worker takes it.
 	must(t, "Heartbeat", s.Heartbeat(ctx, claimedAt(t, cs, win(0, 1)), clock(30)))
@@ -189,8 +187,7 @@ func testBatchStaleClaimRefusedAlone(t *testing.T, s state.Store, _ *config) {
 // records nothing, while an item asking for another status than the one
 // recorded is ErrLeaseLost.
 func testBatchRetryIsNoOp(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 3), clock(1))
+	modelA(t, s, 3, clock(1))
 	cs := claimExactly(t, s, "", "a", 3, clock(2))
 	first := []state.Completion{
 		{Claim: claimedAt(t, cs, win(0, 1)), Outcome: state.Outcome{Status: state.Applied, At: clock(3), RowsWritten: ptr(int64(7))}},
@@ -228,8 +225,7 @@ func testBatchRetryIsNoOp(t *testing.T, s state.Store, _ *config) {
 // testBatchInvalidOutcome: "running" is not an outcome; that item is
 // refused (not as a lost lease) and the rest of the batch commits.
 func testBatchInvalidOutcome(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	modelA(t, s, 2, clock(1))
 	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	errs := completeBatch(t, s, []state.Completion{
 		{Claim: claimedAt(t, cs, win(0, 1)), Outcome: state.Outcome{Status: state.Running, At: clock(3)}},
@@ -251,8 +247,7 @@ func testBatchInvalidOutcome(t *testing.T, s state.Store, _ *config) {
 // of a unit wins, the same one again is a repeat and another one is
 // ErrLeaseLost.
 func testBatchSameUnitTwice(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	modelA(t, s, 2, clock(1))
 	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	c0, c1 := claimedAt(t, cs, win(0, 1)), claimedAt(t, cs, win(1, 2))
 	seq := lastSeq(t, s)
@@ -330,8 +325,7 @@ func testBatchCoverageAndFlexible(t *testing.T, s state.Store, _ *config) {
 // testBatchHundreds: one batch of 300 units, the size a busy worker sends,
 // records every one of them with one change each.
 func testBatchHundreds(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 300), clock(1))
+	modelA(t, s, 300, clock(1))
 	cs := claim(t, s, "", "a", 300, clock(2))
 	if len(cs) != 300 {
 		t.Fatalf("claimed %d units, want 300", len(cs))

@@ -28,8 +28,7 @@ var claimTests = []test{
 // returns to pending with one more attempt and is claimable again.
 func testLeasesExpire(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	modelA(t, s, 2, clock(1))
 	cs := claimExactly(t, s, "", "a", 2, clock(0)) // leases end at clock(10)
 	must(t, "Heartbeat", s.Heartbeat(ctx, cs[1], clock(30)))
 
@@ -61,8 +60,7 @@ func testLeasesExpire(t *testing.T, s state.Store, _ *config) {
 // lease end.
 func testHeartbeatExtendsLease(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(1))
+	modelA(t, s, 1, clock(1))
 	cs := claimExactly(t, s, "", "a", 1, clock(0))
 	must(t, "Heartbeat", s.Heartbeat(ctx, cs[0], clock(25)))
 	eqTimePtr(t, "LeaseUntil", unit(t, s, "", "a", win(0, 1)).LeaseUntil, ptr(clock(25)))
@@ -76,8 +74,7 @@ func testHeartbeatExtendsLease(t *testing.T, s state.Store, _ *config) {
 // claimed by another worker can neither extend nor complete it.
 func testStaleFenceRefused(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(1))
+	modelA(t, s, 1, clock(1))
 	old := claimExactly(t, s, "", "a", 1, clock(0))
 	// A fence the unit never had is refused outright.
 	wantLeaseLost(t, "Heartbeat with a made-up fence", s.Heartbeat(ctx, state.Claim{Unit: old[0].Unit, Fence: old[0].Fence + 100}, clock(12)))
@@ -111,8 +108,7 @@ func testStaleFenceRefused(t *testing.T, s state.Store, _ *config) {
 // retries; the retry must neither fail nor record the outcome twice.
 func testCompleteRepeatIsNoOp(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(1))
+	modelA(t, s, 1, clock(1))
 	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	o := state.Outcome{Status: state.Applied, At: clock(3), RowsWritten: ptr(int64(5))}
 	must(t, "Complete", s.Complete(ctx, cs[0], o))
@@ -198,47 +194,30 @@ func testFlexibleOverlapRefused(t *testing.T, s state.Store, _ *config) {
 // process would.
 func testConcurrentClaimers(t *testing.T, s state.Store, c *config) {
 	const units, workers = 120, 8
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, units), clock(1))
-	stores := []state.Store{s}
-	if c.reopen != nil {
-		stores = append(stores, c.reopen(t, s))
-	}
+	modelA(t, s, units, clock(1))
 
 	var mu sync.Mutex
 	seen := map[int64]string{}
 	var dup []string
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			st := stores[w%len(stores)]
-			name := fmt.Sprintf("w%d", w)
-			for {
-				cs, err := st.Claim(t.Context(), state.ClaimRequest{Models: []string{"a"}, Worker: name, Lease: time.Hour, Limit: 3, Now: clock(2)})
-				if err != nil {
-					errs <- fmt.Errorf("%s: Claim: %w", name, err)
-					return
-				}
-				if len(cs) == 0 {
-					return
-				}
-				mu.Lock()
-				for _, cl := range cs {
-					if prev, ok := seen[cl.Unit.ID]; ok {
-						dup = append(dup, fmt.Sprintf("%s to %s and %s", hw(cl.Unit.Window), prev, name))
-					}
-					seen[cl.Unit.ID] = name
-				}
-				mu.Unlock()
+	concurrently(t, s, c, workers, func(st state.Store, name string) error {
+		for {
+			cs, err := st.Claim(t.Context(), state.ClaimRequest{Models: []string{"a"}, Worker: name, Lease: time.Hour, Limit: 3, Now: clock(2)})
+			if err != nil {
+				return fmt.Errorf("%s: Claim: %w", name, err)
 			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+			if len(cs) == 0 {
+				return nil
+			}
+			mu.Lock()
+			for _, cl := range cs {
+				if prev, ok := seen[cl.Unit.ID]; ok {
+					dup = append(dup, fmt.Sprintf("%s to %s and %s", hw(cl.Unit.Window), prev, name))
+				}
+				seen[cl.Unit.ID] = name
+			}
+			mu.Unlock()
+		}
+	})
 	if len(dup) > 0 {
 		t.Errorf("units handed to two claimers: %v", dup)
 	}
@@ -259,69 +238,51 @@ func testConcurrentFlexible(t *testing.T, s state.Store, c *config) {
 		ws[k] = win(k, k+2) // [k h, k+2 h) overlaps [k+1 h, k+3 h)
 	}
 	prefill(t, s, "", "f", ws, clock(1))
-	stores := []state.Store{s}
-	if c.reopen != nil {
-		stores = append(stores, c.reopen(t, s))
-	}
 
 	var mu sync.Mutex
 	running := map[int64]state.Window{} // a subset of what the store has running
 	var overlaps []string
-	errs := make(chan error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			st := stores[w%len(stores)]
-			name := fmt.Sprintf("w%d", w)
-			for idle := 0; idle < 2000; {
-				cs, err := st.Claim(t.Context(), state.ClaimRequest{Models: []string{"f"}, Worker: name, Lease: time.Hour, Limit: 2, Now: clock(2)})
+	concurrently(t, s, c, workers, func(st state.Store, name string) error {
+		for idle := 0; idle < 2000; {
+			cs, err := st.Claim(t.Context(), state.ClaimRequest{Models: []string{"f"}, Worker: name, Lease: time.Hour, Limit: 2, Now: clock(2)})
+			if err != nil {
+				return fmt.Errorf("%s: Claim: %w", name, err)
+			}
+			if len(cs) == 0 {
+				stats, err := st.Stats(t.Context(), "", "f")
 				if err != nil {
-					errs <- fmt.Errorf("%s: Claim: %w", name, err)
-					return
+					return fmt.Errorf("%s: Stats: %w", name, err)
 				}
-				if len(cs) == 0 {
-					stats, err := st.Stats(t.Context(), "", "f")
-					if err != nil {
-						errs <- fmt.Errorf("%s: Stats: %w", name, err)
-						return
-					}
-					if stats.Counts[state.Pending] == 0 {
-						return
-					}
-					idle++
-					time.Sleep(time.Millisecond)
-					continue
+				if stats.Counts[state.Pending] == 0 {
+					return nil
 				}
+				idle++
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			mu.Lock()
+			for _, cl := range cs {
+				for id, other := range running {
+					if other.Overlaps(cl.Unit.Window) {
+						overlaps = append(overlaps, fmt.Sprintf("%s (unit %d) and %s (unit %d)", hw(cl.Unit.Window), cl.Unit.ID, hw(other), id))
+					}
+				}
+				running[cl.Unit.ID] = cl.Unit.Window
+			}
+			mu.Unlock()
+			for _, cl := range cs {
+				// Forget the unit before completing it, so the set
+				// never holds a unit the store has already released.
 				mu.Lock()
-				for _, cl := range cs {
-					for id, other := range running {
-						if other.Overlaps(cl.Unit.Window) {
-							overlaps = append(overlaps, fmt.Sprintf("%s (unit %d) and %s (unit %d)", hw(cl.Unit.Window), cl.Unit.ID, hw(other), id))
-						}
-					}
-					running[cl.Unit.ID] = cl.Unit.Window
-				}
+				delete(running, cl.Unit.ID)
 				mu.Unlock()
-				for _, cl := range cs {
-					// Forget the unit before completing it, so the set
-					// never holds a unit the store has already released.
-					mu.Lock()
-					delete(running, cl.Unit.ID)
-					mu.Unlock()
-					if err := st.Complete(t.Context(), cl, state.Outcome{Status: state.Applied, At: clock(3)}); err != nil {
-						errs <- fmt.Errorf("%s: Complete: %w", name, err)
-						return
-					}
+				if err := st.Complete(t.Context(), cl, state.Outcome{Status: state.Applied, At: clock(3)}); err != nil {
+					return fmt.Errorf("%s: Complete: %w", name, err)
 				}
 			}
-			errs <- fmt.Errorf("%s: gave up waiting for claimable units", name)
-		})
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+		}
+		return fmt.Errorf("%s: gave up waiting for claimable units", name)
+	})
 	if len(overlaps) > 0 {
 		t.Errorf("overlapping running units of a flexible model: %v", overlaps)
 	}
@@ -370,4 +331,29 @@ func testClaimManyModels(t *testing.T, s state.Store, _ *config) {
 	st, err := s.Stats(t.Context(), "pr1", "m00")
 	must(t, "Stats pr1", err)
 	eq(t, "pr1 untouched", st.Counts[state.Pending], 3)
+}
+
+// concurrently runs work in workers goroutines at once, each named w<k> and
+// on a store handle taken in turn from s and, where the backend can reopen
+// one, a second handle; every error a worker returns fails t.
+func concurrently(t *testing.T, s state.Store, c *config, workers int, work func(st state.Store, name string) error) {
+	t.Helper()
+	stores := []state.Store{s}
+	if c.reopen != nil {
+		stores = append(stores, c.reopen(t, s))
+	}
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			if err := work(stores[w%len(stores)], fmt.Sprintf("w%d", w)); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
 }

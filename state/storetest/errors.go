@@ -147,8 +147,7 @@ func testErrUnitsRunning(t *testing.T, s state.Store, _ *config) {
 // under which fence, and that the outcome is no longer its to record.
 func testErrLeaseLost(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(0))
+	modelA(t, s, 1, clock(0))
 	old := claim(t, s, "", "a", 1, clock(0))[0]
 	_, err := s.ReleaseExpired(ctx, clock(30))
 	must(t, "ReleaseExpired", err)
@@ -165,8 +164,7 @@ func testErrLeaseLost(t *testing.T, s state.Store, _ *config) {
 // unit and the statuses it takes.
 func testErrNotAnOutcome(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(0))
+	modelA(t, s, 1, clock(0))
 	c := claim(t, s, "", "a", 1, clock(0))[0]
 	const want = `complete a [2026-01-01T00:00:00Z, 2026-01-01T01:00:00Z): "running" is not an outcome; use applied, failed, blocked or pending`
 	wantError(t, "Complete", s.Complete(ctx, c, state.Outcome{Status: state.Running, At: clock(1)}), nil, want)
@@ -180,8 +178,7 @@ func testErrNotAnOutcome(t *testing.T, s state.Store, _ *config) {
 // backend, what only a claim may do and what would re-pend history.
 func testErrStatusChange(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(0))
+	modelA(t, s, 1, clock(0))
 	for _, tc := range []struct {
 		req  state.StatusChange
 		want string
@@ -206,8 +203,7 @@ func testErrStatusChange(t *testing.T, s state.Store, _ *config) {
 // words on every backend, and claims nothing.
 func testErrClaim(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(0))
+	modelA(t, s, 1, clock(0))
 	for _, tc := range []struct {
 		limit int
 		lease time.Duration

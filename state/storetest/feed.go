@@ -68,8 +68,7 @@ func testLatestSeq(t *testing.T, s state.Store, _ *config) {
 	if latest != 0 {
 		t.Errorf("LatestSeq of an empty feed: %d, want 0", latest)
 	}
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 3), clock(1))
+	modelA(t, s, 3, clock(1))
 	cs := claimExactly(t, s, "", "a", 2, clock(2))
 	all := changes(t, s, 0)
 	latest, err = s.LatestSeq(ctx)

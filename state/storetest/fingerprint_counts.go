@@ -8,6 +8,26 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
+// countFingerprints is what FingerprintCounts reads for one model whose
+// applied units carry fps (one a unit): a count a fingerprint, in
+// fingerprint order.
+func countFingerprints(model string, fps []string) []state.FingerprintCount {
+	n := map[string]int{}
+	for _, fp := range fps {
+		n[fp]++
+	}
+	keys := make([]string, 0, len(n))
+	for fp := range n {
+		keys = append(keys, fp)
+	}
+	sort.Strings(keys)
+	var out []state.FingerprintCount
+	for _, fp := range keys {
+		out = append(out, state.FingerprintCount{Model: model, Fingerprint: fp, Count: n[fp]})
+	}
+	return out
+}
+
 // countsMatchScan fails t unless FingerprintCounts of env, for every model
 // and for each one, equals env's applied units counted from a scan, grouped
 // by model and fingerprint: the kept counts never drift from the units.
@@ -15,19 +35,11 @@ func countsMatchScan(t *testing.T, s state.Store, step, env string, models ...st
 	t.Helper()
 	var want []state.FingerprintCount
 	for _, m := range models {
-		n := map[string]int{}
+		var fps []string
 		for _, u := range scanQ(t, s, state.UnitQuery{Env: env, Model: m, Statuses: []state.UnitStatus{state.Applied}}) {
-			n[u.Fingerprint]++
+			fps = append(fps, u.Fingerprint)
 		}
-		fps := make([]string, 0, len(n))
-		for fp := range n {
-			fps = append(fps, fp)
-		}
-		sort.Strings(fps)
-		var one []state.FingerprintCount
-		for _, fp := range fps {
-			one = append(one, state.FingerprintCount{Model: m, Fingerprint: fp, Count: n[fp]})
-		}
+		one := countFingerprints(m, fps)
 		got, err := s.FingerprintCounts(t.Context(), env, m)
 		must(t, "FingerprintCounts", err)
 		if fmt.Sprint(got) != fmt.Sprint(one) {

@@ -85,6 +85,48 @@ func claimBriefs(cs []state.Claim) []string {
 	return out
 }
 
+// sweepModel is an hourly model of pipeline "p" starting at t0, fixed or
+// flexible, as the sweep and region checks register them.
+func sweepModel(name, flex string) state.ModelRecord {
+	return state.ModelRecord{Name: name, Pipeline: "p", Temporality: "temporal", Flexibility: flex, Interval: "1h",
+		Timezone: "UTC", Start: t0, Definition: []byte(`{}`), ContentHash: "x"}
+}
+
+// sweepTimeless is a timeless model of pipeline "p", as the sweep checks
+// register it.
+func sweepTimeless(name string) state.ModelRecord {
+	return state.ModelRecord{Name: name, Pipeline: "p", Temporality: "timeless", Definition: []byte(`{}`), ContentHash: "x"}
+}
+
+// modelA registers the fixed hourly model "a" in the default environment
+// and prefills its first hours hourly units at now.
+func modelA(t testing.TB, s state.Store, hours int, now time.Time) {
+	t.Helper()
+	register(t, s, "", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, hours), now)
+}
+
+// storeAs is s as the optional reader T; a store without it fails t, named
+// by method.
+func storeAs[T any](t testing.TB, s state.Store, method string) T {
+	t.Helper()
+	r, ok := s.(T)
+	if !ok {
+		t.Fatalf("%s store has no %s", s.Backend(), method)
+	}
+	return r
+}
+
+// registerEnvs registers recs at at(0) in each of envs.
+func registerEnvs(t testing.TB, s state.Store, recs []state.ModelRecord, envs ...string) {
+	t.Helper()
+	for _, env := range envs {
+		if _, err := s.Register(t.Context(), env, recs, nil, at(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // fixModel is an hourly fixed-grid model; flexModel is an hourly flexible one.
 func fixModel(name string) state.ModelRecord  { return temporal(name, "fix") }
 func flexModel(name string) state.ModelRecord { return temporal(name, "flex") }

@@ -29,8 +29,7 @@ func testReopenIsIdempotent(t *testing.T, s state.Store, c *config) {
 	if c.reopen == nil {
 		t.Skip("the backend gave no reopen hook")
 	}
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	modelA(t, s, 2, clock(1))
 	want, err := s.SchemaVersion(t.Context())
 	must(t, "SchemaVersion", err)
 	for i := range 2 {

@@ -18,20 +18,10 @@ import (
 // environments stay apart; a region without a window is refused.
 func RegionsMatchScan(t *testing.T, s state.Store) {
 	t.Helper()
-	rr, ok := s.(state.RegionReader)
-	if !ok {
-		t.Fatalf("%s store has no SweepRegions", s.Backend())
-	}
+	rr := storeAs[state.RegionReader](t, s, "SweepRegions")
 	ctx := t.Context()
-	recs := []state.ModelRecord{
-		{Name: "r.fix", Pipeline: "p", Temporality: "temporal", Flexibility: "fix", Interval: "1h", Timezone: "UTC", Start: t0, Definition: []byte(`{}`), ContentHash: "x"},
-		{Name: "r.flex", Pipeline: "p", Temporality: "temporal", Flexibility: "flex", Interval: "1h", Timezone: "UTC", Start: t0, Definition: []byte(`{}`), ContentHash: "x"},
-	}
-	for _, env := range []string{"", "dev"} {
-		if _, err := s.Register(ctx, env, recs, nil, at(0)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recs := []state.ModelRecord{sweepModel("r.fix", "fix"), sweepModel("r.flex", "flex")}
+	registerEnvs(t, s, recs, "", "dev")
 	prefill(t, s, "", "r.fix", hourly(0, 200), at(0))
 	prefill(t, s, "dev", "r.fix", hourly(50, 60), at(0))
 	r := rand.New(rand.NewPCG(21, 5))

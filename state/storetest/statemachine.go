@@ -517,14 +517,19 @@ func ow(w state.Window) string {
 	return hw(w)
 }
 
-// Heartbeat extends a live claim's lease to 1 to 30 minutes from now.
-func (m *smMachine) Heartbeat(rt *rapid.T) {
-	live := m.live()
-	if len(live) == 0 {
-		rt.Skip("no live claim")
+// pickClaim skips the step when cs is empty ("no " + label); otherwise it
+// moves the clock on and draws one of cs under label.
+func (m *smMachine) pickClaim(rt *rapid.T, cs []*smClaim, label string) *smClaim {
+	if len(cs) == 0 {
+		rt.Skip("no " + label)
 	}
 	m.tick(rt)
-	c := live[rapid.IntRange(0, len(live)-1).Draw(rt, "live claim")]
+	return cs[rapid.IntRange(0, len(cs)-1).Draw(rt, label)]
+}
+
+// Heartbeat extends a live claim's lease to 1 to 30 minutes from now.
+func (m *smMachine) Heartbeat(rt *rapid.T) {
+	c := m.pickClaim(rt, m.live(), "live claim")
 	until := m.now.Add(time.Duration(rapid.IntRange(1, 30).Draw(rt, "until min")) * time.Minute)
 	err := m.s.Heartbeat(m.ctx, c.c, until)
 	rt.Logf("%s Heartbeat %s until +%s -> %v", m.at(), claimLabel(c.c), until.Sub(m.now), err)
@@ -540,12 +545,7 @@ func (m *smMachine) Heartbeat(rt *rapid.T) {
 // Complete records a live claim's outcome: applied, failed, blocked or
 // released unrun (pending).
 func (m *smMachine) Complete(rt *rapid.T) {
-	live := m.live()
-	if len(live) == 0 {
-		rt.Skip("no live claim")
-	}
-	m.tick(rt)
-	c := live[rapid.IntRange(0, len(live)-1).Draw(rt, "live claim")]
+	c := m.pickClaim(rt, m.live(), "live claim")
 	o := m.drawOutcome(rt)
 	err := m.s.Complete(m.ctx, c.c, o)
 	rt.Logf("%s Complete %s as %s -> %v", m.at(), claimLabel(c.c), o.Status, err)
@@ -720,12 +720,7 @@ func (m *smMachine) Expire(rt *rapid.T) {
 // except that repeating the status the unit has under the claim's fence is a
 // successful no-op. Either way nothing changes.
 func (m *smMachine) Stale(rt *rapid.T) {
-	stale := m.stale()
-	if len(stale) == 0 {
-		rt.Skip("no stale claim")
-	}
-	m.tick(rt)
-	c := stale[rapid.IntRange(0, len(stale)-1).Draw(rt, "stale claim")]
+	c := m.pickClaim(rt, m.stale(), "stale claim")
 	u := m.unitByID(c.c.Unit.Model, c.c.Unit.ID)
 	now := "gone"
 	if u != nil {
@@ -1081,21 +1076,13 @@ func (m *smMachine) checkSummaries(rt *rapid.T) {
 func (m *smMachine) checkFingerprintCounts(rt *rapid.T) {
 	var want []state.FingerprintCount
 	for _, name := range []string{smFixed, smFlex} {
-		n := map[string]int{}
+		var fps []string
 		for _, u := range m.models[name].units {
 			if u.Status == state.Applied {
-				n[u.Fingerprint]++
+				fps = append(fps, u.Fingerprint)
 			}
 		}
-		fps := make([]string, 0, len(n))
-		for fp := range n {
-			fps = append(fps, fp)
-		}
-		sort.Strings(fps)
-		var one []state.FingerprintCount
-		for _, fp := range fps {
-			one = append(one, state.FingerprintCount{Model: name, Fingerprint: fp, Count: n[fp]})
-		}
+		one := countFingerprints(name, fps)
 		got, err := m.s.FingerprintCounts(m.ctx, "", name)
 		if err != nil {
 			rt.Fatalf("FingerprintCounts of %s: %v", name, err)

@@ -18,20 +18,14 @@ import (
 // PostgreSQL's heap is reordered, SQLite's read split into row ranges).
 func SweepMatchesScan(t *testing.T, s state.Store, hours int) {
 	t.Helper()
-	sw, ok := s.(state.SweepReader)
-	if !ok {
-		t.Fatalf("%s store has no SweepUnits", s.Backend())
-	}
+	sw := storeAs[state.SweepReader](t, s, "SweepUnits")
 	ctx := t.Context()
 	var recs []state.ModelRecord
 	for i := range 3 {
-		recs = append(recs, state.ModelRecord{Name: fmt.Sprintf("m.n%d", i), Pipeline: "p", Temporality: "temporal",
-			Flexibility: "fix", Interval: "1h", Timezone: "UTC", Start: t0, Definition: []byte(`{}`), ContentHash: "x"})
+		recs = append(recs, sweepModel(fmt.Sprintf("m.n%d", i), "fix"))
 	}
-	recs = append(recs, state.ModelRecord{Name: "m.timeless", Pipeline: "p", Temporality: "timeless", Definition: []byte(`{}`), ContentHash: "x"})
-	if _, err := s.Register(ctx, "", recs, nil, at(0)); err != nil {
-		t.Fatal(err)
-	}
+	recs = append(recs, sweepTimeless("m.timeless"))
+	registerEnvs(t, s, recs, "")
 	// Late hours prefilled first.
 	for _, batch := range [][2]int{{hours / 2, hours}, {0, hours / 2}} {
 		for _, r := range recs[:3] {

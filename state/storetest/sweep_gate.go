@@ -21,23 +21,12 @@ import (
 // blocked units between the islands.
 func SweepGateMatchesReduce(t *testing.T, s state.Store) {
 	t.Helper()
-	gr, ok := s.(state.GateSweepReader)
-	if !ok {
-		t.Fatalf("%s store has no SweepGate", s.Backend())
-	}
+	gr := storeAs[state.GateSweepReader](t, s, "SweepGate")
 	sw := s.(state.SweepReader)
 	ctx := t.Context()
-	rec := func(name, flex string) state.ModelRecord {
-		return state.ModelRecord{Name: name, Pipeline: "p", Temporality: "temporal", Flexibility: flex, Interval: "1h",
-			Timezone: "UTC", Start: t0, Definition: []byte(`{}`), ContentHash: "x"}
-	}
-	recs := []state.ModelRecord{rec("g.fix", "fix"), rec("g.flex", "flex"), rec("g.idle", "fix"),
-		{Name: "g.timeless", Pipeline: "p", Temporality: "timeless", Definition: []byte(`{}`), ContentHash: "x"}}
-	for _, env := range []string{"", "dev"} {
-		if _, err := s.Register(ctx, env, recs, nil, at(0)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	recs := []state.ModelRecord{sweepModel("g.fix", "fix"), sweepModel("g.flex", "flex"), sweepModel("g.idle", "fix"),
+		sweepTimeless("g.timeless")}
+	registerEnvs(t, s, recs, "", "dev")
 	prefill(t, s, "", "g.fix", hourly(100, 300), at(0)) // late half first: rows out of window order
 	prefill(t, s, "", "g.fix", hourly(0, 100), at(0))
 	prefill(t, s, "dev", "g.fix", hourly(0, 50), at(0))

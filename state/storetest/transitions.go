@@ -26,8 +26,7 @@ var transitionTests = []test{
 // blocked / pending and checks every field a unit row shows.
 func testClaimThenComplete(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 4), clock(1))
+	modelA(t, s, 4, clock(1))
 	runID, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(1)})
 	must(t, "CreateRun", err)
 
@@ -100,8 +99,7 @@ func testClaimThenComplete(t *testing.T, s state.Store, _ *config) {
 // testCompleteRefusesRunning: an outcome must be a final status or a
 // release; "running" is not an outcome and changes nothing.
 func testCompleteRefusesRunning(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(1))
+	modelA(t, s, 1, clock(1))
 	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	if err := s.Complete(t.Context(), cs[0], state.Outcome{Status: state.Running, At: clock(3)}); err == nil {
 		t.Errorf("Complete with status running succeeded, want an error")
@@ -115,8 +113,7 @@ func testCompleteRefusesRunning(t *testing.T, s state.Store, _ *config) {
 // not a neighbour crossing its edge, and clears what the old status carried.
 func testSetStatusWindowOnly(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 3), clock(1))
+	modelA(t, s, 3, clock(1))
 	eq(t, "marked", markApplied(t, s, "", "a", state.Window{}, clock(2)), 3)
 	u := unit(t, s, "", "a", win(1, 2))
 	eqTimePtr(t, "marked AppliedAt", u.AppliedAt, ptr(clock(2)))
@@ -173,8 +170,7 @@ func testSetStatusWindowOnly(t *testing.T, s state.Store, _ *config) {
 // away from its worker, whose late outcome is refused.
 func testSetStatusBreaksLease(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 1), clock(1))
+	modelA(t, s, 1, clock(1))
 	cs := claimExactly(t, s, "", "a", 1, clock(2))
 	n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Running}, To: state.Pending, Now: clock(3)})
 	must(t, "SetStatus", err)
@@ -192,8 +188,7 @@ func testSetStatusBreaksLease(t *testing.T, s state.Store, _ *config) {
 // holds it), and prefill then recreates them.
 func testDelete(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 4), clock(1))
+	modelA(t, s, 4, clock(1))
 	markApplied(t, s, "", "a", win(0, 1), clock(2))
 	cs := claim(t, s, "", "a", 1, clock(3)) // [1h,2h) running
 	before := briefs(scan(t, s, "", "a"))
@@ -346,8 +341,7 @@ func testUncoverRunning(t *testing.T, s state.Store, _ *config) {
 // re-pend applied history — and so is an unknown from-status.
 func testSetStatusNeedsFromStatuses(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	modelA(t, s, 2, clock(1))
 	markApplied(t, s, "", "a", win(0, 1), clock(2))
 	for _, from := range [][]state.UnitStatus{nil, {"done"}} {
 		if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: from, To: state.Pending, Now: clock(3)}); err == nil {

@@ -179,8 +179,7 @@ func testScanUnitsFilters(t *testing.T, s state.Store, _ *config) {
 
 // testScanUnitsStops: a callback error ends the scan and is returned as is.
 func testScanUnitsStops(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 50), clock(1))
+	modelA(t, s, 50, clock(1))
 	stop := errors.New("enough")
 	calls := 0
 	err := s.ScanUnits(t.Context(), state.UnitQuery{Model: "a"}, func(state.Unit) error { calls++; return stop })
@@ -229,8 +228,7 @@ func testStats(t *testing.T, s state.Store, _ *config) {
 // window, and the union of applied windows clipped to it.
 func testAppliedAndCoverage(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, 6), clock(1))
+	modelA(t, s, 6, clock(1))
 	markApplied(t, s, "", "a", win(0, 1), clock(10))
 	markApplied(t, s, "", "a", win(1, 2), clock(11))
 	markApplied(t, s, "", "a", win(3, 4), clock(13))

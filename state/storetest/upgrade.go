@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,4 +71,53 @@ func UpgradedUnknownDefinitions(t *testing.T, s state.Store) {
 	if ds, err := s.Definitions(ctx, "", "a"); err != nil || len(ds) != 0 {
 		t.Errorf("definitions after the upgrade: %v, %v; want none", ds, err)
 	}
+}
+
+// UpgradedAttemptHistory checks a store just upgraded from before the attempt
+// history (schema version 3) to version 4 or later, seeded with model a's unit failed (id failed,
+// "exit status 1: boom" after 2 attempts, updated at seeded) and the next
+// one running (id running) under host:42's lease to lease: the failed unit's
+// history starts empty (its earlier errors were never kept one by one), the
+// running unit's expired lease is logged in it, and marking the failed unit
+// pending logs its error there before clearing it. register, when set, runs
+// just before the mark, for a seed that left model a unregistered.
+func UpgradedAttemptHistory(t *testing.T, s state.Store, failed, running int64, seeded, lease time.Time, register func()) {
+	t.Helper()
+	ctx := t.Context()
+	if v, err := s.SchemaVersion(ctx); err != nil || v < 4 {
+		t.Fatalf("SchemaVersion after the upgrade = %d, %v; want 4 or later", v, err)
+	}
+	if as, err := s.Attempts(ctx, failed); err != nil || len(as) != 0 {
+		t.Errorf("the failed unit's history after the upgrade = %+v, %v; want empty", as, err)
+	}
+	if n, err := s.ReleaseExpired(ctx, lease.Add(time.Second)); err != nil || n != 1 {
+		t.Fatalf("ReleaseExpired = %d, %v", n, err)
+	}
+	as, err := s.Attempts(ctx, running)
+	if err != nil || len(as) != 1 || as[0].Number != 1 || as[0].Try != 0 || as[0].Error != state.LeaseExpiredError("host:42") {
+		t.Errorf("the expired lease's history = %+v, %v; want attempt 1, try 0, naming host:42", as, err)
+	}
+	// Marked pending, the failure from before the history keeps its error
+	// there: numbered by its attempts (2), its try unknown (0), at the
+	// time it failed, no run.
+	if register != nil {
+		register()
+	}
+	if n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Failed}, To: state.Pending, Now: lease.Add(time.Hour)}); err != nil || n != 1 {
+		t.Fatalf("SetStatus of the failed unit = %d, %v", n, err)
+	}
+	as, err = s.Attempts(ctx, failed)
+	if err != nil || len(as) != 1 || as[0].Number != 2 || as[0].Try != 0 || as[0].Error != "exit status 1: boom" || !as[0].At.Equal(seeded) || as[0].RunID != 0 {
+		t.Errorf("the re-pended failure's history = %+v, %v; want attempt 2, try 0, its error, at %s", as, err, seeded)
+	}
+}
+
+// VersionList is how a store lists schema versions 1 to n as applied:
+// "1,2,…,n".
+func VersionList(n int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = strconv.Itoa(i + 1)
+	}
+	return strings.Join(parts, ",")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -161,7 +160,7 @@ func planToJSON(p *engine.Plan) planJSON {
 			Window: planWindowJSON(mp.Window), Register: mp.Register,
 			Created: mp.Create.Len(), Reset: mp.Reset.Len(), Deleted: planDeleted(mp), ToRun: mp.Run.Len(),
 			CreatedWindows: planSpansJSON(mp.Create.Spans()), ResetWindows: planSpansJSON(mp.Reset.Spans()),
-			DeletedWindows: planSpansJSON(planSpans(planDeletedWindows(mp))), ToRunWindows: planSpansJSON(mp.Run.Spans()),
+			DeletedWindows: planSpansJSON(engine.SpansOf(planDeletedWindows(mp))), ToRunWindows: planSpansJSON(mp.Run.Spans()),
 			Warnings: append([]string{}, mp.Warnings...),
 		}
 		if mp.Temporality == spec.Temporal {
@@ -220,35 +219,7 @@ func planDeletedWindows(mp engine.ModelPlan) []state.Window {
 	return out
 }
 
-// planSpans merges windows into gap-free spans in time order; zero windows (a
-// timeless model's existence row) have no span.
-func planSpans(ws []state.Window) []state.Window {
-	var in []state.Window
-	for _, w := range ws {
-		if !w.Empty() {
-			in = append(in, w)
-		}
-	}
-	slices.SortFunc(in, func(a, b state.Window) int {
-		if c := a.Since.Compare(b.Since); c != 0 {
-			return c
-		}
-		return a.Until.Compare(b.Until)
-	})
-	var out []state.Window
-	for _, w := range in {
-		if n := len(out); n > 0 && !w.Since.After(out[n-1].Until) {
-			if w.Until.After(out[n-1].Until) {
-				out[n-1].Until = w.Until
-			}
-			continue
-		}
-		out = append(out, w)
-	}
-	return out
-}
-
-// planSpansJSON writes spans (from planSpans or Windows.Spans) as pairs of times.
+// planSpansJSON writes spans (from engine.SpansOf or Windows.Spans) as pairs of times.
 func planSpansJSON(spans []state.Window) [][2]string {
 	out := [][2]string{}
 	for _, w := range spans {

@@ -58,6 +58,18 @@ func (c *cursor) moveTo(i int) {
 	c.clamp()
 }
 
+// moveToFirst puts the cursor on the first of rows 0 to n-1 that match
+// takes, and reports whether there was one; with none it stays.
+func (c *cursor) moveToFirst(n int, match func(i int) bool) bool {
+	for i := range n {
+		if match(i) {
+			c.moveTo(i)
+			return true
+		}
+	}
+	return false
+}
+
 // jumpTo puts the cursor on row i, with rows above it in view.
 func (c *cursor) jumpTo(i int) {
 	c.moveTo(i)

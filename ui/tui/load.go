@@ -45,6 +45,15 @@ type loaded[T any] struct {
 
 func (m loaded[T]) viewID() int { return m.view }
 
+// takeLoaded hands a view's loaded data to take, when msg is one; a view
+// whose update has nothing else to do returns it.
+func takeLoaded[T any](msg viewMsg, take func(T)) tea.Cmd {
+	if m, ok := msg.(loaded[T]); ok {
+		take(m.data)
+	}
+	return nil
+}
+
 func (m loaded[T]) answer() (gen uint64, err error) { return m.gen, m.err }
 
 // loadResult is a loaded[T] of any view, as the app handles it before the

@@ -92,12 +92,7 @@ func (v *auditView) apply(d auditData) {
 	}
 	v.entries = d.entries
 	v.refilter()
-	for i, ix := range v.idx {
-		if v.entries[ix].ID == sel {
-			v.cur.moveTo(i)
-			break
-		}
-	}
+	v.cur.moveToFirst(len(v.idx), func(i int) bool { return v.entries[v.idx[i]].ID == sel })
 }
 
 // affected: the log is the store's, every environment's, and its entries

@@ -103,12 +103,7 @@ func (v *modelView) apply(d modelData) {
 	v.refilter()
 	switch {
 	case hadSel:
-		for i, ix := range v.idx {
-			if v.data.units[ix].Window.Since.Equal(sel) {
-				v.cur.moveTo(i)
-				break
-			}
-		}
+		v.cur.moveToFirst(len(v.idx), func(i int) bool { return v.data.units[v.idx[i]].Window.Since.Equal(sel) })
 	case !v.placed && v.startAt != nil && v.startIndex() >= 0:
 		v.cur.jumpTo(v.startIndex())
 	case !v.placed:

@@ -73,10 +73,7 @@ func (v *pipelinesView) load(gen uint64, only []string) tea.Cmd {
 }
 
 func (v *pipelinesView) update(msg viewMsg) tea.Cmd {
-	if m, ok := msg.(loaded[pipelinesData]); ok {
-		v.apply(m.data)
-	}
-	return nil
+	return takeLoaded(msg, v.apply)
 }
 
 // apply takes loaded data: every model, or (d.only) just those named.
@@ -208,27 +205,21 @@ func (v *pipelinesView) rebuild(selected string) {
 		}
 	}
 	v.cur.setLen(len(v.rows))
-	for i, r := range v.rows {
-		name := "pipeline:" + r.pipeline
-		if r.model >= 0 {
-			name = v.models[r.model].Name
+	if v.cur.moveToFirst(len(v.rows), func(i int) bool {
+		name := "pipeline:" + v.rows[i].pipeline
+		if v.rows[i].model >= 0 {
+			name = v.models[v.rows[i].model].Name
 		}
-		if name == selected {
-			v.cur.moveTo(i)
-			return
-		}
+		return name == selected
+	}) {
+		return
 	}
 	if selected == "" {
 		// First load: the cursor starts on the first failed or blocked
 		// model, where an on-call engineer looks first; with none, on the
 		// first model.
 		if !v.jumpProblem(1) {
-			for i, r := range v.rows {
-				if r.model >= 0 {
-					v.cur.moveTo(i)
-					return
-				}
-			}
+			v.cur.moveToFirst(len(v.rows), func(i int) bool { return v.rows[i].model >= 0 })
 		}
 	}
 }

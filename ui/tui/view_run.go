@@ -48,10 +48,7 @@ func (v *runView) load(gen uint64, _ []string) tea.Cmd {
 }
 
 func (v *runView) update(msg viewMsg) tea.Cmd {
-	if m, ok := msg.(loaded[runData]); ok {
-		v.apply(m.data)
-	}
-	return nil
+	return takeLoaded(msg, v.apply)
 }
 
 // apply takes the run and its log, keeping the cursor on its attempt.
@@ -66,20 +63,13 @@ func (v *runView) apply(d runData) {
 	v.cur.setLen(len(v.rows))
 	if !v.loaded {
 		// The cursor starts on the first task, not on a heading.
-		for i, r := range v.rows {
-			if !r.heading {
-				v.cur.moveTo(i)
-				break
-			}
-		}
+		v.cur.moveToFirst(len(v.rows), func(i int) bool { return !v.rows[i].heading })
 		return
 	}
-	for i, r := range v.rows {
-		if r.heading == sel.heading && r.wave == sel.wave && r.task == sel.task && v.attempt(r) == oldAttempt {
-			v.cur.moveTo(i)
-			break
-		}
-	}
+	v.cur.moveToFirst(len(v.rows), func(i int) bool {
+		r := v.rows[i]
+		return r.heading == sel.heading && r.wave == sel.wave && r.task == sel.task && v.attempt(r) == oldAttempt
+	})
 }
 
 // attempt is the attempt a row shows (0 for a heading or a task not

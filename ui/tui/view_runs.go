@@ -33,10 +33,7 @@ func (v *runsView) load(gen uint64, _ []string) tea.Cmd {
 }
 
 func (v *runsView) update(msg viewMsg) tea.Cmd {
-	if m, ok := msg.(loaded[runsData]); ok {
-		v.apply(m.data)
-	}
-	return nil
+	return takeLoaded(msg, v.apply)
 }
 
 // apply takes the runs, keeping the cursor on its run.
@@ -47,11 +44,7 @@ func (v *runsView) apply(d runsData) {
 	}
 	v.runs = d.runs
 	v.cur.setLen(len(v.runs))
-	for i, r := range v.runs {
-		if r.ID == sel {
-			v.cur.moveTo(i)
-		}
-	}
+	v.cur.moveToFirst(len(v.runs), func(i int) bool { return v.runs[i].ID == sel })
 }
 
 // affected: every unit transition of a run moves its counts, and a run's

@@ -66,10 +66,7 @@ func (v *unitView) load(gen uint64, _ []string) tea.Cmd {
 }
 
 func (v *unitView) update(msg viewMsg) tea.Cmd {
-	if m, ok := msg.(loaded[*unitData]); ok {
-		v.data = m.data
-	}
-	return nil
+	return takeLoaded(msg, func(d *unitData) { v.data = d })
 }
 
 func (v *unitView) affected(changes []state.Change) (bool, []string) {

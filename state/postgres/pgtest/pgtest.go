@@ -101,20 +101,23 @@ func Schema(t testing.TB, dsn string) string {
 // Exec runs sql on a connection of its own, for a test's setup and cleanup
 // and for statements a test needs outside the store under test.
 func Exec(dsn, sql string, args ...any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
+	return onConn(dsn, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, sql, args...)
 		return err
-	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, sql, args...)
-	return err
+	})
 }
 
 // QueryRow runs a one-row query on a connection of its own and scans the
 // row into dest.
 func QueryRow(dsn, sql string, args []any, dest ...any) error {
+	return onConn(dsn, func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+	})
+}
+
+// onConn runs do on a connection of its own to dsn, closed after it, with
+// 30 seconds for the whole.
+func onConn(dsn string, do func(ctx context.Context, conn *pgx.Conn) error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, dsn)
@@ -122,5 +125,5 @@ func QueryRow(dsn, sql string, args []any, dest ...any) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	return conn.QueryRow(ctx, sql, args...).Scan(dest...)
+	return do(ctx, conn)
 }
