@@ -509,7 +509,11 @@ func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 		done := make(chan *RunResult, 1)
 		go func() {
 			res, err := e.Run(context.Background(), RunRequest{Window: firstDay()}, runExec, nil)
-			if err != nil {
+			if err != nil && !errors.Is(err, state.ErrLeaseLost) {
+				// The worker's clock runs hours ahead, so on a loaded
+				// machine it can find the run's lease expired and take
+				// the unit over while the run still holds it: the run
+				// then loses its lease, rightly. Anything else is wrong.
 				t.Error(err)
 			}
 			done <- res
@@ -546,6 +550,9 @@ func TestRetryFinishedByAWorkerCountsForTheTask(t *testing.T) {
 		t.Logf("unit %s attempts %d; run execs %d, worker execs %d", u.Status, u.Attempts, runExec.n.Load(), wexec.n.Load())
 		for _, tr := range res.Tasks {
 			t.Logf("task %s %s failed=%d errors=%q", tr.Model, tr.Outcome(), tr.Failed, tr.Errors)
+		}
+		if res == nil {
+			t.Fatal("the run returned no result")
 		}
 		if u.Status == state.Failed && taskStatus(res, "raw.orders") != "FAILED" {
 			t.Errorf("the unit ended failed (by the worker) but the run's task is %s", taskStatus(res, "raw.orders"))
