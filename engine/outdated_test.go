@@ -485,6 +485,10 @@ func TestRequireCurrentGatesOnOutdatedWindows(t *testing.T) {
 		}
 		if len(inc.Incidents) != 1 || inc.Incidents[0].Kind != gate.IncidentOutdated || inc.Incidents[0].Model != "raw.orders" {
 			t.Errorf("incidents %+v; want one outdated incident on raw.orders", inc.Incidents)
+		} else if o := inc.Incidents[0]; o.Units != 30 || !o.Span.Equal(hours(0, 30)) {
+			// Every outdated hour holds the days back, not the first one
+			// alone (it read "1 unit"): day 1's 24 and day 2's hours 0-5.
+			t.Errorf("the outdated incident counts %d units over %s, want the 30 outdated hours of days 1 and 2", o.Units, o.Span)
 		}
 
 		// Rebuilding the outdated hours releases mart.strict.

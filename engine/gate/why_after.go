@@ -61,10 +61,10 @@ func (an *analysis) afterBlocker(ctx context.Context, v AfterVerdict, w state.Wi
 	return nil, nil
 }
 
-// maxRoots bounds how many roots one unit is credited to: past it the
-// unit is held by a fan-in wider than a card can show, and the first
-// ones found stand for the rest.
-const maxRoots = 16
+// maxRoots bounds how many roots one unit is credited to — a month held by
+// each of its outdated hours has 744 — past it the first ones found stand
+// for the rest.
+const maxRoots = 256
 
 // allRoots is every root that holds the unit of m at link back: where its
 // root-cause chain ends following each of its unsatisfied upstreams (each
@@ -150,8 +150,9 @@ func (an *analysis) allRoots(ctx context.Context, m *spec.Model, link ChainLink,
 // blockers are every unit of src that holds back a unit of m with window
 // w, given src's unsatisfied verdict v: each unit that is not applied and
 // each window no unit covers, in every range v misses; each row too old
-// for a freshness limit. At most maxRoots; blocker's one when it names
-// nothing more (an outdated row, a timeless upstream).
+// for a freshness limit; else each row built under an earlier definition
+// that a require_current contract does not accept. At most maxRoots;
+// blocker's one when it names nothing more (a timeless upstream).
 func (an *analysis) blockers(ctx context.Context, m *spec.Model, src spec.Source, v Verdict, w state.Window) ([]*chainStep, error) {
 	um, _, err := an.model(ctx, src.Name)
 	if err != nil {
@@ -185,6 +186,19 @@ func (an *analysis) blockers(ctx context.Context, m *spec.Model, src spec.Source
 			if err != nil || len(out) >= maxRoots {
 				return out, err
 			}
+		}
+	}
+	if len(out) == 0 && len(v.Outdated) > 0 {
+		// Nothing unloaded: every applied row built under an earlier
+		// definition that a require_current contract does not accept.
+		err := an.outdatedUnits(ctx, m, src, um, v.Outdated, func(u state.Unit) bool {
+			l := linkOf(um, u.Window, &u)
+			l.Outdated, l.Detail = true, OutdatedText
+			out = append(out, &chainStep{m: um, link: l})
+			return len(out) >= maxRoots
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	if len(out) > 0 {
