@@ -247,6 +247,8 @@ type analysis struct {
 	now    time.Time
 	shapes *RegistrationCache
 	models map[string]analysisModel
+	// roots keeps each unit's roots (allRoots) by chainKey, as found.
+	roots map[string][]ChainLink
 }
 
 type analysisModel struct {

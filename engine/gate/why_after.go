@@ -69,82 +69,93 @@ const maxRoots = 256
 // allRoots is every root that holds the unit of m at link back: where its
 // root-cause chain ends following each of its unsatisfied upstreams (each
 // gated upstream and each after: edge that does not hold), not only the
-// first one as RootCause does; each root link once. A unit nothing holds
-// back is its own root. gate is the unit's gate when the caller has it.
+// first one as RootCause does; each root link once, at most maxRoots. A
+// unit nothing holds back is its own root. gate is the unit's gate when
+// the caller has it. The roots of every unit met on the way are kept for
+// the analysis (an incident traces hundreds of units whose chains meet).
 func (an *analysis) allRoots(ctx context.Context, m *spec.Model, link ChainLink, gate *UnitGate) ([]ChainLink, error) {
+	return an.rootsOf(ctx, chainStep{m: m, link: link, gate: gate}, 0, map[string]bool{})
+}
+
+func (an *analysis) rootsOf(ctx context.Context, cur chainStep, depth int, visiting map[string]bool) ([]ChainLink, error) {
+	k := chainKey(cur.link)
+	if rs, ok := an.roots[k]; ok {
+		return rs, nil
+	}
+	self := []ChainLink{cur.link}
+	switch cur.link.Status {
+	case state.Applied, state.Failed, StatusMissing:
+		return self, nil
+	}
+	g := cur.gate
+	if g == nil {
+		ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+		if err != nil {
+			return nil, err
+		}
+		g = &ug
+	}
+	if g.Err != nil || depth >= MaxRootCauseDepth {
+		l := cur.link
+		if g.Err != nil && l.Detail == "" {
+			l.Detail = "gate: " + g.Err.Error()
+		}
+		return []ChainLink{l}, nil
+	}
+	var nexts []*chainStep
+	for i, src := range gatedSources(cur.m) {
+		if v := g.Verdicts[i]; !v.Satisfied && !v.Skipped {
+			steps, err := an.blockers(ctx, cur.m, src, v, cur.link.Window)
+			if err != nil {
+				return nil, err
+			}
+			nexts = append(nexts, steps...)
+		}
+	}
+	for _, v := range g.After {
+		if !v.Satisfied {
+			next, err := an.afterBlocker(ctx, v, cur.link.Window)
+			if err != nil {
+				return nil, err
+			}
+			nexts = append(nexts, next)
+		}
+	}
+	visiting[k] = true
+	defer delete(visiting, k)
 	var out []ChainLink
 	seen := map[string]bool{}
-	var walk func(cur chainStep, depth int, visiting map[string]bool) error
-	walk = func(cur chainStep, depth int, visiting map[string]bool) error {
-		if len(out) >= maxRoots {
-			return nil
+	followed, cut := false, false
+	for _, next := range nexts {
+		if next == nil {
+			continue
 		}
-		add := func(l ChainLink) {
-			if k := chainKey(l); !seen[k] {
-				seen[k] = true
-				out = append(out, l)
+		if visiting[chainKey(next.link)] {
+			cut = true // a cycle: its roots are the ones found elsewhere
+			continue
+		}
+		followed = true
+		rs, err := an.rootsOf(ctx, *next, depth+1, visiting)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rs {
+			if rk := chainKey(r); !seen[rk] && len(out) < maxRoots {
+				seen[rk] = true
+				out = append(out, r)
 			}
 		}
-		switch cur.link.Status {
-		case state.Applied, state.Failed, StatusMissing:
-			add(cur.link)
-			return nil
-		}
-		g := cur.gate
-		if g == nil {
-			ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
-			if err != nil {
-				return err
-			}
-			g = &ug
-		}
-		if g.Err != nil || depth >= MaxRootCauseDepth {
-			l := cur.link
-			if g.Err != nil && l.Detail == "" {
-				l.Detail = "gate: " + g.Err.Error()
-			}
-			add(l)
-			return nil
-		}
-		var nexts []*chainStep
-		for i, src := range gatedSources(cur.m) {
-			if v := g.Verdicts[i]; !v.Satisfied && !v.Skipped {
-				steps, err := an.blockers(ctx, cur.m, src, v, cur.link.Window)
-				if err != nil {
-					return err
-				}
-				nexts = append(nexts, steps...)
-			}
-		}
-		for _, v := range g.After {
-			if !v.Satisfied {
-				next, err := an.afterBlocker(ctx, v, cur.link.Window)
-				if err != nil {
-					return err
-				}
-				nexts = append(nexts, next)
-			}
-		}
-		followed := false
-		for _, next := range nexts {
-			if next == nil || visiting[chainKey(next.link)] {
-				continue
-			}
-			followed = true
-			visiting[chainKey(next.link)] = true
-			err := walk(*next, depth+1, visiting)
-			delete(visiting, chainKey(next.link))
-			if err != nil {
-				return err
-			}
-		}
-		if !followed {
-			add(cur.link)
-		}
-		return nil
 	}
-	err := walk(chainStep{m: m, link: link, gate: gate}, 0, map[string]bool{chainKey(link): true})
-	return out, err
+	if !followed {
+		out = self
+	}
+	if !cut {
+		if an.roots == nil {
+			an.roots = map[string][]ChainLink{}
+		}
+		an.roots[k] = out
+	}
+	return out, nil
 }
 
 // blockers are every unit of src that holds back a unit of m with window
