@@ -137,6 +137,8 @@ type runScope struct {
 	// when it started, which a unit's run condition folds with the edges
 	// judged per window.
 	settled map[string]gate.AfterVerdict
+	// inFlight are the run's tasks in progress, shared by all of them.
+	inFlight *modelsInFlight
 }
 
 // Run registers the spec, plans the request, applies the plan's state changes
@@ -150,6 +152,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		return nil, err
 	}
 	started, clock := e.runClock()
+	begun := e.leaseNow() // units others finish from here on are the run's to count
 	audit := e.newRunAudit(ctx, "run", runArgs(req))
 	var (
 		runID int64
@@ -206,7 +209,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
 	}
-	res, err = e.execute(ctx, runID, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
+	res, err = e.execute(ctx, runID, begun, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
 	}
@@ -222,6 +225,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 		return nil, err
 	}
 	_, clock := e.runClock()
+	begun := e.leaseNow()
 	audit := e.newRunAudit(ctx, "retry", map[string]string{})
 	var reset []string
 	defer func() { audit.failed(runID, err, reset) }()
@@ -276,7 +280,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if err := audit.started(runID, fmt.Sprintf("%s run %d retried", run.StateMode, runID), reset); err != nil {
 		return nil, err
 	}
-	res, err = e.execute(ctx, runID, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress, clock)
+	res, err = e.execute(ctx, runID, begun, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress, clock)
 	if res != nil {
 		res.Window = run.Window
 	}
@@ -369,7 +373,7 @@ type taskDone struct {
 // once a unit's retry budget is spent, so its failure is final in this call
 // (failuresFinal is true): SUCCESS and HAS_DATA dependents are SKIPPED, and
 // tasks that wait on another pipeline's outcome are left without a status.
-func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, scopes []runScope, rs graph.RunState,
+func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode spec.StateMode, scopes []runScope, rs graph.RunState,
 	exec executor.Executor, workers int, progress func(Progress), clock func() time.Time) (res *RunResult, runErr error) {
 	res = &RunResult{RunID: runID, Mode: mode}
 	g, outside, err := e.runGraph(scopes)
@@ -399,8 +403,10 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 	wakeCtx, stopWake := context.WithCancel(ctx)
 	defer stopWake()
 	wake := e.startRunWake(wakeCtx)
+	wake.since = begun // before the plan's prefill: a worker may take a unit at once
 	done := make(chan taskDone)
 	running := 0
+	inFlight := newModelsInFlight()
 	for {
 		if runErr == nil && ctx.Err() == nil {
 			// No attempt of a failed unit comes later in this run (a
@@ -425,6 +431,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				results[id] = TaskResult{Model: sc.model.Name, TaskID: id, Pipeline: sc.pipeline, Status: skipped, Reason: reason, Blocked: held,
 					SkippedByFailure: byFailure}
 			}
+			var wave []runScope
 			for _, id := range g.Ready(rs, cross.satisfied) {
 				if started[id] {
 					continue
@@ -437,6 +444,15 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 				if len(sc.perWindow) > 0 {
 					sc.settled = settledEdges(g, rs, byID, runID, id)
 				}
+				sc.inFlight = inFlight
+				wave = append(wave, sc)
+			}
+			// Every task of the wave is in flight before any of them judges
+			// a unit: one that needs another's pending units waits for them.
+			for _, sc := range wave {
+				inFlight.start(sc.model.Name)
+			}
+			for _, sc := range wave {
 				go func(sc runScope) {
 					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, wake, progress, clock)
 					done <- taskDone{scope: sc, result: r, err: err}
@@ -448,6 +464,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, mode spec.StateMode, 
 		}
 		d := <-done
 		running--
+		inFlight.end(d.scope.model.Name)
 		if d.err != nil && runErr == nil {
 			runErr = d.err
 		}
@@ -538,8 +555,11 @@ type unitVerdict struct {
 // runUnit gates one claimed unit and, when every upstream is satisfied,
 // executes it under unitCtx, the context the unit's heartbeat cancels when
 // its lease is lost. The outcome is left for the caller to record under the
-// claim's fence, except by an executor that records the unit itself.
-func (e *Engine) runUnit(ctx, unitCtx context.Context, gates *gate.Reader, cache *gate.RegistrationCache, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
+// claim's fence, except by an executor that records the unit itself. A
+// unit whose gate fails only on upstream work under way — running, or
+// pending in a model claimsPending says the caller loads — waits instead of
+// blocking (underWay).
+func (e *Engine) runUnit(ctx, unitCtx context.Context, gates *gate.Reader, cache *gate.RegistrationCache, claimsPending func(string) bool, runID int64, mode spec.StateMode, m *spec.Model, c state.Claim, exec executor.Executor) unitVerdict {
 	if unitCtx.Err() != nil && ctx.Err() == nil {
 		// The heartbeat heard, while the unit waited in the queue, that
 		// another worker owns it now. Running it would run it twice; the
@@ -564,6 +584,9 @@ func (e *Engine) runUnit(ctx, unitCtx context.Context, gates *gate.Reader, cache
 		v = unitVerdict{out: state.Outcome{Status: state.Failed, Error: judged.Err.Error()}, hard: true}
 	case !judged.Satisfied:
 		v.out = state.Outcome{Status: state.Blocked, BlockedReason: judged.BlockedReason}
+		if reason, ok := e.underWay(ctx, gates, m, judged, claimsPending); ok {
+			v.out = state.Outcome{Status: state.Pending, BlockedReason: reason, NotBefore: e.leaseNow().Add(underWayWait)}
+		}
 	default:
 		// The definition this unit is built under, recorded with its
 		// applied outcome so a later change of the model shows it outdated.

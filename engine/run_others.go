@@ -20,8 +20,9 @@ type otherWorkers struct {
 	wake <-chan struct{}
 	// cancel ends the subscription to the run's wake.
 	cancel func()
-	// since is the wall-clock start of the task: units finished after it
-	// by someone else belong to this task's outcome.
+	// since is the wall-clock start of the run's tasks: units of the
+	// task's scope finished after it by someone else belong to this
+	// task's outcome.
 	since time.Time
 	mu    sync.Mutex
 	mine  map[int64]bool
@@ -31,7 +32,11 @@ type otherWorkers struct {
 // listener for every task of the run).
 func (e *Engine) newOtherWorkers(wake *runWake) *otherWorkers {
 	ch, unsubscribe := wake.subscribe()
-	return &otherWorkers{e: e, wake: ch, cancel: unsubscribe, since: e.leaseNow(), mine: map[int64]bool{}}
+	since := e.leaseNow()
+	if wake != nil && !wake.since.IsZero() {
+		since = wake.since
+	}
+	return &otherWorkers{e: e, wake: ch, cancel: unsubscribe, since: since, mine: map[int64]bool{}}
 }
 
 func (o *otherWorkers) stop() { o.cancel() }
@@ -62,27 +67,38 @@ func (o *otherWorkers) wait(ctx context.Context) bool {
 }
 
 // countOthers adds to res the units of the task's scope that another
-// worker failed after the task started: the task is FAILED over them as if
-// it had run them itself. Applied and blocked units of other workers are
-// theirs to report.
-func (e *Engine) countOthers(ctx context.Context, sc runScope, o *otherWorkers, res *TaskResult) error {
+// worker (a `bollhav worker`, another run) finished after the run's tasks
+// began: the run's summary counts what its tasks' units ended as, whoever
+// executed them, and one of them failing fails the task as if it had run it
+// itself. Units of this run (any attempt of the task) are its own count.
+func (e *Engine) countOthers(ctx context.Context, runID int64, sc runScope, o *otherWorkers, res *TaskResult) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var errs []string
+	var applied, blocked int
 	err := e.retryStore(ctx, "count units of other workers", func() error {
-		errs = nil
+		errs, applied, blocked = nil, 0, 0
 		return e.store.ScanUnits(ctx, state.UnitQuery{Env: e.opts.Env.Suffix, Model: sc.model.Name, Window: sc.window,
-			Statuses: []state.UnitStatus{state.Failed}}, func(u state.Unit) error {
-			if o.mine[u.ID] || u.UpdatedAt.Before(o.since) {
+			Statuses: []state.UnitStatus{state.Applied, state.Blocked, state.Failed}}, func(u state.Unit) error {
+			if o.mine[u.ID] || (runID != 0 && u.RunID == runID) || u.UpdatedAt.Before(o.since) {
 				return nil
 			}
-			errs = append(errs, fmt.Sprintf("%s (run by another worker): %s", u.Window, u.Error))
+			switch u.Status {
+			case state.Applied:
+				applied++
+			case state.Blocked:
+				blocked++
+			default:
+				errs = append(errs, fmt.Sprintf("%s (run by another worker): %s", u.Window, u.Error))
+			}
 			return nil
 		})
 	})
 	if err != nil {
 		return err
 	}
+	res.Applied += applied
+	res.Blocked += blocked
 	res.Failed += len(errs)
 	res.Errors = append(res.Errors, errs...)
 	return nil

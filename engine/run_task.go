@@ -168,7 +168,7 @@ func (t *taskRun) runHeld(h *heldUnit) {
 		return
 	}
 	begun := time.Now()
-	v := t.e.runUnit(t.ctx, h.ctx, t.gates, t.cache, t.runID, t.mode, t.sc.model, h.claim, t.exec)
+	v := t.e.runUnit(t.ctx, h.ctx, t.gates, t.cache, t.sc.inFlight.claims, t.runID, t.mode, t.sc.model, h.claim, t.exec)
 	t.held.observe(time.Since(begun))
 	t.e.settle(t.comp, h, t.retries.apply(t.sc.model, h.claim, v, t.e.leaseNow()), t.record)
 }
@@ -255,7 +255,7 @@ func (t *taskRun) finish() (TaskResult, error) {
 	if t.firstErr == nil && ctx.Err() == nil {
 		// Units other workers ran while this task waited count toward its
 		// outcome: one of them failing fails the task.
-		if err := t.e.countOthers(ctx, t.sc, t.others, res); err != nil {
+		if err := t.e.countOthers(ctx, t.runID, t.sc, t.others, res); err != nil {
 			t.firstErr = err
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // runWake is one run's wake-ups from the store, shared by its tasks. The
@@ -16,6 +17,9 @@ type runWake struct {
 	subs map[chan struct{}]struct{}
 	// live is whether the store's Wake answered; without it, tasks poll.
 	live bool
+	// since is when the run began (lease clock): units of a task's scope
+	// that another worker finished after it are the run's to count.
+	since time.Time
 }
 
 // startRunWake listens for the store's changes until ctx ends.

@@ -88,7 +88,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 			return
 		}
 		begun := time.Now()
-		v := e.runUnit(unitCtx, h.ctx, e.gates(), &gate.RegistrationCache{}, 0, spec.Bulldozer, h.model, h.claim, exec)
+		v := e.runUnit(unitCtx, h.ctx, e.gates(), &gate.RegistrationCache{}, e.specClaims, 0, spec.Bulldozer, h.model, h.claim, exec)
 		held.observe(time.Since(begun))
 		e.settle(comp, h, budget.apply(h.model, h.claim, v, e.leaseNow()), done)
 	})

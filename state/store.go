@@ -418,8 +418,11 @@ type Outcome struct {
 	BlockedReason string
 	Error         string
 	RowsWritten   *int64
-	// NotBefore, with Status Pending and an Error, is when the failed
-	// unit may be claimed again: no claim takes it earlier.
+	// NotBefore, with Status Pending, is when the unit may be claimed
+	// again: no claim takes it earlier. With an Error it is a failed
+	// attempt's retry time; without one it is a wait — the unit was
+	// released unrun because upstream work it needs is under way, and
+	// BlockedReason says what it waits for (IsWait).
 	NotBefore time.Time
 	// Try, for a failed attempt (Failed, or a Retry), is its try number
 	// within the retry budget it counted in, from 1; the store keeps it in
@@ -435,6 +438,13 @@ type Outcome struct {
 // another try: the attempt counts, its error is kept, and the unit waits
 // until NotBefore.
 func (o Outcome) Retry() bool { return o.Status == Pending && o.Error != "" }
+
+// IsWait reports whether o releases a unit unrun to wait for upstream work
+// under way: pending with no error, a NotBefore and the reason. It counts
+// no attempt.
+func (o Outcome) IsWait() bool {
+	return o.Status == Pending && o.Error == "" && !o.NotBefore.IsZero()
+}
 
 // Completion is one claimed unit's outcome, an item of CompleteBatch.
 type Completion struct {

@@ -207,6 +207,7 @@ func seedUnits(t testing.TB, s state.Store, units []UnitOpts) error {
 			if len(us[i].Tries) == 0 && us[i].Status != "" && us[i].Status != state.Pending {
 				for j < len(us) && len(us[j].Tries) == 0 && us[j].Status != "" && us[j].Status != state.Pending &&
 					us[j].RunID == us[i].RunID && us[j].At.Equal(us[i].At) && us[j].Lease == us[i].Lease &&
+					(us[j].Status == state.Running) == (us[i].Status == state.Running) && // a running unit stays claimed
 					us[j].Window.Since.Equal(us[j-1].Window.Until) && !us[j].Window.IsZero() {
 					j++
 				}

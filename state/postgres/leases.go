@@ -62,7 +62,8 @@ func columnsOf(c state.Claim, o state.Outcome) (outcomeColumns, error) {
 	case o.Retry():
 		v.errText, v.notBefore = o.Error, nullTime(o.NotBefore)
 	case o.Status == state.Pending:
-		v.attempt = 0 // released unrun: not an attempt
+		// Released unrun, not an attempt; a wait keeps its reason and time.
+		v.attempt, v.reason, v.notBefore = 0, o.BlockedReason, nullTime(o.NotBefore)
 	}
 	return v, nil
 }

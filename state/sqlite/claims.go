@@ -330,7 +330,8 @@ func completeRow(ctx context.Context, tx *sql.Tx, c state.Claim, o state.Outcome
 	case o.Retry():
 		msg, notBefore = o.Error, nullMicrosOf(o.NotBefore)
 	case o.Status == state.Pending:
-		attempt = 0 // released unrun: not an attempt
+		// Released unrun, not an attempt; a wait keeps its reason and time.
+		attempt, reason, notBefore = 0, o.BlockedReason, nullMicrosOf(o.NotBefore)
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = ?,
 			"attempts" = "attempts" + ?, "lease_owner" = '', "lease_until" = NULL, "rows_written" = ?, "updated_at" = ?,

@@ -13,6 +13,7 @@ import (
 
 var claimTests = []test{
 	{"RetryOutcomeWaitsItsTurn", testRetryOutcome},
+	{"WaitOutcomeKeepsItsReasonAndCountsNoAttempt", testWaitOutcome},
 	{"LeasesExpire", testLeasesExpire},
 	{"HeartbeatExtendsLease", testHeartbeatExtendsLease},
 	{"StaleFenceRefused", testStaleFenceRefused},
