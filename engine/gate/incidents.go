@@ -134,6 +134,32 @@ type IncidentReport struct {
 	Glance        bool
 	Tracing       int
 	TracingModels int
+
+	// holders are the incidents (indices into Incidents) that hold the
+	// blocked units of a model with one reason (key model\x00reason), and
+	// failedAt the incident of a model's failed units.
+	holders  map[string][]int
+	failedAt map[string]int
+}
+
+// Holders are the incidents (indices into Incidents) that hold bu: for a
+// failed unit, the incident of its model's failures; for a blocked unit,
+// every root its chains end at, as the report counted it (a unit held by
+// two roots is under both). None for a unit the report did not trace (past
+// MaxTracedBlocked with a reason no traced unit shares) or that only an
+// idle after: edge holds. The Blocked view groups by them, so it names the
+// roots Incidents names.
+func (r *IncidentReport) Holders(bu BlockedUnit) []int {
+	if r == nil {
+		return nil
+	}
+	if bu.Status == state.Failed {
+		if i, ok := r.failedAt[bu.Model]; ok {
+			return []int{i}
+		}
+		return nil
+	}
+	return r.holders[bu.Model+"\x00"+bu.Reason]
 }
 
 // Incidents groups everything failed, blocked or stale into root causes:
@@ -299,7 +325,32 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 		return nil, err
 	}
 	b.report.Now = b.an.now
+	b.indexHolders(byReason)
 	return &b.report, nil
+}
+
+// indexHolders keeps, by model and reason, the indices of the incidents
+// that hold blocked units (byReason, by incident), and the index of each
+// model's failed incident, for IncidentReport.Holders.
+func (b *incidentBuilder) indexHolders(byReason map[string][]*Incident) {
+	at := make(map[string]int, len(b.report.Incidents))
+	r := &b.report
+	r.failedAt = map[string]int{}
+	for i, inc := range r.Incidents {
+		at[string(inc.Kind)+" "+inc.Model] = i
+		if inc.Kind == IncidentFailed || inc.Kind == IncidentGateError {
+			if _, ok := r.failedAt[inc.Model]; !ok {
+				r.failedAt[inc.Model] = i
+			}
+		}
+	}
+	r.holders = make(map[string][]int, len(byReason))
+	for key, incs := range byReason {
+		for _, inc := range incs {
+			r.holders[key] = append(r.holders[key], at[string(inc.Kind)+" "+inc.Model])
+		}
+		slices.Sort(r.holders[key]) // the report's order: failures first
+	}
 }
 
 // mostImpact keeps the limit blocked units that come first in Blocked's

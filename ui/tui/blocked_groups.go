@@ -10,10 +10,11 @@ import (
 	"github.com/bollhav/bollhav/themes"
 )
 
-// The Blocked view's grouping: its units (failed and blocked) by root
-// cause — the upstream window they wait for, which is what repeats down a
-// queue (nine blocked rows of the demo are three causes) — so the screen
-// says each cause once and lists what waits on it under it.
+// The Blocked view's grouping: its units (failed and blocked) by the roots
+// that hold them — the incidents the engine traces, which is what repeats
+// down a queue (the demo's blocked rows are two roots, as its Incidents
+// screen says) — so the screen says each root once and lists what it holds
+// under it.
 
 // causeKind is what a cause is, in the order the groups come: what needs
 // someone first.
@@ -86,11 +87,14 @@ func (c cause) label() string {
 }
 
 // groupCauses groups units (in the queue's order) by cause; ready says
-// which blocked units' gate passes now. A failed unit is the cause of the
-// blocked units whose reason names exactly its window. Groups come failed
-// first, then ready, then by the most impact under them, then the most
-// units.
-func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []cause {
+// which blocked units' gate passes now. The causes are the roots roots (the
+// incidents report over the same units) says hold each unit, so the view
+// names the roots the Incidents screen names and counts what each holds the
+// same way: a unit held by two roots is listed under both. A unit the report
+// did not trace falls back to its stored reason (a failed unit: its own
+// window). Groups come failed first, then ready, then by the most impact
+// under them, then the most units.
+func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool, roots *gate.IncidentReport) []cause {
 	var out []*cause
 	byKey := map[string]*cause{}
 	get := func(key string, kind causeKind) *cause {
@@ -107,18 +111,27 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []
 	}
 	for _, i := range idx {
 		u := units[i]
-		var c *cause
-		switch {
-		case u.Status == state.Failed:
-			c = get(u.Model+" "+u.Window.String(), causeFailed)
-			c.model, c.windows = u.Model, []state.Window{u.Window}
-		case ready[unitRef{u.Model, u.Window}.key()]:
-			c = get("ready", causeReady)
-		default:
-			c = reasonCause(u.Reason, get)
+		var cs []*cause
+		if u.Status == state.Blocked && ready[unitRef{u.Model, u.Window}.key()] {
+			cs = append(cs, get("ready", causeReady))
+		} else {
+			for _, h := range roots.Holders(u) {
+				cs = append(cs, incidentCause(roots.Incidents[h], get))
+			}
 		}
-		c.units = append(c.units, i)
-		c.impact = max(c.impact, u.Impact)
+		switch {
+		case len(cs) > 0:
+		case u.Status == state.Failed:
+			c := get(u.Model+" "+u.Window.String(), causeFailed)
+			c.model, c.windows = u.Model, []state.Window{u.Window}
+			cs = append(cs, c)
+		default:
+			cs = append(cs, reasonCause(u.Reason, get))
+		}
+		for _, c := range cs {
+			c.units = append(c.units, i)
+			c.impact = max(c.impact, u.Impact)
+		}
 	}
 	failed := map[unitKey]bool{}
 	for _, i := range idx {
@@ -136,6 +149,19 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool) []
 		slices.SortStableFunc(c.units, func(a, b int) int {
 			return cmp.Compare(stuckRank(units[a].Status), stuckRank(units[b].Status))
 		})
+		// A failed root's heading names its failed windows, not the span
+		// from the first to the last (05–06 and 07–08, not 05–08).
+		if c.kind == causeFailed && strings.HasPrefix(c.key, "root:") {
+			var ws []state.Window
+			for _, i := range c.units {
+				if u := units[i]; u.Status == state.Failed && u.Model == c.model {
+					ws = append(ws, u.Window)
+				}
+			}
+			if len(ws) > 0 {
+				c.windows = ws
+			}
+		}
 	}
 	// Failures never heal by themselves and ready units only want a run:
 	// those come first; the units that wait on something else follow,
@@ -158,6 +184,34 @@ func stuckRank(s state.UnitStatus) int {
 		return 0
 	}
 	return 1
+}
+
+// incidentCause is the group of the units an incident holds, drawn as the
+// kind of root it is.
+func incidentCause(inc gate.Incident, get func(string, causeKind) *cause) *cause {
+	key := "root:" + string(inc.Kind) + " " + inc.Model
+	var windows []state.Window
+	if !inc.Span.IsZero() {
+		windows = []state.Window{inc.Span}
+	}
+	var c *cause
+	switch inc.Kind {
+	case gate.IncidentFailed:
+		c = get(key, causeFailed)
+	case gate.IncidentMissing:
+		c = get(key, causeMissing)
+	case gate.IncidentStale:
+		c = get(key, causeStale)
+		c.detail = inc.Detail
+		if parts := gate.ReasonParts(inc.Detail); len(parts) > 0 && parts[0].Detail != "" {
+			c.detail = parts[0].Detail // the model is in the heading already
+		}
+	default: // a gate error, a blocked or released root, an outdated one
+		c = get(key, causeOther)
+		c.detail = inc.Kind.Word() + ": " + gate.FirstLine(inc.Detail)
+	}
+	c.model, c.windows = inc.Model, windows
+	return c
 }
 
 // reasonCause is the group of a blocked unit by its stored reason: its

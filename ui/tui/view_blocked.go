@@ -27,6 +27,9 @@ type blockedView struct {
 	// key); recheckErr is why that could not be judged.
 	ready      map[unitKey]bool
 	recheckErr error
+	// roots says which incidents hold each unit: the queue is grouped by
+	// them, so it names the roots the Incidents screen names.
+	roots *gate.IncidentReport
 
 	queueLayout
 	cur   cursor // over lines; it never rests on a heading
@@ -73,6 +76,7 @@ func (v *blockedView) title() string  { return "Blocked" }
 type blockedData struct {
 	units      []gate.BlockedUnit
 	ready      map[unitKey]bool
+	roots      *gate.IncidentReport
 	recheckErr error
 	layout     queueLayout
 }
@@ -95,8 +99,13 @@ func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData
 			return blockedData{}, err
 		}
 		d := blockedData{units: units, ready: map[unitKey]bool{}}
+		// The roots that hold each unit, as Incidents traces them (the
+		// failed units are roots of their own).
+		if d.roots, err = c.eng.IncidentsOf(ctx, blockedOnly(units)); err != nil {
+			return blockedData{}, err
+		}
 		d.recheckErr = recheck(ctx, c, &d)
-		d.layout = layoutQueue(d.units, d.ready, query)
+		d.layout = layoutQueue(d.units, d.ready, d.roots, query)
 		return d, nil
 	}
 }
@@ -139,7 +148,7 @@ func (v *blockedView) update(msg viewMsg) tea.Cmd {
 // filter until the current one is laid out.
 func (v *blockedView) apply(d blockedData) tea.Cmd {
 	sel := v.selectedRef()
-	v.units, v.ready, v.recheckErr = d.units, d.ready, d.recheckErr
+	v.units, v.ready, v.roots, v.recheckErr = d.units, d.ready, d.roots, d.recheckErr
 	v.relayout.queue++
 	// A layout still out is of the old queue and will be dropped — or was
 	// dropped already, sent while the view was off the stack: either way
@@ -173,7 +182,7 @@ func (v *blockedView) setFilter(s string) tea.Cmd {
 // the lines here, the cursor on sel when it is still listed, else on the
 // first unit.
 func (v *blockedView) refilter(sel *unitRef) {
-	v.queueLayout = layoutQueue(v.units, v.ready, v.query)
+	v.queueLayout = layoutQueue(v.units, v.ready, v.roots, v.query)
 	v.place(sel)
 }
 
@@ -197,7 +206,7 @@ func (v *blockedView) place(sel *unitRef) {
 // layoutQueue lays out the units the query matches (model, pipeline,
 // reason, error; "" matches all) by cause, and counts them. It reads only
 // its arguments, so a load can run it off the UI's goroutine.
-func layoutQueue(units []gate.BlockedUnit, ready map[unitKey]bool, query string) queueLayout {
+func layoutQueue(units []gate.BlockedUnit, ready map[unitKey]bool, roots *gate.IncidentReport, query string) queueLayout {
 	l := queueLayout{query: query}
 	q := strings.ToLower(query)
 	l.idx = []int{}
@@ -213,7 +222,7 @@ func layoutQueue(units []gate.BlockedUnit, ready map[unitKey]bool, query string)
 		}
 	}
 	l.readyShown = len(readyUnits(units, l.idx, ready))
-	l.groups = groupCauses(units, l.idx, ready)
+	l.groups = groupCauses(units, l.idx, ready, roots)
 	l.lines = []blockedLine{}
 	for g, c := range l.groups {
 		l.lines = append(l.lines, blockedLine{group: g, unit: -1})
@@ -470,4 +479,16 @@ func (v *blockedView) foot() string {
 		foot += " · " + hint
 	}
 	return foot
+}
+
+// blockedOnly are the blocked units of units, the ones Incidents traces to
+// their roots (a failed unit is a root of its own).
+func blockedOnly(units []gate.BlockedUnit) []gate.BlockedUnit {
+	var out []gate.BlockedUnit
+	for _, u := range units {
+		if u.Status == state.Blocked {
+			out = append(out, u)
+		}
+	}
+	return out
 }

@@ -57,9 +57,9 @@ func (v *blockedView) layOut() tea.Cmd {
 		return nil
 	}
 	v.relayout.running = true
-	id, queue, units, ready, query := v.id, v.relayout.queue, v.units, v.ready, v.query
+	id, queue, units, ready, roots, query := v.id, v.relayout.queue, v.units, v.ready, v.roots, v.query
 	return func() tea.Msg {
-		return laidOut{view: id, queue: queue, layout: layoutQueue(units, ready, query)}
+		return laidOut{view: id, queue: queue, layout: layoutQueue(units, ready, roots, query)}
 	}
 }
 

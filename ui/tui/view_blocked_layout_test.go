@@ -18,7 +18,7 @@ func TestBlockedQueueLaidOutInTheLoad(t *testing.T) {
 		t.Fatalf("the load laid out no queue: %+v", d.layout)
 	}
 	own := newBlocked(a.common)
-	own.units, own.ready = d.units, d.ready
+	own.units, own.ready, own.roots = d.units, d.ready, d.roots
 	own.refilter(nil)
 	if !reflect.DeepEqual(own.queueLayout, d.layout) {
 		t.Fatalf("the load's layout differs from the view's own:\n%+v\n%+v", d.layout, own.queueLayout)
@@ -84,7 +84,7 @@ func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
 		t.Fatal("a layout for the current filter started another")
 	}
 	want := newBlocked(a.common)
-	want.units, want.ready, want.query = d.units, d.ready, "mart.hourly"
+	want.units, want.ready, want.roots, want.query = d.units, d.ready, d.roots, "mart.hourly"
 	want.refilter(nil)
 	if !reflect.DeepEqual(v.queueLayout, want.queueLayout) {
 		t.Fatalf("the layout off the loop differs from the one in Update:\n%+v\n%+v", v.queueLayout, want.queueLayout)
