@@ -70,10 +70,12 @@ type blockedJSON struct {
 
 type blockedUnitJSON struct {
 	unitRefJSON
-	Reason   string `json:"reason"`
-	Impact   int    `json:"impact"`
-	Pipeline string `json:"pipeline"`
-	Attempts int    `json:"attempts"`
+	Reason string `json:"reason"`
+	// Reasons is Reason structured, one entry per upstream or edge.
+	Reasons  []reasonJSON `json:"reasons"`
+	Impact   int          `json:"impact"`
+	Pipeline string       `json:"pipeline"`
+	Attempts int          `json:"attempts"`
 }
 
 func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
@@ -86,7 +88,7 @@ func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 		out := blockedJSON{Units: []blockedUnitJSON{}}
 		for _, u := range units {
 			out.Units = append(out.Units, blockedUnitJSON{unitRefJSON: unitRef(u.Model, u.Window),
-				Reason: u.Reason, Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts})
+				Reason: u.Reason, Reasons: reasonsJSON(u.Reason), Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts})
 		}
 		writeJSON(c.Out, out)
 		return ExitOK

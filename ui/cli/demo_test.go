@@ -57,7 +57,7 @@ func (s demoStatus) counts(model string) map[string]int {
 // stale), failed units; the FAILURE-edge alert ran; the dev environment has
 // its copy; models of every pipeline are there.
 func TestDemoSeedsTheStory(t *testing.T) {
-	_, sp := seedDemoDir(t)
+	dir, sp := seedDemoDir(t)
 	var st demoStatus
 	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
 	if len(st.Models) < 8 {
@@ -77,19 +77,42 @@ func TestDemoSeedsTheStory(t *testing.T) {
 	}
 	var blocked struct {
 		Units []struct {
-			Model  string `json:"model"`
-			Reason string `json:"reason"`
+			Model   string       `json:"model"`
+			Reason  string       `json:"reason"`
+			Reasons []demoReason `json:"reasons"`
 		} `json:"units"`
 	}
 	jsonOf(t, &blocked, "blocked", "-o", "json", "--spec", sp)
-	stale := 0
+	stale, revenue := 0, 0
+	outage := demoOutage(t, dir)
 	for _, u := range blocked.Units {
-		if u.Model == "mart.kpi_daily" && strings.Contains(u.Reason, "stale") {
-			stale++
+		// The reasons list is the stored reason structured: the KPI days'
+		// one entry is raw.clickstream stale; a revenue day's one names
+		// raw.payments missing windows, the outage hour among them.
+		rs := u.Reasons
+		switch u.Model {
+		case "mart.kpi_daily":
+			if strings.Contains(u.Reason, "stale") {
+				stale++
+			}
+			if len(rs) != 1 || rs[0].Kind != "stale" || rs[0].Upstream != "raw.clickstream" || rs[0].Contract == "" {
+				t.Errorf("mart.kpi_daily reasons %+v for %q, want one: raw.clickstream stale", rs, u.Reason)
+			}
+		case "core.daily_revenue":
+			revenue++
+			hasOutage := false
+			for _, m := range firstMissing(rs) {
+				since, err1 := time.Parse(time.RFC3339, m.Since)
+				until, err2 := time.Parse(time.RFC3339, m.Until)
+				hasOutage = hasOutage || err1 == nil && err2 == nil && !outage.Before(since) && outage.Before(until)
+			}
+			if len(rs) != 1 || rs[0].Kind != "missing" || rs[0].Upstream != "raw.payments" || !hasOutage {
+				t.Errorf("core.daily_revenue reasons %+v for %q, want one: raw.payments missing the outage hour %s", rs, u.Reason, outage)
+			}
 		}
 	}
-	if stale == 0 {
-		t.Errorf("no stale mart.kpi_daily unit among the blocked: %+v", blocked.Units)
+	if stale == 0 || revenue == 0 {
+		t.Errorf("want stale mart.kpi_daily and core.daily_revenue units among the blocked: %+v", blocked.Units)
 	}
 	var dev demoStatus
 	jsonOf(t, &dev, "status", "-o", "json", "--spec", sp, "--env", "dev")
@@ -205,4 +228,18 @@ func TestDemoRefusesAnotherStore(t *testing.T) {
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("a refused demo created %s", dir)
 	}
+}
+
+// demoReason is an entry of a unit's `reasons` in JSON.
+type demoReason struct {
+	Kind, Upstream, Contract string
+	Missing                  []struct{ Since, Until string }
+}
+
+// firstMissing is the first reason's missing windows, none without one.
+func firstMissing(rs []demoReason) []struct{ Since, Until string } {
+	if len(rs) == 0 {
+		return nil
+	}
+	return rs[0].Missing
 }

@@ -291,14 +291,14 @@ func TestUnitsJSON(t *testing.T) {
 			t.Fatalf("code %d: %s", code, errOut)
 		}
 		suJSONEqual(t, out, `{"model": "raw.a", "units": [
-  {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
-  {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
-  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
-  {"since": "2026-01-01T03:00:00Z", "until": "2026-01-01T04:00:00Z", "status": "applied", "applied_at": "2026-01-02T01:00:00Z", "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
-  {"since": "2026-01-01T04:00:00Z", "until": "2026-01-01T05:00:00Z", "status": "failed", "applied_at": null, "blocked_reason": null, "attempts": 1, "error": "boom\nexit status 1", "not_before": null, "retry": null,
+  {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
+  {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
+  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
+  {"since": "2026-01-01T03:00:00Z", "until": "2026-01-01T04:00:00Z", "status": "applied", "applied_at": "2026-01-02T01:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
+  {"since": "2026-01-01T04:00:00Z", "until": "2026-01-01T05:00:00Z", "status": "failed", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 1, "error": "boom\nexit status 1", "not_before": null, "retry": null,
    "attempt_errors": [{"number": 1, "try": 1, "error": "boom\nexit status 1", "at": "2026-01-02T02:00:00Z", "run_id": null}], "fingerprint": null, "definition": null, "built_on_outdated": false},
-  {"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z", "status": "blocked", "applied_at": null, "blocked_reason": "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)", "attempts": 1, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
-  {"since": "2026-01-01T06:00:00Z", "until": "2026-01-01T07:00:00Z", "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}
+  {"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z", "status": "blocked", "applied_at": null, "blocked_reason": "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)", "reasons": [{"kind": "missing", "upstream": "raw.x", "contract": "EXACT", "missing": [{"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z"}], "detail": "missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"}], "attempts": 1, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
+  {"since": "2026-01-01T06:00:00Z", "until": "2026-01-01T07:00:00Z", "status": "pending", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}
 ]}`)
 
 		// Narrowed by window (overlap) and by status.
@@ -344,7 +344,7 @@ func TestUnitsJSON(t *testing.T) {
 		if code != 0 {
 			t.Fatal(out)
 		}
-		suJSONEqual(t, out, `{"model": "ref.c", "units": [{"since": null, "until": null, "status": "pending", "applied_at": null, "blocked_reason": null, "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}]}`)
+		suJSONEqual(t, out, `{"model": "ref.c", "units": [{"since": null, "until": null, "status": "pending", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}]}`)
 		w.addExtraModel(t)
 		code, out, _ = run(t, w.args("units", "marts.new", "-o", "json")...)
 		if code != 0 {

@@ -86,8 +86,11 @@ type unitJSON struct {
 	Status        string  `json:"status"`
 	AppliedAt     *string `json:"applied_at"`
 	BlockedReason *string `json:"blocked_reason"`
-	Attempts      int     `json:"attempts"`
-	Error         *string `json:"error"`
+	// Reasons is BlockedReason structured (a blocked unit, or a pending
+	// one waiting on upstream work under way); empty otherwise.
+	Reasons  []reasonJSON `json:"reasons"`
+	Attempts int          `json:"attempts"`
+	Error    *string      `json:"error"`
 	// NotBefore is when a failed unit waiting for its retry may run again;
 	// null otherwise.
 	NotBefore *string `json:"not_before"`
@@ -259,6 +262,7 @@ func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engi
 	if u.BlockedReason != "" {
 		j.BlockedReason = &u.BlockedReason
 	}
+	j.Reasons = reasonsJSON(u.BlockedReason)
 	if u.Error != "" {
 		j.Error = &u.Error
 	}

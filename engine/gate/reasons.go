@@ -1,0 +1,85 @@
+package gate
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// ReasonKind is what holds a unit back, one per entry of its reasons.
+type ReasonKind string
+
+// The kinds of reason.
+const (
+	// ReasonMissing: a gated upstream lacks windows (Missing).
+	ReasonMissing ReasonKind = "missing"
+	// ReasonStale: a gated upstream's rows are older than a freshness
+	// limit.
+	ReasonStale ReasonKind = "stale"
+	// ReasonOutdated: rows built under an earlier definition than the
+	// upstream's current one, which require_current does not accept.
+	ReasonOutdated ReasonKind = "outdated"
+	// ReasonAfter: an after: edge does not hold for the unit's window
+	// (Edge; Run is the run that decided it, when one did).
+	ReasonAfter ReasonKind = "after"
+	// ReasonUnderWay: the upstream work the unit needs is running or
+	// queued; the unit waits for it (a pending unit's reason).
+	ReasonUnderWay ReasonKind = "under_way"
+	// ReasonNotApplied: a gated upstream (timeless, or WHOLE with nothing
+	// complete) is not applied.
+	ReasonNotApplied ReasonKind = "not_applied"
+	// ReasonOther: anything else, the entry as it is in Detail.
+	ReasonOther ReasonKind = "other"
+)
+
+// Reason is one entry of a unit's stored reason, structured: what the JSON
+// of `units` and `blocked` lists as `reasons` (docs/design.md).
+type Reason struct {
+	Kind     ReasonKind
+	Upstream string
+	// Contract is the gated upstream's level ("ENCAPSULATE"); Edge the
+	// after: edge's type ("SUCCESS"). One of them is set when Upstream is.
+	Contract, Edge string
+	Missing        []state.Window
+	// Run is the run that decided an after: edge; 0 when none did.
+	Run    int64
+	Detail string
+}
+
+// runOf finds "in run N" in an after: edge's detail.
+var runOf = regexp.MustCompile(`\bin run (\d+)\b`)
+
+// Reasons structures a stored blocked_reason (or a waiting unit's reason):
+// one Reason per entry, as ReasonParts splits it, in its order.
+func Reasons(stored string) []Reason {
+	var out []Reason
+	for _, p := range ReasonParts(stored) {
+		r := Reason{Upstream: p.Upstream, Missing: p.Missing, Detail: p.Detail}
+		edge, after := strings.CutPrefix(p.Level, afterLevel)
+		switch {
+		case p.Upstream == "":
+			r.Kind = ReasonOther
+		case after:
+			r.Kind, r.Edge = ReasonAfter, edge
+			if m := runOf.FindStringSubmatch(p.Detail); m != nil {
+				r.Run, _ = strconv.ParseInt(m[1], 10, 64)
+			}
+		case p.Stale:
+			r.Kind, r.Contract = ReasonStale, p.Level
+		case len(p.Missing) > 0:
+			r.Kind, r.Contract = ReasonMissing, p.Level
+		case strings.Contains(p.Detail, OutdatedText):
+			r.Kind, r.Contract = ReasonOutdated, p.Level
+		case strings.HasPrefix(p.Detail, "waiting on "):
+			r.Kind, r.Contract = ReasonUnderWay, p.Level
+		case p.Detail == "not applied":
+			r.Kind, r.Contract = ReasonNotApplied, p.Level
+		default:
+			r.Kind, r.Contract = ReasonOther, p.Level
+		}
+		out = append(out, r)
+	}
+	return out
+}

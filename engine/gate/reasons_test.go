@@ -1,0 +1,48 @@
+package gate_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/graph"
+	"github.com/bollhav/bollhav/state"
+)
+
+// TestReasonsStructureEveryKindTheEngineWrites: each kind of entry the
+// engine stores (the gate's missing, stale, outdated and not-applied
+// verdicts, an after: edge, a wait on work under way) reads back as its
+// kind with its upstream, contract or edge, missing windows and run — and
+// a unit held by two upstreams has two reasons, in order.
+func TestReasonsStructureEveryKindTheEngineWrites(t *testing.T) {
+	for _, tc := range []struct {
+		stored string
+		want   []gate.Reason
+	}{
+		{"raw.a (ENCAPSULATE): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z); ingest.fx (EXACT): missing [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)",
+			[]gate.Reason{
+				{Kind: gate.ReasonMissing, Upstream: "raw.a", Contract: "ENCAPSULATE", Missing: []state.Window{hours(5, 6)},
+					Detail: "missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"},
+				{Kind: gate.ReasonMissing, Upstream: "ingest.fx", Contract: "EXACT", Missing: []state.Window{days(0, 1)},
+					Detail: "missing [2026-01-01T00:00:00Z, 2026-01-02T00:00:00Z)"},
+			}},
+		{"raw.clicks (THROUGH, stale): newest applied_at 2026-01-01T00:00:00Z is older than 2h",
+			[]gate.Reason{{Kind: gate.ReasonStale, Upstream: "raw.clicks", Contract: "THROUGH", Detail: "newest applied_at 2026-01-01T00:00:00Z is older than 2h"}}},
+		{"core.x (EXACT): " + gate.OutdatedText,
+			[]gate.Reason{{Kind: gate.ReasonOutdated, Upstream: "core.x", Contract: "EXACT", Detail: gate.OutdatedText}}},
+		{"ref.dim (WHOLE): not applied",
+			[]gate.Reason{{Kind: gate.ReasonNotApplied, Upstream: "ref.dim", Contract: "WHOLE", Detail: "not applied"}}},
+		{gate.AfterReason("p.a", graph.Success, gate.EndedDetail("FAILED", 7)),
+			[]gate.Reason{{Kind: gate.ReasonAfter, Upstream: "p.a", Edge: "SUCCESS", Run: 7, Detail: "ended FAILED in run 7"}}},
+		{gate.AfterReason("x.a", graph.Success, gate.NotRunDetail(days(2, 3))),
+			[]gate.Reason{{Kind: gate.ReasonAfter, Upstream: "x.a", Edge: "SUCCESS", Detail: gate.NotRunDetail(days(2, 3))}}},
+		{"raw.h (ENCAPSULATE): waiting on 3 running unit(s) under way",
+			[]gate.Reason{{Kind: gate.ReasonUnderWay, Upstream: "raw.h", Contract: "ENCAPSULATE", Detail: "waiting on 3 running unit(s) under way"}}},
+		{"a reason from another release", []gate.Reason{{Kind: gate.ReasonOther, Detail: "a reason from another release"}}},
+		{"", nil},
+	} {
+		if got := gate.Reasons(tc.stored); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Reasons(%q)\n got %+v\nwant %+v", tc.stored, got, tc.want)
+		}
+	}
+}
