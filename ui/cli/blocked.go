@@ -31,9 +31,11 @@ since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.
 A blocked reason dates from the last time a run tried the unit. --recheck
 judges the gate of every unit that is not applied as of now (or --as-of),
 changing nothing, and counts them per model: ready (it would run if claimed;
-"released" are those stored blocked whose upstreams caught up), waiting on a
-missing range, stale (only a freshness limit fails) and failing on a hard
-gate error.`,
+"released" are those stored blocked whose upstreams caught up), waiting on an
+upstream (a missing range, or an after: edge that does not hold), outdated
+(nothing is missing, but a require_current contract reads windows applied
+under an earlier definition: 'run --outdated' rebuilds them), stale (only a
+freshness limit fails) and failing on a hard gate error.`,
 		examples: []string{
 			"bollhav blocked",
 			"bollhav blocked --pipeline core",
@@ -133,6 +135,7 @@ type recheckModelJSON struct {
 	Ready       int    `json:"ready"`
 	Released    int    `json:"released"`
 	Waiting     int    `json:"waiting"`
+	Outdated    int    `json:"outdated"`
 	Stale       int    `json:"stale"`
 	Errors      int    `json:"errors"`
 }
@@ -151,7 +154,7 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 		out := recheckJSON{AsOf: state.FormatTime(rep.Now), Models: []recheckModelJSON{}}
 		for _, m := range rep.Models {
 			out.Models = append(out.Models, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
-				Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Stale: m.Stale, Errors: m.Errors})
+				Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Outdated: m.Outdated, Stale: m.Stale, Errors: m.Errors})
 		}
 		writeJSON(c.Out, out)
 		return ExitOK
@@ -164,15 +167,16 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 	rows := make([][]string, 0, len(rep.Models))
 	for _, m := range rep.Models {
 		rows = append(rows, []string{m.Model, m.Pipeline, strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),
-			strconv.Itoa(m.Waiting), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
+			strconv.Itoa(m.Waiting), strconv.Itoa(m.Outdated), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
 		total.Ready += m.Ready
 		total.Released += m.Released
 		total.Waiting += m.Waiting
+		total.Outdated += m.Outdated
 		total.Stale += m.Stale
 		total.Errors += m.Errors
 	}
-	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "STALE", "ERRORS"}, rows)
-	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on an upstream, %d stale, %d failing the gate\n",
-		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Stale, total.Errors)
+	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "OUTDATED", "STALE", "ERRORS"}, rows)
+	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on an upstream, %d on an outdated upstream, %d stale, %d failing the gate\n",
+		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Outdated, total.Stale, total.Errors)
 	return ExitOK
 }
