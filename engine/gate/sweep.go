@@ -83,6 +83,21 @@ type SweepReport struct {
 	Units int
 }
 
+// Held counts the model's held units: not applied, and the engine would
+// not run them if asked now (every outstanding unit but the ready ones).
+func (m ModelReadiness) Held() int { return m.Outstanding - m.Ready }
+
+// Held counts the held units of every model: what `blocked --recheck`
+// finds waiting, outdated, stale or failing the gate, and what keeps
+// `incidents` from saying "all clear".
+func (r *SweepReport) Held() int {
+	n := 0
+	for _, m := range r.Models {
+		n += m.Held()
+	}
+	return n
+}
+
 // Sweep evaluates, at the engine's now, the gate of every unit of the
 // environment that is not applied (of f.Model, or of the models of
 // f.Pipeline), without changing anything: which would run if claimed now,

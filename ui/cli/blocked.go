@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
@@ -119,15 +120,6 @@ type recheckJSON struct {
 	Models []recheckModelJSON `json:"models"`
 }
 
-// liveRecheck is the live index's report over the units filter selects.
-func liveRecheck(ctx gocontext.Context, e *engine.Engine, filter gate.BlockedFilter) (*gate.SweepReport, error) {
-	live, err := e.LiveGate(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return live.Report(filter)
-}
-
 type recheckModelJSON struct {
 	Model       string `json:"model"`
 	Pipeline    string `json:"pipeline"`
@@ -140,23 +132,43 @@ type recheckModelJSON struct {
 	Errors      int    `json:"errors"`
 }
 
+// recheckModels is rep's models as `blocked --recheck -o json` gives them.
+func recheckModels(rep *gate.SweepReport) []recheckModelJSON {
+	out := []recheckModelJSON{}
+	for _, m := range rep.Models {
+		out = append(out, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
+			Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Outdated: m.Outdated, Stale: m.Stale, Errors: m.Errors})
+	}
+	return out
+}
+
+// heldParts says what holds a model's held units, as --recheck counts
+// them: "2 waiting on an upstream, 1 stale".
+func heldParts(m gate.ModelReadiness) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{m.Waiting, "waiting on an upstream"}, {m.Outdated, "on an outdated upstream"}, {m.Stale, "stale"}, {m.Errors, "failing the gate"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // runRecheck is `blocked --recheck`: the verdicts of the live gate index
-// (engine.LiveGate) — what the UI's Blocked view and `serve` keep current
+// (engine.Recheck) — what the UI's Blocked view and `serve` keep current
 // from the change feed — per model. Built here from one full read, it says
 // what a full sweep says, unit for unit.
 func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
-	rep, err := liveRecheck(ctx, e, filter)
+	rep, err := e.Recheck(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
 	if c.Output == "json" {
-		out := recheckJSON{AsOf: state.FormatTime(rep.Now), Models: []recheckModelJSON{}}
-		for _, m := range rep.Models {
-			out.Models = append(out.Models, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
-				Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Outdated: m.Outdated, Stale: m.Stale, Errors: m.Errors})
-		}
-		writeJSON(c.Out, out)
+		writeJSON(c.Out, recheckJSON{AsOf: state.FormatTime(rep.Now), Models: recheckModels(rep)})
 		return ExitOK
 	}
 	if len(rep.Models) == 0 {
