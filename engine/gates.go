@@ -80,9 +80,32 @@ func (e *Engine) GateUnitFromStore(ctx context.Context, m *spec.Model, w *state.
 }
 
 // Incidents groups what is failed, blocked or stale into root causes, most
-// downstream impact first; see gate.Reader.Incidents.
+// downstream impact first; see gate.Reader.Incidents. When it finds no
+// incident and nothing untraced, it adds Recheck's report of every unit
+// (IncidentReport.Recheck), so "all clear" (IncidentReport.AllClear) is
+// said only when blocked --recheck finds nothing held either.
 func (e *Engine) Incidents(ctx context.Context) (*gate.IncidentReport, error) {
-	return e.gates().Incidents(ctx)
+	rep, err := e.gates().Incidents(ctx)
+	if err != nil || len(rep.Incidents) > 0 || rep.Untraced > 0 {
+		return rep, err
+	}
+	if rep.Recheck, err = e.Recheck(ctx, gate.BlockedFilter{}); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// Recheck judges now the gate of every unit the filter selects that is not
+// applied, changing nothing: the report of a live gate index built from
+// one full read (LiveGate), which is, unit for unit, what a full sweep
+// says. It is `blocked --recheck`, and what Incidents adds when it finds no
+// incident.
+func (e *Engine) Recheck(ctx context.Context, f gate.BlockedFilter) (*gate.SweepReport, error) {
+	live, err := e.LiveGate(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return live.Report(f)
 }
 
 // Glance is a first look at the incidents: the failed roots and how many

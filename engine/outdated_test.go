@@ -466,18 +466,20 @@ func TestRequireCurrentGatesOnOutdatedWindows(t *testing.T) {
 			t.Errorf("why frontier %+v; want raw.orders' 24 outdated hours", r.Frontier)
 		}
 
-		// The sweep judges both days waiting; incidents name raw.orders.
-		waiting := 0
+		// The sweep judges both days held by the outdated upstream — not
+		// waiting on a missing range: nothing is missing, as both reasons
+		// say; incidents name raw.orders.
+		outdated = 0
 		if _, err := e.GateSweep(ctx, gate.BlockedFilter{Model: "mart.strict"}, func(u gate.SweptUnit) error {
-			if u.Readiness == gate.Waiting {
-				waiting++
+			if u.Readiness == gate.Outdated {
+				outdated++
 			}
 			return nil
 		}); err != nil {
 			t.Fatal(err)
 		}
-		if waiting != 2 {
-			t.Errorf("sweep: %d of mart.strict's days waiting, want 2", waiting)
+		if outdated != 2 {
+			t.Errorf("sweep: %d of mart.strict's days held by the outdated upstream, want 2", outdated)
 		}
 		inc, err := e.Incidents(ctx)
 		if err != nil {

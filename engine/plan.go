@@ -75,6 +75,10 @@ type ModelPlan struct {
 	// BuiltOnOutdated the others.
 	Outdated                       bool
 	OutdatedUnits, BuiltOnOutdated int
+	// Stateless marks a model with state: false: it keeps no state, so
+	// nothing is created, reset or run as a unit; its task runs its work
+	// once (runStateless). Delete clears units an older bollhav wrote.
+	Stateless bool
 
 	resetFrom []state.UnitStatus
 	record    *state.ModelRecord
@@ -261,10 +265,31 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	mp := &ModelPlan{Model: m.Name, Temporality: m.Temporality, Mode: mode}
 	rec := spec.ModelRecord(e.opts.Env.Suffix, m, state.Interval{})
 	old, registered := existing[m.Name]
+	if !m.State {
+		return e.planStateless(ctx, m, mp, rec, old, registered)
+	}
 	if m.Temporality == spec.Timeless || m.Flexible() {
 		return e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
 	}
 	return e.planGrid(ctx, m, mp, rec, old, registered, req, mode, now)
+}
+
+// planStateless plans a model with state: false: its registration only
+// (its task and the edges onto it), no unit — and the deletion of any unit
+// an older bollhav kept for it (its existence row), so none shows.
+func (e *Engine) planStateless(ctx context.Context, m *spec.Model, mp *ModelPlan, rec state.ModelRecord, old state.ModelRecord, registered bool) (*ModelPlan, error) {
+	all, err := e.units(ctx, m.Name, state.Window{})
+	if err != nil {
+		return nil, err
+	}
+	if running := filter(all, is(state.Running)); len(running) > 0 {
+		return nil, mp.errRunning("clearing a model without state", running)
+	}
+	mp.Stateless = true
+	mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
+	mp.record = &rec
+	mp.Delete = span(all)
+	return mp, nil
 }
 
 // planLoaded plans a timeless or a flexible model from all of its units,

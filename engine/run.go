@@ -352,7 +352,7 @@ func (e *Engine) runGraph(scopes []runScope) (g *graph.DependencyGraph, outside 
 			link(outsideEdge{dependsOn: edge.DependsOn, typ: edge.Type, implicit: edge.Implicit})
 		}
 		for _, edge := range cross {
-			link(outsideEdge{dependsOn: edge.DependsOn, typ: edge.Type, implicit: edge.Implicit, cross: true})
+			link(outsideEdge{dependsOn: edge.DependsOn, typ: edge.Type, implicit: edge.Implicit, cross: true, stateless: !sc.model.State})
 		}
 		nodes = append(nodes, graph.TaskNode{ID: sc.taskID, RunCondition: sc.model.RunCondition,
 			RunConditionCount: sc.model.RunConditionCount, CrossPipelineEdgeCount: len(outside[sc.taskID])})
@@ -454,7 +454,13 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 			}
 			for _, sc := range wave {
 				go func(sc runScope) {
-					r, err := e.runTask(ctx, runID, mode, sc, exec, workers, wake, progress, clock)
+					var r TaskResult
+					var err error
+					if sc.model.State {
+						r, err = e.runTask(ctx, runID, mode, sc, exec, workers, wake, progress, clock)
+					} else {
+						r, err = e.runStateless(ctx, runID, mode, sc, exec, progress, clock)
+					}
 					done <- taskDone{scope: sc, result: r, err: err}
 				}(sc)
 			}

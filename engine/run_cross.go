@@ -18,6 +18,10 @@ type outsideEdge struct {
 	implicit bool
 	// cross marks an edge onto another pipeline's task.
 	cross bool
+	// stateless marks an edge of a task whose model keeps no state
+	// (state: false): it has no unit windows to judge the edge for, so
+	// the edge is judged once for the task.
+	stateless bool
 }
 
 // perWindow reports whether the edge is judged unit by unit, for each
@@ -27,9 +31,10 @@ type outsideEdge struct {
 // is held with the reason, and the task's other windows proceed. A FAILURE
 // edge reacts to an event — the upstream's failure — not to a window's
 // data, so it stays a task-level decision: per window, one failed run
-// would fire an alert once for every window it covered.
+// would fire an alert once for every window it covered. A task without
+// state has no windows: its edges are task-level too.
 func (oe outsideEdge) perWindow() bool {
-	return oe.cross && !oe.implicit && oe.typ != graph.Failure
+	return oe.cross && !oe.implicit && oe.typ != graph.Failure && !oe.stateless
 }
 
 // taskLevel reports whether the cross-pipeline gate judges the edge once

@@ -42,6 +42,9 @@ type ModelStatus struct {
 	Outdated int
 	// Fingerprint is the model's current definition fingerprint.
 	Fingerprint string
+	// Stateless is true for a model that keeps no state (state: false):
+	// no run writes a unit of it, so it has no counts.
+	Stateless bool
 }
 
 // Timeless reports whether the model has one existence row and no windows.
@@ -89,6 +92,7 @@ func (e *Engine) Status(ctx context.Context) ([]ModelStatus, error) {
 		seen[rec.Name] = true
 		st := registeredStatus(rec, byName[rec.Name])
 		st.Outdated, st.Fingerprint = outdated[rec.Name], current[rec.Name]
+		st.Stateless = !e.keepsState(rec)
 		out = append(out, st)
 	}
 	if e.spec != nil {
@@ -122,6 +126,7 @@ func (e *Engine) ModelStatus(ctx context.Context, name string) (ModelStatus, err
 			sum = sums[0]
 		}
 		st := registeredStatus(rec, sum)
+		st.Stateless = !e.keepsState(rec)
 		if st.Fingerprint, err = e.CurrentFingerprint(ctx, name); err != nil {
 			return st, err
 		}
@@ -176,6 +181,16 @@ func (e *Engine) LatestChangeSeq(ctx context.Context) (int64, error) {
 	return state.LatestSeq(ctx, e.store)
 }
 
+// keepsState reports whether the registered model keeps state: as the spec
+// defines it when it does, else as registered.
+func (e *Engine) keepsState(rec state.ModelRecord) bool {
+	if m := e.spec.Model(rec.Name); m != nil {
+		return m.State
+	}
+	m, err := spec.ModelFromRecord(rec)
+	return err != nil || m.State
+}
+
 // registeredStatus is a registered model's status from its record and its
 // summary (a zero summary: no units).
 func registeredStatus(rec state.ModelRecord, sum state.ModelSummary) ModelStatus {
@@ -197,7 +212,7 @@ func registeredStatus(rec state.ModelRecord, sum state.ModelSummary) ModelStatus
 }
 
 func specStatus(m *spec.Model) ModelStatus {
-	st := ModelStatus{Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String(), Counts: zeroCounts()}
+	st := ModelStatus{Name: m.Name, Pipeline: m.Pipeline, Temporality: m.Temporality.String(), Counts: zeroCounts(), Stateless: !m.State}
 	if m.Temporality == spec.Temporal && m.Chunking != nil {
 		st.Flexibility = m.Chunking.Flexibility.String()
 		st.Interval = m.Chunking.Interval.String()

@@ -41,6 +41,7 @@ type RecheckRow struct {
 	Ready       int    `json:"ready"`
 	Released    int    `json:"released"`
 	Waiting     int    `json:"waiting"`
+	Outdated    int    `json:"outdated"`
 	Stale       int    `json:"stale"`
 	Errors      int    `json:"errors"`
 }

@@ -140,6 +140,13 @@ type IncidentReport struct {
 	// failedAt the incident of a model's failed units.
 	holders  map[string][]int
 	failedAt map[string]int
+	// Recheck is, when no incident and no untraced unit was found, the
+	// gate judged now for every unit that is not applied (engine.Recheck,
+	// what `blocked --recheck` reports): units can be held with no
+	// incident to name — a FAILURE alert that did not fire, units
+	// re-queued while their upstream is not loaded. Nil otherwise, and
+	// in a report of Reader.Incidents alone.
+	Recheck *SweepReport
 }
 
 // Holders are the incidents (indices into Incidents) that hold bu: for a
@@ -160,6 +167,13 @@ func (r *IncidentReport) Holders(bu BlockedUnit) []int {
 		return nil
 	}
 	return r.holders[bu.Model+"\x00"+bu.Reason]
+}
+
+// AllClear reports whether nothing is failed, blocked, stale or otherwise
+// held: no incident, no untraced unit, and Recheck finds no held unit. A
+// first look, or a report without Recheck, never says so.
+func (r *IncidentReport) AllClear() bool {
+	return !r.Glance && len(r.Incidents) == 0 && r.Untraced == 0 && r.Recheck != nil && r.Recheck.Held() == 0
 }
 
 // Incidents groups everything failed, blocked or stale into root causes:

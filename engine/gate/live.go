@@ -238,9 +238,10 @@ func (st *liveState) index(name string) error {
 func (st *liveState) buildEdges(m *liveModel) {
 	m.edges = m.edges[:0]
 	for _, src := range m.srcs {
-		ix := st.edgeIndex(src.RequireCurrent, src.Name)
+		ix, whole := st.edgeIndex(src.RequireCurrent, src.Name), st.ix[src.Name]
 		ix.setRange(st.now)
-		m.edges = append(m.edges, newSweepEdge(src, m.timeless, ix, st.now))
+		whole.setRange(st.now)
+		m.edges = append(m.edges, newCurrentEdge(src, m.timeless, ix, whole, st.now))
 	}
 }
 
@@ -303,6 +304,8 @@ func (c *ModelReadiness) tally(u state.SweepUnit, r Readiness, d int) {
 		}
 	case Waiting:
 		c.Waiting += d
+	case Outdated:
+		c.Outdated += d
 	case Stale:
 		c.Stale += d
 	default:

@@ -603,6 +603,12 @@ func (w *liveWorld) compare(when string) {
 		if got := w.unitGate(want, slices.Index(want, u)); !ok || fmt.Sprintf("%s: %s %v", readinessOf(lg), lg.BlockedReason, lg.Err) != got {
 			w.fail(when, fmt.Sprintf("%s %s: the index's gate %s: %s %v (%v), the store's %s", u.Model, u.Window, readinessOf(lg), lg.BlockedReason, lg.Err, ok, got))
 		}
+		// The verdict the counts are made of folds from those reasons: a
+		// require_current wait on outdated rows alone is Outdated, not
+		// Waiting.
+		if r := readinessOf(lg); r != u.Readiness {
+			w.fail(when, fmt.Sprintf("%s %s: counted %s, the gate's reasons say %s: %s", u.Model, u.Window, u.Readiness, r, lg.BlockedReason))
+		}
 	}
 	lrep, err := w.live.Report(gate.BlockedFilter{})
 	if err != nil {

@@ -28,9 +28,14 @@ const (
 	Stale
 	// Failing: a hard gate error; the unit would fail if claimed.
 	Failing
+	// Outdated: nothing is missing but ranges a require_current contract
+	// needs are applied only under an earlier definition of the upstream:
+	// the unit waits for `run --outdated` to rebuild them (a run never
+	// re-runs an applied window by itself).
+	Outdated
 )
 
-var readinessNames = [...]string{"", "ready", "waiting", "stale", "failing"}
+var readinessNames = [...]string{"", "ready", "waiting", "stale", "failing", "outdated"}
 
 func (r Readiness) String() string {
 	if int(r) < len(readinessNames) {
@@ -55,10 +60,12 @@ type SweptUnit struct {
 type ModelReadiness struct {
 	Model    string
 	Pipeline string
-	// Outstanding is every unit that is not applied; the next four split
-	// it.
-	Outstanding                   int
-	Ready, Waiting, Stale, Errors int
+	// Outstanding is every unit that is not applied; the next five split
+	// it. Waiting is a missing range (or an after: edge that does not
+	// hold), Outdated an upstream applied only under an earlier definition
+	// where a require_current contract reads it.
+	Outstanding                             int
+	Ready, Waiting, Outdated, Stale, Errors int
 	// Released counts the units stored blocked whose gate is satisfied
 	// now: their upstreams caught up, and a run picks them up.
 	Released int
@@ -76,10 +83,26 @@ type SweepReport struct {
 	Units int
 }
 
+// Held counts the model's held units: not applied, and the engine would
+// not run them if asked now (every outstanding unit but the ready ones).
+func (m ModelReadiness) Held() int { return m.Outstanding - m.Ready }
+
+// Held counts the held units of every model: what `blocked --recheck`
+// finds waiting, outdated, stale or failing the gate, and what keeps
+// `incidents` from saying "all clear".
+func (r *SweepReport) Held() int {
+	n := 0
+	for _, m := range r.Models {
+		n += m.Held()
+	}
+	return n
+}
+
 // Sweep evaluates, at the engine's now, the gate of every unit of the
 // environment that is not applied (of f.Model, or of the models of
 // f.Pipeline), without changing anything: which would run if claimed now,
-// which wait on a missing range, which only on freshness, which would fail.
+// which wait on a missing range, which on an outdated upstream, which only
+// on freshness, which would fail.
 // It is what `bollhav blocked --recheck` reports: a blocked unit's stored
 // reason dates from the last time a run tried it, the sweep says what holds
 // now. fn, when not nil, receives every judged unit, by model name and then
@@ -155,15 +178,17 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 		default:
 			job.timeless = m.Temporality == spec.Timeless
 			for _, src := range g.gatedSources(m) {
-				get := index
-				if src.RequireCurrent {
-					get = currentIndex
-				}
-				ix, err := get(src.Name)
+				whole, err := index(src.Name)
 				if err != nil {
 					return nil, err
 				}
-				job.edges = append(job.edges, newSweepEdge(src, job.timeless, ix, now))
+				ix := whole
+				if src.RequireCurrent {
+					if ix, err = currentIndex(src.Name); err != nil {
+						return nil, err
+					}
+				}
+				job.edges = append(job.edges, newCurrentEdge(src, job.timeless, ix, whole, now))
 			}
 			if job.after, err = g.afterTableOf(ctx, &history, m); err != nil {
 				return nil, err
@@ -244,6 +269,8 @@ func (j *sweepJob) judge() {
 			}
 		case Waiting:
 			c.Waiting++
+		case Outdated:
+			c.Outdated++
 		case Stale:
 			c.Stale++
 		default:
@@ -254,8 +281,8 @@ func (j *sweepJob) judge() {
 }
 
 // readiness folds the edges' verdicts the way Judge does: every gated
-// upstream is judged, a hard error wins, then a missing range, then
-// freshness.
+// upstream is judged, a hard error wins, then a missing range, then an
+// outdated upstream, then freshness.
 func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
 	r, _ := fold(j.edges, u)
 	if r == Ready && j.after.held(sweepWindow(u)) {
@@ -266,7 +293,7 @@ func (j *sweepJob) readiness(u state.SweepUnit) Readiness {
 }
 
 // fold is the verdict of the unit u over edges — a hard error wins, then a
-// missing range, then freshness — and, for a Ready unit, the Unix
+// missing range, then an outdated upstream, then freshness — and, for a Ready unit, the Unix
 // nanosecond after which a freshness limit makes it stale by the clock
 // alone (noFlip when none can).
 func fold(edges []sweepEdge, u state.SweepUnit) (Readiness, int64) {
@@ -284,7 +311,7 @@ func fold(edges []sweepEdge, u state.SweepUnit) (Readiness, int64) {
 	if worst != edgeOK {
 		flip = noFlip
 	}
-	return [...]Readiness{edgeOK: Ready, edgeMissing: Waiting, edgeStale: Stale, edgeError: Failing}[worst], flip
+	return [...]Readiness{edgeOK: Ready, edgeMissing: Waiting, edgeOutdated: Outdated, edgeStale: Stale, edgeError: Failing}[worst], flip
 }
 
 // gatedSources are the upstreams of m a sweep judges in g.Env: the gated

@@ -11,13 +11,17 @@ import (
 // the Verdict of Evaluate without its reason, ranges and ages, which a
 // sweep over a million units does not need and cannot afford to format.
 // They are ordered by how a unit's verdicts fold (the worst wins): a hard
-// error over a missing range over freshness — a unit that misses a range
-// on one upstream and is stale on another waits for the range.
+// error over a missing range over an outdated upstream over freshness — a
+// unit that misses a range on one upstream and is stale on another waits
+// for the range.
 type edgeVerdict uint8
 
 const (
 	edgeOK edgeVerdict = iota
 	edgeStale
+	// edgeOutdated: a require_current edge misses nothing but what rows
+	// applied under an earlier definition cover.
+	edgeOutdated
 	edgeMissing
 	edgeError
 )
@@ -43,6 +47,32 @@ type sweepEdge struct {
 	fresh, all bool
 	cut        int64
 	within     int64
+	// whole is, for a require_current edge whose upstream has outdated
+	// windows (ix is then its current index), the same edge over the
+	// upstream's every applied row: where ix misses a range and whole
+	// does not, only outdated rows cover it (edgeOutdated).
+	whole *sweepEdge
+}
+
+// newCurrentEdge is newSweepEdge for a require_current edge that reads cur,
+// the upstream's index without its outdated rows; whole is the upstream's
+// index with them (the same index when nothing is outdated). A range that
+// only outdated rows cover is then edgeOutdated, not edgeMissing, as
+// Evaluate reports it apart (Verdict.Outdated).
+func newCurrentEdge(src spec.Source, timelessDown bool, cur, whole *upstreamIndex, now time.Time) sweepEdge {
+	e := newSweepEdge(src, timelessDown, cur, now)
+	if cur == whole {
+		return e
+	}
+	w := newSweepEdge(src, timelessDown, whole, now)
+	if e.constant {
+		if e.verdict == edgeMissing && w.verdict != edgeMissing {
+			e.verdict, e.flip = edgeOutdated, noFlip
+		}
+		return e
+	}
+	e.whole = &w
+	return e
 }
 
 // newSweepEdge prepares src of a model (timeless when down is) against its
@@ -88,6 +118,18 @@ func (e *sweepEdge) evalAt(a, b int64) (edgeVerdict, int64) {
 	if e.constant {
 		return e.verdict, e.flip
 	}
+	v, flip := e.evalWindow(a, b)
+	if v == edgeMissing && e.whole != nil {
+		if w, _ := e.whole.evalWindow(a, b); w != edgeMissing {
+			return edgeOutdated, noFlip
+		}
+	}
+	return v, flip
+}
+
+// evalWindow is evalAt for an edge whose verdict depends on the window,
+// over e.ix alone.
+func (e *sweepEdge) evalWindow(a, b int64) (edgeVerdict, int64) {
 	ix := e.ix
 	switch e.level {
 	case spec.Exact:

@@ -14,7 +14,8 @@ import (
 
 // readinessOf folds the per-unit gate (GateUnitFromStore, the path a run
 // takes) the way a sweep reports it: a hard error first, then a missing
-// range, then freshness.
+// range, then an upstream applied only under an earlier definition
+// (require_current), then freshness.
 func readinessOf(g gate.UnitGate) gate.Readiness {
 	if g.Err != nil {
 		return gate.Failing
@@ -22,10 +23,21 @@ func readinessOf(g gate.UnitGate) gate.Readiness {
 	if g.Satisfied {
 		return gate.Ready
 	}
+	outdated := false
 	for _, v := range g.Verdicts {
-		if !v.Satisfied && !v.Stale && !v.Skipped {
-			return gate.Waiting
+		if v.Satisfied || v.Stale || v.Skipped {
+			continue
 		}
+		// Only outdated: no range missing, and the reason says so (a
+		// timeless upstream's existence row has no range to list).
+		if len(v.Missing) == 0 && (len(v.Outdated) > 0 || strings.HasSuffix(v.Reason, gate.OutdatedText)) {
+			outdated = true
+			continue
+		}
+		return gate.Waiting
+	}
+	if outdated {
+		return gate.Outdated
 	}
 	return gate.Stale
 }
@@ -116,7 +128,7 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		sumReleased := 0
 		for name, n := range counted {
 			m := byModel[name]
-			if m.Outstanding != n || m.Ready+m.Waiting+m.Stale+m.Errors != n {
+			if m.Outstanding != n || m.Ready+m.Waiting+m.Outdated+m.Stale+m.Errors != n {
 				t.Errorf("%s: report %+v, %d units swept", name, m, n)
 			}
 			sumReleased += m.Released

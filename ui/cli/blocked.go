@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
@@ -31,9 +32,11 @@ since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.
 A blocked reason dates from the last time a run tried the unit. --recheck
 judges the gate of every unit that is not applied as of now (or --as-of),
 changing nothing, and counts them per model: ready (it would run if claimed;
-"released" are those stored blocked whose upstreams caught up), waiting on a
-missing range, stale (only a freshness limit fails) and failing on a hard
-gate error.`,
+"released" are those stored blocked whose upstreams caught up), waiting on an
+upstream (a missing range, or an after: edge that does not hold), outdated
+(nothing is missing, but a require_current contract reads windows applied
+under an earlier definition: 'run --outdated' rebuilds them), stale (only a
+freshness limit fails) and failing on a hard gate error.`,
 		examples: []string{
 			"bollhav blocked",
 			"bollhav blocked --pipeline core",
@@ -119,15 +122,6 @@ type recheckJSON struct {
 	Models []recheckModelJSON `json:"models"`
 }
 
-// liveRecheck is the live index's report over the units filter selects.
-func liveRecheck(ctx gocontext.Context, e *engine.Engine, filter gate.BlockedFilter) (*gate.SweepReport, error) {
-	live, err := e.LiveGate(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return live.Report(filter)
-}
-
 type recheckModelJSON struct {
 	Model       string `json:"model"`
 	Pipeline    string `json:"pipeline"`
@@ -135,27 +129,48 @@ type recheckModelJSON struct {
 	Ready       int    `json:"ready"`
 	Released    int    `json:"released"`
 	Waiting     int    `json:"waiting"`
+	Outdated    int    `json:"outdated"`
 	Stale       int    `json:"stale"`
 	Errors      int    `json:"errors"`
 }
 
+// recheckModels is rep's models as `blocked --recheck -o json` gives them.
+func recheckModels(rep *gate.SweepReport) []recheckModelJSON {
+	out := []recheckModelJSON{}
+	for _, m := range rep.Models {
+		out = append(out, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
+			Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Outdated: m.Outdated, Stale: m.Stale, Errors: m.Errors})
+	}
+	return out
+}
+
+// heldParts says what holds a model's held units, as --recheck counts
+// them: "2 waiting on an upstream, 1 stale".
+func heldParts(m gate.ModelReadiness) string {
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{{m.Waiting, "waiting on an upstream"}, {m.Outdated, "on an outdated upstream"}, {m.Stale, "stale"}, {m.Errors, "failing the gate"}} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // runRecheck is `blocked --recheck`: the verdicts of the live gate index
-// (engine.LiveGate) — what the UI's Blocked view and `serve` keep current
+// (engine.Recheck) — what the UI's Blocked view and `serve` keep current
 // from the change feed — per model. Built here from one full read, it says
 // what a full sweep says, unit for unit.
 func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
-	rep, err := liveRecheck(ctx, e, filter)
+	rep, err := e.Recheck(ctx, filter)
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
 	if c.Output == "json" {
-		out := recheckJSON{AsOf: state.FormatTime(rep.Now), Models: []recheckModelJSON{}}
-		for _, m := range rep.Models {
-			out.Models = append(out.Models, recheckModelJSON{Model: m.Model, Pipeline: m.Pipeline, Outstanding: m.Outstanding,
-				Ready: m.Ready, Released: m.Released, Waiting: m.Waiting, Stale: m.Stale, Errors: m.Errors})
-		}
-		writeJSON(c.Out, out)
+		writeJSON(c.Out, recheckJSON{AsOf: state.FormatTime(rep.Now), Models: recheckModels(rep)})
 		return ExitOK
 	}
 	if len(rep.Models) == 0 {
@@ -166,15 +181,16 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 	rows := make([][]string, 0, len(rep.Models))
 	for _, m := range rep.Models {
 		rows = append(rows, []string{m.Model, m.Pipeline, strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),
-			strconv.Itoa(m.Waiting), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
+			strconv.Itoa(m.Waiting), strconv.Itoa(m.Outdated), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
 		total.Ready += m.Ready
 		total.Released += m.Released
 		total.Waiting += m.Waiting
+		total.Outdated += m.Outdated
 		total.Stale += m.Stale
 		total.Errors += m.Errors
 	}
-	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "STALE", "ERRORS"}, rows)
-	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on an upstream, %d stale, %d failing the gate\n",
-		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Stale, total.Errors)
+	printTable(c.Out, []string{"MODEL", "PIPELINE", "NOT APPLIED", "READY", "RELEASED", "WAITING", "OUTDATED", "STALE", "ERRORS"}, rows)
+	fmt.Fprintf(c.Out, "%d unit%s not applied as of %s: %d ready (%d of them blocked, now released), %d waiting on an upstream, %d on an outdated upstream, %d stale, %d failing the gate\n",
+		rep.Units, plural(rep.Units), state.FormatTime(rep.Now), total.Ready, total.Released, total.Waiting, total.Outdated, total.Stale, total.Errors)
 	return ExitOK
 }

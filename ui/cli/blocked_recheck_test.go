@@ -67,3 +67,44 @@ func TestBlockedRecheckSeesAReleasedUnit(t *testing.T) {
 		t.Errorf("after --recheck the stored blocked unit is gone:\n%s", out)
 	}
 }
+
+// TestBlockedRecheckCountsAnOutdatedWaitApart: core.daily reads raw.orders
+// with require_current. Day one's hours are loaded, then the loader's
+// command changes, so they are applied under an earlier definition; day two
+// has no hour loaded at all. A run of core.daily holds both days — one on
+// an outdated upstream, one on a missing range — and --recheck must tell
+// them apart: nothing is missing for day one. On both stores.
+func TestBlockedRecheckCountsAnOutdatedWaitApart(t *testing.T) {
+	odEach(t, func(t *testing.T, w odWorld) {
+		current := strings.Replace(odSpec, "contract: encapsulate}", "contract: encapsulate, require_current: true}", 1)
+		w.write(t, current)
+		w.ok(t, w.args("run", "raw.orders", "--since", "2026-01-01", "--until", "2026-01-02")...)
+		w.write(t, strings.Replace(current, `"v1"`, `"v2"`, 1))
+		w.ok(t, w.args("run", "core.daily", "--since", "2026-01-01", "--until", "2026-01-03")...)
+		if st := w.ok(t, w.args("units", "core.daily", "--status", "blocked")...); !strings.Contains(st, "applied under an earlier definition") ||
+			!strings.Contains(st, "missing [2026-01-02T00:00:00Z, 2026-01-03T00:00:00Z)") {
+			t.Fatalf("the run did not hold day one on the outdated hours and day two on the missing ones:\n%s", st)
+		}
+
+		var got struct {
+			Models []enginetest.RecheckRow `json:"models"`
+		}
+		wbDecode(t, w.ok(t, w.args("blocked", "--recheck", "-o", "json")...), &got)
+		want := enginetest.RecheckRow{Model: "core.daily", Pipeline: "shop", Outstanding: 2, Waiting: 1, Outdated: 1}
+		if len(got.Models) != 1 || got.Models[0] != want {
+			t.Errorf("blocked --recheck -o json: %+v, want only %+v", got.Models, want)
+		}
+
+		text := w.ok(t, w.args("blocked", "--recheck")...)
+		for _, line := range []string{
+			"MODEL       PIPELINE  NOT APPLIED  READY  RELEASED  WAITING  OUTDATED  STALE  ERRORS",
+			"core.daily  shop      2            0      0         1        1         0      0",
+			"2 units not applied as of ",
+			": 0 ready (0 of them blocked, now released), 1 waiting on an upstream, 1 on an outdated upstream, 0 stale, 0 failing the gate",
+		} {
+			if !strings.Contains(text, line) {
+				t.Errorf("blocked --recheck lacks %q:\n%s", line, text)
+			}
+		}
+	})
+}

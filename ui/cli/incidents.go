@@ -34,7 +34,7 @@ With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
     "started_at","age_seconds","detail","retry":{"try","of","at","ended_run"},
     "blocked_units","releases","blocked_models":[],"impact","focus":{"model","at"}}],
-   "untraced","held"}
+   "untraced","held","recheck":{"held","models":[]}}
 kind is failed, gate_error, stale, missing, blocked or released; since/until
 are the root units' first..last bounds (null when timeless); retry, null
 unless a unit waits for one, is the soonest: the next try, the model's
@@ -43,7 +43,14 @@ blocked_units counts the blocked units an incident holds (a unit held by two
 roots counts under both) and releases those it alone holds: fixing it alone
 releases them; held counts the blocked units held, each once.
 untraced counts blocked units past the first 500 (by impact) whose model had
-no traced unit. The exit status is 0 whether or not anything is wrong.`,
+no traced unit.
+
+With no incident it says "all clear" only when 'blocked --recheck' finds no
+unit held (not applied, and not run if asked now); otherwise it lists the
+held units by model — an alert that did not fire, units re-queued while their
+upstream is not loaded. recheck (null when there is an incident) gives those
+counts: held, and the models as 'blocked --recheck -o json' gives them.
+The exit status is 0 whether or not anything is wrong.`,
 		examples: []string{
 			"bollhav incidents",
 			"bollhav incidents -o json | jq '.incidents[0]'",
@@ -58,6 +65,14 @@ type incidentsJSON struct {
 	Incidents []incidentJSON `json:"incidents"`
 	Untraced  int            `json:"untraced"`
 	Held      int            `json:"held"`
+	// Recheck is set when no incident was found: what blocked --recheck
+	// reports, held counting its units that are not ready.
+	Recheck *incidentsRecheckJSON `json:"recheck"`
+}
+
+type incidentsRecheckJSON struct {
+	Held   int                `json:"held"`
+	Models []recheckModelJSON `json:"models"`
 }
 
 type incidentJSON struct {
@@ -108,6 +123,9 @@ func runIncidents(c *cmdContext, args []string) int {
 
 func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 	out := incidentsJSON{AsOf: state.FormatTime(rep.Now), Incidents: []incidentJSON{}, Untraced: rep.Untraced, Held: rep.Held}
+	if rep.Recheck != nil {
+		out.Recheck = &incidentsRecheckJSON{Held: rep.Recheck.Held(), Models: recheckModels(rep.Recheck)}
+	}
 	for _, inc := range rep.Incidents {
 		j := incidentJSON{Kind: string(inc.Kind), Model: inc.Model, Pipeline: inc.Pipeline, Units: inc.Units,
 			StartedAt: rfcOrNull(&inc.Since), Detail: inc.Detail, BlockedUnits: inc.Blocked, Releases: inc.Releases,
@@ -132,8 +150,28 @@ func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 // suffix is the environment's schema suffix, which the why command it
 // names must carry too.
 func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
-	if len(rep.Incidents) == 0 && rep.Untraced == 0 {
+	if rep.AllClear() {
 		fmt.Fprintf(w, "all clear: nothing failed, blocked or stale in %s as of %s\n", env, state.FormatTime(rep.Now))
+		return
+	}
+	if len(rep.Incidents) == 0 && rep.Untraced == 0 && rep.Recheck != nil {
+		// Held units no incident names: an alert that did not fire, units
+		// re-queued behind an upstream not loaded.
+		n := rep.Recheck.Held()
+		fmt.Fprintf(w, "no incident in %s as of %s, but %d unit%s %s held (not applied, and would not run if asked now):\n",
+			env, state.FormatTime(rep.Now), n, plural(n), map[bool]string{true: "is", false: "are"}[n == 1])
+		width := 0
+		for _, m := range rep.Recheck.Models {
+			if m.Held() > 0 {
+				width = max(width, len(m.Model))
+			}
+		}
+		for _, m := range rep.Recheck.Models {
+			if m.Held() > 0 {
+				fmt.Fprintf(w, "  %-*s  %s\n", width, m.Model, heldParts(m))
+			}
+		}
+		fmt.Fprintln(w, "'bollhav blocked --recheck' counts them by model, 'bollhav why MODEL --at TIME' explains one")
 		return
 	}
 	for i, inc := range rep.Incidents {

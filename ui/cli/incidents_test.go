@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
@@ -94,4 +96,98 @@ func TestIncidentWhyCommandKeepsTheEnvironment(t *testing.T) {
 			t.Errorf("whyCommand(%v, %q) = %q, want %q", c.u, c.suffix, got, c.want)
 		}
 	}
+}
+
+// heldSpec: p.b reads p.a's days; p.alert runs only when p.a fails.
+const heldSpec = `models:
+  - {name: p.a, pipeline: p, chunking: {interval: 1d, start: "2026-11-01"}, run: {command: ["true"]}}
+  - {name: p.b, pipeline: p, chunking: {interval: 1d, start: "2026-11-01"},
+     upstream: [{name: p.a, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: p.alert, pipeline: p, chunking: {interval: 1d, start: "2026-11-01"},
+     after: [{task: p.a, on: failure}], run: {command: ["true"]}}
+`
+
+// TestIncidentsIsNotAllClearWhileUnitsAreHeld: `incidents` says "all clear"
+// only when `blocked --recheck` finds no unit held (not applied, and not
+// run if asked now), and otherwise names what waits, with the count
+// --recheck gives. Two holds no incident names: a FAILURE alert that did
+// not fire (p.alert, held by its after: edge), and units an operator
+// re-queued (mark --status pending) while their upstream is not loaded
+// (p.b). On both stores.
+func TestIncidentsIsNotAllClearWhileUnitsAreHeld(t *testing.T) {
+	odEach(t, func(t *testing.T, w odWorld) {
+		w.write(t, heldSpec)
+		// recheckHeld is --recheck's held units by model: every count but
+		// ready.
+		recheckHeld := func() map[string]int {
+			var got struct {
+				Models []enginetest.RecheckRow `json:"models"`
+			}
+			wbDecode(t, w.ok(t, w.args("blocked", "--recheck", "-o", "json")...), &got)
+			out := map[string]int{}
+			for _, m := range got.Models {
+				if n := m.Waiting + m.Outdated + m.Stale + m.Errors; n > 0 {
+					out[m.Model] = n
+				}
+			}
+			return out
+		}
+		type incidentsHeld struct {
+			Incidents []struct{ Kind, Model string }
+			Recheck   struct {
+				Held   int                     `json:"held"`
+				Models []enginetest.RecheckRow `json:"models"`
+			} `json:"recheck"`
+		}
+		check := func(when string, want map[string]int, lines ...string) {
+			t.Helper()
+			if got := recheckHeld(); fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: blocked --recheck holds %v, want %v", when, got, want)
+			}
+			var inc incidentsHeld
+			wbDecode(t, w.ok(t, w.args("incidents", "-o", "json")...), &inc)
+			total := 0
+			for _, n := range want {
+				total += n
+			}
+			if len(inc.Incidents) != 0 || inc.Recheck.Held != total {
+				t.Errorf("%s: incidents -o json %+v, want no incident and %d held", when, inc, total)
+			}
+			text := w.ok(t, w.args("incidents")...)
+			if total > 0 && strings.Contains(text, "all clear") {
+				t.Errorf("%s: incidents says all clear while %d units are held:\n%s", when, total, text)
+			}
+			for _, l := range lines {
+				if !strings.Contains(text, l) {
+					t.Errorf("%s: incidents lacks %q:\n%s", when, l, text)
+				}
+			}
+		}
+
+		w.ok(t, w.args("run", "p.a", "--since", "2026-11-01", "--until", "2026-11-03")...)
+		check("p.a's two days loaded", map[string]int{}, "all clear: nothing failed, blocked or stale in prod as of ")
+
+		// The whole pipeline over the same days: p.a succeeds, so the
+		// alert's two days are held by its edge; nothing is broken.
+		w.ok(t, w.args("run", "--since", "2026-11-01", "--until", "2026-11-03")...)
+		check("the alert did not fire", map[string]int{"p.alert": 2},
+			"no incident in prod as of ",
+			"but 2 units are held (not applied, and would not run if asked now):",
+			"  p.alert  2 waiting on an upstream")
+
+		// p.b's next two days wait on p.a's, which are not loaded: an
+		// incident while they are stored blocked; re-queued by hand they
+		// are pending, and still held.
+		w.ok(t, w.args("run", "p.b", "--since", "2026-11-03", "--until", "2026-11-05")...)
+		var inc incidentsHeld
+		wbDecode(t, w.ok(t, w.args("incidents", "-o", "json")...), &inc)
+		if len(inc.Incidents) != 1 || inc.Incidents[0].Kind != "missing" || inc.Incidents[0].Model != "p.a" {
+			t.Errorf("with p.b blocked: incidents %+v, want p.a not loaded", inc.Incidents)
+		}
+		w.ok(t, w.args("mark", "p.b", "--since", "2026-11-03", "--until", "2026-11-05", "--status", "pending")...)
+		check("p.b re-queued behind p.a", map[string]int{"p.alert": 2, "p.b": 2},
+			"but 4 units are held (not applied, and would not run if asked now):",
+			"  p.alert  2 waiting on an upstream",
+			"  p.b      2 waiting on an upstream")
+	})
 }

@@ -47,7 +47,7 @@ JSON (-o json):
      "window": ["…", "…"], "contract_range": ["…", "…"],
      "register": false, "migrate": null,
      "created": 0, "reset": 24, "deleted": 0, "to_run": 24, "outdated": 0,
-     "built_on_outdated": 0,
+     "built_on_outdated": 0, "state": true,
      "created_windows": [], "reset_windows": [["…", "…"]],
      "deleted_windows": [], "to_run_windows": [["…", "…"]],
      "warnings": []}]}
@@ -62,7 +62,9 @@ timeless); contract_range is null when empty; migrate, under torch, is
 {"registered", "defined", "units"} for a fixed model whose grain changes;
 outdated (a model's) counts the outdated units an --outdated plan rebuilds,
 built_on_outdated the units built on outdated windows it rebuilds
-(--downstream).`,
+(--downstream). state is false for a model that keeps no state (state: false):
+no unit of it is planned (only units an older bollhav kept are deleted), and
+its task runs its work once, without a unit.`,
 		examples: []string{
 			"bollhav plan raw.orders --since 2026-01-01 --until 2026-01-02",
 			"bollhav plan --pipeline core --mode discover",
@@ -127,6 +129,7 @@ type planModelJSON struct {
 	ToRun          int              `json:"to_run"`
 	Outdated       int              `json:"outdated"`
 	BuiltOn        int              `json:"built_on_outdated"`
+	State          bool             `json:"state"`
 	CreatedWindows [][2]string      `json:"created_windows"`
 	ResetWindows   [][2]string      `json:"reset_windows"`
 	DeletedWindows [][2]string      `json:"deleted_windows"`
@@ -161,7 +164,7 @@ func planToJSON(p *engine.Plan) planJSON {
 			Created: mp.Create.Len(), Reset: mp.Reset.Len(), Deleted: planDeleted(mp), ToRun: mp.Run.Len(),
 			CreatedWindows: planSpansJSON(mp.Create.Spans()), ResetWindows: planSpansJSON(mp.Reset.Spans()),
 			DeletedWindows: planSpansJSON(engine.SpansOf(planDeletedWindows(mp))), ToRunWindows: planSpansJSON(mp.Run.Spans()),
-			Warnings: append([]string{}, mp.Warnings...),
+			Warnings: append([]string{}, mp.Warnings...), State: !mp.Stateless,
 		}
 		if mp.Temporality == spec.Temporal {
 			m.Flexibility = mp.Flexibility.String()
@@ -278,6 +281,9 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 		}
 		if mp.Mode != p.Mode {
 			note = append(note, "runs as "+mp.Mode.String())
+		}
+		if mp.Stateless {
+			note = append(note, "no state: its task runs its work, no unit")
 		}
 		if mp.Outdated {
 			note = append(note, fmt.Sprintf("%d outdated", mp.OutdatedUnits))

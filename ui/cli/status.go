@@ -69,6 +69,7 @@ type statusJSONModel struct {
 	LastAppliedAt *string          `json:"last_applied_at"`
 	Outdated      int              `json:"outdated"`
 	Fingerprint   *string          `json:"fingerprint"`
+	State         bool             `json:"state"`
 	Data          *dataJSON        `json:"data,omitempty"`
 }
 
@@ -114,6 +115,14 @@ func runStatus(c *cmdContext, args []string) int {
 	pal := c.palette()
 	for _, m := range models {
 		row := []string{m.Name, m.Pipeline, statusShape(m)}
+		if m.Stateless && m.Units() == 0 {
+			// Nothing to count: no run writes a unit of it.
+			for range len(state.Statuses) + 1 {
+				row = append(row, "-")
+			}
+			rows = append(rows, append(row, "-", "-"))
+			continue
+		}
 		for _, s := range state.Statuses {
 			row = append(row, pal.count(s, m.Counts[s]))
 		}
@@ -144,6 +153,7 @@ func statusModelJSON(m engine.ModelStatus) statusJSONModel {
 		Coverage:      [][2]string{},
 		LastAppliedAt: rfcOrNull(m.LastAppliedAt),
 		Outdated:      m.Outdated,
+		State:         !m.Stateless,
 	}
 	if m.Fingerprint != "" {
 		j.Fingerprint = &m.Fingerprint
@@ -157,8 +167,11 @@ func statusModelJSON(m engine.ModelStatus) statusJSONModel {
 	return j
 }
 
-// statusShape reads "fix 1h", "flex 1d" or "timeless".
+// statusShape reads "fix 1h", "flex 1d", "timeless" or "no state".
 func statusShape(m engine.ModelStatus) string {
+	if m.Stateless {
+		return "no state"
+	}
 	if m.Timeless() {
 		return m.Temporality
 	}

@@ -238,17 +238,17 @@ func TestStatusJSON(t *testing.T) {
   {"name": "raw.a", "pipeline": "core", "temporality": "temporal", "flexibility": "fix", "interval": "1h",
    "counts": {"pending": 1, "running": 1, "applied": 3, "blocked": 1, "failed": 1},
    "coverage": [["2026-01-01T00:00:00Z", "2026-01-01T02:00:00Z"], ["2026-01-01T03:00:00Z", "2026-01-01T04:00:00Z"]],
-   "last_applied_at": "2026-01-02T01:00:00Z", "outdated": 0},
+   "last_applied_at": "2026-01-02T01:00:00Z", "outdated": 0, "state": true},
   {"name": "stage.f", "pipeline": "core", "temporality": "temporal", "flexibility": "flex", "interval": "1d",
    "counts": {"pending": 0, "running": 0, "applied": 3, "blocked": 0, "failed": 0},
    "coverage": [["2026-01-01T00:00:00Z", "2026-01-03T00:00:00Z"], ["2026-01-04T00:00:00Z", "2026-01-05T00:00:00Z"]],
-   "last_applied_at": "2026-01-06T00:00:00Z", "outdated": 0},
+   "last_applied_at": "2026-01-06T00:00:00Z", "outdated": 0, "state": true},
   {"name": "marts.new", "pipeline": "marts", "temporality": "temporal", "flexibility": "fix", "interval": "1d",
    "counts": {"pending": 0, "running": 0, "applied": 0, "blocked": 0, "failed": 0},
-   "coverage": [], "last_applied_at": null, "outdated": 0},
+   "coverage": [], "last_applied_at": null, "outdated": 0, "state": true},
   {"name": "ref.c", "pipeline": "side", "temporality": "timeless", "flexibility": null, "interval": null,
    "counts": {"pending": 1, "running": 0, "applied": 0, "blocked": 0, "failed": 0},
-   "coverage": [], "last_applied_at": null, "outdated": 0}
+   "coverage": [], "last_applied_at": null, "outdated": 0, "state": true}
 ]}`)
 	})
 }

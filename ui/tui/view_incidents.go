@@ -91,7 +91,7 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 	}
 	if v.landing {
 		v.landing = false
-		if len(v.rep.Incidents) == 0 && v.rep.Untraced == 0 {
+		if v.rep.AllClear() {
 			v.c.send(allClearMsg{view: v.id})
 		}
 	}
@@ -271,8 +271,13 @@ func (v *incidentsView) render(w, h int) []string {
 	}
 	if len(v.rep.Incidents) == 0 {
 		msg := " " + t.Glyph(themes.Applied) + " all clear: nothing failed, blocked or stale"
-		if v.rep.Untraced > 0 {
+		switch {
+		case v.rep.Untraced > 0:
 			msg = fmt.Sprintf(" %s blocked units not traced: see the blocked view (2)", count(v.rep.Untraced))
+		case !v.rep.AllClear() && v.rep.Recheck != nil:
+			// Held with no incident to name: an alert that did not fire,
+			// units re-queued behind an upstream not loaded.
+			msg = " no incident, but " + plural(v.rep.Recheck.Held(), "unit is", "units are") + " held (not applied, and would not run if asked now): bollhav blocked --recheck"
 		}
 		return pad([]string{msg}, w, h)
 	}

@@ -70,6 +70,30 @@ func TestLandingAllClearOpensOnThePipelines(t *testing.T) {
 	}
 }
 
+// A FAILURE alert that did not fire is held by its after: edge, with no
+// incident to name: the UI stays on the incidents and says how many units
+// are held, as `bollhav incidents` does, instead of "all clear".
+func TestLandingWithHeldUnitsIsNotAllClear(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, `models:
+  - {name: raw.orders, pipeline: ingest, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: ops.alert, pipeline: ingest, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     after: [{task: raw.orders, on: failure}], run: {command: ["true"]}}
+`)
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return uiClock }})
+	days := state.Window{Since: t0, Until: t0.Add(48 * time.Hour)}
+	if _, err := e.Run(t.Context(), engine.RunRequest{Window: &days}, e.Executor(), nil); err != nil {
+		t.Fatal(err)
+	}
+	r := startLanding(t, e, 160, 24, Options{})
+	frame := r.waitFor(t, "the incidents, two alert days held", func(f string, top viewKind) bool {
+		return top == viewIncidents && strings.Contains(f, "no incident, but 2 units are held")
+	})
+	if strings.Contains(frame, "all clear") {
+		t.Errorf("all clear while the alert's two days are held:\n%s", frame)
+	}
+}
+
 // The incidents open on a first look — the failed roots and how many
 // blocked units wait, before any is traced — and the traced report
 // replaces it with no key pressed, on its own first card.
