@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/tui"
 )
@@ -47,12 +48,8 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	day := d.outage.Since.Truncate(24 * time.Hour)
 	dayText := func(t time.Time) string { return t.Format("2006-01-02") }
 	missing := "? core.daily_revenue " + dayText(day) + " – " + dayText(day.AddDate(0, 0, 2)) + " missing"
-	for _, want := range []string{missing, "1 failed · 9 blocked · 3 causes",
-		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later"} {
-		if !strings.Contains(f, want) {
-			t.Errorf("Blocked lacks %q:\n%s", want, f)
-		}
-	}
+	enginetest.ContainsAll(t, "Blocked", f, missing, "1 failed · 9 blocked · 3 causes",
+		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later")
 	if strings.Count(f, "mart.kpi_daily") != 5 || strings.Count(f, "mart.monthly_revenue") != 2 {
 		t.Errorf("want the five KPI days and the two months listed:\n%s", f)
 	}

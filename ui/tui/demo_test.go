@@ -114,11 +114,7 @@ func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 	r.Keys("enter")
 	f := r.WaitWhy(t)
 	tui.CheckFrame(t, f, 80, 24)
-	for _, want := range []string{"why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later"} {
-		if !strings.Contains(f, want) {
-			t.Errorf("the why screen lacks %q:\n%s", want, f)
-		}
-	}
+	enginetest.ContainsAll(t, "the why screen", f, "why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later")
 }
 
 // TestDemoFixFlowsDownstreamInThreeKeys: the payment provider is back; from
@@ -205,14 +201,10 @@ func TestDemoUnitDetailShowsTheWholeErrorAndWhatRan(t *testing.T) {
 	f := r.WaitText(t, "Ran (as the spec has it now)")
 	tui.CheckFrame(t, f, 80, 24)
 	since := d.outage.Since.Format(time.RFC3339)
-	for _, want := range []string{
+	enginetest.ContainsAll(t, "the unit detail", f,
 		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down; retry later",
-		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE=" + since,
-	} {
-		if !strings.Contains(f, want) {
-			t.Errorf("the unit detail lacks %q:\n%s", want, f)
-		}
-	}
+		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE="+since,
+	)
 	// The history is below: G scrolls to its end. The demo's payments hour
 	// failed in both seeding runs, the same error each time.
 	r.Keys("G")
