@@ -5,6 +5,9 @@ import (
 	"testing"
 )
 
+// The checks below are the ones tests of several packages make the same
+// way; each reports with t.Errorf and goes on, so one failure shows all.
+
 // ContainsAll checks that text, what a command printed or a screen showed,
 // holds every one of wants. Each piece missing is its own error naming
 // what the text is and showing it whole, so one failure lists them all.
@@ -14,5 +17,21 @@ func ContainsAll(t testing.TB, what, text string, wants ...string) {
 		if !strings.Contains(text, want) {
 			t.Errorf("%s lacks %q:\n%s", what, want, text)
 		}
+	}
+}
+
+// Eq checks one value, named what.
+func Eq[T comparable](t testing.TB, what string, got, want T) {
+	t.Helper()
+	if got != want {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}
+
+// EqRows checks rows read back as text (Rows), in order.
+func EqRows(t testing.TB, what string, got []string, want ...string) {
+	t.Helper()
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("%s = %q, want %q", what, got, want)
 	}
 }
