@@ -13,9 +13,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/bollhav/bollhav/ui/cli"
 	"github.com/bollhav/bollhav/ui/tui"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -46,20 +44,8 @@ func seedDemo(t *testing.T) *demo {
 		}
 		return nil
 	})
-	sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	sp, store := enginetest.OpenProject(t, dir)
+	at, err := cli.DemoOutage(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
