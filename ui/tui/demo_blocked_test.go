@@ -23,8 +23,7 @@ func hourText(w state.Window) string {
 // under the list.
 func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
 	f := r.WaitBlocked(t)
 	tui.CheckFrame(t, f, 80, 24)
@@ -70,13 +69,8 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 // them too.
 func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 	d := seedDemo(t)
-	days := d.blockedWindows(t, "core.daily_revenue")
-	if len(days) != 2 {
-		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(days))
-	}
-	d.fixOutage(t) // the provider is back
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	days := d.revenueDaysFixed(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
 	r.WaitBlocked(t)
 	r.Keys("r")
@@ -142,9 +136,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 // failed unit (not on the first model, ops.payment_alerts); n and N walk
 // the failed and blocked models, round the end.
 func TestDemoPipelinesOpenOnTheFailedModel(t *testing.T) {
-	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := seedDemo(t).startOnIncidents(t)
 	r.Keys("esc")
 	f := r.WaitPipelines(t)
 	if sel := tui.SelectedLine(f); !strings.Contains(sel, "raw.payments") {

@@ -177,6 +177,16 @@ func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
 	return startLanding(t, e, w, h, opts)
 }
 
+// startSettled starts the UI at 80×24 over a fresh world (newWorld), opened
+// as opts says, and waits for view k, settled: where the tests that need no
+// more of the world begin. It returns the run and its settled frame.
+func startSettled(t *testing.T, opts Options, k viewKind) (*uiRun, string) {
+	t.Helper()
+	w := newWorld(t)
+	r := startUI(t, w.e, 80, 24, opts)
+	return r, r.waitSettled(t, k)
+}
+
 // startLanding runs the UI as startUI does, but with opts.View as given:
 // empty opens on the incidents, or on the pipelines when all is clear.
 func startLanding(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
