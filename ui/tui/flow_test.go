@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -66,12 +64,7 @@ func TestDrillDownToTheBlockingUpstream(t *testing.T) {
 // TestRunFromTheDialogLandsInTheStore: the source is fixed, the operator
 // runs the failed hour from the model view, and the store has it applied.
 func TestRunFromTheDialogLandsInTheStore(t *testing.T) {
-	w := newWorld(t)
-	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "raw.orders"})
-	r.waitSettled(t, viewModel)
+	w, r := startFixed(t, Options{View: "model", Model: "raw.orders"}, viewModel)
 	r.keys("r")
 	r.waitText(t, "Run 1 unit of raw.orders in prod?", "[ Cancel ]")
 	// Enter on the default button cancels.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -185,6 +186,20 @@ func startSettled(t *testing.T, opts Options, k viewKind) (*uiRun, string) {
 	w := newWorld(t)
 	r := startUI(t, w.e, 80, 24, opts)
 	return r, r.waitSettled(t, k)
+}
+
+// startFixed is startSettled over a world whose source is fixed (the file
+// "fixed" in its spec directory), so raw.orders' failed hours load when
+// run again; it returns the world too, for its store.
+func startFixed(t *testing.T, opts Options, k viewKind) (*world, *uiRun) {
+	t.Helper()
+	w := newWorld(t)
+	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startUI(t, w.e, 80, 24, opts)
+	r.waitSettled(t, k)
+	return w, r
 }
 
 // startLanding runs the UI as startUI does, but with opts.View as given:
