@@ -134,13 +134,8 @@ func setupSource(t *testing.T, ds state.DataStore, schema string, s state.Store)
 // the first.
 func runningUnit(t *testing.T, s state.Store, from, to int) state.Claim {
 	t.Helper()
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(from, to), clock(0))
-	cs := claim(t, s, "", "m", 1, clock(1))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %d units, want 1", len(cs))
-	}
-	return cs[0]
+	modelM(t, s, from, to)
+	return claimExactly(t, s, "", "m", 1, clock(1))[0]
 }
 
 // testDataStatements: :since/:until bind the unit's window, the last
