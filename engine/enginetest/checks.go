@@ -35,3 +35,23 @@ func EqRows(t testing.TB, what string, got []string, want ...string) {
 		t.Errorf("%s = %q, want %q", what, got, want)
 	}
 }
+
+// FirstLineDiff is where texts a and b first differ: the line (from 1)
+// and that line of each, "" past a text's end; 0 when they are the same.
+// Tests that compare whole dumps of a store show it rather than both.
+func FirstLineDiff(a, b string) (line int, x, y string) {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(al), len(bl)); i++ {
+		x, y = "", ""
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return i + 1, x, y
+		}
+	}
+	return 0, "", ""
+}
