@@ -62,22 +62,8 @@ func runFixture(t *testing.T, s state.Store, f enginetest.Fixture) {
 
 func expectSameText(t *testing.T, what, ran, seeded string) {
 	t.Helper()
-	if ran == seeded {
-		return
-	}
-	r, s := strings.Split(ran, "\n"), strings.Split(seeded, "\n")
-	for i := 0; i < max(len(r), len(s)); i++ {
-		var a, b string
-		if i < len(r) {
-			a = r[i]
-		}
-		if i < len(s) {
-			b = s[i]
-		}
-		if a != b {
-			t.Errorf("%s differ at line %d:\n ran    %s\n seeded %s", what, i+1, a, b)
-			return
-		}
+	if line, a, b := enginetest.FirstLineDiff(ran, seeded); line > 0 {
+		t.Errorf("%s differ at line %d:\n ran    %s\n seeded %s", what, line, a, b)
 	}
 }
 

@@ -7,7 +7,6 @@ package engine
 // and terminate — exactly its own backends in a database other tests share.
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -281,7 +280,7 @@ func relName(prefix string) string { return enginetest.UniqueName(prefix) }
 // relWorker is a worker process: this test binary, re-executed.
 type relWorker struct {
 	cmd    *exec.Cmd
-	stderr *syncBuffer
+	stderr *enginetest.SyncBuffer
 	done   chan struct{}
 }
 
@@ -290,7 +289,7 @@ type relWorker struct {
 // shown when the test fails.
 func startRelWorker(t *testing.T, name string, env ...string) *relWorker {
 	t.Helper()
-	w := &relWorker{stderr: &syncBuffer{}, done: make(chan struct{})}
+	w := &relWorker{stderr: &enginetest.SyncBuffer{}, done: make(chan struct{})}
 	w.cmd = exec.Command(os.Args[0], "-test.run=^$")
 	w.cmd.Env = append(append(os.Environ(), env...), relEnvName+"="+name)
 	w.cmd.Stderr = w.stderr
@@ -322,25 +321,6 @@ func (w *relWorker) stop(t *testing.T, limit time.Duration) {
 	if !w.cmd.ProcessState.Success() {
 		t.Errorf("worker %d exited with %v: %s", w.cmd.Process.Pid, w.cmd.ProcessState, w.stderr.String())
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
-// reads at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // eventually polls cond every 20 ms until it holds, failing t after limit.
@@ -439,16 +419,10 @@ func read(t *testing.T, ds state.DataStore, schema, query string) []string {
 	return enginetest.Rows(t, ds, query)
 }
 
+// eq and eqRows are enginetest's Eq and EqRows, by the names these tests use.
 func eq[T comparable](t *testing.T, what string, got, want T) {
 	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
+	enginetest.Eq(t, what, got, want)
 }
 
-func eqRows(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("%s = %q, want %q", what, got, want)
-	}
-}
+var eqRows = enginetest.EqRows

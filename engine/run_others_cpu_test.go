@@ -36,13 +36,7 @@ func TestWaitingForOtherWorkersDoesNotSpin(t *testing.T) {
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		e := runEngine(t, s, oneModelSpec)
-		if _, err := e.Run(ctx, RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := e.Mark(ctx, "raw.orders", hours(0, 1), state.Pending); err != nil || n != 1 {
-			t.Fatalf("Mark = %d, %v", n, err)
-		}
+		e := repended(t, s, 1)
 		if cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "dead", Lease: time.Minute, Limit: 1, Now: leaseClock()}); err != nil || len(cs) != 1 {
 			t.Fatalf("claim = %v, %v", cs, err)
 		}

@@ -16,6 +16,21 @@ const oneModelSpec = `models:
   - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
 `
 
+// repended is an engine over oneModelSpec whose first day ran, with the
+// first n hours of raw.orders marked pending again: units for another
+// worker to hold while a run waits for them.
+func repended(t *testing.T, s state.Store, n int) *Engine {
+	t.Helper()
+	e := runEngine(t, s, oneModelSpec)
+	if _, err := e.Run(t.Context(), RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.Mark(t.Context(), "raw.orders", hours(0, n), state.Pending); err != nil || got != n {
+		t.Fatalf("Mark = %d, %v; want %d units re-pended", got, err, n)
+	}
+	return e
+}
+
 // TestRunWaitsForUnitsHeldByOtherWorkers: a run whose units another worker
 // holds waits for them instead of ending early. A unit the other worker
 // fails fails the task; a unit whose worker died is run once its lease
@@ -23,13 +38,7 @@ const oneModelSpec = `models:
 func TestRunWaitsForUnitsHeldByOtherWorkers(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		e := runEngine(t, s, oneModelSpec)
-		if _, err := e.Run(ctx, RunRequest{Window: firstDay()}, &fakeExec{}, nil); err != nil {
-			t.Fatal(err)
-		}
-		if n, err := e.Mark(ctx, "raw.orders", hours(0, 2), state.Pending); err != nil || n != 2 {
-			t.Fatalf("Mark = %d, %v; want 2 units re-pended", n, err)
-		}
+		e := repended(t, s, 2)
 		other := func(lease time.Duration) state.Claim {
 			cs, err := s.Claim(ctx, state.ClaimRequest{Models: []string{"raw.orders"}, Worker: "other", Lease: lease, Limit: 1, Now: leaseClock()})
 			if err != nil || len(cs) != 1 {

@@ -104,6 +104,18 @@ func randomDAG(r *rand.Rand) randomCase {
 	return c
 }
 
+// buildRandomDAG draws case iter's random DAG and builds it, failing the
+// test when Build refuses it.
+func buildRandomDAG(t *testing.T, r *rand.Rand, iter int) (randomCase, *DependencyGraph) {
+	t.Helper()
+	c := randomDAG(r)
+	g, err := Build(c.tasks, c.edges)
+	if err != nil {
+		t.Fatalf("case %d: Build on a DAG: %v", iter, err)
+	}
+	return c, g
+}
+
 // edgeMet is the design's edge table, written out independently of the package.
 func edgeMet(t DependencyType, up TaskRunState) bool {
 	if up.Status == nil {
@@ -238,11 +250,7 @@ func isSubset(a, b []int) bool {
 func TestPropertiesOnRandomGraphs(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 719158))
 	for iter := range 600 {
-		c := randomDAG(r)
-		g, err := Build(c.tasks, c.edges)
-		if err != nil {
-			t.Fatalf("case %d: Build on a DAG: %v", iter, err)
-		}
+		c, g := buildRandomDAG(t, r, iter)
 		fail := func(format string, args ...any) {
 			t.Helper()
 			t.Fatalf("case %d (tasks %+v, edges %+v, rs %v, cross %v): "+format,
@@ -398,11 +406,7 @@ func TestPropertiesOnRandomGraphs(t *testing.T) {
 func TestRunsAlwaysFinish(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 2))
 	for iter := range 400 {
-		c := randomDAG(r)
-		g, err := Build(c.tasks, c.edges)
-		if err != nil {
-			t.Fatalf("case %d: %v", iter, err)
-		}
+		c, g := buildRandomDAG(t, r, iter)
 		cross := map[int]int{}
 		if r.IntN(2) == 0 {
 			// Half the runs confirm everything; the other half leave the gate

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -58,6 +59,23 @@ type DataColumn struct {
 // in bounded memory. Next returns io.EOF after the last row.
 type RowSource interface {
 	Next() ([]any, error)
+}
+
+// SliceRows is a RowSource over rows already in memory: a hardcoded
+// source's, or a test's.
+func SliceRows(rows [][]any) RowSource { return &sliceRows{rows: rows} }
+
+type sliceRows struct {
+	rows [][]any
+	i    int
+}
+
+func (r *sliceRows) Next() ([]any, error) {
+	if r.i >= len(r.rows) {
+		return nil, io.EOF
+	}
+	r.i++
+	return r.rows[r.i-1], nil
 }
 
 // DataJob is one piece of model work in the data database, described rather

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -78,13 +79,8 @@ func receive(t *testing.T, ch <-chan Change, n int) []int64 {
 
 func eqSeqs(t *testing.T, got []int64, want ...int64) {
 	t.Helper()
-	if len(got) != len(want) {
+	if !slices.Equal(got, want) {
 		t.Fatalf("seqs %v, want %v", got, want)
-	}
-	for i := range got {
-		if got[i] != want[i] {
-			t.Fatalf("seqs %v, want %v", got, want)
-		}
 	}
 }
 
@@ -158,13 +154,8 @@ func TestFollowBacksOffAndRecovers(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(reported) != len(want) {
+	if !slices.Equal(reported, want) {
 		t.Fatalf("OnError heard %q, want %q", reported, want)
-	}
-	for i := range want {
-		if reported[i] != want[i] {
-			t.Fatalf("OnError heard %q, want %q", reported, want)
-		}
 	}
 }
 

@@ -1,7 +1,6 @@
 package state
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -54,16 +53,7 @@ func TestParseDuration(t *testing.T) {
 		{"99999999999999999999h", "too long"},
 		{"2562047h48m", "too long"},
 	}
-	for _, c := range invalid {
-		got, err := ParseDuration(c.in)
-		if err == nil {
-			t.Errorf("ParseDuration(%q) = %v, want an error about %q", c.in, got, c.why)
-			continue
-		}
-		if msg := err.Error(); !strings.Contains(msg, c.why) || !strings.Contains(msg, `"`+c.in+`"`) {
-			t.Errorf("ParseDuration(%q) error = %q, want one naming the input and saying %q", c.in, msg, c.why)
-		}
-	}
+	checkRefused(t, "ParseDuration", ParseDuration, invalid)
 }
 
 func TestShortDuration(t *testing.T) {

@@ -52,14 +52,21 @@ func TestParseInterval(t *testing.T) {
 		{"99999999999999999999999999m", "too large"},
 		{"1h30m", `unknown unit "h30m"`},
 	}
+	checkRefused(t, "ParseInterval", ParseInterval, invalid)
+}
+
+// checkRefused checks that parse (named name) refuses each input, with an
+// error that quotes the input and says why.
+func checkRefused[T any](t *testing.T, name string, parse func(string) (T, error), invalid []struct{ in, why string }) {
+	t.Helper()
 	for _, c := range invalid {
-		got, err := ParseInterval(c.in)
+		got, err := parse(c.in)
 		if err == nil {
-			t.Errorf("ParseInterval(%q) = %v, want an error about %q", c.in, got, c.why)
+			t.Errorf("%s(%q) = %v, want an error about %q", name, c.in, got, c.why)
 			continue
 		}
 		if msg := err.Error(); !strings.Contains(msg, c.why) || !strings.Contains(msg, `"`+c.in+`"`) {
-			t.Errorf("ParseInterval(%q) error = %q, want one naming the input and saying %q", c.in, msg, c.why)
+			t.Errorf("%s(%q) error = %q, want one naming the input and saying %q", name, c.in, msg, c.why)
 		}
 	}
 }

@@ -46,33 +46,27 @@ var Backends = []string{SQLite, Postgres}
 // skips t when no server is reachable, as pgtest.DSN does.
 func Open(t testing.TB, backend string) state.Store {
 	t.Helper()
+	var s state.Store
+	var err error
 	switch backend {
 	case SQLite:
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
-		if err != nil {
-			t.Fatalf("open sqlite store: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("close sqlite store: %v", err)
-			}
-		})
-		return s
+		s, err = sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "state.db"))
 	case Postgres:
 		dsn := pgtest.DSN(t)
 		schema := pgtest.Schema(t, dsn) // registered first, so it drops after Close
-		s, err := postgres.Open(t.Context(), dsn, postgres.Options{Schema: schema})
-		if err != nil {
-			t.Fatalf("open postgres store: %v", err)
-		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("close postgres store: %v", err)
-			}
-		})
-		return s
+		s, err = postgres.Open(t.Context(), dsn, postgres.Options{Schema: schema})
+	default:
+		panic(fmt.Sprintf("enginetest: unknown backend %q", backend))
 	}
-	panic(fmt.Sprintf("enginetest: unknown backend %q", backend))
+	if err != nil {
+		t.Fatalf("open %s store: %v", backend, err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close %s store: %v", backend, err)
+		}
+	})
+	return s
 }
 
 // Each runs fn once per backend, as subtests named "sqlite" and "postgres",

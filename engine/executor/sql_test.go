@@ -37,19 +37,13 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// eq and eqRows are enginetest's Eq and EqRows, by the names these tests use.
 func eq[T comparable](t *testing.T, what string, got, want T) {
 	t.Helper()
-	if got != want {
-		t.Errorf("%s = %v, want %v", what, got, want)
-	}
+	enginetest.Eq(t, what, got, want)
 }
 
-func eqRows(t *testing.T, what string, got []string, want ...string) {
-	t.Helper()
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("%s = %q, want %q", what, got, want)
-	}
-}
+var eqRows = enginetest.EqRows
 
 // sqlSpec is a pipeline of data models over the store's own database: a
 // sql model copying hourly orders, a daily query write gated on it that

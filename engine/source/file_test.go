@@ -24,6 +24,22 @@ func readAll(t *testing.T, src spec.SourceFile, dir string) *FileTable {
 	return tab
 }
 
+// readLines reads r to its end and returns its rows with the line of the
+// file each came from, failing the test on error.
+func readLines(t *testing.T, r *FileReader) (rows [][]any, lines []int) {
+	t.Helper()
+	for {
+		row, err := r.Next()
+		if err == io.EOF {
+			return rows, lines
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, lines = append(rows, row), append(lines, r.Line())
+	}
+}
+
 // writeFile writes content into dir/name and returns dir.
 func writeFile(t *testing.T, dir, name string, content []byte) string {
 	t.Helper()
@@ -76,18 +92,7 @@ func TestFileSourceCoverSheetSemicolonsAndDates(t *testing.T) {
 	}
 	defer r.Close()
 	checkColumns(t, r.Columns(), "order_id:int", "customer:text", "amount:float", "order_date:date", "paid:bool")
-	var rows [][]any
-	var lines []int
-	for {
-		row, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, lines = append(rows, row), append(lines, r.Line())
-	}
+	rows, lines := readLines(t, r)
 	checkRows(t, rows,
 		[]any{int64(1001), "Acme", 12.5, "2026-01-31", true},
 		[]any{int64(1002), "Beta", 7.0, "2026-02-01", false},
@@ -280,18 +285,7 @@ func TestFileSourceJSONLines(t *testing.T) {
 		t.Errorf("format %s", r.Format())
 	}
 	checkColumns(t, r.Columns(), "id:int", "kind:text", "at:date", "meta:text", "score:float")
-	var rows [][]any
-	var lines []int
-	for {
-		row, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows, lines = append(rows, row), append(lines, r.Line())
-	}
+	rows, lines := readLines(t, r)
 	checkRows(t, rows,
 		[]any{int64(1), "click", "2026-01-31", nil, nil},
 		[]any{int64(2), "view", "2026-02-01", `{"page":"/","ms":12}`, nil},

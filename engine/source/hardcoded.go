@@ -2,7 +2,6 @@ package source
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"strconv"
 
@@ -56,7 +55,7 @@ func HardcodedTable(rows []map[string]any) ([]state.DataColumn, state.RowSource)
 		}
 		out[i] = row
 	}
-	return cols, &memRows{rows: out}
+	return cols, state.SliceRows(out)
 }
 
 func valueType(v any) state.ColumnType {
@@ -90,18 +89,4 @@ func columnValue(v any, t state.ColumnType) any {
 		}
 	}
 	return v
-}
-
-// memRows serves rows held in memory.
-type memRows struct {
-	rows [][]any
-	i    int
-}
-
-func (m *memRows) Next() ([]any, error) {
-	if m.i >= len(m.rows) {
-		return nil, io.EOF
-	}
-	m.i++
-	return m.rows[m.i-1], nil
 }

@@ -32,18 +32,7 @@ func (d *decoder) decodeChunking(f *field, temporality Temporality) *Chunking {
 			}
 		}
 	}
-	if v := fs.present("flexibility"); v != nil {
-		if s, ok := d.str(v); ok {
-			switch strings.ToLower(s) {
-			case "fix":
-				c.Flexibility = Fix
-			case "flex":
-				c.Flexibility = Flex
-			default:
-				d.errAt(v.valPos, "unknown flexibility %q: want fix or flex", s)
-			}
-		}
-	}
+	pickWord(d, fs.present("flexibility"), "flexibility", &c.Flexibility, []word[Flexibility]{{"fix", Fix}, {"flex", Flex}})
 	intervalOK := false
 	if v := fs.present("interval"); v != nil {
 		if s, ok := d.str(v); ok {

@@ -72,19 +72,8 @@ func (d *decoder) decodeModel(n ast.Node) *modelSite {
 			}
 		}
 	}
-	if f := fs.present("temporality"); f != nil {
-		if t, ok := d.str(f); ok {
-			switch strings.ToLower(t) {
-			case "temporal":
-				m.Temporality = Temporal
-			case "timeless":
-				m.Temporality = Timeless
-			default:
-				d.errAt(f.valPos, "unknown temporality %q: want temporal or timeless", t)
-				site.temporalityOK = false
-			}
-		}
-	}
+	site.temporalityOK = pickWord(d, fs.present("temporality"), "temporality", &m.Temporality,
+		[]word[Temporality]{{"temporal", Temporal}, {"timeless", Timeless}})
 	if f := fs.present("state"); f != nil {
 		if b, ok := d.boolean(f); ok {
 			m.State = b
@@ -226,25 +215,20 @@ func (d *decoder) decodeConnection(f *field) *Connection {
 }
 
 // envVar reads a field that names an environment variable.
-func (d *decoder) envVar(f *field) (string, bool) {
-	s, ok := d.str(f)
-	if !ok {
-		return "", false
-	}
-	if why := envVarProblem(s); why != "" {
-		d.errAt(f.valPos, "invalid %s %q: %s", f.key, s, why)
-		return "", false
-	}
-	return s, true
-}
+func (d *decoder) envVar(f *field) (string, bool) { return d.checkedStr(f, envVarProblem) }
 
 // ident reads a field that holds one identifier (a schema, key or column).
-func (d *decoder) ident(f *field) (string, bool) {
+func (d *decoder) ident(f *field) (string, bool) { return d.checkedStr(f, identProblem) }
+
+// checkedStr reads a string field that problem (envVarProblem,
+// identProblem) must find nothing wrong with; what it finds is an error
+// naming the field and quoting the value.
+func (d *decoder) checkedStr(f *field, problem func(string) string) (string, bool) {
 	s, ok := d.str(f)
 	if !ok {
 		return "", false
 	}
-	if why := identProblem(s); why != "" {
+	if why := problem(s); why != "" {
 		d.errAt(f.valPos, "invalid %s %q: %s", f.key, s, why)
 		return "", false
 	}

@@ -24,18 +24,7 @@ func (d *decoder) decodeRun(f *field, temporality Temporality) Run {
 	if fs == nil {
 		return run
 	}
-	var chosen *field
-	for _, k := range executorKeys {
-		e := fs.get(k)
-		if e == nil {
-			continue
-		}
-		if chosen != nil {
-			d.errAt(e.keyPos, "run has both %s and %s: a run uses exactly one of command, sql or query", chosen.key, k)
-			continue
-		}
-		chosen = e
-	}
+	chosen := d.exactlyOne(fs, executorKeys, "run has both %s and %s: a run uses exactly one of command, sql or query")
 	write := fs.get("write")
 	switch {
 	case chosen == nil:

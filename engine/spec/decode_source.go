@@ -53,18 +53,9 @@ func (d *decoder) decodeSource(n ast.Node) *sourceSite {
 		src.Name, site.name, named = s, nameField.valPos, true
 	}
 
-	var typeField *field
-	for _, k := range typeKeys {
-		f := fs.get(k)
-		if f == nil {
-			continue
-		}
-		if typeField != nil {
-			d.errAt(f.keyPos, "source has more than one type (%s and %s): a source is exactly one of model, file, api or hardcoded", typeField.key, k)
-			continue
-		}
-		typeField = f
-		src.Kind = typeKinds[k]
+	typeField := d.exactlyOne(fs, typeKeys, "source has more than one type (%s and %s): a source is exactly one of model, file, api or hardcoded")
+	if typeField != nil {
+		src.Kind = typeKinds[typeField.key]
 	}
 	switch src.Kind {
 	case KindModel:
@@ -136,18 +127,7 @@ func (d *decoder) decodeFreshness(f *field) *Freshness {
 		}
 		fr.Within = within
 	}
-	if v := fs.present("scope"); v != nil {
-		if s, ok := d.str(v); ok {
-			switch strings.ToLower(s) {
-			case "latest":
-				fr.Scope = Latest
-			case "all":
-				fr.Scope = All
-			default:
-				d.errAt(v.valPos, "unknown freshness scope %q: want latest or all", s)
-			}
-		}
-	}
+	pickWord(d, fs.present("scope"), "freshness scope", &fr.Scope, []word[FreshnessScope]{{"latest", Latest}, {"all", All}})
 	return fr
 }
 

@@ -208,6 +208,25 @@ func (fs *fields) get(key string) *field {
 	return fs.by[key]
 }
 
+// exactlyOne returns the first of keys the mapping holds, for a block that
+// takes exactly one of them (a run's executor, a source's type). Each
+// further one is an error at its key, clash naming the first and it.
+func (d *decoder) exactlyOne(fs *fields, keys []string, clash string) *field {
+	var first *field
+	for _, k := range keys {
+		f := fs.get(k)
+		if f == nil {
+			continue
+		}
+		if first != nil {
+			d.errAt(f.keyPos, clash, first.key, k)
+			continue
+		}
+		first = f
+	}
+	return first
+}
+
 // present returns the field named key when it is set to something other than
 // null, or nil.
 func (fs *fields) present(key string) *field {

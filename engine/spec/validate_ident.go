@@ -15,18 +15,28 @@ import (
 // truncated there, which could make two models share a table.
 const maxIdentLen = 63
 
+// identChars reports whether s is made of ASCII letters, digits and _ and
+// does not start with a digit: the characters an identifier part and an
+// environment variable name share.
+func identChars(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		if !letter && !(i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
 // identPartProblem says why p is not an identifier part, or "" when it is:
 // [A-Za-z_][A-Za-z0-9_]*, at most 63 bytes.
 func identPartProblem(p string) string {
 	if p == "" {
 		return "has an empty part"
 	}
-	for i := 0; i < len(p); i++ {
-		c := p[i]
-		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !letter && !(i > 0 && c >= '0' && c <= '9') {
-			return fmt.Sprintf("part %q is not an identifier (letters, digits and _, not starting with a digit)", p)
-		}
+	if !identChars(p) {
+		return fmt.Sprintf("part %q is not an identifier (letters, digits and _, not starting with a digit)", p)
 	}
 	if len(p) > maxIdentLen {
 		return fmt.Sprintf("part %q is longer than %d bytes", p, maxIdentLen)
@@ -74,12 +84,8 @@ func envVarProblem(s string) string {
 	if s == "" {
 		return "empty"
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !letter && !(i > 0 && c >= '0' && c <= '9') {
-			return "want an environment variable name (letters, digits and _, not starting with a digit)"
-		}
+	if !identChars(s) {
+		return "want an environment variable name (letters, digits and _, not starting with a digit)"
 	}
 	if len(s) > 255 {
 		return "longer than 255 bytes"

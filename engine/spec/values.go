@@ -75,6 +75,34 @@ func (d *decoder) nonEmptyStr(f *field) (string, bool) {
 	return s, ok
 }
 
+// word is one of the words a field takes, and the value it stands for.
+type word[T any] struct {
+	text  string
+	value T
+}
+
+// pickWord reads f, when present, as one of words in any case, into *dst.
+// A string that is none of them is an error at the value, "unknown WHAT
+// "x": want a or b", and the one case that returns false: an absent or
+// null field leaves *dst alone, and one that is not a string is str's
+// error.
+func pickWord[T any](d *decoder, f *field, what string, dst *T, words []word[T]) bool {
+	s, ok := d.str(f)
+	if !ok {
+		return true
+	}
+	texts := make([]string, len(words))
+	for i, w := range words {
+		if strings.ToLower(s) == w.text {
+			*dst = w.value
+			return true
+		}
+		texts[i] = w.text
+	}
+	d.errAt(f.valPos, "unknown %s %q: want %s", what, s, strings.Join(texts, " or "))
+	return false
+}
+
 // boolean reads a true/false field.
 func (d *decoder) boolean(f *field) (v, ok bool) {
 	if f == nil || f.val == nil || isNull(f.val) {

@@ -21,21 +21,9 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 		oldHourlyModel(exec, "", "b", 2)
 		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under
 		// f1; dev's a: 0 under f9.
-		units := []struct {
-			env, model string
-			hour       int
-			status     string
-			fp         any
-		}{{"", "a", 0, "applied", "f1"}, {"", "a", 1, "applied", "f1"}, {"", "a", 2, "applied", "f1"}, {"", "a", 3, "applied", "f2"},
-			{"", "a", 4, "applied", nil}, {"", "a", 5, "pending", nil}, {"", "b", 0, "applied", "f1"}, {"dev", "a", 0, "applied", "f9"}}
-		for _, u := range units {
-			var applied any
-			if u.status == "applied" {
-				applied = t0
-			}
-			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, fingerprint)
-			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, u.fp)
-		}
+		oldUnits(exec, []oldUnit{{"", "a", 0, "applied", "f1"}, {"", "a", 1, "applied", "f1"}, {"", "a", 2, "applied", "f1"}, {"", "a", 3, "applied", "f2"},
+			{"", "a", 4, "applied", nil}, {"", "a", 5, "pending", nil}, {"", "b", 0, "applied", "f1"}, {"dev", "a", 0, "applied", "f9"}},
+			func(int) time.Time { return t0 })
 	})
 	if got, err := s.FingerprintCounts(ctx, "dev", ""); err != nil || fmt.Sprint(got) != "[{a f9 1}]" {
 		t.Errorf("dev's counts after the upgrade = %v, %v; want a f9 1", got, err)
@@ -71,23 +59,9 @@ func TestUpgradeBackfillsSummary(t *testing.T) {
 		oldHourlyModel(exec, "dev", "a", 1)
 		// a: hours 0–1 and 3 applied (a hole at 2, failed), 4 blocked, 5
 		// running, 6 pending; b: nothing; dev's a: hour 0 applied.
-		units := []struct {
-			env, model string
-			hour       int
-			status     string
-		}{{"", "a", 0, "applied"}, {"", "a", 1, "applied"}, {"", "a", 2, "failed"}, {"", "a", 3, "applied"}, {"", "a", 4, "blocked"},
-			{"", "a", 5, "running"}, {"", "a", 6, "pending"}, {"dev", "a", 0, "applied"}}
-		for _, u := range units {
-			var applied, lease any
-			if u.status == "applied" {
-				applied = at(u.hour + 10)
-			}
-			if u.status == "running" {
-				lease = at(30)
-			}
-			exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, lease_until)
-			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, lease)
-		}
+		oldUnits(exec, []oldUnit{{"", "a", 0, "applied", nil}, {"", "a", 1, "applied", nil}, {"", "a", 2, "failed", nil}, {"", "a", 3, "applied", nil},
+			{"", "a", 4, "blocked", nil}, {"", "a", 5, "running", nil}, {"", "a", 6, "pending", nil}, {"dev", "a", 0, "applied", nil}},
+			func(h int) time.Time { return at(h + 10) })
 	})
 	summaries := func(env string) string {
 		t.Helper()

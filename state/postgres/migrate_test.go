@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -65,11 +66,6 @@ func testPool(t *testing.T, dsn string) *pgxpool.Pool {
 	return pool
 }
 
-// upgradeFrom is the set-up every upgrade test shares: a fresh schema at
-// version (this release's migrations up to it), the rows fill writes
-// through exec (its {schema} named; a statement that fails fails t), then
-// this release's Open of the schema, which upgrades it. It returns the store,
-// closed when t ends, and the pool and schema, for reading rows as they are.
 // oldHourlyModel registers name in env, a fixed hourly model from t0 with
 // task id task, in a schema of an earlier version through fill's exec, as
 // the releases these tests upgrade from (versions 4 to 9) wrote a
@@ -80,6 +76,37 @@ func oldHourlyModel(exec func(string, ...any), env, name string, task int) {
 		env, name, task, t0)
 }
 
+// oldUnit is a unit of hour of model in env, in a schema of an earlier
+// version, with its fingerprint (nil for none).
+type oldUnit struct {
+	env, model string
+	hour       int
+	status     string
+	fp         any
+}
+
+// oldUnits writes units through fill's exec as an earlier release did: an
+// applied unit was applied at appliedAt(its hour), and a running one holds
+// a lease until hour 30.
+func oldUnits(exec func(string, ...any), units []oldUnit, appliedAt func(hour int) time.Time) {
+	for _, u := range units {
+		var applied, lease any
+		if u.status == "applied" {
+			applied = appliedAt(u.hour)
+		}
+		if u.status == "running" {
+			lease = at(30)
+		}
+		exec(`INSERT INTO {schema}.units (env, model, flexible, since, until, status, applied_at, updated_at, lease_until, fingerprint)
+			VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8, $9)`, u.env, u.model, at(u.hour), at(u.hour+1), u.status, applied, t0, lease, u.fp)
+	}
+}
+
+// upgradeFrom is the set-up every upgrade test shares: a fresh schema at
+// version (this release's migrations up to it), the rows fill writes
+// through exec (its {schema} named; a statement that fails fails t), then
+// this release's Open of the schema, which upgrades it. It returns the store,
+// closed when t ends, and the pool and schema, for reading rows as they are.
 func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) (*Store, *pgxpool.Pool, string) {
 	t.Helper()
 	ctx := t.Context()

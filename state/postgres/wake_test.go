@@ -7,6 +7,7 @@ import (
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // listenerPIDs are the server processes LISTENing on s's channel.
@@ -19,18 +20,6 @@ func listenerPIDs(t *testing.T, dsn string, s *Store) []int32 {
 		t.Fatal(err)
 	}
 	return pids
-}
-
-func waitWake(t *testing.T, ch <-chan struct{}, what string) {
-	t.Helper()
-	select {
-	case _, ok := <-ch:
-		if !ok {
-			t.Fatalf("%s: the wake channel closed", what)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("%s: no wake-up within 5s", what)
-	}
 }
 
 // quiet reports whether ch stays silent for a moment.
@@ -54,7 +43,7 @@ func TestWakeSurvivesLostConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitWake(t, ch, "once listening")
+	storetest.WaitWake(t, ch, "once listening")
 	if !quiet(ch) {
 		t.Fatal("woken without a change")
 	}
@@ -69,7 +58,7 @@ func TestWakeSurvivesLostConnection(t *testing.T) {
 	}
 	// Nothing changed, yet the reader is woken: the listener cannot know
 	// what it missed while it was away, so the reader re-reads.
-	waitWake(t, ch, "after the listener reconnected")
+	storetest.WaitWake(t, ch, "after the listener reconnected")
 	after := listenerPIDs(t, dsn, s)
 	if len(after) != 1 || after[0] == before[0] {
 		t.Fatalf("listeners after the reconnect: %v (before: %v); want one new one", after, before)
@@ -81,7 +70,7 @@ func TestWakeSurvivesLostConnection(t *testing.T) {
 	if _, err := s.Prefill(t.Context(), state.PrefillRequest{Model: "f", Windows: []state.Window{state.MustWindow(at(1), at(2))}, Now: at(0)}); err != nil {
 		t.Fatal(err)
 	}
-	waitWake(t, ch, "after a change on the new connection")
+	storetest.WaitWake(t, ch, "after a change on the new connection")
 }
 
 // TestWakeEndsWithTheStore: closing the store closes every wake channel and

@@ -30,24 +30,15 @@ func recordChange(ctx context.Context, tx *sql.Tx, c state.Change) error {
 
 // Changes implements state.Store.
 func (s *Store) Changes(ctx context.Context, after int64, limit int) ([]state.Change, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT "seq", "env", "model", "since", "until", "from_status", "to_status", "count", "at", "run_id"
-		FROM "changes" WHERE "seq" > ? ORDER BY "seq" LIMIT ?`, after, sqlLimit(limit))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: changes: %w", err)
-	}
-	defer rows.Close()
-	var out []state.Change
-	for rows.Next() {
+	return queryAll(ctx, s.r, "changes", func(sc rowScanner) (state.Change, error) {
 		var c state.Change
 		var since, until, at int64
 		var from, to string
-		if err := rows.Scan(&c.Seq, &c.Env, &c.Model, &since, &until, &from, &to, &c.Count, &at, &c.RunID); err != nil {
-			return nil, fmt.Errorf("sqlite: changes: %w", err)
-		}
+		err := sc.Scan(&c.Seq, &c.Env, &c.Model, &since, &until, &from, &to, &c.Count, &at, &c.RunID)
 		c.Window, c.From, c.To, c.At = window(since, until), state.UnitStatus(from), state.UnitStatus(to), fromMicros(at)
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		return c, err
+	}, `SELECT "seq", "env", "model", "since", "until", "from_status", "to_status", "count", "at", "run_id"
+		FROM "changes" WHERE "seq" > ? ORDER BY "seq" LIMIT ?`, after, sqlLimit(limit))
 }
 
 // LatestSeq implements state.Store. SQLite has one writer at a time, so

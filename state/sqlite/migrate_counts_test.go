@@ -19,21 +19,9 @@ func TestUpgradeBackfillsAppliedCounts(t *testing.T) {
 		oldHourlyModel(exec, 1, "a")
 		oldHourlyModel(exec, 2, "b")
 		// a: hours 0–2 under f1, 3 under f2, 4 unknown, 5 pending; b: 0 under f1.
-		units := []struct {
-			model  int
-			hour   int
-			status string
-			fp     any
-		}{{1, 0, "applied", "f1"}, {1, 1, "applied", "f1"}, {1, 2, "applied", "f1"}, {1, 3, "applied", "f2"}, {1, 4, "applied", nil},
-			{1, 5, "pending", nil}, {2, 0, "applied", "f1"}}
-		for _, u := range units {
-			var applied any
-			if u.status == "applied" {
-				applied = micros(t0)
-			}
-			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at", "fingerprint")
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0), u.fp)
-		}
+		oldUnits(exec, []oldUnit{{1, 0, "applied", "f1"}, {1, 1, "applied", "f1"}, {1, 2, "applied", "f1"}, {1, 3, "applied", "f2"},
+			{1, 4, "applied", nil}, {1, 5, "pending", nil}, {2, 0, "applied", "f1"}},
+			func(int) time.Time { return t0 })
 	})
 	storetest.UpgradedAppliedCounts(t, s)
 }
@@ -65,19 +53,9 @@ func TestUpgradeBackfillsStatusCounts(t *testing.T) {
 		oldHourlyModel(exec, 2, "b")
 		// a: hours 0–1 applied, 2 failed, 3 blocked, 4 running, 5–6 pending;
 		// b: hour 0 applied. Coverage was kept already at version 7.
-		units := []struct {
-			model  int
-			hour   int
-			status string
-		}{{1, 0, "applied"}, {1, 1, "applied"}, {1, 2, "failed"}, {1, 3, "blocked"}, {1, 4, "running"}, {1, 5, "pending"}, {1, 6, "pending"}, {2, 0, "applied"}}
-		for _, u := range units {
-			var applied any
-			if u.status == "applied" {
-				applied = micros(t0.Add(time.Duration(u.hour+10) * time.Hour))
-			}
-			exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at")
-			VALUES (?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0))
-		}
+		oldUnits(exec, []oldUnit{{1, 0, "applied", nil}, {1, 1, "applied", nil}, {1, 2, "failed", nil}, {1, 3, "blocked", nil},
+			{1, 4, "running", nil}, {1, 5, "pending", nil}, {1, 6, "pending", nil}, {2, 0, "applied", nil}},
+			func(h int) time.Time { return t0.Add(time.Duration(h+10) * time.Hour) })
 		for _, c := range [][3]int64{{1, 0, 2}, {2, 0, 1}} {
 			exec(`INSERT INTO "coverage" VALUES (?, ?, ?)`, c[0], micros(t0.Add(time.Duration(c[1])*time.Hour)), micros(t0.Add(time.Duration(c[2])*time.Hour)))
 		}

@@ -7,11 +7,6 @@ import (
 	"time"
 )
 
-// upgradeFrom is the set-up every upgrade test shares: a state file at
-// schema version (this release's migrations up to it, each recorded in
-// schema_version as that release would have), the rows fill writes through
-// exec (a statement that fails fails t), then this release's Open of the
-// file, which upgrades it. The store closes when t ends.
 // oldHourlyModel registers name, a fixed hourly model from t0 with row id
 // and task id id, in a file of an earlier schema version through fill's
 // exec, as the releases these tests upgrade from (versions 3 to 8) wrote
@@ -22,6 +17,32 @@ func oldHourlyModel(exec func(string, ...any), id int, name string) {
 		id, name, id, micros(t0), micros(t0), time.Hour.Microseconds())
 }
 
+// oldUnit is a unit of hour of the model with row id model, in a file of
+// an earlier schema version, with its fingerprint (nil for none).
+type oldUnit struct {
+	model, hour int
+	status      string
+	fp          any
+}
+
+// oldUnits writes units through fill's exec as an earlier release did; an
+// applied unit was applied at appliedAt(its hour).
+func oldUnits(exec func(string, ...any), units []oldUnit, appliedAt func(hour int) time.Time) {
+	for _, u := range units {
+		var applied any
+		if u.status == "applied" {
+			applied = micros(appliedAt(u.hour))
+		}
+		exec(`INSERT INTO "units" ("model_id", "since", "until", "status", "applied_at", "updated_at", "fingerprint")
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, u.model, micros(t0.Add(time.Duration(u.hour)*time.Hour)), micros(t0.Add(time.Duration(u.hour+1)*time.Hour)), u.status, applied, micros(t0), u.fp)
+	}
+}
+
+// upgradeFrom is the set-up every upgrade test shares: a state file at
+// schema version (this release's migrations up to it, each recorded in
+// schema_version as that release would have), the rows fill writes through
+// exec (a statement that fails fails t), then this release's Open of the
+// file, which upgrades it. The store closes when t ends.
 func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) *Store {
 	t.Helper()
 	ctx := t.Context()

@@ -124,7 +124,7 @@ func definition(b []byte) []byte {
 
 const modelColumns = `"env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval", "timezone", "start", "end", "definition", "content_hash", "registered_at"`
 
-func scanModel(sc interface{ Scan(...any) error }) (state.ModelRecord, error) {
+func scanModel(sc rowScanner) (state.ModelRecord, error) {
 	var m state.ModelRecord
 	var start, end sql.NullInt64
 	var registered int64
@@ -138,20 +138,7 @@ func scanModel(sc interface{ Scan(...any) error }) (state.ModelRecord, error) {
 
 // Models implements state.Store.
 func (s *Store) Models(ctx context.Context, env string) ([]state.ModelRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? ORDER BY "name"`, env)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: models: %w", err)
-	}
-	defer rows.Close()
-	var out []state.ModelRecord
-	for rows.Next() {
-		m, err := scanModel(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: models: %w", err)
-		}
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.r, "models", scanModel, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? ORDER BY "name"`, env)
 }
 
 // Model implements state.Store.
@@ -168,18 +155,9 @@ func (s *Store) Model(ctx context.Context, env, name string) (state.ModelRecord,
 
 // Edges implements state.Store.
 func (s *Store) Edges(ctx context.Context, env string) ([]state.EdgeRecord, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT "env", "task", "depends_on", "type", "implicit", "cross" FROM "edges" WHERE "env" = ? ORDER BY "task", "depends_on", "type"`, env)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: edges: %w", err)
-	}
-	defer rows.Close()
-	var out []state.EdgeRecord
-	for rows.Next() {
+	return queryAll(ctx, s.r, "edges", func(sc rowScanner) (state.EdgeRecord, error) {
 		var e state.EdgeRecord
-		if err := rows.Scan(&e.Env, &e.Task, &e.DependsOn, &e.Type, &e.Implicit, &e.Cross); err != nil {
-			return nil, fmt.Errorf("sqlite: edges: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		err := sc.Scan(&e.Env, &e.Task, &e.DependsOn, &e.Type, &e.Implicit, &e.Cross)
+		return e, err
+	}, `SELECT "env", "task", "depends_on", "type", "implicit", "cross" FROM "edges" WHERE "env" = ? ORDER BY "task", "depends_on", "type"`, env)
 }

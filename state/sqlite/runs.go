@@ -59,7 +59,7 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus,
 
 const runColumns = `"id", "env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at"`
 
-func scanRun(sc interface{ Scan(...any) error }) (state.Run, error) {
+func scanRun(sc rowScanner) (state.Run, error) {
 	var r state.Run
 	var models, status string
 	var since, until, finished sql.NullInt64
@@ -96,38 +96,12 @@ func (s *Store) GetRun(ctx context.Context, id int64) (state.Run, error) {
 
 // Runs implements state.Store.
 func (s *Store) Runs(ctx context.Context, env string, limit int) ([]state.Run, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? ORDER BY "id" DESC LIMIT ?`, env, sqlLimit(limit))
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: runs: %w", err)
-	}
-	defer rows.Close()
-	var out []state.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.r, "runs", scanRun, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? ORDER BY "id" DESC LIMIT ?`, env, sqlLimit(limit))
 }
 
 // UnfinishedRuns implements state.Store.
 func (s *Store) UnfinishedRuns(ctx context.Context, env string) ([]state.Run, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? AND "finished_at" IS NULL ORDER BY "id"`, env)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
-	}
-	defer rows.Close()
-	var out []state.Run
-	for rows.Next() {
-		r, err := scanRun(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: unfinished runs: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, s.r, "unfinished runs", scanRun, `SELECT `+runColumns+` FROM "runs" WHERE "env" = ? AND "finished_at" IS NULL ORDER BY "id"`, env)
 }
 
 // sqlLimit turns "0 or less means no limit" into SQLite's LIMIT -1.
@@ -181,25 +155,16 @@ func (s *Store) FinishTask(ctx context.Context, e state.TaskRunEntry) error {
 
 // TaskLog implements state.Store.
 func (s *Store) TaskLog(ctx context.Context, runID int64) ([]state.TaskRunEntry, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
-		FROM "task_runs" WHERE "run_id" = ? ORDER BY "task_id", "attempt"`, runID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: task log: %w", err)
-	}
-	defer rows.Close()
-	var out []state.TaskRunEntry
-	for rows.Next() {
+	return queryAll(ctx, s.r, "task log", func(sc rowScanner) (state.TaskRunEntry, error) {
 		var e state.TaskRunEntry
 		var started int64
 		var finished, written, target sql.NullInt64
-		if err := rows.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &started, &finished, &written, &target, &e.Error); err != nil {
-			return nil, fmt.Errorf("sqlite: task log: %w", err)
-		}
+		err := sc.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &started, &finished, &written, &target, &e.Error)
 		e.StartedAt, e.FinishedAt = fromMicros(started), timePtr(finished)
 		e.RowsWritten, e.TargetCount = intPtr(written), intPtr(target)
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return e, err
+	}, `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
+		FROM "task_runs" WHERE "run_id" = ? ORDER BY "task_id", "attempt"`, runID)
 }
 
 // Audit implements state.Store.

@@ -13,7 +13,7 @@ import (
 const unitColumns = `"id", "since", "until", "status", "applied_at", "blocked_reason", "error", "attempts", "run_id", "lease_owner", "lease_until", "fence", "rows_written", "updated_at", "not_before", "fingerprint"`
 
 // scanUnit reads unitColumns into a unit of m.
-func scanUnit(sc interface{ Scan(...any) error }, m modelRef) (state.Unit, error) {
+func scanUnit(sc rowScanner, m modelRef) (state.Unit, error) {
 	u := state.Unit{Env: m.env, Model: m.name}
 	var since, until, updated int64
 	var status string

@@ -55,8 +55,7 @@ func testAttemptsKept(t *testing.T, s state.Store, _ *config) {
 	register(t, s, "", fixModel("m"), fixModel("other"))
 	prefill(t, s, "", "m", hourly(0, 1), clock(0))
 	prefill(t, s, "", "other", hourly(0, 1), clock(0))
-	run, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(0)})
-	must(t, "CreateRun", err)
+	run := discoverRun(t, s)
 
 	// Released unrun: not an attempt.
 	c := claimFor(t, s, "m", run, clock(1))
@@ -109,10 +108,8 @@ func testAttemptsKept(t *testing.T, s state.Store, _ *config) {
 // the claim's run.
 func testAttemptsLeaseExpiry(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 2), clock(0))
-	run, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(0)})
-	must(t, "CreateRun", err)
+	modelM(t, s, 0, 2)
+	run := discoverRun(t, s)
 	a := claimFor(t, s, "m", run, clock(1)) // lease ends at clock(11)
 	b := claimFor(t, s, "m", 0, clock(1))
 	must(t, "Heartbeat", s.Heartbeat(ctx, b, clock(40)))
@@ -140,8 +137,7 @@ func testAttemptsLeaseExpiry(t *testing.T, s state.Store, _ *config) {
 // all trimmed.
 func testAttemptsBounded(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 1), clock(0))
+	modelM(t, s, 0, 1)
 	var id int64
 	now := 0
 	fail := func(i int) {
@@ -245,10 +241,8 @@ func testAttemptsRemovedWithUnit(t *testing.T, s state.Store, _ *config) {
 // unit applied, adds nothing.
 func testAttemptsRependedKeepsTheLastError(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 2), clock(0))
-	run, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(0)})
-	must(t, "CreateRun", err)
+	modelM(t, s, 0, 2)
+	run := discoverRun(t, s)
 	c := claimFor(t, s, "m", run, clock(1))
 	id := c.Unit.ID
 	must(t, "failure", s.Complete(ctx, c, state.Outcome{Status: state.Failed, Error: "exit status 1: GET /settlements: 503\nthe provider is down", At: clock(2), Try: 1}))

@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -134,13 +133,8 @@ func setupSource(t *testing.T, ds state.DataStore, schema string, s state.Store)
 // the first.
 func runningUnit(t *testing.T, s state.Store, from, to int) state.Claim {
 	t.Helper()
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(from, to), clock(0))
-	cs := claim(t, s, "", "m", 1, clock(1))
-	if len(cs) != 1 {
-		t.Fatalf("claimed %d units, want 1", len(cs))
-	}
-	return cs[0]
+	modelM(t, s, from, to)
+	return claimExactly(t, s, "", "m", 1, clock(1))[0]
 }
 
 // testDataStatements: :since/:until bind the unit's window, the last
@@ -263,19 +257,6 @@ func testDataView(t *testing.T, s state.Store, _ *config) {
 	eq(t, "view rows", rows(t, ds, schema, `SELECT count(*) FROM {t:v}`), []string{"4"})
 }
 
-type sliceRows struct {
-	rows [][]any
-	i    int
-}
-
-func (r *sliceRows) Next() ([]any, error) {
-	if r.i >= len(r.rows) {
-		return nil, io.EOF
-	}
-	r.i++
-	return r.rows[r.i-1], nil
-}
-
 // testDataTableLoad: a table load replaces the target; a load with the
 // version already loaded is skipped and changes nothing; a new version
 // replaces the content. Each load is recorded at the caller's clock, not the
@@ -286,7 +267,7 @@ func testDataTableLoad(t *testing.T, s state.Store, _ *config) {
 	load := func(version string, at time.Time, rs ...[]any) state.DataResult {
 		t.Helper()
 		res, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
-			Columns: cols, Rows: &sliceRows{rows: rs}, Version: version}, nil, at)
+			Columns: cols, Rows: state.SliceRows(rs), Version: version}, nil, at)
 		must(t, "load "+version, err)
 		return res
 	}
@@ -308,7 +289,7 @@ func testDataTableLoad(t *testing.T, s state.Store, _ *config) {
 	eqTime(t, "v2 again: LoadedAt stays v2's", res.LoadedAt, clock(9))
 	// A row with the wrong width fails the load and keeps v2.
 	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "consts"},
-		Columns: cols, Rows: &sliceRows{rows: [][]any{{"FI"}}}, Version: "v3"}, nil, clock(0))
+		Columns: cols, Rows: state.SliceRows([][]any{{"FI"}}), Version: "v3"}, nil, clock(0))
 	if err == nil {
 		t.Fatal("a row with one value for two columns loaded")
 	}
@@ -352,14 +333,14 @@ func testDataJobRefusals(t *testing.T, s state.Store, _ *config) {
 		{"table load without columns", state.DataJob{Kind: state.DataTable, Target: target}, clock(0),
 			"invalid data job: a table load needs at least one column"},
 		{"table load without the caller's clock", state.DataJob{Kind: state.DataTable, Target: target, Columns: cols,
-			Rows: &sliceRows{rows: [][]any{{"SE", int64(25)}}}}, time.Time{},
+			Rows: state.SliceRows([][]any{{"SE", int64(25)}})}, time.Time{},
 			"invalid data job: a table load records when it was loaded; pass the caller's clock, not the zero time"},
 	} {
 		_, err := ds.RunData(t.Context(), tc.job, nil, tc.at)
 		wantError(t, tc.what, err, state.ErrDataJob, tc.want)
 	}
 	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: target, Columns: cols,
-		Rows: &sliceRows{rows: [][]any{{"SE", int64(25)}, {"FI"}}}}, nil, clock(0))
+		Rows: state.SliceRows([][]any{{"SE", int64(25)}, {"FI"}})}, nil, clock(0))
 	wantError(t, "a row with one value for two columns", err, nil, "row 2 has 1 values for 2 columns")
 	err = ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT 1 FROM {t:t}`)[0], state.Window{}, func([]any) error { return nil })
 	if err == nil {
@@ -373,7 +354,7 @@ func testDataLoadedDatetimes(t *testing.T, s state.Store, _ *config) {
 	ds, schema := dataStore(t, s)
 	cols := []state.DataColumn{{Name: "ts", Type: state.ColumnDatetime}}
 	_, err := ds.RunData(t.Context(), state.DataJob{Kind: state.DataTable, Target: []string{schema, "ev"}, Columns: cols,
-		Rows: &sliceRows{rows: [][]any{{"2026-01-01T00:30:00"}, {"2026-01-01T01:00:00"}, {"2026-01-01T02:00:00"}}}}, nil, clock(0))
+		Rows: state.SliceRows([][]any{{"2026-01-01T00:30:00"}, {"2026-01-01T01:00:00"}, {"2026-01-01T02:00:00"}})}, nil, clock(0))
 	must(t, "load", err)
 	var got []string
 	err = ds.ReadData(t.Context(), tables(t, ds, schema, `SELECT count(*) FROM {t:ev} WHERE ts >= :since AND ts < :until`)[0], win(1, 2),

@@ -134,8 +134,9 @@ func testChangesOfBulkOperations(t *testing.T, s state.Store, _ *config) {
 	eq(t, "uncover: the removed part", changeBriefs(changes(t, s, seq)), []string{"b [30m,2h) pending-> x2 run=4"})
 }
 
-// waitWake waits for a signal on ch, failing the test after a while.
-func waitWake(t *testing.T, ch <-chan struct{}, what string) {
+// WaitWake waits for a signal on ch, a store's wake channel, failing the
+// test after a while; the backends' own wake tests share it.
+func WaitWake(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case _, ok := <-ch:
@@ -166,10 +167,10 @@ func testWakeOnLocalCommit(t *testing.T, s state.Store, _ *config) {
 	must(t, "Wake", err)
 	drain(ch)
 	prefill(t, s, "", "a", hourly(0, 1), clock(1))
-	waitWake(t, ch, "after a local prefill")
+	WaitWake(t, ch, "after a local prefill")
 	drain(ch)
 	claim(t, s, "", "a", 1, clock(2))
-	waitWake(t, ch, "after a local claim")
+	WaitWake(t, ch, "after a local claim")
 }
 
 // testWakeOnOtherStoreCommit: a UI hears what a worker in another process
@@ -184,11 +185,11 @@ func testWakeOnOtherStoreCommit(t *testing.T, s state.Store, c *config) {
 	must(t, "Wake", err)
 	drain(ch)
 	prefill(t, other, "", "a", hourly(0, 1), clock(1))
-	waitWake(t, ch, "after another store's prefill")
+	WaitWake(t, ch, "after another store's prefill")
 	eq(t, "the change is readable", changeBriefs(changes(t, s, 0)), []string{"a [0h,1h) ->pending x1 run=0"})
 	drain(ch)
 	claim(t, other, "", "a", 1, clock(2))
-	waitWake(t, ch, "after another store's claim")
+	WaitWake(t, ch, "after another store's claim")
 }
 
 // testWakeClosesWithContext: a subscriber that goes away releases its

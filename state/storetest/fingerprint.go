@@ -23,12 +23,8 @@ var fingerprintTests = []test{
 // outcome's fingerprint; a failed or blocked outcome records none even when
 // one is given; an applied outcome without one records it unknown.
 func testFingerprintRecorded(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 5), clock(0))
-	cs := claim(t, s, "", "m", 5, clock(1))
-	if len(cs) != 5 {
-		t.Fatalf("claimed %d units, want 5", len(cs))
-	}
+	modelM(t, s, 0, 5)
+	cs := claimExactly(t, s, "", "m", 5, clock(1))
 	must(t, "Complete", s.Complete(t.Context(), cs[0], state.Outcome{Status: state.Applied, At: clock(2), Fingerprint: "aaaa000011112222"}))
 	errs, err := s.CompleteBatch(t.Context(), []state.Completion{
 		{Claim: cs[1], Outcome: state.Outcome{Status: state.Applied, At: clock(2), Fingerprint: "bbbb000011112222"}},
@@ -65,8 +61,7 @@ func testFingerprintRecorded(t *testing.T, s state.Store, _ *config) {
 // fingerprint; an operator's mark records it unknown; a mark that finds
 // the unit applied already leaves it alone.
 func testFingerprintCleared(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 2), clock(0))
+	modelM(t, s, 0, 2)
 	cs := claim(t, s, "", "m", 2, clock(1))
 	for _, c := range cs {
 		must(t, "Complete", s.Complete(t.Context(), c, state.Outcome{Status: state.Applied, At: clock(2), Fingerprint: "aaaa000011112222"}))

@@ -101,9 +101,27 @@ func sweepTimeless(name string) state.ModelRecord {
 // modelA registers the fixed hourly model "a" in the default environment
 // and prefills its first hours hourly units at now.
 func modelA(t testing.TB, s state.Store, hours int, now time.Time) {
+	fixedHours(t, s, "a", 0, hours, now)
+}
+
+// modelM is modelA for the model "m" (the attempt, retry, fingerprint and
+// data tests' own), its hours [from, to) prefilled at clock(0).
+func modelM(t testing.TB, s state.Store, from, to int) { fixedHours(t, s, "m", from, to, clock(0)) }
+
+// fixedHours registers the fixed hourly model name in the default
+// environment and prefills its hours [from, to) at now.
+func fixedHours(t testing.TB, s state.Store, name string, from, to int, now time.Time) {
 	t.Helper()
-	register(t, s, "", fixModel("a"))
-	prefill(t, s, "", "a", hourly(0, hours), now)
+	register(t, s, "", fixModel(name))
+	prefill(t, s, "", name, hourly(from, to), now)
+}
+
+// discoverRun creates a discover run started at clock(0) and returns its id.
+func discoverRun(t testing.TB, s state.Store) int64 {
+	t.Helper()
+	run, err := s.CreateRun(t.Context(), state.Run{StateMode: "discover", StartedAt: clock(0)})
+	must(t, "CreateRun", err)
+	return run
 }
 
 // storeAs is s as the optional reader T; a store without it fails t, named

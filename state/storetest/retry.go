@@ -13,12 +13,8 @@ import (
 // through CompleteBatch alike. A claim at the time takes it and clears the
 // wait.
 func testRetryOutcome(t *testing.T, s state.Store, _ *config) {
-	register(t, s, "", fixModel("m"))
-	prefill(t, s, "", "m", hourly(0, 2), clock(0))
-	cs := claim(t, s, "", "m", 2, clock(1))
-	if len(cs) != 2 {
-		t.Fatalf("claimed %d units, want 2", len(cs))
-	}
+	modelM(t, s, 0, 2)
+	cs := claimExactly(t, s, "", "m", 2, clock(1))
 	wait := clock(30)
 	retry := state.Outcome{Status: state.Pending, Error: "exit status 1: source down", At: clock(2), NotBefore: wait}
 	must(t, "Complete", s.Complete(t.Context(), cs[0], retry))

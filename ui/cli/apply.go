@@ -1,10 +1,10 @@
 package cli
 
 import (
+	gocontext "context"
 	"fmt"
 
 	"github.com/bollhav/bollhav/engine"
-	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -19,8 +19,7 @@ a fixed model is a migration, done by 'bollhav run MODEL --mode torch'.`,
 			"bollhav apply",
 			"bollhav apply --dsn postgres://bollhav@db/warehouse --env pr123",
 		},
-		flags: func(*pflag.FlagSet) {},
-		run:   runApply,
+		run: runApply,
 	})
 }
 
@@ -36,34 +35,27 @@ type applyJSONModel struct {
 }
 
 func runApply(c *cmdContext, args []string) int {
-	if len(args) > 0 {
-		return c.fail("apply", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
-	}
-	ctx := c.ctx
-	e, closeStore, code := c.openEngine(ctx, "apply")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	res, err := e.Apply(ctx)
-	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav apply: %v\n", err)
-		return ExitUsage
-	}
-	if c.Output == "json" {
-		out := applyJSON{Env: e.Env().Suffix, Models: []applyJSONModel{}}
-		for _, group := range []struct {
-			outcome string
-			models  []engine.AppliedModel
-		}{{"created", res.Created}, {"changed", res.Changed}, {"unchanged", res.Unchanged}} {
-			for _, m := range group.models {
-				out.Models = append(out.Models, applyJSONModel{Name: m.Name, TaskID: m.TaskID, Outcome: group.outcome})
-			}
+	return c.withEngine("apply", args, func(ctx gocontext.Context, e *engine.Engine) int {
+		res, err := e.Apply(ctx)
+		if err != nil {
+			fmt.Fprintf(c.Err, "bollhav apply: %v\n", err)
+			return ExitUsage
 		}
-		writeJSON(c.Out, out)
+		if c.Output == "json" {
+			out := applyJSON{Env: e.Env().Suffix, Models: []applyJSONModel{}}
+			for _, group := range []struct {
+				outcome string
+				models  []engine.AppliedModel
+			}{{"created", res.Created}, {"changed", res.Changed}, {"unchanged", res.Unchanged}} {
+				for _, m := range group.models {
+					out.Models = append(out.Models, applyJSONModel{Name: m.Name, TaskID: m.TaskID, Outcome: group.outcome})
+				}
+			}
+			writeJSON(c.Out, out)
+			return ExitOK
+		}
+		fmt.Fprintf(c.Out, "registered in %s: %d created, %d changed, %d unchanged\n",
+			e.Env(), len(res.Created), len(res.Changed), len(res.Unchanged))
 		return ExitOK
-	}
-	fmt.Fprintf(c.Out, "registered in %s: %d created, %d changed, %d unchanged\n",
-		e.Env(), len(res.Created), len(res.Changed), len(res.Unchanged))
-	return ExitOK
+	})
 }

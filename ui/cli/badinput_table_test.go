@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
@@ -239,18 +240,8 @@ func (s btSnapshot) String() string {
 
 // btFirstDiff shows where two snapshots part.
 func btFirstDiff(a, b string) string {
-	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(al) || i < len(bl); i++ {
-		var x, y string
-		if i < len(al) {
-			x = al[i]
-		}
-		if i < len(bl) {
-			y = bl[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d: before %q, after %q", i+1, x, y)
-		}
+	if line, x, y := enginetest.FirstLineDiff(a, b); line > 0 {
+		return fmt.Sprintf("line %d: before %q, after %q", line, x, y)
 	}
 	return "no difference"
 }

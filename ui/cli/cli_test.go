@@ -9,7 +9,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/bollhav/bollhav/engine/enginetest"
 )
+
+// containsAll checks that a command's output holds every piece of text
+// wanted (enginetest.ContainsAll, which the UI's tests share).
+var containsAll = enginetest.ContainsAll
 
 // run invokes the CLI in-process and returns exit code, stdout and stderr.
 func run(t *testing.T, args ...string) (int, string, string) {
@@ -192,35 +198,23 @@ func TestGraphText(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("code %d: %s", code, errOut)
 	}
-	for _, want := range []string{
+	containsAll(t, "output", out,
 		"pipeline core: 4 tasks, 3 edges, 0 cross-pipeline",
 		"wave 1   #1 raw.a",
 		"#3 core.c  ← raw.a, raw.b",
 		"wave 3   #4 core.d  ← core.c (failure)",
 		"pipeline marts: 1 task, 0 edges, 1 cross-pipeline",
 		"#5 marts.e  ← core.c (pipeline core)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestGraphDotAndMermaid(t *testing.T) {
 	sp := writeSpec(t, smallSpec)
 	_, dot, _ := run(t, "graph", "--spec", sp, "--format", "dot")
-	for _, want := range []string{`"raw.a" -> "core.c";`, `"core.c" -> "core.d" [label="failure"];`,
-		`"core.c" -> "marts.e" [style=dashed, label="cross-pipeline"];`} {
-		if !strings.Contains(dot, want) {
-			t.Errorf("dot lacks %q:\n%s", want, dot)
-		}
-	}
+	containsAll(t, "dot", dot, `"raw.a" -> "core.c";`, `"core.c" -> "core.d" [label="failure"];`,
+		`"core.c" -> "marts.e" [style=dashed, label="cross-pipeline"];`)
 	_, mm, _ := run(t, "graph", "--spec", sp, "--format", "mermaid")
-	for _, want := range []string{"flowchart LR", `n1["raw.a"]`, "n1 --> n3", "n3 -- failure --> n4", "n3 -. cross-pipeline .-> n5"} {
-		if !strings.Contains(mm, want) {
-			t.Errorf("mermaid lacks %q:\n%s", want, mm)
-		}
-	}
+	containsAll(t, "mermaid", mm, "flowchart LR", `n1["raw.a"]`, "n1 --> n3", "n3 -- failure --> n4", "n3 -. cross-pipeline .-> n5")
 }
 
 func TestGraphCycleIsAClearError(t *testing.T) {

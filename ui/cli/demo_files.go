@@ -88,14 +88,22 @@ func mustRead(name string) []byte {
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
+// DemoOutage is when the payment provider's failed hour starts in the demo
+// folder dir: the time demo wrote to scripts/outage. A rerun of demo reads
+// its timeline back from it, and the tests that run on the demo find the
+// failed hour by it.
+func DemoOutage(dir string) (time.Time, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+}
+
 // readDemoClock reads the timeline back from an existing demo folder: the
 // outage marker and the start dates the spec was written with.
 func readDemoClock(dir string) (demoClock, bool) {
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		return demoClock{}, false
-	}
-	outage, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	outage, err := DemoOutage(dir)
 	if err != nil {
 		return demoClock{}, false
 	}

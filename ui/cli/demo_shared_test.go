@@ -2,9 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -27,15 +25,10 @@ func demoCopy(t *testing.T) (dir, sp string) {
 	return dir, filepath.Join(dir, "bollhav.yaml")
 }
 
-// demoOutage is when the payment provider's failed hour in the demo folder
-// dir starts: the time the demo wrote to scripts/outage.
+// demoOutage is DemoOutage, failing the test on error.
 func demoOutage(t *testing.T, dir string) time.Time {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	at, err := DemoOutage(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

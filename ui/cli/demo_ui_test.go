@@ -2,15 +2,13 @@ package cli
 
 import (
 	"bytes"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine"
-	"github.com/bollhav/bollhav/engine/spec"
-	"github.com/bollhav/bollhav/state/sqlite"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/ui/tui"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 )
@@ -20,16 +18,8 @@ import (
 // raw.payments' failed hour first with the provider's error; enter shows
 // the root-cause chain of the day it blocks, down to that hour.
 func TestDemoUIOpensOnTheOutage(t *testing.T) {
-	dir, sp := demoCopy(t)
-	s, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	loaded, err := spec.Load(sp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, _ := demoCopy(t)
+	loaded, s := enginetest.OpenProject(t, dir)
 	e := engine.New(s, loaded, engine.Options{SpecDir: dir, Actor: "test"})
 	m, err := tui.NewModel(t.Context(), e, tui.Options{Theme: "none"})
 	if err != nil {

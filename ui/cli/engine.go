@@ -27,6 +27,22 @@ func (c *cmdContext) openEngine(ctx gocontext.Context, cmd string) (*engine.Engi
 	return o.engine(sp), o.close, ExitOK
 }
 
+// withEngine is the set-up of a command that takes no argument and only
+// reads or registers through the engine (apply, status): an argument is a
+// usage error, the engine is opened as openEngine opens it, and the store
+// is closed once body returns body's exit code.
+func (c *cmdContext) withEngine(cmd string, args []string, body func(ctx gocontext.Context, e *engine.Engine) int) int {
+	if len(args) > 0 {
+		return c.fail(cmd, &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
+	}
+	e, closeStore, code := c.openEngine(c.ctx, cmd)
+	if e == nil {
+		return code
+	}
+	defer closeStore()
+	return body(c.ctx, e)
+}
+
 // openSpecStore is openEngine for a command that sets more of the engine's
 // options (a logger, a lease) before it makes the engine with o.engine(sp).
 func (c *cmdContext) openSpecStore(ctx gocontext.Context, cmd string) (*opened, *spec.Spec, int) {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
-	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -31,8 +30,7 @@ shorter than the upstream's grain) are warnings (exit 0).`,
 			"bollhav lint --spec examples/shop/bollhav.yaml",
 			"bollhav lint -o json | jq '.findings[] | select(.severity==\"error\")'",
 		},
-		flags: func(*pflag.FlagSet) {},
-		run:   runLint,
+		run: runLint,
 	})
 }
 

@@ -164,11 +164,7 @@ func TestServeOperatorRunsAModelOverSSH(t *testing.T) {
 	screen, keys := s.session(t, s.operator)
 	screen.waitFor(t, "Pipelines", "raw.a")
 	screen.waitFor(t, "R run model")
-	io.WriteString(keys, "R")
-	screen.waitFor(t, "units of raw.a", "Cancel")
-	io.WriteString(keys, "\x1b[C") // right: onto the Run button
-	screen.waitFor(t, "[ Run ]")
-	io.WriteString(keys, "\r")
+	pressRun(t, screen, keys, "units of raw.a")
 	st := s.store(t)
 	deadline := time.Now().Add(15 * time.Second)
 	for {
@@ -314,6 +310,18 @@ const slowSpec = `models:
      run: {command: ["sleep", "60"]}}
 `
 
+// pressRun runs the selected model from the session's screen: R opens
+// its run dialog (the screen shows dialog), right moves onto the Run
+// button and enter presses it.
+func pressRun(t *testing.T, screen *sshScreen, keys io.Writer, dialog string) {
+	t.Helper()
+	io.WriteString(keys, "R")
+	screen.waitFor(t, dialog, "Cancel")
+	io.WriteString(keys, "\x1b[C") // right: onto the Run button
+	screen.waitFor(t, "[ Run ]")
+	io.WriteString(keys, "\r")
+}
+
 // startSlowRun has an operator's session run raw.slow from its dialog and
 // waits until the unit is running; it returns the session's client and
 // the store.
@@ -321,11 +329,7 @@ func startSlowRun(t *testing.T, s *served) (*gossh.Client, *sshScreen, state.Sto
 	t.Helper()
 	c, screen, keys := s.sessionClient(t, s.operator)
 	screen.waitFor(t, "Pipelines", "raw.slow")
-	io.WriteString(keys, "R")
-	screen.waitFor(t, "of raw.slow", "Cancel")
-	io.WriteString(keys, "\x1b[C")
-	screen.waitFor(t, "[ Run ]")
-	io.WriteString(keys, "\r")
+	pressRun(t, screen, keys, "of raw.slow")
 	st := s.store(t)
 	deadline := time.Now().Add(15 * time.Second)
 	for {

@@ -1,13 +1,13 @@
 package cli
 
 import (
+	gocontext "context"
 	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
-	"github.com/spf13/pflag"
 )
 
 func init() {
@@ -46,8 +46,7 @@ under the table, the models that keep their data on a connection.`,
 			"bollhav status --env pr123",
 			"bollhav status -o json | jq '.models[] | select(.counts.failed > 0) | .name'",
 		},
-		flags: func(*pflag.FlagSet) {},
-		run:   runStatus,
+		run: runStatus,
 	})
 }
 
@@ -82,65 +81,58 @@ type statusJSONCounts struct {
 }
 
 func runStatus(c *cmdContext, args []string) int {
-	if len(args) > 0 {
-		return c.fail("status", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
-	}
-	ctx := c.ctx
-	e, closeStore, code := c.openEngine(ctx, "status")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	models, err := e.Status(ctx)
-	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav status: %v\n", err)
-		return ExitUsage
-	}
-	if c.Output == "json" {
-		out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
+	return c.withEngine("status", args, func(ctx gocontext.Context, e *engine.Engine) int {
+		models, err := e.Status(ctx)
+		if err != nil {
+			fmt.Fprintf(c.Err, "bollhav status: %v\n", err)
+			return ExitUsage
+		}
+		if c.Output == "json" {
+			out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
+			for _, m := range models {
+				j := statusModelJSON(m)
+				j.Data = dataToJSON(e.DataHome(ctx, m.Name))
+				out.Models = append(out.Models, j)
+			}
+			writeJSON(c.Out, out)
+			return ExitOK
+		}
+		if len(models) == 0 {
+			fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env())
+			return ExitOK
+		}
+		header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}
+		rows := make([][]string, 0, len(models))
+		pal := c.palette()
 		for _, m := range models {
-			j := statusModelJSON(m)
-			j.Data = dataToJSON(e.DataHome(ctx, m.Name))
-			out.Models = append(out.Models, j)
-		}
-		writeJSON(c.Out, out)
-		return ExitOK
-	}
-	if len(models) == 0 {
-		fmt.Fprintf(c.Out, "no models in %s: the spec has none and none are registered\n", e.Env())
-		return ExitOK
-	}
-	header := []string{"MODEL", "PIPELINE", "SHAPE", "PENDING", "RUNNING", "APPLIED", "BLOCKED", "FAILED", "OUTDATED", "LAST APPLIED", "COVERAGE"}
-	rows := make([][]string, 0, len(models))
-	pal := c.palette()
-	for _, m := range models {
-		row := []string{m.Name, m.Pipeline, statusShape(m)}
-		if m.Stateless && m.Units() == 0 {
-			// Nothing to count: no run writes a unit of it.
-			for range len(state.Statuses) + 1 {
-				row = append(row, "-")
+			row := []string{m.Name, m.Pipeline, statusShape(m)}
+			if m.Stateless && m.Units() == 0 {
+				// Nothing to count: no run writes a unit of it.
+				for range len(state.Statuses) + 1 {
+					row = append(row, "-")
+				}
+				rows = append(rows, append(row, "-", "-"))
+				continue
 			}
-			rows = append(rows, append(row, "-", "-"))
-			continue
-		}
-		for _, s := range state.Statuses {
-			row = append(row, pal.count(s, m.Counts[s]))
-		}
-		row = append(row, strconv.Itoa(m.Outdated), rfcOrDash(m.LastAppliedAt), statusCoverage(m))
-		rows = append(rows, row)
-	}
-	printTable(c.Out, header, rows)
-	homes, order := map[string][]string{}, []string(nil)
-	for _, m := range models {
-		if h := e.DataHome(ctx, m.Name); h.EnvVar != "" {
-			if homes[h.String()] == nil {
-				order = append(order, h.String())
+			for _, s := range state.Statuses {
+				row = append(row, pal.count(s, m.Counts[s]))
 			}
-			homes[h.String()] = append(homes[h.String()], m.Name)
+			row = append(row, strconv.Itoa(m.Outdated), rfcOrDash(m.LastAppliedAt), statusCoverage(m))
+			rows = append(rows, row)
 		}
-	}
-	printDataHomes(c.Out, homes, order)
-	return ExitOK
+		printTable(c.Out, header, rows)
+		homes, order := map[string][]string{}, []string(nil)
+		for _, m := range models {
+			if h := e.DataHome(ctx, m.Name); h.EnvVar != "" {
+				if homes[h.String()] == nil {
+					order = append(order, h.String())
+				}
+				homes[h.String()] = append(homes[h.String()], m.Name)
+			}
+		}
+		printDataHomes(c.Out, homes, order)
+		return ExitOK
+	})
 }
 
 func statusModelJSON(m engine.ModelStatus) statusJSONModel {

@@ -43,6 +43,17 @@ func (w *suWorld) args(cmd string, more ...string) []string {
 	return append([]string{cmd, "--spec", w.spec, "--dsn", w.dsn}, more...)
 }
 
+// ok runs cmd on the world, as args says, and returns its output, failing
+// the test unless it exits 0.
+func (w *suWorld) ok(t *testing.T, cmd string, more ...string) string {
+	t.Helper()
+	code, out, errOut := run(t, w.args(cmd, more...)...)
+	if code != 0 {
+		t.Fatalf("code %d: %s", code, errOut)
+	}
+	return out
+}
+
 // suEach runs f on a fresh SQLite world and on a fresh PostgreSQL one (in a
 // schema of its own; skipped without a server, as pgtest says).
 func suEach(t *testing.T, f func(t *testing.T, w *suWorld)) {
@@ -223,10 +234,7 @@ func TestStatusJSON(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		w.seedUnits(t)
 		w.addExtraModel(t)
-		code, out, errOut := run(t, w.args("status", "-o", "json")...)
-		if code != 0 {
-			t.Fatalf("code %d: %s", code, errOut)
-		}
+		out := w.ok(t, "status", "-o", "json")
 		// Each model's current fingerprint is a hash (the spec package
 		// tests what it covers): here only its form is checked.
 		fp := regexp.MustCompile(`,\s*"fingerprint":\s*"[0-9a-f]{16}"`)
@@ -257,10 +265,7 @@ func TestStatusTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		w.seedUnits(t)
 		w.addExtraModel(t)
-		code, out, errOut := run(t, w.args("status")...)
-		if code != 0 {
-			t.Fatalf("code %d: %s", code, errOut)
-		}
+		out := w.ok(t, "status")
 		lines := suCheckAligned(t, out)
 		if len(lines) != 5 {
 			t.Fatalf("want a header and 4 models:\n%s", out)
@@ -286,10 +291,7 @@ func TestStatusTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 func TestUnitsJSON(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		w.seedUnits(t)
-		code, out, errOut := run(t, w.args("units", "raw.a", "-o", "json")...)
-		if code != 0 {
-			t.Fatalf("code %d: %s", code, errOut)
-		}
+		out := w.ok(t, "units", "raw.a", "-o", "json")
 		suJSONEqual(t, out, `{"model": "raw.a", "units": [
   {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
   {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
@@ -340,16 +342,10 @@ func TestUnitsJSON(t *testing.T) {
 
 		// The timeless existence row has no window; a registered model
 		// without units and a spec model not registered have none.
-		code, out, _ = run(t, w.args("units", "ref.c", "-o", "json")...)
-		if code != 0 {
-			t.Fatal(out)
-		}
+		out = w.ok(t, "units", "ref.c", "-o", "json")
 		suJSONEqual(t, out, `{"model": "ref.c", "units": [{"since": null, "until": null, "status": "pending", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}]}`)
 		w.addExtraModel(t)
-		code, out, _ = run(t, w.args("units", "marts.new", "-o", "json")...)
-		if code != 0 {
-			t.Fatal(out)
-		}
+		out = w.ok(t, "units", "marts.new", "-o", "json")
 		suJSONEqual(t, out, `{"model": "marts.new", "units": []}`)
 	})
 }
@@ -357,10 +353,7 @@ func TestUnitsJSON(t *testing.T) {
 func TestUnitsTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		w.seedUnits(t)
-		code, out, errOut := run(t, w.args("units", "raw.a", "--since", "2026-01-01T03:00:00Z")...)
-		if code != 0 {
-			t.Fatalf("code %d: %s", code, errOut)
-		}
+		out := w.ok(t, "units", "raw.a", "--since", "2026-01-01T03:00:00Z")
 		lines := suCheckAligned(t, out)
 		header := lines[0]
 		want := [][]string{
@@ -378,7 +371,7 @@ func TestUnitsTextIsAlignedAndPlainWhenPiped(t *testing.T) {
 				t.Errorf("line %d\n got %q\nwant %q", i, got, w)
 			}
 		}
-		code, out, _ = run(t, w.args("units", "raw.a", "--status", "running", "--since", "2026-01-01T04:00:00Z")...)
+		code, out, _ := run(t, w.args("units", "raw.a", "--status", "running", "--since", "2026-01-01T04:00:00Z")...)
 		if code != 0 || out != "no units of raw.a match\n" {
 			t.Errorf("no match: code %d out %q", code, out)
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/tui"
 )
@@ -23,8 +24,7 @@ func hourText(w state.Window) string {
 // whole error is under the list.
 func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
 	f := r.WaitBlocked(t)
 	tui.CheckFrame(t, f, 80, 24)
@@ -48,12 +48,8 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	// those around it.
 	day := d.outage.Since.Truncate(24 * time.Hour)
 	dayText := func(t time.Time) string { return t.Format("2006-01-02") }
-	for _, want := range []string{"1 failed · 9 blocked · 2 causes",
-		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later"} {
-		if !strings.Contains(f, want) {
-			t.Errorf("Blocked lacks %q:\n%s", want, f)
-		}
-	}
+	enginetest.ContainsAll(t, "Blocked", f, "1 failed · 9 blocked · 2 causes",
+		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later")
 	if strings.Count(f, "mart.kpi_daily") != 5 || strings.Count(f, "mart.monthly_revenue") != 2 {
 		t.Errorf("want the five KPI days and the two months listed:\n%s", f)
 	}
@@ -74,13 +70,8 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 // them too.
 func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 	d := seedDemo(t)
-	days := d.blockedWindows(t, "core.daily_revenue")
-	if len(days) != 2 {
-		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(days))
-	}
-	d.fixOutage(t) // the provider is back
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	days := d.revenueDaysFixed(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
 	r.WaitBlocked(t)
 	r.Keys("r")
@@ -146,9 +137,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 // failed unit (not on the first model, ops.payment_alerts); n and N walk
 // the failed and blocked models, round the end.
 func TestDemoPipelinesOpenOnTheFailedModel(t *testing.T) {
-	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := seedDemo(t).startOnIncidents(t)
 	r.Keys("esc")
 	f := r.WaitPipelines(t)
 	if sel := tui.SelectedLine(f); !strings.Contains(sel, "raw.payments") {

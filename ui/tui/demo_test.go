@@ -13,9 +13,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 	"github.com/bollhav/bollhav/ui/cli"
 	"github.com/bollhav/bollhav/ui/tui"
 	"github.com/charmbracelet/x/exp/teatest/v2"
@@ -46,20 +44,8 @@ func seedDemo(t *testing.T) *demo {
 		}
 		return nil
 	})
-	sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := sqlite.Open(t.Context(), filepath.Join(dir, ".bollhav", "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	b, err := os.ReadFile(filepath.Join(dir, "scripts", "outage"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	at, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	sp, store := enginetest.OpenProject(t, dir)
+	at, err := cli.DemoOutage(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,22 +89,38 @@ func (d *demo) fixOutage(t *testing.T) {
 	}
 }
 
+// revenueDaysFixed checks that the demo holds its two revenue days behind
+// the outage, then brings the payment provider back (fixOutage); it
+// returns the two days, for the test to follow them to applied.
+func (d *demo) revenueDaysFixed(t *testing.T) []state.Window {
+	t.Helper()
+	days := d.blockedWindows(t, "core.daily_revenue")
+	if len(days) != 2 {
+		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(days))
+	}
+	d.fixOutage(t)
+	return days
+}
+
+// startOnIncidents starts the demo's UI at 80×24 as the product launches
+// it, on the incidents, and waits for them; it returns the run and that
+// first frame.
+func (d *demo) startOnIncidents(t *testing.T) (*tui.DemoUI, string) {
+	t.Helper()
+	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
+	return r, r.WaitIncidents(t)
+}
+
 // TestDemoWhyShowsTheRootCausesWholeError: at 80×24, enter on the first
 // incident explains the blocked revenue day, and the root cause's error is
 // on the screen whole — the provider's "503" and, on its own line of the
 // error, "the payment provider is down" — not cut to one line.
 func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
-	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := seedDemo(t).startOnIncidents(t)
 	r.Keys("enter")
 	f := r.WaitWhy(t)
 	tui.CheckFrame(t, f, 80, 24)
-	for _, want := range []string{"why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later"} {
-		if !strings.Contains(f, want) {
-			t.Errorf("the why screen lacks %q:\n%s", want, f)
-		}
-	}
+	enginetest.ContainsAll(t, "the why screen", f, "why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later")
 }
 
 // TestDemoFixFlowsDownstreamInThreeKeys: the payment provider is back; from
@@ -127,13 +129,8 @@ func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 // revenue days that waited behind it applied too, by the real engine.
 func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	d := seedDemo(t)
-	blockedDays := d.blockedWindows(t, "core.daily_revenue")
-	if len(blockedDays) != 2 {
-		t.Fatalf("the demo blocks %d revenue days behind the outage, want 2", len(blockedDays))
-	}
-	d.fixOutage(t) // the provider is back
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	f := r.WaitIncidents(t)
+	blockedDays := d.revenueDaysFixed(t)
+	r, f := d.startOnIncidents(t)
 	if !strings.Contains(f, "›✗ raw.payments failed") {
 		t.Fatalf("the failed root is the first incident, selected:\n%s", f)
 	}
@@ -184,8 +181,7 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 // the terminal, local or over SSH, puts on the clipboard), and says so.
 func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
 	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("y")
 	id := "raw.payments [" + d.outage.Since.Format(time.RFC3339) + ", " + d.outage.Until.Format(time.RFC3339) + ")"
 	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\a"
@@ -199,20 +195,15 @@ func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
 // times and runs, the command that ran and the BOLLHAV_* variables it got.
 func TestDemoUnitDetailShowsTheWholeErrorAndWhatRan(t *testing.T) {
 	d := seedDemo(t)
-	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	r.WaitIncidents(t)
+	r, _ := d.startOnIncidents(t)
 	r.Keys("d")
 	f := r.WaitText(t, "Ran (as the spec has it now)")
 	tui.CheckFrame(t, f, 80, 24)
 	since := d.outage.Since.Format(time.RFC3339)
-	for _, want := range []string{
+	enginetest.ContainsAll(t, "the unit detail", f,
 		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down; retry later",
-		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE=" + since,
-	} {
-		if !strings.Contains(f, want) {
-			t.Errorf("the unit detail lacks %q:\n%s", want, f)
-		}
-	}
+		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE="+since,
+	)
 	// The history is below: G scrolls to its end. The demo's payments hour
 	// failed in both seeding runs, the same error each time.
 	r.Keys("G")

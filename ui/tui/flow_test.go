@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -27,9 +25,7 @@ func selectedLine(frame string) string {
 // TestDrillDownToTheBlockingUpstream walks pipelines → model → unit (why)
 // → its blocking upstream with enter alone, and again with b.
 func TestDrillDownToTheBlockingUpstream(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
 
 	// The cursor starts on raw.orders; mart.daily is two rows down, past
 	// the core heading.
@@ -68,12 +64,7 @@ func TestDrillDownToTheBlockingUpstream(t *testing.T) {
 // TestRunFromTheDialogLandsInTheStore: the source is fixed, the operator
 // runs the failed hour from the model view, and the store has it applied.
 func TestRunFromTheDialogLandsInTheStore(t *testing.T) {
-	w := newWorld(t)
-	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "raw.orders"})
-	r.waitSettled(t, viewModel)
+	w, r := startFixed(t, Options{View: "model", Model: "raw.orders"}, viewModel)
 	r.keys("r")
 	r.waitText(t, "Run 1 unit of raw.orders in prod?", "[ Cancel ]")
 	// Enter on the default button cancels.
@@ -292,9 +283,7 @@ func TestLostConnectionShowsABannerAndRecovers(t *testing.T) {
 // TestPaletteFilterAndEnv: : goes to a model, / filters, env switches the
 // environment.
 func TestPaletteFilterAndEnv(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
 
 	r.keys(":")
 	r.typeText("model mart.dai")
@@ -434,9 +423,7 @@ func TestAuditView(t *testing.T) {
 // raw.orders on the window the contract needs, not on its first unit that
 // is not applied; on a window nothing holds back it says so.
 func TestUpstreamFromTheModelView(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "mart.hourly"})
-	r.waitSettled(t, viewModel)
+	r, _ := startSettled(t, Options{View: "model", Model: "mart.hourly"}, viewModel)
 	// The cursor starts on 05:00, blocked; 06:00 is applied, 07:00 blocked.
 	r.waitFor(t, "the cursor on 05:00", func(f string, _ viewKind) bool {
 		return strings.Contains(selectedLine(f), "2026-01-01 05:00–06:00")

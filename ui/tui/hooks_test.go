@@ -104,9 +104,7 @@ func TestGraphFormAdapter(t *testing.T) {
 // model selected, arrows move, tab changes pipeline, enter opens the
 // selected model, and v goes back to the list with the cursor on it.
 func TestGraphFormInTheUI(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	f := r.waitSettled(t, viewPipelines)
+	r, f := startSettled(t, Options{}, viewPipelines)
 	if !strings.Contains(f, "v graph/list") {
 		t.Errorf("the graph key is offered:\n%s", f)
 	}
@@ -131,9 +129,7 @@ func TestGraphFormInTheUI(t *testing.T) {
 // reason, and the upstream's strip with what ENCAPSULATE needs of it and
 // the gate's verdict; - and + zoom.
 func TestTimelineInTheUI(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "mart.daily"})
-	f := r.waitSettled(t, viewModel)
+	r, f := startSettled(t, Options{View: "model", Model: "mart.daily"}, viewModel)
 	lines := strings.Split(f, "\n")
 	var at int
 	for i, l := range lines {
@@ -169,9 +165,7 @@ func TestTimelineInTheUI(t *testing.T) {
 // TestTimelineFollowsTheCursor: moving the cursor moves the timeline's
 // pointer and label, and the gate's verdict for the new window arrives.
 func TestTimelineFollowsTheCursor(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "mart.hourly"})
-	r.waitSettled(t, viewModel)
+	r, _ := startSettled(t, Options{View: "model", Model: "mart.hourly"}, viewModel)
 	r.waitText(t, "▲ 2026-01-01 05:00–06:00 ⊘ blocked", "╳ ENCAPSULATE unmet · 0s/1h covered (0%)")
 	r.keys("down")
 	r.waitText(t, "▲ 2026-01-01 06:00–07:00 ✓ applied 0s ago", "▔ ENCAPSULATE ok · 1h/1h covered (100%)")

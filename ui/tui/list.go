@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"strings"
+
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 )
@@ -128,6 +130,38 @@ func (c *cursor) handleWheel(msg tea.MouseWheelMsg) bool {
 		return false
 	}
 	return true
+}
+
+// listQuery is the text a list view filters its rows by (what / typed),
+// kept across reloads; the view filters again when it is set.
+type listQuery struct{ query string }
+
+func (q *listQuery) filter() string { return q.query }
+
+// matching fills idx (its storage reused) with the indexes below n whose
+// rows match the query, lower-cased for match; an empty query keeps all.
+func matching(idx []int, n int, query string, match func(i int, q string) bool) []int {
+	q := strings.ToLower(query)
+	idx = idx[:0]
+	for i := range n {
+		if q == "" || match(i, q) {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// wheelOffset is a text view's top line after a mouse wheel message: three
+// lines up, not above the first, or three down, not past last; any other
+// message leaves it.
+func wheelOffset(msg tea.MouseWheelMsg, offset, last int) int {
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		return max(0, offset-3)
+	case tea.MouseWheelDown:
+		return min(last, offset+3)
+	}
+	return offset
 }
 
 // scrollHint is "12–30 of 1,000" for a list longer than its page, else "".

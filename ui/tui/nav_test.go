@@ -12,21 +12,17 @@ func headerLine(f string) string { return strings.SplitN(f, "\n", 2)[0] }
 // through them, newest first, as k9s's - does; with nowhere to go back to
 // it says so.
 func TestScreenKeysKeepABackStack(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
-	r.keys("2")
-	r.waitSettled(t, viewBlocked)
-	r.keys("3")
-	r.waitSettled(t, viewRuns)
-	r.keys("4")
-	r.waitSettled(t, viewAudit)
-	r.keys("-")
-	r.waitSettled(t, viewRuns)
-	r.keys("-")
-	r.waitSettled(t, viewBlocked)
-	r.keys("-")
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
+	for _, step := range []struct {
+		key  string
+		view viewKind
+	}{
+		{"2", viewBlocked}, {"3", viewRuns}, {"4", viewAudit},
+		{"-", viewRuns}, {"-", viewBlocked}, {"-", viewPipelines},
+	} {
+		r.keys(step.key)
+		r.waitSettled(t, step.view)
+	}
 	r.keys("-")
 	r.waitText(t, "no previous screen")
 }
@@ -35,9 +31,7 @@ func TestScreenKeysKeepABackStack(t *testing.T) {
 // the pipelines, so model after model leaves a two-part breadcrumb, and -
 // goes back to the model before.
 func TestPaletteJumpsDoNotGrowTheBreadcrumb(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
 	for _, m := range []string{"mart.daily", "mart.hourly", "raw.orders", "mart.fresh"} {
 		r.command("model " + m)
 		f := r.waitView(t, viewModel, m)
@@ -61,9 +55,7 @@ func TestPaletteJumpsDoNotGrowTheBreadcrumb(t *testing.T) {
 // failed hours (05:00 and 07:00, 4 units waiting on them), the first of
 // them; a timeless model's one unit needs no time either.
 func TestWhyWithoutATimeOpensTheWorstUnit(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
 	r.command("why raw.orders")
 	f := r.waitView(t, viewWhy, "why raw.orders 2026-01-01 05:00–06:00")
 	if !strings.Contains(f, "✗ failed") || !strings.Contains(f, "source unavailable") {
@@ -78,9 +70,7 @@ func TestWhyWithoutATimeOpensTheWorstUnit(t *testing.T) {
 // own — and [ back upstream, to ingest again; shift+tab goes to the
 // previous pipeline, from ingest round to the last, reports.
 func TestGraphFollowsEdgesAcrossPipelines(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	r, _ := startSettled(t, Options{}, viewPipelines)
 	r.keys("v")
 	r.waitText(t, "[ingest]", "▸✗ raw.orders")
 	r.keys("]")
@@ -100,9 +90,7 @@ func TestGraphFollowsEdgesAcrossPipelines(t *testing.T) {
 // columns every model has at zero (no unit of the world is pending or
 // running) give their room to LAST APPLIED.
 func TestPipelinesShowLastAppliedAt80Columns(t *testing.T) {
-	w := newWorld(t)
-	r := startUI(t, w.e, 80, 24, Options{})
-	f := r.waitSettled(t, viewPipelines)
+	_, f := startSettled(t, Options{}, viewPipelines)
 	head := strings.Split(f, "\n")[1]
 	for _, want := range []string{"✓ appl", "⊘ blkd", "✗ fail", "LAST APPLIED"} {
 		if !strings.Contains(head, want) {

@@ -2,8 +2,6 @@ package tui
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +14,7 @@ import (
 // it, and the store has raw.orders' failed hours applied and the run
 // recorded for the pipeline.
 func TestRunAPipelineFromItsHeading(t *testing.T) {
-	w := newWorld(t)
-	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startUI(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewPipelines)
+	w, r := startFixed(t, Options{}, viewPipelines)
 	r.keys("g") // the ingest heading
 	r.waitFor(t, "the cursor on the ingest heading", func(f string, _ viewKind) bool {
 		return strings.Contains(selectedLine(f), "▾ ingest")

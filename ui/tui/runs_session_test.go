@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,12 +14,7 @@ import (
 // names the key that opens it, and that key opens the run itself (its
 // tasks), over the runs view; its duration is the time it took, not 0s.
 func TestARunsToastOpensTheRun(t *testing.T) {
-	w := newWorld(t)
-	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := startUI(t, w.e, 80, 24, Options{View: "model", Model: "raw.orders"})
-	r.waitSettled(t, viewModel)
+	_, r := startFixed(t, Options{View: "model", Model: "raw.orders"}, viewModel)
 	r.keys("r")
 	r.waitText(t, "Run 1 unit of raw.orders in prod?")
 	r.keys("y")

@@ -27,7 +27,7 @@ type auditView struct {
 	entries []state.AuditEntry
 	idx     []int
 	cur     cursor
-	query   string
+	listQuery
 	// ticking is true while a reload tick is set; tickSeq tells the
 	// current one from older ones.
 	ticking bool
@@ -134,8 +134,6 @@ func (v *auditView) tick(msg auditTickMsg) {
 	v.c.send(reloadMsg{v.id})
 }
 
-func (v *auditView) filter() string { return v.query }
-
 func (v *auditView) setFilter(s string) tea.Cmd {
 	v.query = s
 	v.refilter()
@@ -145,13 +143,10 @@ func (v *auditView) setFilter(s string) tea.Cmd {
 // refilter keeps the entries whose actor, action, arguments or outcome
 // contain the query.
 func (v *auditView) refilter() {
-	q := strings.ToLower(v.query)
-	v.idx = v.idx[:0]
-	for i, e := range v.entries {
-		if q == "" || strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+auditArgs(e.Args)+"\x00"+e.Outcome), q) {
-			v.idx = append(v.idx, i)
-		}
-	}
+	v.idx = matching(v.idx, len(v.entries), v.query, func(i int, q string) bool {
+		e := v.entries[i]
+		return strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+auditArgs(e.Args)+"\x00"+e.Outcome), q)
+	})
 	v.cur.setLen(len(v.idx))
 }
 

@@ -103,17 +103,13 @@ func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
 	// By hand (newWorld): raw.orders failed 05 and 07; blocked mart.daily
 	// day 0, mart.hourly 05+07, mart.fresh 00–04, report.snapshot = 9
 	// units of 4 models.
-	for _, want := range []string{
+	enginetest.ContainsAll(t, "the first look", first,
 		"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
 		"impact …",
 		"exit status 3: source unavailable",
 		"what waits on it: tracing…",
 		"first look: 1 failed root · tracing 9 blocked units in 4 models…",
-	} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the first look has no %q:\n%s", want, first)
-		}
-	}
+	)
 	traced := nextLoad(t, next)
 	if traced == nil {
 		t.Fatal("the first look did not ask for the traced report")
@@ -127,14 +123,10 @@ func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
 	// failed hours, mart.fresh's 5 behind stale rows; report.snapshot also
 	// waits on mart.daily's day 1, which nothing loaded: a third root, so
 	// fixing the failed hours alone releases 3 of their 4.
-	for _, want := range []string{"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
+	enginetest.ContainsAll(t, "the traced report", frame, "›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
 		"holds 4 units of mart.daily, mart.hourly, report.snapshot (fixing it alone releases 3)",
 		"~ raw.orders stale", "holds 5 units of mart.fresh", "? mart.daily not loaded 2026-01-02", "holds 1 unit of report.snapshot (fixing it alone releases 0)",
-		"3 incidents · failures first, then by impact"} {
-		if !strings.Contains(frame, want) {
-			t.Errorf("the traced report has no %q:\n%s", want, frame)
-		}
-	}
+		"3 incidents · failures first, then by impact")
 }
 
 // nextLoad runs cmd and the commands it batches until one answers a

@@ -25,9 +25,9 @@ type modelView struct {
 	data  modelData
 	limit int
 
-	idx    []int // units shown (filtered), as indices into data.units
-	cur    cursor
-	query  string
+	idx []int // units shown (filtered), as indices into data.units
+	cur cursor
+	listQuery
 	placed bool // the cursor has been placed on the first load
 	// startAt, when set, is where the first load puts the cursor: the
 	// unit whose window holds it (u from a downstream's model view).
@@ -171,8 +171,6 @@ func (v *modelView) affected(changes []state.Change) (bool, []string) {
 	return false, nil
 }
 
-func (v *modelView) filter() string { return v.query }
-
 func (v *modelView) setFilter(s string) tea.Cmd {
 	v.query = s
 	v.refilter()
@@ -182,13 +180,10 @@ func (v *modelView) setFilter(s string) tea.Cmd {
 // refilter keeps the units whose status or window text contains the
 // filter.
 func (v *modelView) refilter() {
-	q := strings.ToLower(v.query)
-	v.idx = v.idx[:0]
-	for i, u := range v.data.units {
-		if q == "" || strings.Contains(string(u.Status), q) || strings.Contains(strings.ToLower(windowText(u.Window)), q) {
-			v.idx = append(v.idx, i)
-		}
-	}
+	v.idx = matching(v.idx, len(v.data.units), v.query, func(i int, q string) bool {
+		u := v.data.units[i]
+		return strings.Contains(string(u.Status), q) || strings.Contains(strings.ToLower(windowText(u.Window)), q)
+	})
 	v.cur.setLen(len(v.idx))
 }
 

@@ -25,9 +25,9 @@ type pipelinesView struct {
 	graphs   []*engine.PipelineGraph
 	graphErr error
 
-	rows      []plRow
-	cur       cursor
-	query     string
+	rows []plRow
+	cur  cursor
+	listQuery
 	collapsed map[string]bool
 
 	// The graph form: one pipeline's graph at a time, built when the data
@@ -155,8 +155,6 @@ func (v *pipelinesView) modelNames() []string {
 	}
 	return out
 }
-
-func (v *pipelinesView) filter() string { return v.query }
 
 func (v *pipelinesView) setFilter(s string) tea.Cmd {
 	sel := v.selectedName()

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"math"
 	"regexp"
 	"strings"
 
@@ -107,14 +108,8 @@ func (v *unitView) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *unitView) wheel(msg tea.MouseWheelMsg) {
-	switch msg.Button {
-	case tea.MouseWheelUp:
-		v.offset = max(0, v.offset-3)
-	case tea.MouseWheelDown:
-		v.offset += 3
-	}
-}
+// wheel scrolls the detail; render keeps the offset on the page.
+func (v *unitView) wheel(msg tea.MouseWheelMsg) { v.offset = wheelOffset(msg, v.offset, math.MaxInt) }
 
 func (v *unitView) bindings() []key.Binding {
 	k := v.c.keys

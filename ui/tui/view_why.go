@@ -422,12 +422,7 @@ func (v *whyView) actionTarget() *whyTarget {
 }
 
 func (v *whyView) wheel(msg tea.MouseWheelMsg) {
-	switch msg.Button {
-	case tea.MouseWheelUp:
-		v.offset = max(0, v.offset-3)
-	case tea.MouseWheelDown:
-		v.offset = min(max(0, len(v.items)-1), v.offset+3)
-	}
+	v.offset = wheelOffset(msg, v.offset, max(0, len(v.items)-1))
 }
 
 func (v *whyView) bindings() []key.Binding {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -175,6 +176,30 @@ func startUI(t *testing.T, e *engine.Engine, w, h int, opts Options) *uiRun {
 	t.Helper()
 	opts.View = cmp.Or(opts.View, string(viewPipelines))
 	return startLanding(t, e, w, h, opts)
+}
+
+// startSettled starts the UI at 80×24 over a fresh world (newWorld), opened
+// as opts says, and waits for view k, settled: where the tests that need no
+// more of the world begin. It returns the run and its settled frame.
+func startSettled(t *testing.T, opts Options, k viewKind) (*uiRun, string) {
+	t.Helper()
+	w := newWorld(t)
+	r := startUI(t, w.e, 80, 24, opts)
+	return r, r.waitSettled(t, k)
+}
+
+// startFixed is startSettled over a world whose source is fixed (the file
+// "fixed" in its spec directory), so raw.orders' failed hours load when
+// run again; it returns the world too, for its store.
+func startFixed(t *testing.T, opts Options, k viewKind) (*world, *uiRun) {
+	t.Helper()
+	w := newWorld(t)
+	if err := os.WriteFile(filepath.Join(w.specDir, "fixed"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := startUI(t, w.e, 80, 24, opts)
+	r.waitSettled(t, k)
+	return w, r
 }
 
 // startLanding runs the UI as startUI does, but with opts.View as given:

@@ -15,16 +15,8 @@ func TestAdmin(t *testing.T) {
 	dsn := DSN(t)
 	admin := NewAdmin(t, dsn)
 	app := ApplicationName("bollhav_pgtest_admin_")
-	connect := func(app string) *pgx.Conn {
-		conn, err := pgx.Connect(t.Context(), WithApplicationName(dsn, app))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.Close(context.Background()) })
-		return conn
-	}
-	conn := connect(app)
-	connect(ApplicationName("bollhav_pgtest_bystander_"))
+	conn := connectAs(t, dsn, app)
+	connectAs(t, dsn, ApplicationName("bollhav_pgtest_bystander_"))
 	if n, busy := admin.Backends(app), admin.Busy(app); n != 1 || busy != 0 {
 		t.Fatalf("an idle connection: %d backends, %d busy; want 1, 0", n, busy)
 	}
@@ -58,6 +50,17 @@ func TestAdmin(t *testing.T) {
 	if _, err := conn.Exec(t.Context(), `SELECT 1`); err == nil {
 		t.Error("a terminated connection still runs statements")
 	}
+}
+
+// connectAs opens a connection to dsn named app, closed when t ends.
+func connectAs(t *testing.T, dsn, app string) *pgx.Conn {
+	t.Helper()
+	conn, err := pgx.Connect(t.Context(), WithApplicationName(dsn, app))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {

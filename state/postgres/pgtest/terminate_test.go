@@ -32,16 +32,8 @@ func TestWithApplicationName(t *testing.T) {
 func TestTerminate(t *testing.T) {
 	dsn := DSN(t)
 	app, bystanderApp := ApplicationName("bollhav_pgtest_victim_"), ApplicationName("bollhav_pgtest_bystander_")
-	connect := func(app string) *pgx.Conn {
-		conn, err := pgx.Connect(t.Context(), WithApplicationName(dsn, app))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = conn.Close(context.Background()) })
-		return conn
-	}
-	victims := []*pgx.Conn{connect(app), connect(app)}
-	bystander := connect(bystanderApp)
+	victims := []*pgx.Conn{connectAs(t, dsn, app), connectAs(t, dsn, app)}
+	bystander := connectAs(t, dsn, bystanderApp)
 
 	n, err := Terminate(dsn, app)
 	if err != nil || n != 2 {
