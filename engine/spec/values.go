@@ -75,6 +75,22 @@ func (d *decoder) nonEmptyStr(f *field) (string, bool) {
 	return s, ok
 }
 
+// parsedStr reads f, when present, as a string and parses it; a parse
+// error is reported at the value as parse words it. ok is false unless a
+// value parsed.
+func parsedStr[T any](d *decoder, f *field, parse func(string) (T, error)) (v T, ok bool) {
+	s, ok := d.str(f)
+	if !ok {
+		return v, false
+	}
+	v, err := parse(s)
+	if err != nil {
+		d.errAt(f.valPos, "%v", err)
+		return v, false
+	}
+	return v, true
+}
+
 // word is one of the words a field takes, and the value it stands for.
 type word[T any] struct {
 	text  string
