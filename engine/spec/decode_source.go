@@ -271,23 +271,11 @@ func (d *decoder) decodeSourceHardcoded(f *field) *SourceHardcoded {
 // identifier to a scalar (the columns of a table; nested values have no
 // column type).
 func (d *decoder) rows(f *field) []map[string]any {
-	items, ok := d.list(f)
-	if !ok {
-		return nil
-	}
-	if len(items) == 0 {
-		d.errAt(f.valPos, "rows is empty: a hardcoded source needs at least one row (its keys name the columns)")
-		return nil
-	}
-	out := make([]map[string]any, 0, len(items))
-	for i, item := range items {
-		r := d.resolve(item)
-		if r == nil {
-			continue
-		}
+	out := []map[string]any{}
+	listed := d.eachItem(f, "rows is empty: a hardcoded source needs at least one row (its keys name the columns)", func(i int, item, r ast.Node) {
 		if !isMapping(r) {
 			d.errorf(item, "row %d must be a mapping from column to value, got %s", i+1, describe(r))
-			continue
+			return
 		}
 		row, good := d.objectValue(r, 1, func(col string, keyPos, valPos Position, v any) {
 			if why := identProblem(col); why != "" {
@@ -300,10 +288,12 @@ func (d *decoder) rows(f *field) []map[string]any {
 				d.errAt(valPos, "row %d: column %s holds a list; a row holds scalars only", i+1, col)
 			}
 		})
-		if !good {
-			continue
+		if good {
+			out = append(out, row)
 		}
-		out = append(out, row)
+	})
+	if !listed {
+		return nil
 	}
 	return out
 }
