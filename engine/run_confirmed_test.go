@@ -43,10 +43,7 @@ func TestRunRefusesAConfirmedPlanTheStoreNoLongerGives(t *testing.T) {
 			t.Errorf("the refused run changed units: %v, then %v", before, after)
 		}
 		// Planned again, the run goes ahead.
-		if req.Confirmed, err = e.Plan(t.Context(), req); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := e.Run(t.Context(), req, &fakeExec{}, nil); err != nil {
+		if err := runConfirmed(t, e, req); err != nil {
 			t.Fatalf("the plan made again: %v", err)
 		}
 	})
@@ -58,13 +55,7 @@ func TestRunRefusesAConfirmedPlanTheStoreNoLongerGives(t *testing.T) {
 func TestConfirmedTorchOnAFreshStoreRuns(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := runEngine(t, s, chainSpec)
-		req := RunRequest{Mode: spec.Torch, Window: firstDay()}
-		confirmed, err := e.Plan(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Confirmed = confirmed
-		if _, err := e.Run(t.Context(), req, &fakeExec{}, nil); err != nil {
+		if err := runConfirmed(t, e, RunRequest{Mode: spec.Torch, Window: firstDay()}); err != nil {
 			t.Fatalf("fresh store torch, confirmed: %v", err)
 		}
 	})
@@ -79,14 +70,21 @@ func TestConfirmedTorchAfterAnEditRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 		e2 := runEngine(t, s, strings.Replace(chainSpec, `["true"]`, `["true", "x"]`, 1))
-		req := RunRequest{Mode: spec.Torch, Window: firstDay(), Models: []string{"raw.orders"}}
-		confirmed, err := e2.Plan(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Confirmed = confirmed
-		if _, err := e2.Run(t.Context(), req, &fakeExec{}, nil); err != nil {
+		if err := runConfirmed(t, e2, RunRequest{Mode: spec.Torch, Window: firstDay(), Models: []string{"raw.orders"}}); err != nil {
 			t.Fatalf("torch after editing the command, confirmed: %v", err)
 		}
 	})
+}
+
+// runConfirmed makes req's plan, confirms it as the CLI does (Confirmed)
+// and runs req under it at once; it returns the run's error.
+func runConfirmed(t *testing.T, e *Engine, req RunRequest) error {
+	t.Helper()
+	confirmed, err := e.Plan(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Confirmed = confirmed
+	_, err = e.Run(t.Context(), req, &fakeExec{}, nil)
+	return err
 }

@@ -22,27 +22,13 @@ func (d *decoder) decodeChunking(f *field, temporality Temporality) *Chunking {
 		return nil
 	}
 	c := &Chunking{Location: time.UTC}
-	if v := fs.present("timezone"); v != nil {
-		if name, ok := d.str(v); ok {
-			loc, err := state.LoadLocation(name)
-			if err != nil {
-				d.errAt(v.valPos, "%v", err)
-			} else {
-				c.Location = loc
-			}
-		}
+	if loc, ok := parsedStr(d, fs.present("timezone"), state.LoadLocation); ok {
+		c.Location = loc
 	}
 	pickWord(d, fs.present("flexibility"), "flexibility", &c.Flexibility, []word[Flexibility]{{"fix", Fix}, {"flex", Flex}})
-	intervalOK := false
-	if v := fs.present("interval"); v != nil {
-		if s, ok := d.str(v); ok {
-			iv, err := state.ParseInterval(s)
-			if err != nil {
-				d.errAt(v.valPos, "%v", err)
-			} else {
-				c.Interval, intervalOK = iv, true
-			}
-		}
+	iv, intervalOK := parsedStr(d, fs.present("interval"), state.ParseInterval)
+	if intervalOK {
+		c.Interval = iv
 	}
 	if fs.present("interval") == nil && temporality == Temporal && !fs.meant("interval") {
 		d.errAt(f.keyPos, "chunking needs an interval, like 1h or 1d")

@@ -75,30 +75,20 @@ func (d *decoder) argv(f *field) []string {
 		d.errAt(f.valPos, "command must be a list (an argv) such as [\"./load_orders.sh\", \"--full\"]; a string is not split into arguments")
 		return nil
 	}
-	items, ok := d.list(f)
-	if !ok {
-		return nil
-	}
-	if len(items) == 0 {
-		d.errAt(f.valPos, "command is empty: want an argv such as [\"./load_orders.sh\", \"--full\"]")
-		return nil
-	}
-	argv := make([]string, 0, len(items))
-	for i, item := range items {
-		r := d.resolve(item)
-		if r == nil {
-			continue
-		}
+	argv := []string{}
+	listed := d.eachItem(f, "command is empty: want an argv such as [\"./load_orders.sh\", \"--full\"]", func(i int, item, r ast.Node) {
 		s, ok := scalarText(r)
-		if !ok || isNull(r) {
+		switch {
+		case !ok || isNull(r):
 			d.errorf(item, "command argument %d must be a string, got %s", i, describe(r))
-			continue
-		}
-		if i == 0 && strings.TrimSpace(s) == "" {
+		case i == 0 && strings.TrimSpace(s) == "":
 			d.errorf(item, "command's program (argument 0) is empty")
-			continue
+		default:
+			argv = append(argv, s)
 		}
-		argv = append(argv, s)
+	})
+	if !listed {
+		return nil
 	}
 	return argv
 }
@@ -113,20 +103,8 @@ func (d *decoder) statements(f *field) []string {
 		d.checkTransaction(f.valPos, "sql", s)
 		return []string{s}
 	}
-	items, ok := d.list(f)
-	if !ok {
-		return nil
-	}
-	if len(items) == 0 {
-		d.errAt(f.valPos, "sql is an empty list: give at least one statement")
-		return nil
-	}
-	out := make([]string, 0, len(items))
-	for i, item := range items {
-		r := d.resolve(item)
-		if r == nil {
-			continue
-		}
+	out := []string{}
+	listed := d.eachItem(f, "sql is an empty list: give at least one statement", func(i int, item, r ast.Node) {
 		s, ok := scalarText(r)
 		switch {
 		case !ok || isNull(r):
@@ -137,6 +115,9 @@ func (d *decoder) statements(f *field) []string {
 			d.checkTransaction(d.pos(item), fmt.Sprintf("sql statement %d", i+1), s)
 			out = append(out, s)
 		}
+	})
+	if !listed {
+		return nil
 	}
 	return out
 }

@@ -148,21 +148,12 @@ func (d *decoder) decodeSourceModel(f *field) *SourceModel {
 	if fs == nil {
 		return sm
 	}
-	if v := fs.present("schema"); v != nil {
-		sm.Schema, _ = d.ident(v)
-	}
-	if v := fs.present("catalog"); v != nil {
-		sm.Catalog, _ = d.ident(v)
-	}
-	if v := fs.present("dsn_env_var"); v != nil {
-		sm.DSNEnvVar, _ = d.envVar(v)
-	}
-	if v := fs.present("read_query"); v != nil {
-		sm.ReadQuery, _ = d.nonEmptyStr(v)
-	}
-	if v := fs.present("partitioned_by"); v != nil {
-		sm.PartitionedBy, _ = d.ident(v)
-	}
+	// An absent or null field reads as "", which the fields already hold.
+	sm.Schema, _ = d.ident(fs.present("schema"))
+	sm.Catalog, _ = d.ident(fs.present("catalog"))
+	sm.DSNEnvVar, _ = d.envVar(fs.present("dsn_env_var"))
+	sm.ReadQuery, _ = d.nonEmptyStr(fs.present("read_query"))
+	sm.PartitionedBy, _ = d.ident(fs.present("partitioned_by"))
 	if v := fs.present("infer_schema_length"); v != nil {
 		if n, ok := d.count(v, 0); ok {
 			sm.InferSchemaLength = &n
@@ -186,9 +177,7 @@ func (d *decoder) decodeSourceFile(f *field) *SourceFile {
 	} else {
 		sf.Path, _ = d.nonEmptyStr(v)
 	}
-	if v := fs.present("encoding"); v != nil {
-		sf.Encoding, _ = d.nonEmptyStr(v)
-	}
+	sf.Encoding, _ = d.nonEmptyStr(fs.present("encoding"))
 	if v := fs.present("separator"); v != nil {
 		if s, ok := d.str(v); ok {
 			if len(s) != 1 {
@@ -206,15 +195,9 @@ func (d *decoder) decodeSourceFile(f *field) *SourceFile {
 	if v := fs.present("remove_top_rows"); v != nil {
 		sf.RemoveTopRows, _ = d.count(v, 0)
 	}
-	if v := fs.present("archive_folder"); v != nil {
-		sf.ArchiveFolder, _ = d.nonEmptyStr(v)
-	}
-	if v := fs.present("dateformat"); v != nil {
-		sf.DateFormat, _ = d.nonEmptyStr(v)
-	}
-	if v := fs.present("file_ending"); v != nil {
-		sf.FileEnding, _ = d.nonEmptyStr(v)
-	}
+	sf.ArchiveFolder, _ = d.nonEmptyStr(fs.present("archive_folder"))
+	sf.DateFormat, _ = d.nonEmptyStr(fs.present("dateformat"))
+	sf.FileEnding, _ = d.nonEmptyStr(fs.present("file_ending"))
 	return sf
 }
 
@@ -271,23 +254,11 @@ func (d *decoder) decodeSourceHardcoded(f *field) *SourceHardcoded {
 // identifier to a scalar (the columns of a table; nested values have no
 // column type).
 func (d *decoder) rows(f *field) []map[string]any {
-	items, ok := d.list(f)
-	if !ok {
-		return nil
-	}
-	if len(items) == 0 {
-		d.errAt(f.valPos, "rows is empty: a hardcoded source needs at least one row (its keys name the columns)")
-		return nil
-	}
-	out := make([]map[string]any, 0, len(items))
-	for i, item := range items {
-		r := d.resolve(item)
-		if r == nil {
-			continue
-		}
+	out := []map[string]any{}
+	listed := d.eachItem(f, "rows is empty: a hardcoded source needs at least one row (its keys name the columns)", func(i int, item, r ast.Node) {
 		if !isMapping(r) {
 			d.errorf(item, "row %d must be a mapping from column to value, got %s", i+1, describe(r))
-			continue
+			return
 		}
 		row, good := d.objectValue(r, 1, func(col string, keyPos, valPos Position, v any) {
 			if why := identProblem(col); why != "" {
@@ -300,10 +271,12 @@ func (d *decoder) rows(f *field) []map[string]any {
 				d.errAt(valPos, "row %d: column %s holds a list; a row holds scalars only", i+1, col)
 			}
 		})
-		if !good {
-			continue
+		if good {
+			out = append(out, row)
 		}
-		out = append(out, row)
+	})
+	if !listed {
+		return nil
 	}
 	return out
 }

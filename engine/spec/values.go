@@ -75,6 +75,43 @@ func (d *decoder) nonEmptyStr(f *field) (string, bool) {
 	return s, ok
 }
 
+// eachItem reads f as a list that must not be empty (empty is an error at
+// the value) and calls fn with each item's index, its node and the node it
+// resolves to; an item that resolves to nothing was reported already and
+// is skipped. It reports whether f was such a list.
+func (d *decoder) eachItem(f *field, empty string, fn func(i int, item, r ast.Node)) bool {
+	items, ok := d.list(f)
+	if !ok {
+		return false
+	}
+	if len(items) == 0 {
+		d.errAt(f.valPos, "%s", empty)
+		return false
+	}
+	for i, item := range items {
+		if r := d.resolve(item); r != nil {
+			fn(i, item, r)
+		}
+	}
+	return true
+}
+
+// parsedStr reads f, when present, as a string and parses it; a parse
+// error is reported at the value as parse words it. ok is false unless a
+// value parsed.
+func parsedStr[T any](d *decoder, f *field, parse func(string) (T, error)) (v T, ok bool) {
+	s, ok := d.str(f)
+	if !ok {
+		return v, false
+	}
+	v, err := parse(s)
+	if err != nil {
+		d.errAt(f.valPos, "%v", err)
+		return v, false
+	}
+	return v, true
+}
+
 // word is one of the words a field takes, and the value it stands for.
 type word[T any] struct {
 	text  string

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 )
 
@@ -85,14 +86,8 @@ func TestWarehousePasswordNeverShown(t *testing.T) {
 // warehouse; status and why say where the data lives — the variable, the
 // driver, host and database — and never the user.
 func TestWarehouseRunAndWhereItsDataLives(t *testing.T) {
-	base := pgtest.DSN(t)
-	db := "bollhav_cliwh_" + strings.ToLower(pgtest.ApplicationName(""))
-	if err := pgtest.Exec(base, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
-	u, _ := url.Parse(base)
-	u.Path = "/" + db
+	u, _ := url.Parse(enginetest.Database(t, "bollhav_cliwh_"))
+	db := strings.TrimPrefix(u.Path, "/")
 	spec := whCLIWorld(t)
 	t.Setenv("BOLLHAV_CLI_WH", u.String())
 
@@ -143,20 +138,13 @@ func TestShopExampleRunsEndToEnd(t *testing.T) {
 	if _, err := exec.LookPath("psql"); err != nil {
 		t.Skip("the shop's loader scripts need psql")
 	}
-	base := pgtest.DSN(t)
-	db := "bollhav_shop_" + strings.ToLower(pgtest.ApplicationName(""))
-	if err := pgtest.Exec(base, "CREATE DATABASE "+db); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pgtest.Exec(base, "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
-	u, _ := url.Parse(base)
-	u.Path = "/" + db
+	warehouse := enginetest.Database(t, "bollhav_shop_")
 	dir := t.TempDir()
 	if err := os.CopyFS(dir, os.DirFS("../../examples/shop")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("BOLLHAV_DSN", "")
-	t.Setenv("SHOP_WAREHOUSE_DSN", u.String())
+	t.Setenv("SHOP_WAREHOUSE_DSN", warehouse)
 	spec := filepath.Join(dir, "bollhav.yaml")
 	args := []string{"--spec", spec, "run", "--since", "2026-01-01T00:00:00+01:00", "--until", "2026-01-03T00:00:00+01:00"}
 	for round := range 2 { // the second is a bulldozer rerun: nothing doubles
@@ -173,7 +161,7 @@ func TestShopExampleRunsEndToEnd(t *testing.T) {
 		`SELECT value FROM ref.shop_config WHERE key = 'vat_rate'`:                                                             "0.25",
 	} {
 		var got string
-		if err := pgtest.QueryRow(u.String(), query, nil, &got); err != nil || got != want {
+		if err := pgtest.QueryRow(warehouse, query, nil, &got); err != nil || got != want {
 			t.Errorf("%s\n got %q (%v)\nwant %q", query, got, err, want)
 		}
 	}

@@ -93,13 +93,21 @@ func TestSameSeedSameSpec(t *testing.T) {
 	}
 }
 
+// populateSmall fills s as Populate does with the small config, failing the
+// test on error.
+func populateSmall(t *testing.T, s state.Store) (*engine.Engine, gen.Summary) {
+	t.Helper()
+	e, sum, err := gen.Populate(t.Context(), s, engine.Options{}, small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, sum
+}
+
 func TestPopulateWritesTheAskedState(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		e, sum, err := gen.Populate(ctx, s, engine.Options{}, small)
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, sum := populateSmall(t, s)
 		if e.Spec() == nil || len(e.Spec().Models) != small.Models {
 			t.Fatalf("Populate left the engine without the spec's %d models", small.Models)
 		}
@@ -223,10 +231,7 @@ func staleUnits(ctx context.Context, t *testing.T, s state.Store, e *engine.Engi
 func TestAttachIsPopulateWithoutWriting(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
-		_, sum, err := gen.Populate(ctx, s, engine.Options{}, small)
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, sum := populateSmall(t, s)
 		before := storeCounts(ctx, t, s)
 		e, got, err := gen.Attach(s, engine.Options{}, small)
 		if err != nil {
