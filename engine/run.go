@@ -96,6 +96,14 @@ type RunResult struct {
 	Tasks  []TaskResult
 	// HardErrors counts units failed by a gate-time hard error.
 	HardErrors int
+	// Released are the blocked units downstream of what the run applied
+	// whose upstreams caught up: their reason rewritten to say so
+	// (releaseCaughtUp), for the next run. A run with Downstream applies
+	// them itself, in Then.
+	Released []ReleasedModel
+	// Then is the discover run a run with Downstream started over what it
+	// released; nil when it released nothing or was not asked to.
+	Then *RunResult
 }
 
 // Failed reports whether a task failed or a hard gate error occurred: the
@@ -212,6 +220,17 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	res, err = e.execute(ctx, runID, begun, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
+	}
+	if err == nil && req.Downstream && len(res.Released) > 0 && ctx.Err() == nil {
+		// What the run released downstream runs in the same command: a
+		// discover run of those models over the released windows, which
+		// applies what is ready and re-judges the rest.
+		models, span := releasedModels(res.Released)
+		then := RunRequest{Models: models, Downstream: true, Mode: spec.Discover, Workers: req.Workers}
+		if !span.IsZero() {
+			then.Window = &span
+		}
+		res.Then, err = e.Run(ctx, then, exec, progress)
 	}
 	return res, err
 }
@@ -503,6 +522,17 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 			}
 			res.Tasks = append(res.Tasks, TaskResult{Model: sc.model.Name, TaskID: sc.taskID, Pipeline: sc.pipeline, Waiting: true,
 				Reason: cross.reasons[sc.taskID], Blocked: held})
+		}
+	}
+	if runErr == nil && ctx.Err() == nil {
+		var applied []string
+		for _, t := range res.Tasks {
+			if t.Applied > 0 {
+				applied = append(applied, t.Model)
+			}
+		}
+		if res.Released, err = e.releaseCaughtUp(ctx, runID, applied); err != nil {
+			runErr = err
 		}
 	}
 	status := state.RunSucceeded

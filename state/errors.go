@@ -84,6 +84,9 @@ func (r StatusChange) Check() error {
 	if r.To == Running {
 		return fmt.Errorf("%s: units become running only by a claim, which gives them a lease", what)
 	}
+	if r.Reason != "" && r.To != Blocked {
+		return fmt.Errorf("%s: a reason is kept only on blocked units, not on %s ones", what, r.To)
+	}
 	if len(r.From) == 0 {
 		return fmt.Errorf("%s: no statuses to move from; name them (every status must be asked for)", what)
 	}

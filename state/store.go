@@ -368,8 +368,12 @@ type StatusChange struct {
 	To         UnitStatus
 	// AppliedAt is set on units moved to applied (operator marks).
 	AppliedAt time.Time
-	RunID     int64
-	Now       time.Time
+	// Reason, with To blocked, is the blocked_reason the units are left
+	// with (a run re-judging blocked units rewrites a reason that no
+	// longer holds); other moves clear the reason and take none.
+	Reason string
+	RunID  int64
+	Now    time.Time
 }
 
 // PrefillRequest asks for a pending unit in each of Windows that has no

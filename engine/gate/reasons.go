@@ -30,6 +30,10 @@ const (
 	// ReasonNotApplied: a gated upstream (timeless, or WHOLE with nothing
 	// complete) is not applied.
 	ReasonNotApplied ReasonKind = "not_applied"
+	// ReasonReleased: the unit was blocked, and a run that caught its
+	// upstreams up found its gate satisfied (ReleasedReason; Run is that
+	// run): the next run applies it.
+	ReasonReleased ReasonKind = "released"
 	// ReasonOther: anything else, the entry as it is in Detail.
 	ReasonOther ReasonKind = "other"
 )
@@ -59,6 +63,11 @@ func Reasons(stored string) []Reason {
 		r := Reason{Upstream: p.Upstream, Missing: p.Missing, Detail: p.Detail}
 		edge, after := strings.CutPrefix(p.Level, afterLevel)
 		switch {
+		case IsReleased(p.Detail):
+			r.Kind = ReasonReleased
+			if m := runOf.FindStringSubmatch(p.Detail); m != nil {
+				r.Run, _ = strconv.ParseInt(m[1], 10, 64)
+			}
 		case p.Upstream == "":
 			r.Kind = ReasonOther
 		case after:

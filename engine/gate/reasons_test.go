@@ -38,6 +38,7 @@ func TestReasonsStructureEveryKindTheEngineWrites(t *testing.T) {
 			[]gate.Reason{{Kind: gate.ReasonAfter, Upstream: "x.a", Edge: "SUCCESS", Detail: gate.NotRunDetail(days(2, 3))}}},
 		{"raw.h (ENCAPSULATE): waiting on 3 running unit(s) under way",
 			[]gate.Reason{{Kind: gate.ReasonUnderWay, Upstream: "raw.h", Contract: "ENCAPSULATE", Detail: "waiting on 3 running unit(s) under way"}}},
+		{gate.ReleasedReason(4), []gate.Reason{{Kind: gate.ReasonReleased, Run: 4, Detail: gate.ReleasedReason(4)}}},
 		{"a reason from another release", []gate.Reason{{Kind: gate.ReasonOther, Detail: "a reason from another release"}}},
 		{"", nil},
 	} {

@@ -27,11 +27,15 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			applied = nullTime(req.Now)
 		}
 	}
-	// $1…$4 are the new values; the filter's parameters follow.
-	where := filter{args: []any{string(req.To), applied, req.RunID, req.Now}}
+	// $1…$5 are the new values; the filter's parameters follow.
+	where := filter{args: []any{string(req.To), applied, req.RunID, req.Now, req.Reason}}
 	where.add("env = $%d", req.Env)
 	where.add("model = $%d", req.Model)
-	where.add("status <> $%d", string(req.To))
+	if req.Reason == "" {
+		// A unit already in the status does not move; a new reason
+		// rewrites a blocked unit's (blocked to blocked).
+		where.add("status <> $%d", string(req.To))
+	}
 	where.add("status = ANY($%d)", statusStrings(req.From))
 	if !req.Window.IsZero() {
 		where.addInside("units", req.Window)
@@ -60,7 +64,7 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			), moved AS (
 			    UPDATE {schema}.units u
 			    SET status = $1, applied_at = $2, run_id = $3, updated_at = $4,
-			        error = '', blocked_reason = '', lease_owner = '', lease_until = NULL, not_before = NULL,
+			        error = '', blocked_reason = $5, lease_owner = '', lease_until = NULL, not_before = NULL,
 			        fingerprint = NULL
 			    FROM target t WHERE u.id = t.id
 			    RETURNING t.status AS from_status, t.fingerprint, u.since, u.until

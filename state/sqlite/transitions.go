@@ -46,7 +46,9 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 	}
 	var from []any
 	for _, st := range req.From {
-		if st != req.To && !slices.Contains(from, any(string(st))) {
+		// A unit already in the status does not move, unless a new reason
+		// rewrites a blocked unit's (blocked to blocked).
+		if (st != req.To || req.Reason != "") && !slices.Contains(from, any(string(st))) {
 			from = append(from, string(st))
 		}
 	}
@@ -84,10 +86,10 @@ func (s *Store) SetStatus(ctx context.Context, req state.StatusChange) (int, err
 			}
 			appliedAt = nullMicrosOf(at)
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = '', "error" = '',
+		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "status" = ?, "applied_at" = ?, "blocked_reason" = ?, "error" = '',
 				"lease_owner" = '', "lease_until" = NULL, "run_id" = ?, "updated_at" = ?, "not_before" = NULL,
 				"fingerprint" = NULL
-			WHERE `+where, append([]any{string(req.To), appliedAt, req.RunID, micros(req.Now)}, args...)...)
+			WHERE `+where, append([]any{string(req.To), appliedAt, req.Reason, req.RunID, micros(req.Now)}, args...)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: set status of %s: %w", req.Model, err)
 		}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ var transitionTests = []test{
 	{"SetStatusWindowOnly", testSetStatusWindowOnly},
 	{"SetStatusBreaksLease", testSetStatusBreaksLease},
 	{"SetStatusNeedsFromStatuses", testSetStatusNeedsFromStatuses},
+	{"SetStatusRewritesABlockedReason", testSetStatusRewritesABlockedReason},
 	{"Delete", testDelete},
 	{"UncoverTrims", testUncoverTrims},
 	{"UncoverSplits", testUncoverSplits},
@@ -350,4 +352,39 @@ func testSetStatusNeedsFromStatuses(t *testing.T, s state.Store, _ *config) {
 	}
 	eq(t, "unit", brief(unit(t, s, "", "a", win(0, 1))), "a [0h,1h) applied")
 	eq(t, "unit", brief(unit(t, s, "", "a", win(1, 2))), "a [1h,2h) pending")
+}
+
+// testSetStatusRewritesABlockedReason: a blocked unit whose reason no longer
+// holds gets the true one (blocked to blocked, with Reason): the units in
+// the window move, the others keep theirs, the kept counts do not change,
+// and a reason on any other move is refused, changing nothing.
+func testSetStatusRewritesABlockedReason(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	register(t, s, "", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, 3), clock(0))
+	for _, c := range claim(t, s, "", "a", 3, clock(1)) {
+		must(t, "Complete", s.Complete(ctx, c, state.Outcome{Status: state.Blocked, BlockedReason: "up (EXACT): missing", At: clock(2)}))
+	}
+	if _, err := s.SetStatus(ctx, state.StatusChange{Model: "a", From: []state.UnitStatus{state.Blocked}, To: state.Pending, Reason: "x", Now: clock(3)}); err == nil {
+		t.Fatal("a reason on a move to pending was accepted")
+	}
+	before, err := s.StatusCounts(ctx, "")
+	must(t, "StatusCounts", err)
+	released := "released: its upstreams caught up in run 7, so the next run applies it"
+	n, err := s.SetStatus(ctx, state.StatusChange{Model: "a", Window: win(1, 3), From: []state.UnitStatus{state.Blocked}, To: state.Blocked,
+		Reason: released, RunID: 7, Now: clock(4)})
+	must(t, "SetStatus", err)
+	if n != 2 {
+		t.Fatalf("rewrote %d units' reason, want the window's 2", n)
+	}
+	for i, want := range []string{"up (EXACT): missing", released, released} {
+		if u := unit(t, s, "", "a", win(i, i+1)); u.Status != state.Blocked || u.BlockedReason != want {
+			t.Errorf("unit %d: %s %q, want blocked %q", i, u.Status, u.BlockedReason, want)
+		}
+	}
+	after, err := s.StatusCounts(ctx, "")
+	must(t, "StatusCounts", err)
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("kept counts moved on a reason rewrite: %v -> %v", before, after)
+	}
 }

@@ -467,7 +467,7 @@ func (c *cmdContext) finishRun(ctx gocontext.Context, cmd string, res *engine.Ru
 	} else {
 		printRunSummary(c.Out, res, err, ctx.Err() != nil, c.Env, c.palette())
 	}
-	if err != nil || res.Failed() || ctx.Err() != nil {
+	if err != nil || res.FailedThen() || ctx.Err() != nil {
 		return ExitFailure
 	}
 	return ExitOK
@@ -477,6 +477,15 @@ type runJSON struct {
 	RunID     int64         `json:"run_id"`
 	StateMode string        `json:"state_mode"`
 	Tasks     []runTaskJSON `json:"tasks"`
+	// Released are the blocked units downstream whose upstreams the run
+	// caught up, by model; Then the run --downstream started over them.
+	Released []releasedJSON `json:"released"`
+	Then     *runJSON       `json:"then,omitempty"`
+}
+
+type releasedJSON struct {
+	unitRefJSON
+	Units int `json:"units"`
 }
 
 type runTaskJSON struct {
@@ -501,6 +510,14 @@ func runResultJSON(res *engine.RunResult) runJSON {
 	for _, t := range res.Tasks {
 		out.Tasks = append(out.Tasks, runTaskJSON{Task: t.Model, Status: t.Outcome(),
 			Units: runUnitsJSON{Applied: t.Applied, Blocked: t.Blocked, Failed: t.Failed}, RowsWritten: t.RowsWritten, Reason: t.Reason})
+	}
+	out.Released = []releasedJSON{}
+	for _, r := range res.Released {
+		out.Released = append(out.Released, releasedJSON{unitRefJSON: unitRef(r.Model, r.Span), Units: r.Units})
+	}
+	if res.Then != nil {
+		then := runResultJSON(res.Then)
+		out.Then = &then
 	}
 	return out
 }
@@ -551,6 +568,10 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		fmt.Fprintf(w, "skipped tasks never run again in run %d; their units are held (bollhav blocked lists them); once their upstreams are fixed, run them with:\n  %s\n",
 			res.RunID, skippedCommand(skipped, res.Window, env))
 	}
+	if models, span, n := res.ReleasedRun(); n > 0 && res.Then == nil {
+		fmt.Fprintf(w, "released %d blocked unit(s) downstream whose upstreams caught up (bollhav blocked says so); run them with:\n  %s\n",
+			n, skippedCommand(models, span, env))
+	}
 	counts := fmt.Sprintf("%s; units: %d applied, %d blocked, %d failed", taskTallyText(res), applied, blocked, failed)
 	retry := fmt.Sprintf("bollhav run --retry %d", res.RunID)
 	if env != "" {
@@ -568,6 +589,11 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 			note = " (bollhav blocked shows why units are blocked)"
 		}
 		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, pal.status("succeeded"), counts, note)
+	}
+	if res.Then != nil {
+		_, _, n := res.ReleasedRun()
+		fmt.Fprintf(w, "released %d blocked unit(s) downstream whose upstreams caught up; --downstream runs them now:\n", n)
+		printRunSummary(w, res.Then, nil, interrupted, env, pal)
 	}
 }
 

@@ -193,6 +193,13 @@ type runRunOut struct {
 		} `json:"units"`
 		RowsWritten *int64 `json:"rows_written"`
 	} `json:"tasks"`
+	Released []struct {
+		Model string  `json:"model"`
+		Since *string `json:"since"`
+		Until *string `json:"until"`
+		Units int     `json:"units"`
+	} `json:"released"`
+	Then *runRunOut `json:"then"`
 }
 
 func decodeRunPlan[T any](t *testing.T, s string) T {
@@ -396,7 +403,13 @@ func TestRunFailedUnitExits1AndRetryResumes(t *testing.T) {
 		if st := p.state(t); st.Units["core.b"][state.Applied] != 2 || st.Units["mart.d"][state.Applied] != 1 || st.Units["mart.d"][state.Blocked] != 1 {
 			t.Fatalf("store after the retry: %s", st)
 		}
-		// The blocked day is released now: a discover run of mart.d picks it up.
+		// The retry re-judged the day its failed unit held: its reason no
+		// longer holds, so it is released (mart.d's one day, 01-03) and
+		// named; a discover run of mart.d picks it up.
+		if len(rr.Released) != 1 || rr.Released[0].Model != "mart.d" || rr.Released[0].Units != 1 ||
+			rr.Released[0].Since == nil || *rr.Released[0].Since != "2026-01-03T00:00:00Z" || rr.Then != nil {
+			t.Errorf("the retry released %+v (then %v), want mart.d's day 2026-01-03 and no run of it", rr.Released, rr.Then)
+		}
 		if code, out, errOut := p.cli(t, "run", "mart.d", "--since", "2026-01-02", "--until", "2026-01-04", "--mode", "discover"); code != 0 {
 			t.Fatalf("discover mart.d: %d %s\n%s", code, errOut, out)
 		}
