@@ -186,6 +186,11 @@ type RunRequest struct {
 	// and rebuilds them in bulldozer mode; models without any are left
 	// out of the plan unless named.
 	Outdated bool
+	// runsReleased marks the discover run a run with Downstream starts
+	// over what it released (RunResult.Then): it runs, in turn, what it
+	// releases, with no downstream closure of its own — a closure over a
+	// daily window is refused by a monthly model's grid.
+	runsReleased bool
 	// Confirmed is the plan the operator was shown and accepted (a typed
 	// torch confirmation): Run plans again at its clock and refuses, before
 	// it records a run or changes a unit, when the store no longer gives

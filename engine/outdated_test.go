@@ -493,9 +493,14 @@ func TestRequireCurrentGatesOnOutdatedWindows(t *testing.T) {
 			t.Errorf("the outdated incident counts %d units over %s, want the 30 outdated hours of days 1 and 2", o.Units, o.Span)
 		}
 
-		// Rebuilding the outdated hours releases mart.strict.
-		if _, err := e.Run(ctx, RunRequest{Outdated: true, Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
+		// Rebuilding the outdated hours releases mart.strict: its days'
+		// stored reason is rewritten, and the summary names them.
+		rebuilt, err := e.Run(ctx, RunRequest{Outdated: true, Models: []string{"raw.orders"}}, &fakeExec{}, nil)
+		if err != nil {
 			t.Fatal(err)
+		}
+		if models, span, n := rebuilt.ReleasedRun(); n != 2 || len(models) != 1 || models[0] != "mart.strict" || !span.Equal(days(0, 2)) {
+			t.Errorf("the rebuild released %+v, want mart.strict's two days", rebuilt.Released)
 		}
 		exec = &fakeExec{}
 		if _, err := e.Run(ctx, RunRequest{Window: ptrWin(days(0, 2)), Models: []string{"mart.strict"}}, exec, nil); err != nil {
@@ -503,6 +508,40 @@ func TestRequireCurrentGatesOnOutdatedWindows(t *testing.T) {
 		}
 		if got := statuses(t, s, "mart.strict"); got[state.Applied] != 2 || exec.count("mart.strict") != 2 {
 			t.Errorf("after the rebuild: mart.strict %v, ran %v; want both days applied", got, exec.calls)
+		}
+	})
+}
+
+// TestOutdatedRebuildWithDownstreamRunsWhatItReleases (issue 32 §5):
+// mart.strict's day is blocked on raw.orders' outdated hours (require
+// current); `run --outdated --downstream raw.orders` rebuilds the hours and,
+// in the same command, applies the day it released (Then) — before, the day
+// stayed blocked with the reason that no longer held.
+func TestOutdatedRebuildWithDownstreamRunsWhatItReleases(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		ctx := t.Context()
+		e := runEngine(t, s, enginetest.RequireCurrentSpec)
+		if _, err := e.Run(ctx, RunRequest{Window: ptrWin(days(0, 1)), Models: []string{"raw.orders"}}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		e.spec = mustParse(t, enginetest.RequireCurrentSpecV2)
+		if _, err := e.Run(ctx, RunRequest{Window: ptrWin(days(0, 1)), Models: []string{"mart.strict"}}, &fakeExec{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if u := unit(t, s, "mart.strict", days(0, 1)); u.Status != state.Blocked {
+			t.Fatalf("mart.strict's day is %s %q, want blocked on the outdated hours", u.Status, u.BlockedReason)
+		}
+		exec := &fakeExec{}
+		res, err := e.Run(ctx, RunRequest{Outdated: true, Downstream: true, Models: []string{"raw.orders"}}, exec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := unit(t, s, "mart.strict", days(0, 1)); u.Status != state.Applied || exec.count("mart.strict") != 1 {
+			t.Errorf("after the rebuild with downstream mart.strict's day is %s %q (ran %v), want applied in the same command",
+				u.Status, u.BlockedReason, exec.calls)
+		}
+		if res.FailedThen() {
+			t.Errorf("the rebuild failed: %+v", res)
 		}
 	})
 }

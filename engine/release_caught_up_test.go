@@ -89,7 +89,7 @@ func TestARepairWithDownstreamRunsWhatItReleased(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, n := res.ReleasedRun(); n != 1 || res.Then != nil {
+		if _, _, n := res.ReleasedRun(); n != 1 || len(res.Then) != 0 {
 			t.Fatalf("the hour's rerun released %d units (then %v), want the day, not run", n, res.Then)
 		}
 		// With Downstream (over the day: the daily model's grid), the day

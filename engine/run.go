@@ -101,9 +101,10 @@ type RunResult struct {
 	// (releaseCaughtUp), for the next run. A run with Downstream applies
 	// them itself, in Then.
 	Released []ReleasedModel
-	// Then is the discover run a run with Downstream started over what it
-	// released; nil when it released nothing or was not asked to.
-	Then *RunResult
+	// Then are the discover runs, one per released model, a run with
+	// Downstream started over what it released; none when it released
+	// nothing or was not asked to.
+	Then []*RunResult
 }
 
 // Failed reports whether a task failed or a hard gate error occurred: the
@@ -221,16 +222,25 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
 	}
-	if err == nil && req.Downstream && len(res.Released) > 0 && ctx.Err() == nil {
-		// What the run released downstream runs in the same command: a
-		// discover run of those models over the released windows, which
-		// applies what is ready and re-judges the rest.
-		models, span := releasedModels(res.Released)
-		then := RunRequest{Models: models, Downstream: true, Mode: spec.Discover, Workers: req.Workers}
-		if !span.IsZero() {
-			then.Window = &span
+	if err == nil && (req.Downstream || req.runsReleased) && ctx.Err() == nil {
+		// What the run released downstream runs in the same command: for
+		// each model, a discover run over its released windows (each on
+		// its own grid), which applies what is ready, re-judges the rest,
+		// and runs in turn what it releases.
+		for _, r := range res.Released {
+			then := RunRequest{Models: []string{r.Model}, Mode: spec.Discover, Workers: req.Workers, runsReleased: true}
+			if !r.Span.IsZero() {
+				w := r.Span
+				then.Window = &w
+			}
+			next, nerr := e.Run(ctx, then, exec, progress)
+			if next != nil {
+				res.Then = append(res.Then, next)
+			}
+			if nerr != nil {
+				return res, nerr
+			}
 		}
-		res.Then, err = e.Run(ctx, then, exec, progress)
 	}
 	return res, err
 }

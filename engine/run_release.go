@@ -84,5 +84,13 @@ func (r *RunResult) ReleasedRun() (models []string, span state.Window, units int
 // FailedThen reports whether the run, or the run it started over what it
 // released (Then), failed: the CLI's exit code 1.
 func (r *RunResult) FailedThen() bool {
-	return r.Failed() || r.Then != nil && r.Then.FailedThen()
+	if r.Failed() {
+		return true
+	}
+	for _, t := range r.Then {
+		if t.FailedThen() {
+			return true
+		}
+	}
+	return false
 }

@@ -480,7 +480,7 @@ type runJSON struct {
 	// Released are the blocked units downstream whose upstreams the run
 	// caught up, by model; Then the run --downstream started over them.
 	Released []releasedJSON `json:"released"`
-	Then     *runJSON       `json:"then,omitempty"`
+	Then     []runJSON      `json:"then,omitempty"`
 }
 
 type releasedJSON struct {
@@ -515,9 +515,8 @@ func runResultJSON(res *engine.RunResult) runJSON {
 	for _, r := range res.Released {
 		out.Released = append(out.Released, releasedJSON{unitRefJSON: unitRef(r.Model, r.Span), Units: r.Units})
 	}
-	if res.Then != nil {
-		then := runResultJSON(res.Then)
-		out.Then = &then
+	for _, then := range res.Then {
+		out.Then = append(out.Then, runResultJSON(then))
 	}
 	return out
 }
@@ -568,7 +567,7 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		fmt.Fprintf(w, "skipped tasks never run again in run %d; their units are held (bollhav blocked lists them); once their upstreams are fixed, run them with:\n  %s\n",
 			res.RunID, skippedCommand(skipped, res.Window, env))
 	}
-	if models, span, n := res.ReleasedRun(); n > 0 && res.Then == nil {
+	if models, span, n := res.ReleasedRun(); n > 0 && len(res.Then) == 0 {
 		fmt.Fprintf(w, "released %d blocked unit(s) downstream whose upstreams caught up (bollhav blocked says so); run them with:\n  %s\n",
 			n, skippedCommand(models, span, env))
 	}
@@ -590,10 +589,12 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 		}
 		fmt.Fprintf(out, "run %d (%s) %s: %s%s\n", res.RunID, res.Mode, pal.status("succeeded"), counts, note)
 	}
-	if res.Then != nil {
+	if len(res.Then) > 0 {
 		_, _, n := res.ReleasedRun()
 		fmt.Fprintf(w, "released %d blocked unit(s) downstream whose upstreams caught up; --downstream runs them now:\n", n)
-		printRunSummary(w, res.Then, nil, interrupted, env, pal)
+		for _, then := range res.Then {
+			printRunSummary(w, then, nil, interrupted, env, pal)
+		}
 	}
 }
 

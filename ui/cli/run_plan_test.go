@@ -199,7 +199,7 @@ type runRunOut struct {
 		Until *string `json:"until"`
 		Units int     `json:"units"`
 	} `json:"released"`
-	Then *runRunOut `json:"then"`
+	Then []runRunOut `json:"then"`
 }
 
 func decodeRunPlan[T any](t *testing.T, s string) T {
@@ -407,7 +407,7 @@ func TestRunFailedUnitExits1AndRetryResumes(t *testing.T) {
 		// longer holds, so it is released (mart.d's one day, 01-03) and
 		// named; a discover run of mart.d picks it up.
 		if len(rr.Released) != 1 || rr.Released[0].Model != "mart.d" || rr.Released[0].Units != 1 ||
-			rr.Released[0].Since == nil || *rr.Released[0].Since != "2026-01-03T00:00:00Z" || rr.Then != nil {
+			rr.Released[0].Since == nil || *rr.Released[0].Since != "2026-01-03T00:00:00Z" || len(rr.Then) != 0 {
 			t.Errorf("the retry released %+v (then %v), want mart.d's day 2026-01-03 and no run of it", rr.Released, rr.Then)
 		}
 		if code, out, errOut := p.cli(t, "run", "mart.d", "--since", "2026-01-02", "--until", "2026-01-04", "--mode", "discover"); code != 0 {
