@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"github.com/bollhav/bollhav/engine/gate"
 	"strings"
 	"testing"
 	"time"
@@ -63,8 +64,9 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 }
 
 // TestDemoFixedHourReleasesReadyUnitsThatRRuns: the provider is back. From
-// Blocked, r and y rerun the failed hour alone; the recheck then marks
-// the two revenue days that waited for it ready, and R (its plan first)
+// Blocked, r and y rerun the failed hour alone; the rerun releases the two
+// revenue days that waited for it (their stored reason says so) and the
+// recheck marks them ready, and R (its plan first)
 // and y run exactly them — the store has them applied — after which the
 // two months that waited on the days are ready in turn, and R, y applies
 // them too.
@@ -88,6 +90,11 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 			if u.Window.Equal(day) && u.Status != state.Blocked {
 				t.Fatalf("a revenue day that waited ran before R: %+v", u)
 			}
+			// The rerun re-judged it: its stored reason no longer names
+			// the failed hour (issue 32 §5).
+			if u.Window.Equal(day) && !gate.IsReleased(u.BlockedReason) {
+				t.Errorf("the revenue day %s keeps the reason %q after the hour it waited for was applied", day, u.BlockedReason)
+			}
 		}
 	}
 	r.Keys("R")
@@ -104,7 +111,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 			return false
 		}
 		for _, l := range strings.Split(f, "\n") {
-			if strings.Contains(l, "mart.monthly_revenue") && strings.Contains(l, "ready (was:") {
+			if strings.Contains(l, "mart.monthly_revenue") && strings.Contains(l, "ready (") {
 				return true
 			}
 		}

@@ -392,6 +392,9 @@ func (v *blockedView) render(w, h int) []string {
 		switch {
 		case u.Status == state.Failed:
 			glyph, note = themes.Failed, t.Error.Render(gate.FirstLine(u.Error))
+		case c.kind == causeReady && gate.IsReleased(u.Reason):
+			// A run re-judged it already: its stored reason says so.
+			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" ("+gate.FirstLine(u.Reason)+")")
 		case c.kind == causeReady:
 			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" (was: "+gate.FirstLine(u.Reason)+")")
 		default:
