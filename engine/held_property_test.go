@@ -214,6 +214,27 @@ func checkHeld(t *testing.T, e *Engine, s state.Store, where string) {
 	if got, want := rep.Held+rep.Untraced, storedBlocked-idle; got != want {
 		t.Errorf("%s: incidents account for %d blocked units, want %d (%d stored blocked, %d alerts that did not fire)", where, got, want, storedBlocked, idle)
 	}
+	// The roots each blocked unit is held by (the Blocked view groups by
+	// them) are the incidents' counts, unit by unit: each incident holds
+	// exactly the units that name it, and the units with a root are Held.
+	perIncident, withRoot := make([]int, len(rep.Incidents)), 0
+	for _, bu := range blocked {
+		hs := rep.Holders(bu)
+		if len(hs) > 0 {
+			withRoot++
+		}
+		for _, h := range hs {
+			perIncident[h]++
+		}
+	}
+	if withRoot != rep.Held {
+		t.Errorf("%s: %d blocked units have a root by Holders, the report holds %d", where, withRoot, rep.Held)
+	}
+	for i, inc := range rep.Incidents {
+		if perIncident[i] != inc.Blocked {
+			t.Errorf("%s: %d blocked units name the incident %s %s as a root, it holds %d", where, perIncident[i], inc.Kind, inc.Model, inc.Blocked)
+		}
+	}
 	inReleased := 0
 	for _, inc := range rep.Incidents {
 		if inc.Kind == gate.IncidentReleased {
