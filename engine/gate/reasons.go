@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -34,6 +35,12 @@ const (
 	// upstreams up found its gate satisfied (ReleasedReason; Run is that
 	// run): the next run applies it.
 	ReasonReleased ReasonKind = "released"
+	// ReasonRetry: a failed try waits for its next (a pending unit with an
+	// error and a not-before time: Until).
+	ReasonRetry ReasonKind = "retry"
+	// ReasonLease: the unit is running under a worker's lease (Detail
+	// names the worker; Until is when the lease ends).
+	ReasonLease ReasonKind = "lease"
 	// ReasonOther: anything else, the entry as it is in Detail.
 	ReasonOther ReasonKind = "other"
 )
@@ -48,8 +55,30 @@ type Reason struct {
 	Contract, Edge string
 	Missing        []state.Window
 	// Run is the run that decided an after: edge; 0 when none did.
-	Run    int64
+	Run int64
+	// Until is when a retry wait or a lease ends; zero otherwise.
+	Until  time.Time
 	Detail string
+}
+
+// UnitReasons is every reason u is not applied now that the store says:
+// its stored reason's entries (Reasons), then a retry wait (a failed try
+// waiting for its not-before time) or a lease (running under a worker).
+// The units JSON lists them.
+func UnitReasons(u state.Unit) []Reason {
+	out := Reasons(u.BlockedReason)
+	switch {
+	case u.Status == state.Pending && u.Error != "" && u.NotBefore != nil:
+		out = append(out, Reason{Kind: ReasonRetry, Until: *u.NotBefore,
+			Detail: "a failed try waits for its next: " + FirstLine(u.Error)})
+	case u.Status == state.Running && u.LeaseOwner != "":
+		r := Reason{Kind: ReasonLease, Detail: "running under " + u.LeaseOwner + "'s lease"}
+		if u.LeaseUntil != nil {
+			r.Until = *u.LeaseUntil
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // runOf finds "in run N" in an after: edge's detail.

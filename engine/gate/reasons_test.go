@@ -3,6 +3,7 @@ package gate_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/graph"
@@ -45,5 +46,27 @@ func TestReasonsStructureEveryKindTheEngineWrites(t *testing.T) {
 		if got := gate.Reasons(tc.stored); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("Reasons(%q)\n got %+v\nwant %+v", tc.stored, got, tc.want)
 		}
+	}
+}
+
+// TestUnitReasonsAddTheRetryWaitAndTheLease: besides its stored reason, a
+// failed try waiting for its next and a running unit's lease are reasons
+// it is not applied now, with when they end.
+func TestUnitReasonsAddTheRetryWaitAndTheLease(t *testing.T) {
+	next, lease := t0.Add(time.Hour), t0.Add(2*time.Hour)
+	retry := gate.UnitReasons(state.Unit{Status: state.Pending, Error: "exit status 1: source down\nmore", NotBefore: &next})
+	if len(retry) != 1 || retry[0].Kind != gate.ReasonRetry || !retry[0].Until.Equal(next) || retry[0].Detail != "a failed try waits for its next: exit status 1: source down" {
+		t.Errorf("a retrying unit's reasons %+v", retry)
+	}
+	running := gate.UnitReasons(state.Unit{Status: state.Running, LeaseOwner: "host:42", LeaseUntil: &lease})
+	if len(running) != 1 || running[0].Kind != gate.ReasonLease || !running[0].Until.Equal(lease) || running[0].Detail != "running under host:42's lease" {
+		t.Errorf("a running unit's reasons %+v", running)
+	}
+	waiting := gate.UnitReasons(state.Unit{Status: state.Pending, BlockedReason: "raw.h (ENCAPSULATE): waiting on 2 running unit(s) under way", NotBefore: &next})
+	if len(waiting) != 1 || waiting[0].Kind != gate.ReasonUnderWay {
+		t.Errorf("a waiting unit's reasons %+v: want its one stored entry, no retry (it has no error)", waiting)
+	}
+	if got := gate.UnitReasons(state.Unit{Status: state.Applied}); len(got) != 0 {
+		t.Errorf("an applied unit's reasons %+v, want none", got)
 	}
 }

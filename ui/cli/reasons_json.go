@@ -14,9 +14,11 @@ type reasonJSON struct {
 	Edge     string `json:"edge,omitempty"`
 	// Missing are the upstream's missing windows, for kind missing.
 	Missing []windowRangeJSON `json:"missing,omitempty"`
-	// Run is the run that decided an after: edge.
-	Run    int64  `json:"run,omitempty"`
-	Detail string `json:"detail"`
+	// Run is the run that decided an after: edge, or released the unit.
+	Run int64 `json:"run,omitempty"`
+	// Until is when a retry wait or a lease ends.
+	Until  *string `json:"until,omitempty"`
+	Detail string  `json:"detail"`
 }
 
 type windowRangeJSON struct {
@@ -26,10 +28,14 @@ type windowRangeJSON struct {
 
 // reasonsJSON structures a stored reason; an empty list (never null) when
 // there is none.
-func reasonsJSON(stored string) []reasonJSON {
+func reasonsJSON(stored string) []reasonJSON { return toReasonsJSON(gate.Reasons(stored)) }
+
+// toReasonsJSON is reasons as the JSON lists them; [] for none.
+func toReasonsJSON(reasons []gate.Reason) []reasonJSON {
 	out := []reasonJSON{}
-	for _, r := range gate.Reasons(stored) {
-		j := reasonJSON{Kind: string(r.Kind), Upstream: r.Upstream, Contract: r.Contract, Edge: r.Edge, Run: r.Run, Detail: r.Detail}
+	for _, r := range reasons {
+		j := reasonJSON{Kind: string(r.Kind), Upstream: r.Upstream, Contract: r.Contract, Edge: r.Edge, Run: r.Run, Detail: r.Detail,
+			Until: rfcOrNull(&r.Until)}
 		for _, w := range r.Missing {
 			j.Missing = append(j.Missing, windowRangeJSON{Since: state.FormatTime(w.Since), Until: state.FormatTime(w.Until)})
 		}

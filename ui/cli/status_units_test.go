@@ -292,16 +292,16 @@ func TestUnitsJSON(t *testing.T) {
 	suEach(t, func(t *testing.T, w *suWorld) {
 		w.seedUnits(t)
 		out := w.ok(t, "units", "raw.a", "-o", "json")
-		suJSONEqual(t, out, `{"model": "raw.a", "units": [
+		suJSONEqual(t, out, strings.Replace(`{"model": "raw.a", "units": [
   {"since": "2026-01-01T00:00:00Z", "until": "2026-01-01T01:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
   {"since": "2026-01-01T01:00:00Z", "until": "2026-01-01T02:00:00Z", "status": "applied", "applied_at": "2026-01-02T00:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
-  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
+  {"since": "2026-01-01T02:00:00Z", "until": "2026-01-01T03:00:00Z", "status": "running", "applied_at": null, "blocked_reason": null, "reasons": [{"kind": "lease", "detail": "running under w1's lease", "until": "LEASE_UNTIL"}], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
   {"since": "2026-01-01T03:00:00Z", "until": "2026-01-01T04:00:00Z", "status": "applied", "applied_at": "2026-01-02T01:00:00Z", "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": "unknown", "built_on_outdated": false},
   {"since": "2026-01-01T04:00:00Z", "until": "2026-01-01T05:00:00Z", "status": "failed", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 1, "error": "boom\nexit status 1", "not_before": null, "retry": null,
    "attempt_errors": [{"number": 1, "try": 1, "error": "boom\nexit status 1", "at": "2026-01-02T02:00:00Z", "run_id": null}], "fingerprint": null, "definition": null, "built_on_outdated": false},
   {"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z", "status": "blocked", "applied_at": null, "blocked_reason": "raw.x (EXACT): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)", "reasons": [{"kind": "missing", "upstream": "raw.x", "contract": "EXACT", "missing": [{"since": "2026-01-01T05:00:00Z", "until": "2026-01-01T06:00:00Z"}], "detail": "missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"}], "attempts": 1, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false},
   {"since": "2026-01-01T06:00:00Z", "until": "2026-01-01T07:00:00Z", "status": "pending", "applied_at": null, "blocked_reason": null, "reasons": [], "attempts": 0, "error": null, "not_before": null, "retry": null, "attempt_errors": [], "fingerprint": null, "definition": null, "built_on_outdated": false}
-]}`)
+]}`, "LEASE_UNTIL", suLeaseUntil(t, out), 1))
 
 		// Narrowed by window (overlap) and by status.
 		windowsOf := func(args ...string) string {
@@ -410,4 +410,32 @@ func TestStatusUnitsWatchMarkHelp(t *testing.T) {
 			t.Errorf("help %s: code %d\n%s", name, code, out)
 		}
 	}
+}
+
+// suLeaseUntil is when the running unit's lease ends, as units -o json
+// gives it in its reasons (the claim ran on the wall clock, so the time is
+// not fixed): it must be a time still to come.
+func suLeaseUntil(t *testing.T, out string) string {
+	t.Helper()
+	var doc struct {
+		Units []struct {
+			Status  string
+			Reasons []struct{ Kind, Until string }
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("units JSON: %v", err)
+	}
+	for _, u := range doc.Units {
+		if u.Status != "running" || len(u.Reasons) != 1 || u.Reasons[0].Kind != "lease" {
+			continue
+		}
+		until, err := time.Parse(time.RFC3339, u.Reasons[0].Until)
+		if err != nil || !until.After(time.Now()) {
+			t.Fatalf("the running unit's lease ends at %q (%v): want a time to come", u.Reasons[0].Until, err)
+		}
+		return u.Reasons[0].Until
+	}
+	t.Fatalf("no running unit with a lease among its reasons:\n%s", out)
+	return ""
 }

@@ -14,6 +14,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/colorprofile"
@@ -262,7 +263,7 @@ func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engi
 	if u.BlockedReason != "" {
 		j.BlockedReason = &u.BlockedReason
 	}
-	j.Reasons = reasonsJSON(u.BlockedReason)
+	j.Reasons = toReasonsJSON(gate.UnitReasons(u))
 	if u.Error != "" {
 		j.Error = &u.Error
 	}
