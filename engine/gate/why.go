@@ -417,13 +417,9 @@ func (an *analysis) rootCause(ctx context.Context, m *spec.Model, w state.Window
 		case state.Applied, state.Failed, StatusMissing:
 			return links, nil
 		}
-		g := cur.gate
-		if g == nil {
-			ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
-			if err != nil {
-				return nil, err
-			}
-			g = &ug
+		g, err := an.gateOf(ctx, cur)
+		if err != nil {
+			return nil, err
 		}
 		if g.Err != nil {
 			if links[len(links)-1].Detail == "" {

@@ -87,13 +87,9 @@ func (an *analysis) rootsOf(ctx context.Context, cur chainStep, depth int, visit
 	case state.Applied, state.Failed, StatusMissing:
 		return self, nil
 	}
-	g := cur.gate
-	if g == nil {
-		ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
-		if err != nil {
-			return nil, err
-		}
-		g = &ug
+	g, err := an.gateOf(ctx, cur)
+	if err != nil {
+		return nil, err
 	}
 	if g.Err != nil || depth >= MaxRootCauseDepth {
 		l := cur.link
@@ -220,4 +216,16 @@ func (an *analysis) blockers(ctx context.Context, m *spec.Model, src spec.Source
 		return nil, err
 	}
 	return []*chainStep{one}, nil
+}
+
+// gateOf is the gate of a chain step: the one it carries, else judged now.
+func (an *analysis) gateOf(ctx context.Context, cur chainStep) (*UnitGate, error) {
+	if cur.gate != nil {
+		return cur.gate, nil
+	}
+	ug, err := an.g.CachedUnit(ctx, an.shapes, cur.m, windowOf(cur.m, cur.link.Window), an.now)
+	if err != nil {
+		return nil, err
+	}
+	return &ug, nil
 }
