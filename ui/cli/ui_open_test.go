@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -23,25 +25,27 @@ import (
 // in dir/state.db, its spec in dir/bollhav.yaml.
 func lookAheadWorld(t *testing.T) (dir, specPath, db string) {
 	t.Helper()
-	dir = t.TempDir()
-	db, specPath = filepath.Join(dir, "state.db"), filepath.Join(dir, "bollhav.yaml")
-	s, err := sqlite.Open(t.Context(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = gen.Populate(t.Context(), s, engine.Options{Actor: "test"}, gen.Config{Models: 1000, Units: 20000, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	data := gen.Spec(gen.Config{Models: 1000, Seed: 1})
-	if len(data) < spec.LargeBytes {
-		t.Fatalf("the generated spec is %d bytes, under spec.LargeBytes: the test would not look ahead", len(data))
-	}
-	if err := os.WriteFile(specPath, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir, specPath, db
+	// Seeding 1,000 models and 20,000 units takes most of a minute under
+	// -race: it is done once per test binary, and each test gets a copy.
+	dir = enginetest.CopyOfTemplate(t, "look-ahead", func(dir string) error {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		s, err := sqlite.Open(context.Background(), filepath.Join(dir, "state.db"))
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		if _, _, err := gen.Populate(context.Background(), s, engine.Options{Actor: "test"}, gen.Config{Models: 1000, Units: 20000, Seed: 1}); err != nil {
+			return err
+		}
+		data := gen.Spec(gen.Config{Models: 1000, Seed: 1})
+		if len(data) < spec.LargeBytes {
+			return fmt.Errorf("the generated spec is %d bytes, under spec.LargeBytes: the test would not look ahead", len(data))
+		}
+		return os.WriteFile(filepath.Join(dir, "bollhav.yaml"), data, 0o644)
+	})
+	return dir, filepath.Join(dir, "bollhav.yaml"), filepath.Join(dir, "state.db")
 }
 
 func uiContext(specPath, dsn string) *cmdContext {
