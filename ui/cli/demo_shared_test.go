@@ -11,8 +11,10 @@ import (
 
 // demoCopy returns a copy of a demo folder seeded once per run of this
 // package's tests, and its spec (enginetest.CopyOfTemplate says what a copy
-// does not carry over). The tests of the demo command itself (the seeding's
-// output, a rerun in the same folder) seed their own with seedDemoDir.
+// does not carry over). The seeding's standard output is kept in
+// demoSeedOutput for the test of what it says. A rerun of the demo in the
+// same folder (whose file sources watch modification times, which a copy
+// loses) seeds its own with seedDemoDir.
 func demoCopy(t *testing.T) (dir, sp string) {
 	t.Helper()
 	dir = enginetest.CopyOfTemplate(t, "shop", func(dir string) error {
@@ -20,10 +22,15 @@ func demoCopy(t *testing.T) (dir, sp string) {
 		if code != ExitOK {
 			return fmt.Errorf("demo exit %d\nstdout %s\nstderr %s", code, out, errOut)
 		}
+		demoSeedOutput = out
 		return nil
 	})
 	return dir, filepath.Join(dir, "bollhav.yaml")
 }
+
+// demoSeedOutput is what `demo --no-ui` printed when it seeded demoCopy's
+// template; set once, before any copy is handed out.
+var demoSeedOutput string
 
 // demoOutage is DemoOutage, failing the test on error.
 func demoOutage(t *testing.T, dir string) time.Time {

@@ -57,7 +57,10 @@ func (s demoStatus) counts(model string) map[string]int {
 // stale), failed units; the FAILURE-edge alert ran; the dev environment has
 // its copy; models of every pipeline are there.
 func TestDemoSeedsTheStory(t *testing.T) {
-	dir, sp := seedDemoDir(t)
+	dir, sp := demoCopy(t)
+	if !strings.Contains(demoSeedOutput, "Seeding the demo shop") || !strings.Contains(demoSeedOutput, "Try next:") {
+		t.Errorf("demo output:\n%s", demoSeedOutput)
+	}
 	var st demoStatus
 	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
 	if len(st.Models) < 8 {

@@ -87,11 +87,7 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seeds the demo and drives tmux")
 	}
-	dir := filepath.Join(t.TempDir(), "shop")
-	if code, _, errOut := run(t, "demo", "--dir", dir, "--no-ui"); code != 0 {
-		t.Fatalf("demo: %s", errOut)
-	}
-	sp := filepath.Join(dir, "bollhav.yaml")
+	dir, sp := demoCopy(t)
 	capture, send := tmuxUI(t, "80", "24", "--spec", sp, "ui")
 	// It opens on the incidents, raw.payments' failed hour on top with its
 	// error readable, no key pressed: first the first look, then the
