@@ -21,7 +21,7 @@ type BlockedFilter struct {
 	Pipeline string
 }
 
-// BlockedUnit is one blocked unit with its reason and its downstream impact.
+// BlockedUnit is one blocked unit with its reason and what it holds downstream.
 type BlockedUnit struct {
 	Model    string
 	Pipeline string
@@ -36,8 +36,8 @@ type BlockedUnit struct {
 	Attempts int
 	// UpdatedAt is when the unit last changed (became blocked).
 	UpdatedAt time.Time
-	// Impact counts the units that wait on this one, directly or
-	// transitively: units of every model downstream of this unit's model
+	// Holds counts the units that wait on this one, directly or
+	// transitively — what it holds (docs/semantics.md, "Held units"): units of every model downstream of this unit's model
 	// through gated edges (see downstreamReach for how far a window reaches
 	// through each contract level; EXISTS edges do not wait on data and are
 	// not followed) whose window overlaps the reached range and whose status
@@ -45,7 +45,7 @@ type BlockedUnit struct {
 	// reaches every unit of its downstream models, and every unit of a
 	// timeless downstream model is reached. The unit itself and the other
 	// units of its own model are not counted.
-	Impact int
+	Holds int
 	// Readiness is what the gate says of the unit now (Ready: its
 	// upstreams caught up, and a run would take it), when the caller
 	// judged it — the UI's live index does (Live.Readiness); zero
@@ -54,7 +54,7 @@ type BlockedUnit struct {
 }
 
 // Blocked lists every blocked unit of the environment (of f.Model, or of
-// the models of f.Pipeline), most downstream impact first, then by model and
+// the models of f.Pipeline), what holds the most first, then by model and
 // since. Units are streamed from the store by status, never loaded whole:
 // only the blocked units themselves and the windows of the outstanding
 // units of their downstream models are held, so it stays cheap for a store
@@ -65,9 +65,9 @@ func (g *Reader) Blocked(ctx context.Context, f BlockedFilter) ([]BlockedUnit, e
 }
 
 // Triage lists the failed and the blocked units the filter selects, each
-// with its downstream impact counted as Blocked counts it: the units an
-// operator has to look at, in one queue. Most impact first; at equal
-// impact a failed unit comes before a blocked one (a failure never heals
+// with what it holds counted as Blocked counts it: the units an
+// operator has to look at, in one queue. What holds the most first; at equal
+// holds a failed unit comes before a blocked one (a failure never heals
 // by itself), then by model and since. A failed unit's Error is its error;
 // its Reason is empty.
 func (g *Reader) Triage(ctx context.Context, f BlockedFilter) ([]BlockedUnit, error) {
@@ -75,7 +75,7 @@ func (g *Reader) Triage(ctx context.Context, f BlockedFilter) ([]BlockedUnit, er
 }
 
 // stuck lists the units of statuses (failed, blocked) of the models f
-// selects with their impact, ordered as Triage says.
+// selects with what they hold, ordered as Triage says.
 func (g *Reader) stuck(ctx context.Context, f BlockedFilter, statuses []state.UnitStatus) ([]BlockedUnit, error) {
 	lin, err := g.gatedLineage(ctx)
 	if err != nil {
@@ -105,9 +105,9 @@ func (g *Reader) stuck(ctx context.Context, f BlockedFilter, statuses []state.Un
 			return nil, fmt.Errorf("reading the %s units of %s: %w", joinStatuses(statuses), name, err)
 		}
 	}
-	counter := newImpactCounter(g, lin, outstandingStatuses)
+	counter := newReachCounter(g, lin, outstandingStatuses)
 	for i := range out {
-		if out[i].Impact, err = counter.count(ctx, out[i].Model, out[i].Window); err != nil {
+		if out[i].Holds, err = counter.count(ctx, out[i].Model, out[i].Window); err != nil {
 			return nil, err
 		}
 	}
@@ -115,10 +115,10 @@ func (g *Reader) stuck(ctx context.Context, f BlockedFilter, statuses []state.Un
 	return out, nil
 }
 
-// stuckOrder is Triage's order: most impact first, a failed unit before a
+// stuckOrder is Triage's order: what holds the most first, a failed unit before a
 // blocked one, then by model and window.
 func stuckOrder(a, b BlockedUnit) int {
-	if c := cmp.Compare(b.Impact, a.Impact); c != 0 {
+	if c := cmp.Compare(b.Holds, a.Holds); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(stuckRank(a.Status), stuckRank(b.Status)); c != 0 {
@@ -133,7 +133,7 @@ func stuckOrder(a, b BlockedUnit) int {
 	return a.Window.Until.Compare(b.Window.Until)
 }
 
-// stuckRank puts failed units before blocked ones at equal impact.
+// stuckRank puts failed units before blocked ones at equal holds.
 func stuckRank(s state.UnitStatus) int {
 	if s == state.Failed {
 		return 0
@@ -162,7 +162,7 @@ type gatedEdge struct {
 // gatedLineage is the lineage of gated edges between the models known to
 // the environment: the spec's models (their upstream lists as the spec
 // declares them) and the registered ones (as their stored definitions
-// declare them, for models of other specs). It is what impact and releases
+// declare them, for models of other specs). It is what holds and releases
 // walk downstream; graph.Lineage cannot carry the contract level an edge
 // waits at, which decides how far a window reaches.
 type gatedLineage struct {
@@ -373,11 +373,11 @@ func (ix *windowIndex) count(k reachKind, w state.Window) int {
 	return 0
 }
 
-// impactCounter counts, for a window of a model, the downstream units of
+// reachCounter counts, for a window of a model, the downstream units of
 // the given statuses that the window reaches. It reads each downstream
 // model's units once (their windows only) and the lineage's reach once per
 // upstream model, so counting for many windows costs binary searches.
-type impactCounter struct {
+type reachCounter struct {
 	g        *Reader
 	lin      *gatedLineage
 	statuses []state.UnitStatus
@@ -385,13 +385,13 @@ type impactCounter struct {
 	reach    map[string]map[string]reachKind
 }
 
-func newImpactCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus) *impactCounter {
-	return &impactCounter{g: g, lin: lin, statuses: statuses, idx: map[string]*windowIndex{}, reach: map[string]map[string]reachKind{}}
+func newReachCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus) *reachCounter {
+	return &reachCounter{g: g, lin: lin, statuses: statuses, idx: map[string]*windowIndex{}, reach: map[string]map[string]reachKind{}}
 }
 
 // count is the number of units downstream of model that w reaches; a zero
 // w (a timeless existence row) reaches every unit of every downstream model.
-func (c *impactCounter) count(ctx context.Context, model string, w state.Window) (int, error) {
+func (c *reachCounter) count(ctx context.Context, model string, w state.Window) (int, error) {
 	start := reachSame
 	if w.IsZero() {
 		start = reachAll
@@ -413,7 +413,7 @@ func (c *impactCounter) count(ctx context.Context, model string, w state.Window)
 	return n, nil
 }
 
-func (c *impactCounter) index(ctx context.Context, model string) (*windowIndex, error) {
+func (c *reachCounter) index(ctx context.Context, model string) (*windowIndex, error) {
 	if ix, ok := c.idx[model]; ok {
 		return ix, nil
 	}

@@ -17,34 +17,34 @@ func blockedString(us []gate.BlockedUnit) []string {
 		if !u.Window.IsZero() {
 			w = u.Window.String()
 		}
-		out = append(out, fmt.Sprintf("%s %s impact=%d", u.Model, w, u.Impact))
+		out = append(out, fmt.Sprintf("%s %s holds=%d", u.Model, w, u.Holds))
 	}
 	return out
 }
 
 // lineageBlocked is Blocked's answer on enginetest.Lineage, most impact
-// first (TestBlockedOrdersByImpact works the impacts out).
+// first (TestBlockedOrdersByHolds works the holds out).
 func lineageBlocked() []string {
 	return []string{
-		"mart.daily " + days(0, 1).String() + " impact=2",
-		"mart.hourly " + hours(5, 6).String() + " impact=1",
-		"mart.hourly " + hours(7, 8).String() + " impact=1",
-		"mart.flex " + hours(5, 6).String() + " impact=0",
-		"mart.flex " + hours(7, 8).String() + " impact=0",
-		"report.hourly_rollup " + days(0, 1).String() + " impact=0",
-		"report.running " + days(0, 1).String() + " impact=0",
-		"report.snapshot existence impact=0",
+		"mart.daily " + days(0, 1).String() + " holds=2",
+		"mart.hourly " + hours(5, 6).String() + " holds=1",
+		"mart.hourly " + hours(7, 8).String() + " holds=1",
+		"mart.flex " + hours(5, 6).String() + " holds=0",
+		"mart.flex " + hours(7, 8).String() + " holds=0",
+		"report.hourly_rollup " + days(0, 1).String() + " holds=0",
+		"report.running " + days(0, 1).String() + " holds=0",
+		"report.snapshot existence holds=0",
 	}
 }
 
-func TestBlockedOrdersByImpact(t *testing.T) {
+func TestBlockedOrdersByHolds(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g := lineage(t, s)
 		got, err := g.Blocked(t.Context(), gate.BlockedFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Impacts by hand (outstanding units downstream, reached through
+		// Holds by hand (outstanding units downstream, reached through
 		// the gated lineage):
 		//   mart.daily day 0: report.running day 0 (THROUGH, ends after
 		//     day 0 begins) + report.snapshot (WHOLE) = 2
@@ -62,17 +62,17 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 			t.Fatal(err)
 		}
 		expectStrings(t, "reports", blockedString(got), []string{
-			"report.hourly_rollup " + days(0, 1).String() + " impact=0",
-			"report.running " + days(0, 1).String() + " impact=0",
-			"report.snapshot existence impact=0",
+			"report.hourly_rollup " + days(0, 1).String() + " holds=0",
+			"report.running " + days(0, 1).String() + " holds=0",
+			"report.snapshot existence holds=0",
 		})
 		got, err = g.Blocked(t.Context(), gate.BlockedFilter{Model: "mart.hourly"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		expectStrings(t, "mart.hourly", blockedString(got), []string{
-			"mart.hourly " + hours(5, 6).String() + " impact=1",
-			"mart.hourly " + hours(7, 8).String() + " impact=1",
+			"mart.hourly " + hours(5, 6).String() + " holds=1",
+			"mart.hourly " + hours(7, 8).String() + " holds=1",
 		})
 		got, err = g.Blocked(t.Context(), gate.BlockedFilter{Model: "raw.orders"})
 		if err != nil || len(got) != 0 {
@@ -91,7 +91,7 @@ func TestBlockedOrdersByImpact(t *testing.T) {
 	})
 }
 
-func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
+func TestBlockedHoldsCountOutstandingUnitsOnly(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		g := lineage(t, s)
 		// Apply report.running's day 0 and fail report.snapshot by hand
@@ -110,7 +110,7 @@ func TestBlockedImpactCountsOutstandingUnitsOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		expectStrings(t, "blocked", blockedString(got), []string{"mart.daily " + days(0, 1).String() + " impact=1"})
+		expectStrings(t, "blocked", blockedString(got), []string{"mart.daily " + days(0, 1).String() + " holds=1"})
 	})
 }
 
@@ -132,8 +132,8 @@ func TestTriageRanksFailedUnitsWithTheBlocked(t *testing.T) {
 		// mart.fresh never ran: no units.
 		// The blocked units follow in Blocked's order.
 		expectStrings(t, "triage", blockedString(got), append([]string{
-			"raw.orders " + hours(5, 6).String() + " impact=6",
-			"raw.orders " + hours(7, 8).String() + " impact=6",
+			"raw.orders " + hours(5, 6).String() + " holds=6",
+			"raw.orders " + hours(7, 8).String() + " holds=6",
 		}, lineageBlocked()...))
 		if f := got[0]; f.Status != state.Failed || f.Error != "exit status 3: source unavailable" || f.Reason != "" {
 			t.Errorf("the failed hour: status %s, error %q, reason %q", f.Status, f.Error, f.Reason)
@@ -193,7 +193,7 @@ func TestBlockedScales(t *testing.T) {
 		}
 		t.Logf("%d blocked units in %s", len(got), time.Since(start))
 		// Each quarter hour overlaps exactly its pending hour of big.h.
-		if len(got) != n || got[0].Impact != 1 || got[n-1].Impact != 1 || !got[0].Window.Equal(qs[0]) || !got[n-1].Window.Equal(qs[n-1]) {
+		if len(got) != n || got[0].Holds != 1 || got[n-1].Holds != 1 || !got[0].Window.Equal(qs[0]) || !got[n-1].Window.Equal(qs[n-1]) {
 			t.Fatalf("%d units, first %+v, last %+v", len(got), got[0], got[n-1])
 		}
 	})

@@ -15,7 +15,7 @@ import (
 // IncidentKind is what an incident's root cause is.
 type IncidentKind string
 
-// The kinds of root cause, in the order a tie in impact lists them: what an
+// The kinds of root cause, in the order a tie in holds lists them: what an
 // operator must fix first comes first.
 const (
 	// IncidentFailed: units of the model failed, or failed and wait for a
@@ -53,7 +53,7 @@ var kindRank = map[IncidentKind]int{IncidentFailed: 0, IncidentGateError: 1, Inc
 // root never heals by itself — someone must read its error and act, or
 // rebuild (a run in the default mode never re-runs an applied window) — while stale, missing
 // and blocked units wait for a load that may already be scheduled. Broken
-// roots come first, then each class by impact.
+// roots come first, then each class by what it holds.
 func (k IncidentKind) severity() int {
 	if k == IncidentFailed || k == IncidentGateError || k == IncidentOutdated {
 		return 0
@@ -62,7 +62,7 @@ func (k IncidentKind) severity() int {
 }
 
 // MaxTracedBlocked bounds the blocked units whose root cause Incidents
-// walks (most impact first); a blocked unit past it is put on the incident
+// walks (what holds the most first); a blocked unit past it is put on the incident
 // of a traced unit of its model with the same blocked reason, or counted in
 // IncidentReport.Untraced when there is none.
 const MaxTracedBlocked = 500
@@ -99,14 +99,16 @@ type Incident struct {
 	Blocked       int
 	Releases      int
 	BlockedModels []string
-	// Impact counts the units that wait on it: the units downstream of
-	// Model (through gated edges) that Span reaches and that are not
-	// applied, as `blocked` counts a unit's impact, plus the root's own
-	// units when they are blocked ones (kinds blocked and released). Span
-	// covers the gaps between root units too, so it is an upper bound.
-	Impact int
-	// Focus is the unit `why` explains for it: the traced blocked unit with
-	// the most impact, or the newest root unit when nothing is blocked
+	// Reach counts the units downstream of Model (through gated edges)
+	// that Span reaches and that are not applied, as a blocked unit's
+	// Holds counts them, plus the root's own units when they are blocked
+	// ones (kinds blocked and released). Span covers the gaps between root
+	// units too, and a pending unit in reach may never be judged, so it is
+	// an upper bound of what the root will hold: it only orders incidents
+	// that hold as many units (Blocked), and no surface shows it.
+	Reach int
+	// Focus is the unit `why` explains for it: the traced blocked unit
+	// that holds the most, or the newest root unit when nothing is blocked
 	// behind it.
 	Focus UnitRef
 }
@@ -118,7 +120,7 @@ type UnitRef struct {
 }
 
 // IncidentReport is every incident of the environment at Now: failures
-// and gate errors first, then the rest, each most impact first.
+// and gate errors first, then the rest, each by what it holds.
 type IncidentReport struct {
 	Now       time.Time
 	Incidents []Incident
@@ -129,7 +131,7 @@ type IncidentReport struct {
 	// many roots hold it.
 	Held int
 	// Glance marks a first look (Reader.Glance): failed roots only, no
-	// impact, with Tracing blocked units of TracingModels models still to
+	// holds, with Tracing blocked units of TracingModels models still to
 	// be traced. False in a report of Incidents, whose Tracing is 0.
 	Glance        bool
 	Tracing       int
@@ -184,7 +186,7 @@ func (r *IncidentReport) AllClear() bool {
 //
 // It reads the blocked units twice instead of holding them: a million
 // blocked units are a few hundred MB as BlockedUnits. The first pass keeps
-// the MaxTracedBlocked with the most impact, in Blocked's order; the
+// the MaxTracedBlocked with the most holds, in Blocked's order; the
 // second puts every other on a traced incident by model and reason. The
 // two passes are not one snapshot, so a unit blocked between them is
 // counted by its reason like any untraced one.
@@ -193,8 +195,8 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	counter := newImpactCounter(g, lin, outstandingStatuses)
-	// The indexes a blocked unit's impact needs are read before the scan,
+	counter := newReachCounter(g, lin, outstandingStatuses)
+	// The indexes a blocked unit's holds need are read before the scan,
 	// for every model the kept counts show blocked units of: counting
 	// inside the scan holds a second connection of the pool while it
 	// reads. Only a model blocked after the counts were read has its
@@ -213,12 +215,12 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 			}
 		}
 	}
-	top := &mostImpact{limit: MaxTracedBlocked}
+	top := &mostHolds{limit: MaxTracedBlocked}
 	q := state.UnitQuery{Env: g.Env.Suffix, Statuses: []state.UnitStatus{state.Blocked}}
 	err = g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		bu := blockedOf(u, lin)
 		var err error
-		if bu.Impact, err = counter.count(ctx, bu.Model, bu.Window); err != nil {
+		if bu.Holds, err = counter.count(ctx, bu.Model, bu.Window); err != nil {
 			return err
 		}
 		top.add(bu)
@@ -248,7 +250,7 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 }
 
 // IncidentsOf is Incidents over blocked, the environment's blocked units as
-// Blocked lists them (most impact first), for a caller that has read them
+// Blocked lists them (what holds the most first), for a caller that has read them
 // already (the metrics refresh).
 func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*IncidentReport, error) {
 	lin, err := g.gatedLineage(ctx)
@@ -268,7 +270,7 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 	if err != nil {
 		return nil, err
 	}
-	return g.incidents(ctx, lin, counts, newImpactCounter(g, lin, outstandingStatuses), traced, rest)
+	return g.incidents(ctx, lin, counts, newReachCounter(g, lin, outstandingStatuses), traced, rest)
 }
 
 // statusCounts is the environment's kept unit counts by model and status.
@@ -281,11 +283,11 @@ func (g *Reader) statusCounts(ctx context.Context) ([]state.ModelCounts, error) 
 }
 
 // incidents builds the report: the failed roots, then each of traced (the
-// blocked units with the most impact, most first) walked to its root, then
+// blocked units holding the most, most first) walked to its root, then
 // every unit rest yields put on the incident of a traced unit of its model
 // with the very same reason, or counted untraced. counts are the kept
 // unit counts, read once by the caller.
-func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *impactCounter,
+func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter,
 	traced []BlockedUnit, rest func(func(BlockedUnit) error) error) (*IncidentReport, error) {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
@@ -367,34 +369,34 @@ func (b *incidentBuilder) indexHolders(byReason map[string][]*Incident) {
 	}
 }
 
-// mostImpact keeps the limit blocked units that come first in Blocked's
-// order (most impact first) of those added, in bounded memory: it sorts and
+// mostHolds keeps the limit blocked units that come first in Blocked's
+// order (what holds the most first) of those added, in bounded memory: it sorts and
 // cuts whenever it holds twice the limit.
-type mostImpact struct {
+type mostHolds struct {
 	limit int
 	units []BlockedUnit
 }
 
-func (m *mostImpact) add(bu BlockedUnit) {
+func (m *mostHolds) add(bu BlockedUnit) {
 	m.units = append(m.units, bu)
 	if len(m.units) >= 2*m.limit {
 		m.cut()
 	}
 }
 
-func (m *mostImpact) cut() {
+func (m *mostHolds) cut() {
 	slices.SortStableFunc(m.units, stuckOrder)
 	clear(m.units[min(len(m.units), m.limit):])
 	m.units = m.units[:min(len(m.units), m.limit)]
 }
 
 // sorted is what it kept, in Blocked's order.
-func (m *mostImpact) sorted() []BlockedUnit {
+func (m *mostHolds) sorted() []BlockedUnit {
 	m.cut()
 	return m.units
 }
 
-// blockedOf is a blocked unit as Blocked lists it, its impact not counted.
+// blockedOf is a blocked unit as Blocked lists it, its holds not counted.
 func blockedOf(u state.Unit, lin *gatedLineage) BlockedUnit {
 	return BlockedUnit{Model: u.Model, Pipeline: lin.pipeline[u.Model], Window: u.Window, Status: u.Status,
 		Reason: u.BlockedReason, Error: u.Error, Attempts: u.Attempts, UpdatedAt: u.UpdatedAt}
@@ -644,7 +646,7 @@ func windowText(w state.Window) string {
 func (b *incidentBuilder) behind(incs []*Incident, bu BlockedUnit) {
 	b.report.Held++
 	for _, inc := range incs {
-		if inc.Blocked == 0 { // Blocked lists the most impact first
+		if inc.Blocked == 0 { // Blocked lists what holds the most first
 			inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
 		}
 		inc.Blocked++
@@ -659,10 +661,10 @@ func (b *incidentBuilder) behind(incs []*Incident, bu BlockedUnit) {
 	}
 }
 
-// impacts counts each incident's impact with counter (its indexes already
-// read when the blocked units' impacts were counted) and orders the
-// report.
-func (b *incidentBuilder) impacts(ctx context.Context, counter *impactCounter) error {
+// impacts counts each incident's reach with counter (its indexes already
+// read when the blocked units' holds were counted) and orders the report:
+// failures first, then what each holds, the reach breaking ties.
+func (b *incidentBuilder) impacts(ctx context.Context, counter *reachCounter) error {
 	for _, k := range b.order {
 		inc := b.byKey[k]
 		n, err := counter.count(ctx, inc.Model, inc.Span)
@@ -672,11 +674,11 @@ func (b *incidentBuilder) impacts(ctx context.Context, counter *impactCounter) e
 		if inc.Kind == IncidentBlocked || inc.Kind == IncidentReleased {
 			n += inc.Units
 		}
-		inc.Impact = n
+		inc.Reach = n
 		b.report.Incidents = append(b.report.Incidents, *inc)
 	}
 	slices.SortStableFunc(b.report.Incidents, func(x, y Incident) int {
-		return cmp.Or(cmp.Compare(x.Kind.severity(), y.Kind.severity()), cmp.Compare(y.Impact, x.Impact),
+		return cmp.Or(cmp.Compare(x.Kind.severity(), y.Kind.severity()), cmp.Compare(y.Blocked, x.Blocked), cmp.Compare(y.Reach, x.Reach),
 			cmp.Compare(kindRank[x.Kind], kindRank[y.Kind]),
 			x.Since.Compare(y.Since), cmp.Compare(x.Model, y.Model))
 	})

@@ -25,7 +25,7 @@ import (
 // (IncidentReport.Glance): its failed incidents, most failed units first,
 // carry their units and — for the first GlanceDetailed — their span, age,
 // newest error and focus (the others only their count: Focus is zero),
-// but no impact and nothing blocked behind them yet; a failure that is a
+// but no holds and nothing blocked behind them yet; a failure that is a
 // hard gate error shows as failed until the trace judges its gate; units
 // that wait for a retry, and stale, outdated or missing roots, come only
 // with the trace.

@@ -22,8 +22,8 @@ func incidentString(inc gate.Incident) string {
 	if !inc.Focus.Window.IsZero() {
 		focus += " " + inc.Focus.Window.String()
 	}
-	return fmt.Sprintf("%s %s %s units=%d blocked=%d of %s impact=%d focus=%s", inc.Kind, inc.Model, span, inc.Units,
-		inc.Blocked, strings.Join(inc.BlockedModels, ","), inc.Impact, focus)
+	return fmt.Sprintf("%s %s %s units=%d blocked=%d of %s reach=%d focus=%s", inc.Kind, inc.Model, span, inc.Units,
+		inc.Blocked, strings.Join(inc.BlockedModels, ","), inc.Reach, focus)
 }
 
 // incidentStrings is every incident of rep in one line each.
@@ -54,19 +54,19 @@ func TestIncidentsGroupBlockedUnitsUnderTheirFailedRoot(t *testing.T) {
 		// By hand: raw.orders failed 05 and 07 (span 05..08). Blocked behind
 		// it: mart.daily day 0, mart.hourly 05+07, mart.flex 05+07,
 		// report.running day 0, report.snapshot, report.hourly_rollup day 0
-		// = 8. Impact: the outstanding units [05, 08) reaches downstream:
+		// = 8. Reach: the outstanding units [05, 08) reaches downstream:
 		// mart.daily 1 + mart.hourly 2 + mart.flex 2 + report.running 1 +
 		// report.snapshot 1 + report.hourly_rollup 1 = 8 (mart.fresh has no
 		// units). Focus: the blocked unit of most impact, mart.daily day 0
-		// (impact 2, TestBlockedOrdersByImpact).
+		// (holds 2, TestBlockedOrdersByHolds).
 		// report.snapshot (WHOLE over mart.daily's two days) also waits on
 		// mart.daily's day 1, which has no unit: it counts under that root
 		// too, a missing one holding 1 unit (impact: the snapshot).
 		expectStrings(t, "incidents", got, []string{
 			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
 				" units=2 blocked=8 of mart.daily,mart.flex,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
-				" impact=8 focus=mart.daily " + days(0, 1).String(),
-			"missing mart.daily " + days(1, 2).String() + " units=1 blocked=1 of report.snapshot impact=1 focus=report.snapshot",
+				" reach=8 focus=mart.daily " + days(0, 1).String(),
+			"missing mart.daily " + days(1, 2).String() + " units=1 blocked=1 of report.snapshot reach=1 focus=report.snapshot",
 		})
 		inc := rep.Incidents[0]
 		if inc.Detail != "exit status 3: source unavailable" {
@@ -119,9 +119,9 @@ func TestIncidentsSeparateStaleMissingAndFailedRoots(t *testing.T) {
 		expectStrings(t, "incidents", got, []string{
 			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
 				" units=2 blocked=10 of mart.daily,mart.flex,mart.fresh,mart.hourly,report.hourly_rollup,report.running,report.snapshot" +
-				" impact=11 focus=mart.daily " + days(0, 1).String(),
-			"stale raw.orders " + days(0, 1).String() + " units=22 blocked=22 of mart.fresh impact=32 focus=mart.fresh " + hours(0, 1).String(),
-			"missing raw.orders " + days(1, 2).String() + " units=1 blocked=2 of mart.daily,report.snapshot impact=2 focus=mart.daily " + days(1, 2).String(),
+				" reach=11 focus=mart.daily " + days(0, 1).String(),
+			"stale raw.orders " + days(0, 1).String() + " units=22 blocked=22 of mart.fresh reach=32 focus=mart.fresh " + hours(0, 1).String(),
+			"missing raw.orders " + days(1, 2).String() + " units=1 blocked=2 of mart.daily,report.snapshot reach=2 focus=mart.daily " + days(1, 2).String(),
 		})
 		if d := rep.Incidents[1].Detail; !strings.Contains(d, "stale") || !strings.Contains(d, "older than 1h") {
 			t.Errorf("stale detail %q", d)
@@ -144,21 +144,21 @@ func TestIncidentsReleasedUnitsAreTheirOwnRoot(t *testing.T) {
 		rep := mustIncidents(t, g)
 		got := []string{}
 		for _, inc := range rep.Incidents {
-			got = append(got, fmt.Sprintf("%s %s units=%d blocked=%d impact=%d", inc.Kind, inc.Model, inc.Units, inc.Blocked, inc.Impact))
+			got = append(got, fmt.Sprintf("%s %s units=%d blocked=%d reach=%d", inc.Kind, inc.Model, inc.Units, inc.Blocked, inc.Reach))
 		}
 		// By hand: mart.daily day 0, mart.hourly 05+07 and mart.flex 05+07
 		// read raw.orders directly and are satisfied now: released roots.
 		// report.running and report.snapshot stop at mart.daily day 0,
-		// report.hourly_rollup at mart.hourly 05. Impact: downstream reach
+		// report.hourly_rollup at mart.hourly 05. Reach: downstream
 		// plus the released units themselves: mart.daily 2+1, mart.hourly
 		// 1+2, mart.flex 0+2; ties by model. report.snapshot (WHOLE over
 		// mart.daily's two days) also waits on mart.daily's day 1, which has
 		// no unit: a second root, missing, holding it (impact: the snapshot).
 		expectStrings(t, "released", got, []string{
-			"released mart.daily units=1 blocked=3 impact=3",
-			"released mart.hourly units=2 blocked=3 impact=3",
-			"released mart.flex units=2 blocked=2 impact=2",
-			"missing mart.daily units=1 blocked=1 impact=1",
+			"released mart.daily units=1 blocked=3 reach=3",
+			"released mart.hourly units=2 blocked=3 reach=3",
+			"released mart.flex units=2 blocked=2 reach=2",
+			"missing mart.daily units=1 blocked=1 reach=1",
 		})
 		if rep.Incidents[0].Detail != "its upstreams caught up: the next run applies it" {
 			t.Errorf("detail %q", rep.Incidents[0].Detail)
@@ -259,7 +259,7 @@ func TestGlanceIsTheFailedRootsBeforeAnyTrace(t *testing.T) {
 		// report.snapshot, report.hourly_rollup = 8 units of 6 models.
 		expectStrings(t, "glance", incidentStrings(rep), []string{
 			"failed raw.orders " + state.Window{Since: hours(5, 6).Since, Until: hours(7, 8).Until}.String() +
-				" units=2 blocked=0 of  impact=0 focus=raw.orders " + hours(7, 8).String(),
+				" units=2 blocked=0 of  reach=0 focus=raw.orders " + hours(7, 8).String(),
 		})
 		inc := rep.Incidents[0]
 		if inc.Detail != "exit status 3: source unavailable" {
@@ -423,8 +423,8 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 func reportLines(rep *gate.IncidentReport) []string {
 	out := []string{fmt.Sprintf("untraced=%d now=%s", rep.Untraced, rep.Now)}
 	for _, inc := range rep.Incidents {
-		out = append(out, fmt.Sprintf("%s %s %s units=%d since=%s blocked=%d %v impact=%d focus=%s %s retry=%v detail=%q",
-			inc.Kind, inc.Model, inc.Span, inc.Units, inc.Since, inc.Blocked, inc.BlockedModels, inc.Impact,
+		out = append(out, fmt.Sprintf("%s %s %s units=%d since=%s blocked=%d %v reach=%d focus=%s %s retry=%v detail=%q",
+			inc.Kind, inc.Model, inc.Span, inc.Units, inc.Since, inc.Blocked, inc.BlockedModels, inc.Reach,
 			inc.Focus.Model, inc.Focus.Window, inc.Retry != nil, inc.Detail))
 	}
 	return out

@@ -8,8 +8,8 @@ import (
 )
 
 // Reader judges gates from the store: one unit against its gated upstreams,
-// every outstanding unit at once (the sweep), the blocked units with their
-// downstream impact, and why one unit waits. It only reads: it never claims,
+// every outstanding unit at once (the sweep), the blocked units with
+// what each holds downstream, and why one unit waits. It only reads: it never claims,
 // runs or changes a unit, so the UI, the CLI and a run can all use it, and a
 // read-only engine gives the same answers as a writable one.
 type Reader struct {

@@ -20,14 +20,14 @@ func init() {
 	)
 	register(&command{
 		name:    "blocked",
-		summary: "every blocked unit with its reason, most downstream impact first",
+		summary: "every blocked unit with its reason, what holds the most first",
 		long: `blocked lists the units whose last gate evaluation blocked them, with their
-blocked_reason and their impact: how many units downstream (directly or through
+blocked_reason and what each holds: how many units downstream (directly or through
 other models, along gated edges) wait on them — units of downstream models that
 are not applied and whose window the blocked unit's window reaches (overlaps it
 across EXACT and ENCAPSULATE, ends after it begins across THROUGH, every unit
-across WHOLE and of a timeless model). Most impact first, then by model and
-since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.
+across WHOLE and of a timeless model). What holds the most first, then by model
+and since. Use 'bollhav why MODEL --at TIME' on one of them for its root cause.
 
 A blocked reason dates from the last time a run tried the unit. --recheck
 judges the gate of every unit that is not applied as of now (or --as-of),
@@ -76,7 +76,7 @@ type blockedUnitJSON struct {
 	Reason string `json:"reason"`
 	// Reasons is Reason structured, one entry per upstream or edge.
 	Reasons  []reasonJSON `json:"reasons"`
-	Impact   int          `json:"impact"`
+	Holds    int          `json:"holds"`
 	Pipeline string       `json:"pipeline"`
 	Attempts int          `json:"attempts"`
 }
@@ -91,7 +91,7 @@ func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 		out := blockedJSON{Units: []blockedUnitJSON{}}
 		for _, u := range units {
 			out.Units = append(out.Units, blockedUnitJSON{unitRefJSON: unitRef(u.Model, u.Window),
-				Reason: u.Reason, Reasons: reasonsJSON(u.Reason), Impact: u.Impact, Pipeline: u.Pipeline, Attempts: u.Attempts})
+				Reason: u.Reason, Reasons: reasonsJSON(u.Reason), Holds: u.Holds, Pipeline: u.Pipeline, Attempts: u.Attempts})
 		}
 		writeJSON(c.Out, out)
 		return ExitOK
@@ -111,9 +111,9 @@ func printBlocked(w io.Writer, units []gate.BlockedUnit) {
 		if s, un := whyWindowJSON(u.Window); s != nil {
 			since, until = *s, *un
 		}
-		rows = append(rows, []string{u.Model, since, until, strconv.Itoa(u.Impact), u.Reason})
+		rows = append(rows, []string{u.Model, since, until, strconv.Itoa(u.Holds), u.Reason})
 	}
-	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "IMPACT", "REASON"}, rows)
+	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "HOLDS", "REASON"}, rows)
 	fmt.Fprintf(w, "%d blocked unit%s\n", len(units), plural(len(units)))
 }
 

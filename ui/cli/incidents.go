@@ -13,7 +13,7 @@ import (
 func init() {
 	register(&command{
 		name:    "incidents",
-		summary: "what is broken, one row per root cause, most downstream impact first",
+		summary: "what is broken, one row per root cause, failures first, then by what each holds",
 		long: `incidents groups everything failed, blocked or stale into root causes: the
 failed (or retrying) units of one model are one incident however many windows
 failed; every blocked unit is walked upstream, as 'why' walks it, to the unit
@@ -26,14 +26,14 @@ applies them.
 Each incident shows its age (since its oldest root unit or blocked unit last
 changed), the one line to read first (the newest error, the stale verdict),
 the next retry when its units wait for one, the blocked units it holds (with
-how many it alone holds, when another root holds some too), and its impact: the units downstream that are not applied and that its
-windows reach, as 'blocked' counts impact. Most impact first. Each ends with the
-'why' command that explains its most impactful blocked unit.
+how many it alone holds, when another root holds some too). Failures first,
+then by what each holds. Each ends with the 'why' command that explains the
+blocked unit behind it that holds the most.
 
 With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
     "started_at","age_seconds","detail","retry":{"try","of","at","ended_run"},
-    "blocked_units","releases","blocked_models":[],"impact","focus":{"model","at"}}],
+    "blocked_units","releases","blocked_models":[],"focus":{"model","at"}}],
    "untraced","held","recheck":{"held","models":[]}}
 kind is failed, gate_error, stale, missing, blocked or released; since/until
 are the root units' first..last bounds (null when timeless); retry, null
@@ -42,7 +42,7 @@ retry.attempts and the not-before time; focus.at is null for a timeless model.
 blocked_units counts the blocked units an incident holds (a unit held by two
 roots counts under both) and releases those it alone holds: fixing it alone
 releases them; held counts the blocked units held, each once.
-untraced counts blocked units past the first 500 (by impact) whose model had
+untraced counts blocked units past the first 500 (by holds) whose model had
 no traced unit.
 
 With no incident it says "all clear" only when 'blocked --recheck' finds no
@@ -89,7 +89,6 @@ type incidentJSON struct {
 	BlockedUnits  int        `json:"blocked_units"`
 	Releases      int        `json:"releases"`
 	BlockedModels []string   `json:"blocked_models"`
-	Impact        int        `json:"impact"`
 	Focus         focusJSON  `json:"focus"`
 }
 
@@ -129,8 +128,8 @@ func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {
 	for _, inc := range rep.Incidents {
 		j := incidentJSON{Kind: string(inc.Kind), Model: inc.Model, Pipeline: inc.Pipeline, Units: inc.Units,
 			StartedAt: rfcOrNull(&inc.Since), Detail: inc.Detail, BlockedUnits: inc.Blocked, Releases: inc.Releases,
-			BlockedModels: append([]string{}, inc.BlockedModels...), Impact: inc.Impact,
-			Focus: focusJSON{Model: inc.Focus.Model}}
+			BlockedModels: append([]string{}, inc.BlockedModels...),
+			Focus:         focusJSON{Model: inc.Focus.Model}}
 		if !inc.Since.IsZero() {
 			j.AgeSeconds = int64(rep.Now.Sub(inc.Since).Seconds())
 		}
@@ -187,11 +186,11 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 		if inc.Retry != nil {
 			fmt.Fprintf(w, "   %s\n", inc.Retry.Line(state.FormatTime))
 		}
-		fmt.Fprintf(w, "   %s · impact %d\n", inc.HoldsText(), inc.Impact)
+		fmt.Fprintf(w, "   %s\n", inc.HoldsText())
 		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus, suffix))
 	}
 	if rep.Untraced > 0 {
-		fmt.Fprintf(w, "\n%d more blocked unit%s not traced (past the first %d by impact): see 'bollhav blocked'\n",
+		fmt.Fprintf(w, "\n%d more blocked unit%s not traced (past the first %d by holds): see 'bollhav blocked'\n",
 			rep.Untraced, plural(rep.Untraced), gate.MaxTracedBlocked)
 	}
 }

@@ -66,7 +66,7 @@ func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "1. raw.payments failed · 1 unit "+outage.Format(time.RFC3339)) ||
 		!strings.Contains(lines[1], "503 Service Unavailable") ||
 		lines[2] != "   the payment provider is down; retry later" ||
-		lines[3] != "   holds 4 units of core.daily_revenue, mart.monthly_revenue · impact 4" ||
+		lines[3] != "   holds 4 units of core.daily_revenue, mart.monthly_revenue" ||
 		lines[4] != "   explain: bollhav why core.daily_revenue --at "+day {
 		t.Errorf("text:\n%s", out)
 	}

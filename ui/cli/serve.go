@@ -40,7 +40,7 @@ first start in --state-dir (mode 0600) and reused after.
 
 --metrics ADDR answers on HTTP:
   /metrics  Prometheus text (OpenMetrics when asked): units by model, pipeline
-            and status, blocked units and their impact, open incidents,
+            and status, blocked units, open incidents and what each holds,
             freshness lag and limit, run and unit durations, claims, retries,
             lease expiries, store errors, build info. A scrape never reads the
             store: the gauges are refreshed in the background (every 5 s when

@@ -132,7 +132,8 @@ func checkLabels(t *testing.T, fams map[string]*dto.MetricFamily, secrets ...str
 
 // checkAgainstCLI compares the exposition with `status -o json` and
 // `blocked -o json` run on the same store: units by model and status,
-// blocked units per model and the sum of their impact.
+// blocked units per model, and `incidents -o json`: incidents by kind, what
+// each holds and releases, and the held units.
 func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...string) {
 	t.Helper()
 	var st struct {
@@ -147,8 +148,13 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 	jsonOf(t, &bl, append([]string{"blocked", "-o", "json"}, args...)...)
 	var inc struct {
 		Incidents []struct {
-			Kind string `json:"kind"`
+			Kind     string `json:"kind"`
+			Model    string `json:"model"`
+			Holds    int    `json:"blocked_units"`
+			Releases int    `json:"releases"`
 		} `json:"incidents"`
+		Held     int `json:"held"`
+		Untraced int `json:"untraced"`
 	}
 	jsonOf(t, &inc, append([]string{"incidents", "-o", "json"}, args...)...)
 	wantKinds := map[string]float64{}
@@ -176,17 +182,28 @@ func checkAgainstCLI(t *testing.T, fams map[string]*dto.MetricFamily, args ...st
 			}
 		}
 	}
-	wantBlocked, wantImpact := map[string]float64{}, map[string]float64{}
+	wantBlocked := map[string]float64{}
 	for _, u := range bl.Units {
 		wantBlocked[u.Model]++
-		wantImpact[u.Model] += float64(u.Impact)
 	}
-	blocked, impact := gauges(fams, "bollhav_blocked_units", "model"), gauges(fams, "bollhav_blocked_impact_units", "model")
+	blocked := gauges(fams, "bollhav_blocked_units", "model")
 	for _, m := range st.Models {
-		if blocked[m.Name] != wantBlocked[m.Name] || impact[m.Name] != wantImpact[m.Name] {
-			t.Errorf("%s: bollhav_blocked_units %v, impact %v; blocked -o json: %v units, impact %v",
-				m.Name, blocked[m.Name], impact[m.Name], wantBlocked[m.Name], wantImpact[m.Name])
+		if blocked[m.Name] != wantBlocked[m.Name] {
+			t.Errorf("%s: bollhav_blocked_units %v; blocked -o json: %v units", m.Name, blocked[m.Name], wantBlocked[m.Name])
 		}
+	}
+	holds, releases := gauges(fams, "bollhav_incident_holds_units", "kind", "model"), gauges(fams, "bollhav_incident_releases_units", "kind", "model")
+	if len(holds) != len(inc.Incidents) || len(releases) != len(inc.Incidents) {
+		t.Errorf("%d holds and %d releases samples for %d incidents", len(holds), len(releases), len(inc.Incidents))
+	}
+	for _, i := range inc.Incidents {
+		key := i.Kind + " " + i.Model
+		if holds[key] != float64(i.Holds) || releases[key] != float64(i.Releases) {
+			t.Errorf("incident %s: holds %v, releases %v; incidents -o json: %d, %d", key, holds[key], releases[key], i.Holds, i.Releases)
+		}
+	}
+	if held := gauges(fams, "bollhav_held_units")[""]; held != float64(inc.Held+inc.Untraced) {
+		t.Errorf("bollhav_held_units %v; incidents -o json: held %d + untraced %d", held, inc.Held, inc.Untraced)
 	}
 }
 

@@ -20,15 +20,15 @@ func init() {
 --env (else SCHEMA_SUFFIX). It is what 'bollhav' alone opens on a terminal.
 
 It opens on Incidents when anything is failed, blocked or stale: one card per
-root cause ('bollhav incidents'), failures first, then by downstream impact,
-the selected card with its whole error; enter explains its most impactful
-blocked unit. With nothing wrong it opens on Pipelines, saying "all clear".
+root cause ('bollhav incidents'), failures first, then by what each holds,
+the selected card with its whole error; enter explains the blocked unit behind
+it that holds the most. With nothing wrong it opens on Pipelines, saying "all clear".
 
 Views: Pipelines (every model by pipeline, units counted by status; or each
 pipeline's task graph), a model (its contracts, coverage timeline with each
 upstream's strip, stale windows as cells of their own, and units), why (a
 unit's upstream verdicts, the root-cause chain and the unblock frontier),
-Blocked (the triage queue: failed and blocked units by downstream impact,
+Blocked (the triage queue: failed and blocked units by what they hold,
 grouped by root cause, those whose gate passes again marked ready), Runs
 (history, and the progress of runs started here) and Incidents.
 

@@ -264,7 +264,7 @@ func TestBlockedJSONAndText(t *testing.T) {
 		Since  *string `json:"since"`
 		Until  *string `json:"until"`
 		Reason string  `json:"reason"`
-		Impact int     `json:"impact"`
+		Holds  int     `json:"holds"`
 	}
 	var got struct {
 		Units []unit `json:"units"`
@@ -286,9 +286,9 @@ func TestBlockedJSONAndText(t *testing.T) {
 	}
 
 	code, out, _ = run(t, append([]string{"blocked"}, world...)...)
-	wantText := "MODEL            SINCE                 UNTIL                 IMPACT  REASON\n" +
-		"mart.daily       2026-01-01T00:00:00Z  2026-01-02T00:00:00Z  1       raw.orders (ENCAPSULATE): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)\n" +
-		"report.snapshot  -                     -                     0       mart.daily (WHOLE): missing [2026-01-01T00:00:00Z, 2026-01-03T00:00:00Z)\n" +
+	wantText := "MODEL            SINCE                 UNTIL                 HOLDS  REASON\n" +
+		"mart.daily       2026-01-01T00:00:00Z  2026-01-02T00:00:00Z  1      raw.orders (ENCAPSULATE): missing [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)\n" +
+		"report.snapshot  -                     -                     0      mart.daily (WHOLE): missing [2026-01-01T00:00:00Z, 2026-01-03T00:00:00Z)\n" +
 		"2 blocked units\n"
 	if code != 0 || out != wantText {
 		t.Errorf("text: code %d\n%s\nwant\n%s", code, out, wantText)

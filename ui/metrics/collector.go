@@ -18,7 +18,9 @@ import (
 const (
 	helpUnits     = "Units of each model by status (pending, running, applied, blocked, failed), as `bollhav status` counts them."
 	helpBlocked   = "Blocked units of each model, as `bollhav blocked` lists them."
-	helpImpact    = "Sum over a model's blocked units of each one's downstream impact: the outstanding downstream units waiting on it (`bollhav blocked`, IMPACT). A downstream unit two blocked units reach counts twice."
+	helpHolds     = "Blocked units each open incident holds: whose root-cause chains end at its model (`bollhav incidents`, \"holds N units\"). A unit two roots hold counts under both."
+	helpReleases  = "Blocked units each open incident alone holds: fixing it alone releases them (`bollhav incidents`, \"fixing it alone releases K\")."
+	helpHeld      = "Blocked units, each counted once however many roots hold it (`bollhav incidents -o json`, held plus untraced)."
 	helpIncidents = "Open incidents, root causes to look at (`bollhav incidents`), by kind: failed, gate_error, stale, missing, blocked, released; every kind is present, 0 when it has none."
 	helpLag       = "Seconds since the model's newest applied_at, at scrape time; absent while nothing of the model is applied."
 	helpLimit     = "The tightest freshness limit (`within`) a gated downstream edge reads the model with: lag above it makes that downstream's units stale. Absent for a model no edge limits."
@@ -71,28 +73,43 @@ func (s *snapshot) buildFamilies() {
 		statusPairs[i] = pair("status", string(st))
 	}
 	units := make([]*dto.Metric, 0, len(s.models)*len(state.Statuses))
-	var blocked, impact, limit []*dto.Metric
+	var blocked, limit []*dto.Metric
 	for _, m := range s.models {
 		l := labelsOf(m)
 		for i := range state.Statuses {
 			units = append(units, gaugeSample(float64(m.counts[i]), l.model, l.pipeline, statusPairs[i]))
 		}
 		blocked = append(blocked, gaugeSample(float64(m.blocked), l.model, l.pipeline))
-		impact = append(impact, gaugeSample(float64(m.impact), l.model, l.pipeline))
 		if m.freshLimit > 0 {
 			limit = append(limit, gaugeSample(m.freshLimit.Seconds(), l.model, l.pipeline))
 		}
 	}
+	byKind := map[gate.IncidentKind]int{}
+	var holds, releases []*dto.Metric
+	held := 0
+	if rep := s.incidents; rep != nil {
+		held = rep.Held + rep.Untraced
+		for _, inc := range rep.Incidents {
+			byKind[inc.Kind]++
+			l := []*dto.LabelPair{pair("kind", string(inc.Kind)), pair("model", inc.Model), pair("pipeline", inc.Pipeline)}
+			holds = append(holds, gaugeSample(float64(inc.Blocked), l...))
+			releases = append(releases, gaugeSample(float64(inc.Releases), l...))
+		}
+	}
 	incidents := make([]*dto.Metric, 0, len(gate.IncidentKinds))
 	for _, k := range gate.IncidentKinds {
-		incidents = append(incidents, gaugeSample(float64(s.incidents[k]), pair("kind", string(k))))
+		incidents = append(incidents, gaugeSample(float64(byKind[k]), pair("kind", string(k))))
 	}
 	s.families = []*dto.MetricFamily{
-		family("bollhav_blocked_impact_units", helpImpact, impact),
 		family("bollhav_blocked_units", helpBlocked, blocked),
+		family("bollhav_held_units", helpHeld, []*dto.Metric{gaugeSample(float64(held))}),
 		family("bollhav_open_incidents", helpIncidents, incidents),
 		family("bollhav_snapshot_timestamp_seconds", helpSnapshot, []*dto.Metric{gaugeSample(float64(s.at.UnixNano()) / 1e9)}),
 		family("bollhav_units", helpUnits, units),
+	}
+	if len(holds) > 0 { // a family of no samples is not served
+		s.families = append(s.families, family("bollhav_incident_holds_units", helpHolds, holds),
+			family("bollhav_incident_releases_units", helpReleases, releases))
 	}
 	if len(limit) > 0 {
 		s.families = append(s.families, family("bollhav_freshness_limit_seconds", helpLimit, limit))

@@ -3,7 +3,7 @@
 // stack that pages the person who then opens bollhav.
 //
 // A scrape never reads the store: a Monitor keeps a snapshot of the gauges
-// (units by status, blocked units and their impact, open incidents, newest
+// (units by status, blocked units, open incidents with what each holds, newest
 // applied_at, freshness limits) refreshed in the background, and counts what
 // the store's change feed shows happening (claims, retries, lease expiries,
 // unit durations) and the runs that finish, from the moment it starts. So a

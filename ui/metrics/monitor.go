@@ -40,10 +40,11 @@ type Config struct {
 	// FeedPoll, Interval and FullEvery: DefaultFeedPoll, DefaultInterval
 	// and DefaultFullEvery when zero.
 	FeedPoll, Interval, FullEvery time.Duration
-	// Incidents counts the open incidents by kind; when nil, the rows of
-	// Engine.Incidents (`bollhav incidents`). It is called by the refresh,
-	// in the background, never by a scrape; tests replace it.
-	Incidents func(ctx context.Context) (map[gate.IncidentKind]int, error)
+	// Incidents reads the open incidents; when nil, Engine.IncidentsOf the
+	// blocked units the refresh read (what `bollhav incidents` reports). It
+	// is called by the refresh, in the background, never by a scrape;
+	// tests replace it.
+	Incidents func(ctx context.Context) (*gate.IncidentReport, error)
 	// Version is reported by bollhav_build_info.
 	Version string
 	// Log hears the refresh's failures; nothing is logged when nil.
@@ -323,24 +324,14 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 	withBlocked(models, blocked)
 	count := m.cfg.Incidents
 	if count == nil {
-		count = func(ctx context.Context) (map[gate.IncidentKind]int, error) {
-			rep, err := e.IncidentsOf(ctx, blocked)
-			if err != nil {
-				return nil, err
-			}
-			byKind := map[gate.IncidentKind]int{}
-			for _, inc := range rep.Incidents {
-				byKind[inc.Kind]++
-			}
-			return byKind, nil
-		}
+		count = func(ctx context.Context) (*gate.IncidentReport, error) { return e.IncidentsOf(ctx, blocked) }
 	}
-	incidents, err := count(ctx)
+	rep, err := count(ctx)
 	if err != nil {
 		return &refreshError{"incidents", err}
 	}
 	now := time.Now()
-	snap := &snapshot{models: models, incidents: incidents, at: now}
+	snap := &snapshot{models: models, incidents: rep, at: now}
 	snap.buildFamilies()
 	m.snap.Store(snap)
 	clear(m.obs.dirty)

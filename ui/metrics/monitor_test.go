@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/bollhav/bollhav/engine/gate"
 	"net/http/httptest"
 	"strings"
@@ -36,7 +37,7 @@ func settle(t *testing.T, st state.Store, model string, h int, at time.Time, lea
 // TestGaugesMatchTheStore: every gauge against a state worked out by hand.
 // raw.a: hours 0-3 applied at 07:00, hour 4 failed, hour 5 pending;
 // mart.b: hours 0-1 blocked, 2-5 pending; mart.c: its one day pending,
-// which both blocked mart.b hours reach (WHOLE), so each has impact 1.
+// which both blocked mart.b hours reach (WHOLE). Two units are held.
 func TestGaugesMatchTheStore(t *testing.T) {
 	ctx := context.Background()
 	now := t0.Add(8 * time.Hour)
@@ -76,7 +77,6 @@ func TestGaugesMatchTheStore(t *testing.T) {
 	}{
 		{"bollhav_blocked_units", "mart.b", 2},
 		{"bollhav_blocked_units", "raw.a", 0},
-		{"bollhav_blocked_impact_units", "mart.b", 2},
 		{"bollhav_freshness_lag_seconds", "raw.a", 3600}, // now 08:00 − newest applied_at 07:00
 		{"bollhav_freshness_lag_seconds", "mart.b", -1},  // nothing applied: absent
 		{"bollhav_freshness_limit_seconds", "raw.a", 1800},
@@ -102,6 +102,25 @@ func TestGaugesMatchTheStore(t *testing.T) {
 		if got := value(fams, "bollhav_open_incidents", lbl("kind", string(k))); got != want[k] {
 			t.Errorf("bollhav_open_incidents{kind=%s} = %v, want %v", k, got, want[k])
 		}
+	}
+	// What each incident holds and releases is the report's, and the held
+	// units are the two blocked mart.b hours, each counted once.
+	if got := value(fams, "bollhav_held_units", nil); got != 2 {
+		t.Errorf("bollhav_held_units = %v, want the 2 blocked mart.b hours", got)
+	}
+	holding := 0
+	for _, inc := range rep.Incidents {
+		l := lbl("kind", string(inc.Kind), "model", inc.Model)
+		if got := value(fams, "bollhav_incident_holds_units", l); got != float64(inc.Blocked) {
+			t.Errorf("bollhav_incident_holds_units{%s %s} = %v, want the report's %d", inc.Kind, inc.Model, got, inc.Blocked)
+		}
+		if got := value(fams, "bollhav_incident_releases_units", l); got != float64(inc.Releases) {
+			t.Errorf("bollhav_incident_releases_units{%s %s} = %v, want the report's %d", inc.Kind, inc.Model, got, inc.Releases)
+		}
+		holding += inc.Blocked
+	}
+	if holding == 0 {
+		t.Error("no incident holds the blocked mart.b hours: the holds gauges are not tested")
 	}
 	if got := value(fams, "bollhav_build_info", lbl("version", "v1.2.3")); got != 1 {
 		t.Errorf("bollhav_build_info{version=v1.2.3} = %v, want 1", got)
@@ -250,11 +269,15 @@ func TestIncidentsHook(t *testing.T) {
 	ctx := context.Background()
 	e, _ := newWorld(t, t0.Add(8*time.Hour))
 	n, fail := 7, false
-	m := newMonitor(t, metrics.Config{Engine: e, Incidents: func(context.Context) (map[gate.IncidentKind]int, error) {
+	m := newMonitor(t, metrics.Config{Engine: e, Incidents: func(context.Context) (*gate.IncidentReport, error) {
 		if fail {
 			return nil, errors.New("incidents unavailable")
 		}
-		return map[gate.IncidentKind]int{gate.IncidentStale: n}, nil
+		rep := &gate.IncidentReport{}
+		for i := range n {
+			rep.Incidents = append(rep.Incidents, gate.Incident{Kind: gate.IncidentStale, Model: fmt.Sprint("raw.", i)})
+		}
+		return rep, nil
 	}})
 	if got := value(scrape(t, m.Handler()), "bollhav_open_incidents", lbl("kind", "stale")); got != 7 {
 		t.Errorf("bollhav_open_incidents = %v, want 7 from the hook", got)

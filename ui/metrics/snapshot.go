@@ -18,8 +18,9 @@ import (
 type snapshot struct {
 	// models is sorted by name.
 	models []modelSnap
-	// incidents counts the open incidents by kind.
-	incidents map[gate.IncidentKind]int
+	// incidents are the open incidents, with what each holds and
+	// releases: the report `bollhav incidents` prints.
+	incidents *gate.IncidentReport
 	// at is when the snapshot was last refreshed (the wall clock); zero
 	// before the first refresh.
 	at time.Time
@@ -35,9 +36,8 @@ type modelSnap struct {
 	counts [5]int
 	// lastApplied is the newest applied_at; zero when nothing is applied.
 	lastApplied time.Time
-	// blocked counts the model's blocked units; impact sums their
-	// downstream impact (gate.BlockedUnit.Impact).
-	blocked, impact int
+	// blocked counts the model's blocked units.
+	blocked int
 	// freshLimit is the tightest freshness `within` any gated downstream
 	// edge reads this model with; zero when none has one.
 	freshLimit time.Duration
@@ -75,18 +75,17 @@ func (m modelSnap) withStats(st state.UnitStats) modelSnap {
 	return m
 }
 
-// withBlocked sets every model's blocked count and impact from Blocked's
-// list (models absent from it have none).
+// withBlocked sets every model's blocked count from Blocked's list (models
+// absent from it have none).
 func withBlocked(models []modelSnap, units []gate.BlockedUnit) {
 	idx := make(map[string]int, len(models))
 	for i := range models {
-		models[i].blocked, models[i].impact = 0, 0
+		models[i].blocked = 0
 		idx[models[i].name] = i
 	}
 	for _, u := range units {
 		if i, ok := idx[u.Model]; ok {
 			models[i].blocked++
-			models[i].impact += u.Impact
 		}
 	}
 }

@@ -46,10 +46,11 @@ type cause struct {
 	model   string
 	windows []state.Window
 	detail  string
-	// units are indices into the view's units, in queue order (most
-	// impact first), the failed unit first.
-	units  []int
-	impact int
+	// units are indices into the view's units, in queue order (what
+	// holds the most first), the failed unit first; holds is the most any
+	// of them holds.
+	units []int
+	holds int
 }
 
 // glyph is the status the cause is drawn with.
@@ -92,7 +93,7 @@ func (c cause) label() string {
 // names the roots the Incidents screen names and counts what each holds the
 // same way: a unit held by two roots is listed under both. A unit the report
 // did not trace falls back to its stored reason (a failed unit: its own
-// window). Groups come failed first, then ready, then by the most impact
+// window). Groups come failed first, then ready, then by what holds the most
 // under them, then the most units.
 func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool, roots *gate.IncidentReport) []cause {
 	var out []*cause
@@ -130,7 +131,7 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool, ro
 		}
 		for _, c := range cs {
 			c.units = append(c.units, i)
-			c.impact = max(c.impact, u.Impact)
+			c.holds = max(c.holds, u.Holds)
 		}
 	}
 	failed := map[unitKey]bool{}
@@ -165,10 +166,10 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool, ro
 	}
 	// Failures never heal by themselves and ready units only want a run:
 	// those come first; the units that wait on something else follow,
-	// most impact first.
+	// what holds the most first.
 	rank := func(c *cause) int { return min(int(c.kind), int(causeMissing)) }
 	slices.SortStableFunc(out, func(a, b *cause) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(b.impact, a.impact),
+		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(b.holds, a.holds),
 			cmp.Compare(len(b.units), len(a.units)), cmp.Compare(a.key, b.key))
 	})
 	res := make([]cause, len(out))

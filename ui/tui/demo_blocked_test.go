@@ -34,10 +34,10 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	if want := " ✗ raw.payments " + hourText(d.outage) + " failed"; !strings.HasPrefix(lines[2], want) {
 		t.Errorf("the first heading is not the failed hour %q:\n%s", want, f)
 	}
-	// Impact 4 by hand: the two revenue days (THROUGH, ending after the
+	// Holds 4 by hand: the two revenue days (THROUGH, ending after the
 	// hour) and, behind them, the two months (WHOLE).
 	if !strings.HasPrefix(lines[3], "›✗      4 raw.payments ") {
-		t.Errorf("the failed hour is not the first row, selected, with impact 4:\n%s", f)
+		t.Errorf("the failed hour is not the first row, selected, holding 4:\n%s", f)
 	}
 	for i, want := range []string{" ⊘      2 core.daily_revenue", " ⊘      2 core.daily_revenue",
 		" ⊘      0 mart.monthly_revenue", " ⊘      0 mart.monthly_revenue", " ~ raw.clickstream stale"} {

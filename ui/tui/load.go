@@ -23,7 +23,7 @@ const loadTimeout = 30 * time.Second
 // rather than with what it shows: the incidents' trace (every blocked unit
 // and what lies downstream of it: 30–35 s at ten million units with a
 // million blocked, on two cores) and the Blocked queue (every failed and
-// blocked unit with its impact, then the live gate index's first build:
+// blocked unit with what it holds, then the live gate index's first build:
 // over 30 s there too). Under loadTimeout they never finished at that size
 // and retried forever under the store-down banner.
 const wholeLoadTimeout = 10 * time.Minute

@@ -15,7 +15,7 @@ import (
 // The engine's run window is one for every model of a run, and a model's
 // day does not fit another's hour: hence a run per model. A timeless
 // model's existence row is a run without a window. Models come in the order
-// of ready (the queue's: most impact first).
+// of ready (the queue's: what holds the most first).
 func readyRequests(ready []unitRef) []engine.RunRequest {
 	var order []string
 	byModel := map[string][]state.Window{}

@@ -17,7 +17,7 @@ type topView struct {
 // run) needs only its file.
 var topViews = []topView{
 	{viewPipelines, "1", "the pipelines view", func(c *common) view { return newPipelines(c) }},
-	{viewBlocked, "2", "the blocked units, by impact", func(c *common) view { return newBlocked(c) }},
+	{viewBlocked, "2", "the blocked units, by what they hold", func(c *common) view { return newBlocked(c) }},
 	{viewRuns, "3", "the run history", func(c *common) view { return newRuns(c) }},
 	{viewAudit, "4", "the audit log: who did what, newest first", func(c *common) view { return newAudit(c) }},
 	{viewIncidents, "i", "the incidents: what broke, by root cause", func(c *common) view { return newIncidents(c) }},

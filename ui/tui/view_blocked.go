@@ -15,11 +15,11 @@ import (
 )
 
 // blockedView is the triage queue: every failed and blocked unit
-// (engine.Triage) with its downstream impact, grouped by root cause — the
+// (engine.Triage) with what it holds downstream, grouped by root cause — the
 // failed or missing upstream window its reason names (blocked_groups.go) —
 // failures first, then the units whose gate passes now ("ready", from the
 // live gate index: what `blocked --recheck` judges), then the rest by
-// impact. The selected unit's whole reason or error is under the list.
+// holds. The selected unit's whole reason or error is under the list.
 type blockedView struct {
 	viewBase
 	units []gate.BlockedUnit
@@ -360,7 +360,7 @@ func (v *blockedView) render(w, h int) []string {
 	nameW := min(28, max(14, w/4))
 	// A month's window, "2026-10-01 – 2026-11-01", is the widest.
 	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 23}}
-	head := []string{"", "IMPACT", "MODEL", "WINDOW"}
+	head := []string{"", "HOLDS", "MODEL", "WINDOW"}
 	wide := w >= 120
 	if wide {
 		cols = append(cols, column{w: 10}, column{w: 6})
@@ -381,8 +381,8 @@ func (v *blockedView) render(w, h int) []string {
 		c := v.groups[l.group]
 		if l.unit < 0 {
 			n := plural(len(c.units), "unit", "units")
-			if c.impact > 0 {
-				n += fmt.Sprintf(" · impact %d", c.impact)
+			if c.holds > 0 {
+				n += fmt.Sprintf(" · holds %d", c.holds)
 			}
 			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(c.label()), t.Muted.Render(" · "+n), w-1))
 			continue
@@ -400,7 +400,7 @@ func (v *blockedView) render(w, h int) []string {
 		default:
 			note = t.Muted.Render(v.otherReasons(u.Reason, c))
 		}
-		cells := []string{t.Glyph(glyph), count(u.Impact), u.Model, windowText(u.Window)}
+		cells := []string{t.Glyph(glyph), count(u.Holds), u.Model, windowText(u.Window)}
 		if wide {
 			at := u.UpdatedAt
 			cells = append(cells, t.Muted.Render(u.Pipeline), t.Muted.Render(ageText(now, &at)))

@@ -15,8 +15,8 @@ import (
 )
 
 // incidentsView is what the person paged at 03:00 sees first: one card
-// per root cause (`bollhav incidents`), failures first, then by downstream
-// impact, the selected card with its whole error. The UI opens on it when
+// per root cause (`bollhav incidents`), failures first, then by what they
+// hold, the selected card with its whole error. The UI opens on it when
 // anything is failed, blocked or stale (landing); with nothing wrong it
 // steps aside for the pipelines view.
 type incidentsView struct {
@@ -102,7 +102,7 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 // reload the selection keeps its kind and model. From a first look it
 // follows its model to the failed or gate-error card the trace makes of
 // it, and only when the cursor was moved: the traced report opens on its
-// own first card, the incident with the most impact.
+// own first card, the incident with holding the most.
 func (v *incidentsView) find(sel *gate.Incident, fromGlance bool) int {
 	if sel == nil || fromGlance && v.cur.pos == 0 {
 		return -1
@@ -217,14 +217,11 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	if inc.Units > 1 {
 		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
 	}
-	right := fmt.Sprintf("impact %d", inc.Impact)
-	if v.rep.Glance {
-		right = "impact …" // counted by the trace
-	}
+	var right string
 	if !inc.Since.IsZero() {
-		right = "for " + state.RoughDuration(now.Sub(inc.Since)) + " · " + right
+		right = " " + t.Muted.Render("for "+state.RoughDuration(now.Sub(inc.Since)))
 	}
-	lines := []string{spread(title, " "+t.Muted.Render(right), w-1)}
+	lines := []string{spread(title, right, w-1)}
 	indent := "    "
 	if inc.Detail != "" {
 		d := inc.Detail
@@ -310,7 +307,7 @@ func (v *incidentsView) render(w, h int) []string {
 		}
 	}
 	lines = pad(lines, w, body)
-	foot := fmt.Sprintf(" %s · failures first, then by impact", plural(len(v.rep.Incidents), "incident", "incidents"))
+	foot := fmt.Sprintf(" %s · failures first, then by what they hold", plural(len(v.rep.Incidents), "incident", "incidents"))
 	if v.rep.Glance {
 		foot = " " + glanceText(v.rep)
 		if v.err != nil {

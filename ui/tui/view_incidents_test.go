@@ -105,7 +105,6 @@ func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
 	// units of 4 models.
 	enginetest.ContainsAll(t, "the first look", first,
 		"›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
-		"impact …",
 		"exit status 3: source unavailable",
 		"what waits on it: tracing…",
 		"first look: 1 failed root · tracing 9 blocked units in 4 models…",
@@ -126,7 +125,7 @@ func TestIncidentsOpenOnAFirstLookThenTheTrace(t *testing.T) {
 	enginetest.ContainsAll(t, "the traced report", frame, "›✗ raw.orders failed 2026-01-01 05:00–08:00 (2 units)",
 		"holds 4 units of mart.daily, mart.hourly, report.snapshot (fixing it alone releases 3)",
 		"~ raw.orders stale", "holds 5 units of mart.fresh", "? mart.daily not loaded 2026-01-02", "holds 1 unit of report.snapshot (fixing it alone releases 0)",
-		"3 incidents · failures first, then by impact")
+		"3 incidents · failures first, then by what they hold")
 }
 
 // nextLoad runs cmd and the commands it batches until one answers a
@@ -183,9 +182,9 @@ func TestIncidentsSelectionFollowsTheRootIntoTheTrace(t *testing.T) {
 	}
 	glance := &gate.IncidentReport{Glance: true, Incidents: []gate.Incident{failed("raw.a", 9), failed("raw.b", 5), failed("raw.c", 2)}}
 	traced := &gate.IncidentReport{Incidents: []gate.Incident{
-		{Kind: gate.IncidentStale, Model: "raw.z", Impact: 40},
-		{Kind: gate.IncidentFailed, Model: "raw.a", Impact: 30},
-		{Kind: gate.IncidentGateError, Model: "raw.b", Impact: 10},
+		{Kind: gate.IncidentStale, Model: "raw.z", Blocked: 40},
+		{Kind: gate.IncidentFailed, Model: "raw.a", Blocked: 30},
+		{Kind: gate.IncidentGateError, Model: "raw.b", Blocked: 10},
 	}}
 	for _, c := range []struct {
 		name      string

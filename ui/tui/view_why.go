@@ -107,7 +107,7 @@ func (v *whyView) crumb(below view) string {
 }
 
 // load explains the unit at v.at; with no time (:why MODEL), the model's
-// most impactful failed or blocked unit (worstUnitAt), which the view
+// failed or blocked unit that holds the most (worstUnitAt), which the view
 // then keeps to (apply).
 func (v *whyView) load(gen uint64, _ []string) tea.Cmd {
 	e, model, at := v.c.eng, v.model, v.at

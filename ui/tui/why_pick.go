@@ -11,8 +11,8 @@ import (
 )
 
 // worstUnitAt is where `:why MODEL` without a time looks: inside model's
-// most impactful failed or blocked unit — the failed units of an incident
-// of the model (a root, impact the incident's) or its blocked unit with
+// failed or blocked unit that holds the most — the failed units of an incident
+// of the model (a root: what the incident holds) or its blocked unit with
 // the most units waiting downstream; a failed root wins a tie, being the
 // cause. Zero for a timeless model, whose one unit needs no time; an
 // error naming what to type when the model has nothing failed or blocked.
@@ -33,13 +33,13 @@ func worstUnitAt(ctx context.Context, e *engine.Engine, model string) (time.Time
 		return time.Time{}, err
 	}
 	for _, inc := range rep.Incidents {
-		if inc.Model == model && (inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError) && inc.Impact > best {
-			at, best = inc.Span.Since, inc.Impact
+		if inc.Model == model && (inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError) && inc.Blocked > best {
+			at, best = inc.Span.Since, inc.Blocked
 		}
 	}
 	for _, b := range blocked {
-		if b.Model == model && b.Impact > best {
-			at, best = b.Window.Since, b.Impact
+		if b.Model == model && b.Holds > best {
+			at, best = b.Window.Since, b.Holds
 		}
 	}
 	if best < 0 {
