@@ -126,6 +126,9 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 	if err != nil {
 		return nil, err
 	}
+	if err := CheckWorkers(req.Workers); err != nil {
+		return nil, err
+	}
 	if req.Window != nil && req.Window.Empty() {
 		return nil, fmt.Errorf("window %s is empty: since must be before until", *req.Window)
 	}

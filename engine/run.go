@@ -261,6 +261,9 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if e.spec == nil {
 		return nil, errors.New("retry needs a spec: the engine was opened from the store alone")
 	}
+	if err := CheckWorkers(workers); err != nil {
+		return nil, err
+	}
 	run, err := e.store.GetRun(ctx, runID)
 	if err != nil {
 		return nil, fmt.Errorf("run %d: %w", runID, err)

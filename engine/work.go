@@ -45,6 +45,9 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 	if e.spec == nil {
 		return errors.New("a worker needs the spec: it runs the spec's models")
 	}
+	if err := CheckWorkers(opts.Workers); err != nil {
+		return err
+	}
 	workers := max(opts.Workers, 1)
 	poll := opts.Poll
 	if poll <= 0 {

@@ -540,6 +540,8 @@ func btFlagRows() []btRow {
 		{name: "run interval override not a duration", args: args("run", "stage.f", "--interval-override", "5parsecs"), want: []string{"5parsecs"}, store: true},
 		{name: "run INTERVAL_OVERRIDE negative", args: args("run", "stage.f"), env: []string{"INTERVAL_OVERRIDE=-6h"}, want: []string{"-6h"}, store: true},
 		{name: "run workers zero", args: args("run", "raw.a", "--workers", "0"), want: []string{"--workers"}, store: true},
+		{name: "run workers past the ceiling", args: args("run", "raw.a", "--workers", "10000000"), want: []string{"--workers 10000000", "1024"}, store: true},
+		{name: "retry workers past the ceiling", args: args("run", "--retry", "1", "--workers", "1025"), want: []string{"--workers 1025", "1024"}, store: true},
 		{name: "run injection as a model", args: args("run", model), want: []string{"DROP TABLE y"}, store: true},
 		{name: "run injection as a pipeline", args: args("run", "--pipeline", btInject), want: []string{"DROP TABLE y"}, store: true},
 		{name: "run injection as an env", args: args("run", "raw.a", "--env", btInject), want: []string{"--env", "DROP TABLE y"}, store: true},
@@ -568,6 +570,7 @@ func btFlagRows() []btRow {
 		{name: "watch injection as a model", args: args("watch", model), want: []string{"DROP TABLE y"}, store: true},
 		{name: "status as-of not a time", args: args("status", "--as-of", "2026-02-30"), want: []string{"--as-of", "2026-02-30"}, store: true},
 		{name: "worker lease zero", args: args("worker", "--lease", "0s"), want: []string{"--lease"}, store: true},
+		{name: "worker workers past the ceiling", args: args("worker", "--workers", "10000000"), want: []string{"--workers 10000000", "1024"}, store: true},
 		{name: "worker lease not a duration", args: args("worker", "--lease", "forever"), want: []string{"--lease", "forever"}, store: true},
 		// The store's schema name is an identifier too.
 		{name: "injection as the PostgreSQL schema", args: args("status"), env: []string{"BOLLHAV_PG_SCHEMA=" + btInject}, want: []string{"schema", "DROP TABLE y"}, pgOnly: true},

@@ -198,6 +198,9 @@ func runRun(c *cmdContext, args []string, f *runFlags) int {
 	if f.workers < 1 {
 		return c.runUsageLine(cmd, "--workers must be at least 1")
 	}
+	if err := engine.CheckWorkers(f.workers); err != nil {
+		return c.runUsageLine(cmd, "%v", err)
+	}
 	if c.AsOf != "" {
 		return c.runUsageLine(cmd, "--as-of does not apply to run: a run executes and records load times now (use it with bollhav plan)")
 	}

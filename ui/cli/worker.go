@@ -45,6 +45,9 @@ func runWorker(c *cmdContext, args []string, workers int, lease time.Duration) i
 	if workers < 1 || lease < time.Second {
 		return c.fail("worker", &usageError{"--workers must be at least 1 and --lease at least 1s"})
 	}
+	if err := engine.CheckWorkers(workers); err != nil {
+		return c.fail("worker", &usageError{err.Error()})
+	}
 	if c.AsOf != "" {
 		// A worker records outcomes and load times: made-up ones would
 		// mislead freshness and the runs that count other workers' units.
