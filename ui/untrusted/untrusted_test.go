@@ -101,3 +101,15 @@ func FuzzLine(f *testing.F) {
 		}
 	})
 }
+
+func TestWriterCleansEachWrite(t *testing.T) {
+	var b strings.Builder
+	w := NewWriter(&b)
+	n, err := w.Write([]byte("bollhav run: raw.leak: " + hostile + "\n"))
+	if err != nil || n != len("bollhav run: raw.leak: "+hostile+"\n") {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	if got, want := b.String(), "bollhav run: raw.leak: "+Line(hostile)+"\n"; got != want {
+		t.Errorf("wrote %q, want %q", got, want)
+	}
+}
