@@ -14,7 +14,8 @@ import (
 
 // TestLocalMarkIsAuditedWithTheOSUser: a mark at the command line, with no
 // BOLLHAV_ACTOR, is audited as $USER@host; with neither $USER nor $LOGNAME
-// it is still the account's name, never "unknown".
+// it is still the account's name, never "unknown"; a name with escape
+// sequences, from $USER or BOLLHAV_ACTOR, is cleaned like an SSH user's.
 func TestLocalMarkIsAuditedWithTheOSUser(t *testing.T) {
 	dir, sp := demoCopy(t)
 	since := demoOutage(t, dir)
@@ -49,6 +50,18 @@ func TestLocalMarkIsAuditedWithTheOSUser(t *testing.T) {
 	t.Setenv("USER", "")
 	if got := mark(); got == "" || strings.Contains(got, "unknown") || !strings.HasSuffix(got, "@"+host) {
 		t.Errorf("without $USER and $LOGNAME audited as %q, want the account's name at %s", got, host)
+	}
+	// The environment is no more trusted than an SSH client: a name with
+	// escape sequences, or one that imitates another actor, is cleaned as
+	// serve cleans an SSH user name (untrusted.UserName) — non-printing
+	// characters dropped, quoted — so the audit log never holds an ESC.
+	t.Setenv("USER", "eve\x1b]0;owned\x07\x1b[8m")
+	if got, want := mark(), `"eve]0;owned[8m"@`+host; got != want {
+		t.Errorf("$USER with escapes audited as %q, want %q", got, want)
+	}
+	t.Setenv("BOLLHAV_ACTOR", "ci\x1b[2J ssh:SHA256:forged")
+	if got, want := mark(), `"ci[2J ssh:SHA256:forged"`; got != want {
+		t.Errorf("BOLLHAV_ACTOR with escapes audited as %q, want %q", got, want)
 	}
 }
 

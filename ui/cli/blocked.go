@@ -10,6 +10,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -111,7 +112,7 @@ func printBlocked(w io.Writer, units []gate.BlockedUnit) {
 		if s, un := whyWindowJSON(u.Window); s != nil {
 			since, until = *s, *un
 		}
-		rows = append(rows, []string{u.Model, since, until, strconv.Itoa(u.Holds), u.Reason})
+		rows = append(rows, []string{untrusted.Line(u.Model), since, until, strconv.Itoa(u.Holds), oneLine(u.Reason)})
 	}
 	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "HOLDS", "REASON"}, rows)
 	fmt.Fprintf(w, "%d blocked unit%s\n", len(units), plural(len(units)))
@@ -180,7 +181,7 @@ func runRecheck(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter g
 	var total gate.ModelReadiness
 	rows := make([][]string, 0, len(rep.Models))
 	for _, m := range rep.Models {
-		rows = append(rows, []string{m.Model, m.Pipeline, strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),
+		rows = append(rows, []string{untrusted.Line(m.Model), untrusted.Line(m.Pipeline), strconv.Itoa(m.Outstanding), strconv.Itoa(m.Ready), strconv.Itoa(m.Released),
 			strconv.Itoa(m.Waiting), strconv.Itoa(m.Outdated), strconv.Itoa(m.Stale), strconv.Itoa(m.Errors)})
 		total.Ready += m.Ready
 		total.Released += m.Released

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -127,6 +128,13 @@ func Main(args []string, s Streams) int {
 // mainContext is Main on ctx, whose end is what an interrupt is to the
 // command; restoreSignals gives the signals back their default action.
 func mainContext(ctx gocontext.Context, restoreSignals func(), args []string, s Streams) int {
+	// Errors and logs quote what bollhav does not control — a unit's
+	// error, a warehouse's or a store's words — and bollhav writes no
+	// styling there: every escape sequence that reaches stderr is one of
+	// theirs, so stderr shows each as text (untrusted.Writer). Stdout is
+	// cleaned where each command prints a stored string, as it carries
+	// bollhav's own styles and the live view of run.
+	s.Err = untrusted.NewWriter(s.Err)
 	p := process{ctx: ctx, restoreSignals: restoreSignals}
 	var g Globals
 	fs := pflag.NewFlagSet("bollhav", pflag.ContinueOnError)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -167,7 +168,7 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 		}
 		for _, m := range rep.Recheck.Models {
 			if m.Held() > 0 {
-				fmt.Fprintf(w, "  %-*s  %s\n", width, m.Model, heldParts(m))
+				fmt.Fprintf(w, "  %-*s  %s\n", width, untrusted.Line(m.Model), heldParts(m))
 			}
 		}
 		fmt.Fprintln(w, "'bollhav blocked --recheck' counts them by model, 'bollhav why MODEL --at TIME' explains one")
@@ -177,17 +178,17 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%d. %s\n", i+1, inc.Title(rep.Now))
+		fmt.Fprintf(w, "%d. %s\n", i+1, untrusted.Line(inc.Title(rep.Now)))
 		for line := range strings.SplitSeq(inc.Detail, "\n") {
 			if line != "" {
-				fmt.Fprintf(w, "   %s\n", line)
+				fmt.Fprintf(w, "   %s\n", untrusted.Line(line))
 			}
 		}
 		if inc.Retry != nil {
 			fmt.Fprintf(w, "   %s\n", inc.Retry.Line(state.FormatTime))
 		}
-		fmt.Fprintf(w, "   %s\n", inc.HoldsText())
-		fmt.Fprintf(w, "   explain: %s\n", whyCommand(inc.Focus, suffix))
+		fmt.Fprintf(w, "   %s\n", untrusted.Line(inc.HoldsText()))
+		fmt.Fprintf(w, "   explain: %s\n", untrusted.Line(whyCommand(inc.Focus, suffix)))
 	}
 	if rep.Untraced > 0 {
 		fmt.Fprintf(w, "\n%d more blocked unit%s not traced (past the first %d by holds): see 'bollhav blocked'\n",

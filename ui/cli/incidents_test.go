@@ -13,7 +13,7 @@ import (
 
 // TestDemoIncidentsPutThePaymentsOutageFirst: on the demo, `incidents`
 // names raw.payments' failed hour as the first root cause, with its error,
-// the four units it blocks and the why command for the most impactful of
+// the four units it blocks and the why command for the holding the most of
 // them; the stale clicks are the second, blocking five KPI days. The JSON
 // says the same.
 func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {

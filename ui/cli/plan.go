@@ -9,6 +9,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -304,7 +305,7 @@ func printPlanText(w io.Writer, p *engine.Plan) {
 	if ws := p.Warnings(); len(ws) > 0 {
 		fmt.Fprintln(w, "warnings:")
 		for _, msg := range ws {
-			fmt.Fprintf(w, "  %s\n", msg)
+			fmt.Fprintf(w, "  %s\n", untrusted.Line(msg))
 		}
 	}
 }

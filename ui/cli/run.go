@@ -16,6 +16,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/danger"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/muesli/cancelreader"
 	"github.com/spf13/pflag"
 )
@@ -563,7 +564,7 @@ func printRunSummary(w io.Writer, res *engine.RunResult, runErr error, interrupt
 	printTable(w, []string{"TASK", "STATUS", "APPLIED", "BLOCKED", "FAILED", "ROWS_WRITTEN"}, rows)
 	for _, t := range res.Tasks {
 		if t.Reason != "" {
-			fmt.Fprintf(w, "  %s %s: %s\n", t.Model, strings.ToLower(t.Outcome()), t.Reason)
+			fmt.Fprintf(w, "  %s %s: %s\n", t.Model, strings.ToLower(t.Outcome()), untrusted.Line(t.Reason))
 		}
 	}
 	if skipped := res.SkippedPending(); len(skipped) > 0 {
@@ -632,7 +633,8 @@ func skippedCommand(models []string, w state.Window, env string) string {
 	return cmd
 }
 
-// runOneLine folds a multi-line message (a command's stderr tail) into one.
+// runOneLine folds a multi-line message (a command's stderr tail) into one,
+// made safe to show (untrusted.Line).
 func runOneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return untrusted.Line(strings.Join(strings.Fields(s), " "))
 }

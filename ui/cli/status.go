@@ -8,6 +8,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 func init() {
@@ -105,7 +106,7 @@ func runStatus(c *cmdContext, args []string) int {
 		rows := make([][]string, 0, len(models))
 		pal := c.palette()
 		for _, m := range models {
-			row := []string{m.Name, m.Pipeline, statusShape(m)}
+			row := []string{untrusted.Line(m.Name), untrusted.Line(m.Pipeline), statusShape(m)}
 			if m.Stateless && m.Units() == 0 {
 				// Nothing to count: no run writes a unit of it.
 				for range len(state.Statuses) + 1 {

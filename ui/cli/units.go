@@ -17,6 +17,7 @@ import (
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/spf13/pflag"
 )
@@ -332,13 +333,15 @@ func writeUnitLine(w io.Writer, pal palette, cells []string, header bool) error 
 	return err
 }
 
-// oneLine folds a multi-line message (a command's stderr tail) onto one line.
+// oneLine folds a multi-line message (a command's stderr tail) onto one
+// line, made safe to show (untrusted.Line): the text output of a unit's
+// error, a reason or a store's error goes through here.
 func oneLine(s string) string {
 	lines := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
 	for i := range lines {
 		lines[i] = strings.TrimSpace(lines[i])
 	}
-	return strings.TrimSpace(strings.Join(lines, " ⏎ "))
+	return untrusted.Line(strings.TrimSpace(strings.Join(lines, " ⏎ ")))
 }
 
 // parseStatuses reads --status values (repeated or comma-separated, any case).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -168,7 +169,7 @@ func changeText(ch state.Change, pal palette) string {
 	if ch.To != "" {
 		to = pal.status(string(ch.To))
 	}
-	s := fmt.Sprintf("%s  %s  %s  %s → %s  %d unit%s", state.FormatTime(ch.At), ch.Model, window, from, to, ch.Count, plural(ch.Count))
+	s := fmt.Sprintf("%s  %s  %s  %s → %s  %d unit%s", state.FormatTime(ch.At), untrusted.Line(ch.Model), window, from, to, ch.Count, plural(ch.Count))
 	if ch.RunID != 0 {
 		s += "  run " + strconv.FormatInt(ch.RunID, 10)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
 
@@ -371,13 +372,13 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		fmt.Fprintln(out, "  not registered yet (bollhav apply)")
 	}
 	if r.BlockedReason != "" {
-		fmt.Fprintf(out, "  blocked_reason: %s\n", r.BlockedReason)
+		fmt.Fprintf(out, "  blocked_reason: %s\n", oneLine(r.BlockedReason))
 	}
 	if r.Retry != nil {
 		fmt.Fprintf(out, "  %s\n", r.Retry.Line(state.FormatTime))
 	}
 	if r.Error != "" {
-		fmt.Fprintf(out, "  error: %s\n", r.Error)
+		fmt.Fprintf(out, "  error: %s\n", untrusted.Text(r.Error))
 	}
 	printEarlierFailures(out, r)
 	if r.AppliedAt != nil {
@@ -388,7 +389,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		fmt.Fprintf(out, "  definition: applied under an earlier definition (%s); bollhav run %s --outdated rebuilds it\n", definitionChangeText(r), r.Model)
 		if r.Change != nil {
 			for _, f := range r.Change.Changes {
-				fmt.Fprintf(out, "    %s\n", f)
+				fmt.Fprintf(out, "    %s\n", untrusted.Line(fmt.Sprint(f)))
 			}
 		}
 	case engine.DefinitionUnknown:
@@ -419,7 +420,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 			if u.Skipped {
 				detail = "deactivate_for_dev: trusted, not gated"
 			}
-			rows = append(rows, []string{u.Upstream, u.Level.String(), pal.status(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), detail})
+			rows = append(rows, []string{untrusted.Line(u.Upstream), u.Level.String(), pal.status(whyVerdictText(u)), whyAgeText(u.NewestAge), whyAgeText(u.OldestAge), untrusted.Line(detail)})
 		}
 		printTable(w, []string{"UPSTREAM", "CONTRACT", "VERDICT", "NEWEST", "OLDEST", "DETAIL"}, rows)
 	}
@@ -432,7 +433,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 			if a.Satisfied {
 				verdict = "satisfied"
 			}
-			rows = append(rows, []string{a.Upstream, a.Edge.String(), pal.status(verdict), a.Detail()})
+			rows = append(rows, []string{untrusted.Line(a.Upstream), a.Edge.String(), pal.status(verdict), untrusted.Line(a.Detail())})
 		}
 		printTable(w, []string{"UPSTREAM", "EDGE", "VERDICT", "DETAIL"}, rows)
 	}
@@ -451,7 +452,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		if l.Outdated {
 			status += " (outdated)"
 		}
-		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, l.Model, whyWindowText(l.Window), status)
+		line := fmt.Sprintf("%s%s%s %s  %s", indent, arrow, untrusted.Line(l.Model), whyWindowText(l.Window), status)
 		if l.Detail != "" {
 			line += ": " + oneLine(l.Detail)
 		}
@@ -464,7 +465,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	if len(r.Roots) > 1 {
 		fmt.Fprintf(out, "\nHeld by %d roots (fixing one alone does not release it)\n", len(r.Roots))
 		for _, l := range r.Roots {
-			line := fmt.Sprintf("  %s %s  %s", l.Model, whyWindowText(l.Window), pal.status(string(l.Status)))
+			line := fmt.Sprintf("  %s %s  %s", untrusted.Line(l.Model), whyWindowText(l.Window), pal.status(string(l.Status)))
 			if l.Detail != "" {
 				line += ": " + oneLine(l.Detail)
 			}
@@ -514,7 +515,7 @@ func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 		if g.n > 1 {
 			releases += fmt.Sprintf(" each (%d windows)", g.n)
 		}
-		rows = append(rows, []string{g.f.Model, since, until, status, releases})
+		rows = append(rows, []string{untrusted.Line(g.f.Model), since, until, status, releases})
 	}
 	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "STATUS", "RELEASES"}, rows)
 	if r.FrontierMore > 0 {

@@ -17,7 +17,7 @@ import (
 // generator: the goal is ≤ 50 ms. The scrape serves the snapshot, so its
 // cost grows with the models, not the units. Also timed: a full refresh of
 // the snapshot (every model's counts and coverage, the blocked units and
-// their impact, the registry), which runs in the background every minute
+// the incidents, the registry), which runs in the background every minute
 // and never inside a scrape.
 func BenchmarkScrape(b *testing.B) {
 	ctx := b.Context()

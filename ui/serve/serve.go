@@ -12,11 +12,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/ssh"
@@ -26,6 +24,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // ModelFunc builds one session's UI over its engine. ctx ends with the
@@ -73,7 +72,7 @@ func (s *Server) refused(addr net.Addr, user, offered, reason string) {
 	if !ok {
 		return
 	}
-	s.log.Warn("refused login", "remote", addrText(addr), "user", cleanUser(user), "offered", offered, "reason", reason, "held_back", held)
+	s.log.Warn("refused login", "remote", addrText(addr), "user", untrusted.UserName(user), "offered", offered, "reason", reason, "held_back", held)
 }
 
 // New checks cfg (both key files parse; the host key loads or is created)
@@ -321,7 +320,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 		ui.model, ui.cancel = m, cancel
 	}
 	s.mu.Unlock()
-	s.log.Info("session", "user", cleanUser(sess.User()), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
+	s.log.Info("session", "user", untrusted.UserName(sess.User()), "role", role.String(), "key", gossh.FingerprintSHA256(key), "remote", sess.RemoteAddr().String())
 	// The server owns the process's signals: a session's program must not
 	// take the server's SIGTERM for its own and quit before Shutdown has
 	// marked the server closing (its session would then end without the
@@ -341,8 +340,8 @@ func SessionRole(sess ssh.Session) Role {
 }
 
 // SessionUser is the session's user name as the client sent it, cleaned
-// for the screen (cleanUser).
-func SessionUser(sess ssh.Session) string { return cleanUser(sess.User()) }
+// for the screen (untrusted.UserName).
+func SessionUser(sess ssh.Session) string { return untrusted.UserName(sess.User()) }
 
 // Actor names an SSH session for the audit log: "ssh:SHA256:… USER". The
 // fingerprint of the key that authenticated comes first because it is the
@@ -350,39 +349,5 @@ func SessionUser(sess ssh.Session) string { return cleanUser(sess.User()) }
 // second, cleaned, and quoted when it holds anything but a plain name — a
 // user called "carol SHA256:<someone else's>" cannot pass for that key.
 func Actor(user string, key gossh.PublicKey) string {
-	return "ssh:" + gossh.FingerprintSHA256(key) + " " + cleanUser(user)
-}
-
-// maxUserLen bounds a client-chosen user name in logs and the audit log.
-const maxUserLen = 32
-
-// cleanUser makes a client-chosen user name safe to store and draw: control
-// and other non-printing characters are dropped, the length is bounded, and
-// a name that is not plain ([A-Za-z0-9._@-]) is quoted.
-func cleanUser(user string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range user {
-		if !unicode.IsPrint(r) {
-			continue
-		}
-		if n == maxUserLen {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-		n++
-	}
-	clean := b.String()
-	plain := clean != ""
-	for _, r := range clean {
-		if !(r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._@-", r))) {
-			plain = false
-			break
-		}
-	}
-	if plain {
-		return clean
-	}
-	return strconv.Quote(clean)
+	return "ssh:" + gossh.FingerprintSHA256(key) + " " + untrusted.UserName(user)
 }

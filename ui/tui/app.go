@@ -15,6 +15,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // App is the program's model: a router over a stack of views (imperative
@@ -604,7 +605,7 @@ func (a *App) handleRunEvent(msg runEventMsg) tea.Cmd {
 const flashFor = 6 * time.Second
 
 func (a *App) setFlash(s string, isErr bool) tea.Cmd {
-	a.flash, a.flashErr = s, isErr
+	a.flash, a.flashErr = untrusted.Line(s), isErr // an error can quote a unit's or a store's words
 	a.flashSeq++
 	seq := a.flashSeq
 	return tick(a.ctx, flashFor, func(time.Time) tea.Msg { return flashClearMsg{seq: seq} })
@@ -708,4 +709,4 @@ func (a *App) knownModels() []string {
 }
 
 // oneLine folds a multi-line message.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+func oneLine(s string) string { return untrusted.Line(strings.Join(strings.Fields(s), " ")) }

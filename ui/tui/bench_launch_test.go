@@ -45,7 +45,7 @@ var bollhavBinary = sync.OnceValues(func() (string, error) {
 // not its loading line — as launch-ns. The generated store has failed and
 // blocked units, so the program opens on Incidents, whose first frame is a
 // glance (the failed roots, "first look: …"); traced-ns is the time to the
-// traced report that replaces it ("… failures first, then by impact"), so
+// traced report that replaces it ("… failures first, then by what they hold"), so
 // the cost of the whole screen stays in view. The program then quits on q.
 // Each launch reports the child's own peak RSS (VmHWM, read once the
 // traced report is drawn, just before q) as launch-peak-MB: the memory of
@@ -166,8 +166,8 @@ func hasLaunchData(out string) bool {
 }
 
 // hasTracedData reports whether the output holds the traced opening
-// screen: the incidents footer ("642 incidents · failures first, then by
-// impact") or, with nothing wrong, the pipelines view it steps aside for.
+// screen: the incidents footer ("642 incidents · failures first, then by what
+// they hold") or, with nothing wrong, the pipelines view it steps aside for.
 func hasTracedData(out string) bool {
 	s := ansi.Strip(out)
 	return strings.Contains(s, "· failures first") || strings.Contains(s, "MODEL")

@@ -12,6 +12,7 @@ import (
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/danger"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -233,7 +234,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add(t.Muted.Render("working out the plan…"))
 	case d.err != nil:
 		add(t.Error.Render("refused: "))
-		for _, l := range strings.Split(d.err.Error(), "\n") {
+		for _, l := range strings.Split(untrusted.Text(d.err.Error()), "\n") {
 			add("  " + l)
 		}
 	case d.preview != nil:

@@ -51,7 +51,7 @@ func TestPaletteJumpsDoNotGrowTheBreadcrumb(t *testing.T) {
 }
 
 // TestWhyWithoutATimeOpensTheWorstUnit: :why MODEL with no time explains
-// the model's most impactful failed or blocked unit — for raw.orders, its
+// the model's holding the most failed or blocked unit — for raw.orders, its
 // failed hours (05:00 and 07:00, 4 units waiting on them), the first of
 // them; a timeless model's one unit needs no time either.
 func TestWhyWithoutATimeOpensTheWorstUnit(t *testing.T) {

@@ -94,7 +94,7 @@ func (p *palette) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, keyRunCommand):
 		cmd, err := p.run(a, strings.TrimSpace(p.input.Value()))
 		if err != nil {
-			p.err = err.Error()
+			p.err = oneLine(err.Error())
 			return nil
 		}
 		a.palette = nil

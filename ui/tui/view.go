@@ -131,7 +131,7 @@ func loadingLines(b *viewBase, w, h int) []string {
 	lines := make([]string, h)
 	msg := "loading…"
 	if b.err != nil {
-		msg = b.c.theme.Error.Render("could not load: ") + b.err.Error()
+		msg = b.c.theme.Error.Render("could not load: ") + oneLine(b.err.Error())
 	}
 	if h > 0 {
 		lines[0] = fit(" "+msg, w)

@@ -15,6 +15,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // auditView is the store's audit log, newest first: who did what, with
@@ -169,6 +170,7 @@ func (v *auditView) bindings() []key.Binding { return nil }
 // auditOutcome is how an outcome reads at a glance: ok, an error, or a
 // refusal, each with its glyph, so it does not depend on colour.
 func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
+	outcome = untrusted.Line(outcome) // an error's words, cleaned before they are styled
 	switch {
 	case strings.HasPrefix(outcome, "refused"):
 		return t.Error.Render(themes.Glyph(themes.Blocked)), t.Error.Render(outcome)
@@ -200,7 +202,7 @@ func auditArgs(args map[string]string) string {
 		}
 		parts = append(parts, k+"="+val)
 	}
-	return strings.Join(parts, " ")
+	return untrusted.Line(strings.Join(parts, " ")) // stored arguments, cleaned before they are styled
 }
 
 // parseWindowArg reads a window as state.Window.String prints it:
@@ -258,7 +260,7 @@ func (v *auditView) render(w, h int) []string {
 		e := v.entries[v.idx[i]]
 		glyph, outcome := auditOutcome(t, e.Outcome)
 		cells := []string{glyph, t.Muted.Render(v.c.whenAt(e.At))}
-		cells = append(cells, e.Actor, t.Accent.Render(e.Action), outcome, t.Muted.Render(auditArgs(e.Args)))
+		cells = append(cells, untrusted.Line(e.Actor), t.Accent.Render(untrusted.Line(e.Action)), outcome, t.Muted.Render(auditArgs(e.Args)))
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	lines = pad(lines, w, h-1-auditDetail)
@@ -287,7 +289,7 @@ func (v *auditView) detail(w int) []string {
 	glyph, outcome := auditOutcome(t, e.Outcome)
 	sep := t.Muted.Render(" · ")
 	return pad([]string{
-		" " + t.Border.Render("─ ") + t.Base.Render(e.At.UTC().Format(time.RFC3339)) + sep + t.Accent.Render(e.Action) + sep + t.Base.Render(e.Actor),
+		" " + t.Border.Render("─ ") + t.Base.Render(e.At.UTC().Format(time.RFC3339)) + sep + t.Accent.Render(untrusted.Line(e.Action)) + sep + t.Base.Render(untrusted.Line(e.Actor)),
 		"   " + glyph + " " + outcome,
 		"     " + t.Muted.Render(auditArgs(e.Args)),
 	}, w, auditDetail)

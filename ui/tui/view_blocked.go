@@ -11,6 +11,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -384,26 +385,26 @@ func (v *blockedView) render(w, h int) []string {
 			if c.holds > 0 {
 				n += fmt.Sprintf(" · holds %d", c.holds)
 			}
-			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(c.label()), t.Muted.Render(" · "+n), w-1))
+			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(untrusted.Line(c.label())), t.Muted.Render(" · "+n), w-1))
 			continue
 		}
 		u := v.units[l.unit]
 		glyph, note := themes.Blocked, ""
 		switch {
 		case u.Status == state.Failed:
-			glyph, note = themes.Failed, t.Error.Render(gate.FirstLine(u.Error))
+			glyph, note = themes.Failed, t.Error.Render(untrusted.Line(gate.FirstLine(u.Error)))
 		case c.kind == causeReady && gate.IsReleased(u.Reason):
 			// A run re-judged it already: its stored reason says so.
-			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" ("+gate.FirstLine(u.Reason)+")")
+			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" ("+untrusted.Line(gate.FirstLine(u.Reason))+")")
 		case c.kind == causeReady:
-			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" (was: "+gate.FirstLine(u.Reason)+")")
+			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" (was: "+untrusted.Line(gate.FirstLine(u.Reason))+")")
 		default:
-			note = t.Muted.Render(v.otherReasons(u.Reason, c))
+			note = t.Muted.Render(untrusted.Line(v.otherReasons(u.Reason, c)))
 		}
-		cells := []string{t.Glyph(glyph), count(u.Holds), u.Model, windowText(u.Window)}
+		cells := []string{t.Glyph(glyph), count(u.Holds), untrusted.Line(u.Model), windowText(u.Window)}
 		if wide {
 			at := u.UpdatedAt
-			cells = append(cells, t.Muted.Render(u.Pipeline), t.Muted.Render(ageText(now, &at)))
+			cells = append(cells, t.Muted.Render(untrusted.Line(u.Pipeline)), t.Muted.Render(ageText(now, &at)))
 		}
 		cells = append(cells, note)
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
@@ -448,7 +449,7 @@ func (v *blockedView) detail(w int) []string {
 	if v.ready[unitRef{u.Model, u.Window}.key()] && u.Status == state.Blocked {
 		label = "ready now · stored reason: "
 	}
-	text = label + strings.TrimSpace(text)
+	text = label + untrusted.Text(strings.TrimSpace(text)) // before it is styled
 	wrapped := strings.Split(ansi.Wrap(text, w-2, " /&?=:,;"), "\n")
 	if len(wrapped) > blockedDetailLines {
 		wrapped = wrapped[:blockedDetailLines]

@@ -11,6 +11,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -209,7 +210,7 @@ const detailLines = 4
 func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	t := v.c.theme
 	now := v.rep.Now
-	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(inc.Model) + " " +
+	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(untrusted.Line(inc.Model)) + " " +
 		t.Status(incidentGlyph(inc.Kind)).Render(inc.Kind.Word())
 	if !inc.Span.IsZero() {
 		title += " " + v.c.window(inc.Model, inc.Span)
@@ -224,7 +225,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	lines := []string{spread(title, right, w-1)}
 	indent := "    "
 	if inc.Detail != "" {
-		d := inc.Detail
+		d := untrusted.Text(inc.Detail) // before it is styled: an SGR of its own would survive safeFrame
 		if selected {
 			wrapped := strings.Split(ansi.Wrap(d, w-1-len(indent), " /&?=:,"), "\n")
 			if len(wrapped) > detailLines {
@@ -243,7 +244,7 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	case v.rep.Glance:
 		behind = "what waits on it: tracing…"
 	default:
-		behind = inc.HoldsText()
+		behind = untrusted.Line(inc.HoldsText())
 	}
 	if inc.Retry != nil {
 		// A line of its own: beside the blocked models it is cut first.

@@ -18,7 +18,7 @@ import (
 
 // The UI opens on the incidents when something is broken: at 80×24 the
 // first card is raw.orders' failure, selected, with its error, before any
-// key; enter explains its most impactful blocked unit down to the failed
+// key; enter explains its holding the most blocked unit down to the failed
 // hour; esc leads back to the pipelines.
 func TestLandingOpensOnTheIncidents(t *testing.T) {
 	w := newWorld(t)

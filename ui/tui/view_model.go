@@ -434,7 +434,7 @@ func retryDetail(u state.Unit, f engine.UnitFailures, at func(time.Time) string)
 	if len(f.Failures) > 0 && f.Failures[0].Error == u.Error {
 		label = f.Failures[0].Label() + " failed"
 	}
-	return line + " · " + label + ": " + u.Error
+	return line + " · " + label + ": " + oneLine(u.Error)
 }
 
 func errText(err error) string {

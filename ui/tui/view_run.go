@@ -14,6 +14,7 @@ import (
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // runView is one run: its request and its task run log, with live
@@ -173,7 +174,7 @@ func (v *runView) render(w, h int) []string {
 	lines := []string{
 		" " + t.Status(st).Render(themes.Glyph(st)+" "+string(r.Status)) + "  " + t.Accent.Render(fmt.Sprintf("run %d", r.ID)) +
 			"  " + r.StateMode + "  " + runScope(r) + "  " + v.c.runWindow(r),
-		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, r.Actor, v.c.when(&r.StartedAt), took(r, v.c.now()))),
+		"   " + t.Muted.Render(fmt.Sprintf("env %s · by %s · started %s · took %s", spec.Env{Suffix: r.Env}, untrusted.Line(r.Actor), v.c.when(&r.StartedAt), took(r, v.c.now()))),
 	}
 	if len(r.Models) > 1 {
 		lines = append(lines, "   "+t.Muted.Render("models "+strings.Join(r.Models, ", ")))

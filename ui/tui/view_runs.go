@@ -10,6 +10,7 @@ import (
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // runsView is the run history of the environment, newest first, under the
@@ -155,7 +156,7 @@ func (v *runsView) render(w, h int) []string {
 		cells := []string{fmt.Sprint(r.ID), status, r.StateMode, runScope(r), t.Muted.Render(v.c.when(&r.StartedAt)),
 			t.Muted.Render(took(r, now)), v.c.runWindow(r)}
 		if wide {
-			cells = append(cells, t.Muted.Render(r.Actor))
+			cells = append(cells, t.Muted.Render(untrusted.Line(r.Actor)))
 		}
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
+	"github.com/bollhav/bollhav/ui/untrusted"
 )
 
 // whyView explains one unit as `bollhav why` does: each gated upstream's
@@ -211,7 +212,7 @@ func (v *whyView) build(cells int) {
 			t.Muted.Render(" ("+ageText(r.Now, &r.Retry.At)+")"))
 	}
 	if r.Error != "" {
-		if line := "   " + t.Error.Render("error: ") + r.Error; !strings.Contains(r.Error, "\n") && width(line) < cells {
+		if line := "   " + t.Error.Render("error: ") + untrusted.Line(r.Error); !strings.Contains(r.Error, "\n") && width(line) < cells {
 			text(line)
 		} else {
 			text("   " + t.Error.Render("error:"))
@@ -236,7 +237,7 @@ func (v *whyView) build(cells int) {
 			if a.Satisfied {
 				verdict = t.Status(themes.Applied).Render("satisfied")
 			}
-			text("   " + a.Upstream + " " + t.Muted.Render("after "+a.Edge.String()) + "  " + verdict + "  " + t.Muted.Render(oneLine(a.Detail())))
+			text("   " + untrusted.Line(a.Upstream) + " " + t.Muted.Render("after "+a.Edge.String()) + "  " + verdict + "  " + t.Muted.Render(oneLine(a.Detail())))
 		}
 	}
 
@@ -518,7 +519,7 @@ func (v *whyView) render(w, h int) []string {
 			if g.n > 1 {
 				rel += fmt.Sprintf(" each (%d windows)", g.n)
 			}
-			line = row(w, frCols, "", g.f.Model, v.c.window(g.f.Model, g.window), status, rel)
+			line = row(w, frCols, "", untrusted.Line(g.f.Model), v.c.window(g.f.Model, g.window), status, rel)
 		}
 		if i == selLine {
 			line = listLine(t, true, ansiCut(line, 1), w)
@@ -535,7 +536,7 @@ func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
 	if l.Stale {
 		status = t.Label(themes.Stale)
 	}
-	line := "   → " + t.Accent.Render(l.Model) + " " + v.c.window(l.Model, l.Window) + "  " + status
+	line := "   → " + t.Accent.Render(untrusted.Line(l.Model)) + " " + v.c.window(l.Model, l.Window) + "  " + status
 	if root {
 		line += "  ← root cause"
 	}
