@@ -282,6 +282,8 @@ func (r *WhyReport) GateLine() string {
 		return "no gated upstream: nothing gates it"
 	case r.AfterHeld:
 		return "held by its after: edges (the run condition is not met for this window)"
+	case r.UnderWay != "":
+		return "waiting on work under way, not blocked: " + r.UnderWay
 	case !r.Satisfied:
 		return ""
 	case len(r.After) == 0:

@@ -94,3 +94,38 @@ func hoursOf(model string, a, b int, status state.UnitStatus) []enginetest.UnitO
 	}
 	return out
 }
+
+// why tells a unit that waits on work under way from a blocked one: with
+// the missing hours running it says what it waits on and that it is not
+// blocked; with them pending (nobody here claims them) it says nothing of
+// the kind, and the upstream's verdict names the missing range as before.
+func TestWhySaysAUnitWaitsOnWorkUnderWay(t *testing.T) {
+	now := t0.Add(10 * 24 * time.Hour)
+	for _, tc := range []struct {
+		name   string
+		status state.UnitStatus
+		want   string
+	}{
+		{"the missing hours running", state.Running, "waiting on work under way, not blocked: raw.h (ENCAPSULATE): waiting on 4 running unit(s) under way"},
+		{"the missing hours pending", state.Pending, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			enginetest.Each(t, func(t *testing.T, s state.Store) {
+				sp := enginetest.RegisterYAML(t, s, underWaySpec, t0)
+				enginetest.Units(t, s, append(hoursOf("raw.h", 0, 20, state.Applied), hoursOf("raw.h", 20, 24, tc.status)...)...)
+				enginetest.Units(t, s, enginetest.UnitOpts{Model: "core.enc", Window: days(0, 1), Status: state.Pending})
+				g := &gate.Reader{Store: s, Spec: sp, Now: at(now)}
+				r, err := g.Why(t.Context(), "core.enc", t0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := r.GateLine(); got != tc.want {
+					t.Errorf("gate line %q, want %q", got, tc.want)
+				}
+				if r.Satisfied || len(r.Upstreams) == 0 || len(r.Upstreams[0].Missing) == 0 {
+					t.Errorf("the upstream's verdict no longer names the missing hours: %+v", r.Upstreams)
+				}
+			})
+		})
+	}
+}

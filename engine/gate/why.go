@@ -111,6 +111,13 @@ type WhyReport struct {
 	// FrontierMore counts the frontier windows left out past MaxFrontier
 	// (not deduplicated, so an upper bound).
 	FrontierMore int
+	// UnderWay, for a unit whose gate is not satisfied only because the
+	// upstream windows it lacks are being loaded now (running, or applied
+	// since the gate read them: Reader.UnderWay), is what it waits on:
+	// it is not blocked, and the next judgement after that work runs it.
+	// Empty otherwise. Pending upstream units count only for a caller
+	// that claims them, which why is not.
+	UnderWay string
 }
 
 // UpstreamReport is one gated upstream's verdict for the unit, with the
@@ -200,6 +207,11 @@ func (g *Reader) Why(ctx context.Context, model string, at time.Time) (*WhyRepor
 		return nil, err
 	}
 	r.Satisfied, r.After, r.AfterHeld = gate.Satisfied, gate.After, gate.AfterHeld
+	if r.Status != state.Applied {
+		if r.UnderWay, _, err = g.UnderWay(ctx, m, gate, nil); err != nil {
+			return nil, err
+		}
+	}
 	for i, src := range gatedSources(m) {
 		v := gate.Verdicts[i]
 		ur := UpstreamReport{Verdict: v, Freshness: src.Freshness}

@@ -92,9 +92,13 @@ type whyJSON struct {
 	BuiltOn     []builtOnJSON `json:"built_on_outdated"`
 	Change      *changeJSON   `json:"definition_change"`
 	Satisfied   bool          `json:"satisfied"`
-	AsOf        string        `json:"as_of"`
-	More        int           `json:"frontier_more"`
-	Data        *dataJSON     `json:"data,omitempty"`
+	// UnderWay is what a unit not satisfied waits on when the upstream
+	// windows it lacks are being loaded (gate.WhyReport.UnderWay); null
+	// when it is not waiting on work under way.
+	UnderWay *string   `json:"under_way"`
+	AsOf     string    `json:"as_of"`
+	More     int       `json:"frontier_more"`
+	Data     *dataJSON `json:"data,omitempty"`
 }
 
 // whyAfterJSON is one after: edge's verdict for the unit's window.
@@ -255,6 +259,9 @@ func whyToJSON(r *gate.WhyReport) whyJSON {
 		Error: r.Error, AppliedAt: whyTimeJSON(r.AppliedAt), Attempts: r.Attempts, NotBefore: whyTimeJSON(r.NotBefore), Satisfied: r.Satisfied,
 		AsOf: state.FormatTime(r.Now), More: r.FrontierMore, Retry: retryToJSON(r.Retry), Failures: attemptsToJSON(r.Failures)}
 	out.Since, out.Until = whyWindowJSON(r.Window)
+	if r.UnderWay != "" {
+		out.UnderWay = &r.UnderWay
+	}
 	if r.Fingerprint != "" {
 		out.Fingerprint = &r.Fingerprint
 	}
