@@ -41,6 +41,11 @@ const (
 	// ReasonLease: the unit is running under a worker's lease (Detail
 	// names the worker; Until is when the lease ends).
 	ReasonLease ReasonKind = "lease"
+	// ReasonOverlap: a pending unit of a flexible model that a running
+	// unit of the same model overlaps — the overlap lock: Claim leaves it
+	// pending so that two claims never write one range at once (Detail
+	// names the running window; Until is when its lease ends).
+	ReasonOverlap ReasonKind = "overlap"
 	// ReasonOther: anything else, the entry as it is in Detail.
 	ReasonOther ReasonKind = "other"
 )
@@ -63,10 +68,26 @@ type Reason struct {
 
 // UnitReasons is every reason u is not applied now that the store says:
 // its stored reason's entries (Reasons), then a retry wait (a failed try
-// waiting for its not-before time) or a lease (running under a worker).
-// The units JSON lists them.
-func UnitReasons(u state.Unit) []Reason {
+// waiting for its not-before time) or a lease (running under a worker),
+// then, for a pending unit, the overlap lock of each running unit of its
+// model that overlaps it — running holds the model's running units, which
+// only a flexible model's can overlap another's window (Engine.Running
+// reads them). The units JSON lists them.
+func UnitReasons(u state.Unit, running []state.Unit) []Reason {
 	out := Reasons(u.BlockedReason)
+	if u.Status == state.Pending {
+		for _, r := range running {
+			if r.Status != state.Running || r.ID == u.ID || r.Model != u.Model || !r.Window.Overlaps(u.Window) {
+				continue
+			}
+			lock := Reason{Kind: ReasonOverlap,
+				Detail: "the running unit " + r.Window.String() + " of this flexible model overlaps it: the next claim after it ends takes this one"}
+			if r.LeaseUntil != nil {
+				lock.Until = *r.LeaseUntil
+			}
+			out = append(out, lock)
+		}
+	}
 	switch {
 	case u.Status == state.Pending && u.Error != "" && u.NotBefore != nil:
 		out = append(out, Reason{Kind: ReasonRetry, Until: *u.NotBefore,

@@ -54,19 +54,43 @@ func TestReasonsStructureEveryKindTheEngineWrites(t *testing.T) {
 // it is not applied now, with when they end.
 func TestUnitReasonsAddTheRetryWaitAndTheLease(t *testing.T) {
 	next, lease := t0.Add(time.Hour), t0.Add(2*time.Hour)
-	retry := gate.UnitReasons(state.Unit{Status: state.Pending, Error: "exit status 1: source down\nmore", NotBefore: &next})
+	retry := gate.UnitReasons(state.Unit{Status: state.Pending, Error: "exit status 1: source down\nmore", NotBefore: &next}, nil)
 	if len(retry) != 1 || retry[0].Kind != gate.ReasonRetry || !retry[0].Until.Equal(next) || retry[0].Detail != "a failed try waits for its next: exit status 1: source down" {
 		t.Errorf("a retrying unit's reasons %+v", retry)
 	}
-	running := gate.UnitReasons(state.Unit{Status: state.Running, LeaseOwner: "host:42", LeaseUntil: &lease})
+	running := gate.UnitReasons(state.Unit{Status: state.Running, LeaseOwner: "host:42", LeaseUntil: &lease}, nil)
 	if len(running) != 1 || running[0].Kind != gate.ReasonLease || !running[0].Until.Equal(lease) || running[0].Detail != "running under host:42's lease" {
 		t.Errorf("a running unit's reasons %+v", running)
 	}
-	waiting := gate.UnitReasons(state.Unit{Status: state.Pending, BlockedReason: "raw.h (ENCAPSULATE): waiting on 2 running unit(s) under way", NotBefore: &next})
+	waiting := gate.UnitReasons(state.Unit{Status: state.Pending, BlockedReason: "raw.h (ENCAPSULATE): waiting on 2 running unit(s) under way", NotBefore: &next}, nil)
 	if len(waiting) != 1 || waiting[0].Kind != gate.ReasonUnderWay {
 		t.Errorf("a waiting unit's reasons %+v: want its one stored entry, no retry (it has no error)", waiting)
 	}
-	if got := gate.UnitReasons(state.Unit{Status: state.Applied}); len(got) != 0 {
+	if got := gate.UnitReasons(state.Unit{Status: state.Applied}, nil); len(got) != 0 {
 		t.Errorf("an applied unit's reasons %+v, want none", got)
+	}
+}
+
+// The overlap lock: a pending unit of a flexible model that a running unit
+// of the same model overlaps waits for it, with the running window named
+// and its lease's end; a running unit of another model, one that does not
+// overlap, and a unit that is not pending add nothing.
+func TestUnitReasonsAddTheOverlapLock(t *testing.T) {
+	lease := t0.Add(5 * time.Hour)
+	running := []state.Unit{
+		{ID: 1, Model: "flex.m", Status: state.Running, Window: hours(2, 4), LeaseUntil: &lease},
+		{ID: 2, Model: "flex.m", Status: state.Running, Window: hours(6, 7)},
+		{ID: 3, Model: "other.m", Status: state.Running, Window: hours(0, 9)},
+	}
+	got := gate.UnitReasons(state.Unit{ID: 9, Model: "flex.m", Status: state.Pending, Window: hours(1, 3)}, running)
+	want := "the running unit " + hours(2, 4).String() + " of this flexible model overlaps it: the next claim after it ends takes this one"
+	if len(got) != 1 || got[0].Kind != gate.ReasonOverlap || got[0].Detail != want || !got[0].Until.Equal(lease) {
+		t.Errorf("a pending unit under a running one: %+v; want one overlap reason %q until %v", got, want, lease)
+	}
+	if got := gate.UnitReasons(state.Unit{ID: 9, Model: "flex.m", Status: state.Pending, Window: hours(4, 6)}, running); len(got) != 0 {
+		t.Errorf("a pending unit between the running ones: %+v, want none", got)
+	}
+	if got := gate.UnitReasons(state.Unit{ID: 9, Model: "flex.m", Status: state.Blocked, BlockedReason: "x", Window: hours(1, 3)}, running); len(got) != 1 || got[0].Kind == gate.ReasonOverlap {
+		t.Errorf("a blocked unit: %+v, want only its stored reason", got)
 	}
 }

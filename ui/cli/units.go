@@ -160,6 +160,13 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
 		return ExitUsage
 	}
+	// A flexible model's running units: each holds the pending units it
+	// overlaps back (the overlap lock, one of their reasons).
+	running, err := e.Running(ctx, model)
+	if err != nil {
+		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
+		return ExitUsage
+	}
 	// A failed or retrying unit's history is read beside it: one small
 	// read per such unit, none for the others.
 	budget := e.RetryBudget(ctx, model)
@@ -183,7 +190,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			b, err := json.Marshal(unitToJSON(u, f, ms.Fingerprint, trace))
+			b, err := json.Marshal(unitToJSON(u, f, ms.Fingerprint, trace, running))
 			if err != nil {
 				return err
 			}
@@ -220,7 +227,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 			if err != nil {
 				return err
 			}
-			return writeUnitLine(out, pal, unitCells(u, f, ms.Fingerprint, trace), false)
+			return writeUnitLine(out, pal, unitCells(u, f, ms.Fingerprint, trace, running), false)
 		}
 		finish = func(n int) {
 			if n > 0 {
@@ -256,7 +263,7 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 	return ExitOK
 }
 
-func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace) unitJSON {
+func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace, running []state.Unit) unitJSON {
 	j := unitJSON{Status: string(u.Status), AppliedAt: rfcOrNull(u.AppliedAt), Attempts: u.Attempts}
 	if !u.Window.IsZero() {
 		j.Since, j.Until = rfcOrNull(&u.Window.Since), rfcOrNull(&u.Window.Until)
@@ -264,7 +271,7 @@ func unitToJSON(u state.Unit, f engine.UnitFailures, current string, trace *engi
 	if u.BlockedReason != "" {
 		j.BlockedReason = &u.BlockedReason
 	}
-	j.Reasons = toReasonsJSON(gate.UnitReasons(u))
+	j.Reasons = toReasonsJSON(gate.UnitReasons(u, running))
 	if u.Error != "" {
 		j.Error = &u.Error
 	}
@@ -287,7 +294,7 @@ var (
 	unitsWidths = []int{20, 20, 7, 8, 20, 17}
 )
 
-func unitCells(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace) []string {
+func unitCells(u state.Unit, f engine.UnitFailures, current string, trace *engine.ModelTrace, running []state.Unit) []string {
 	since, until := "-", "-"
 	if !u.Window.IsZero() {
 		since, until = state.FormatTime(u.Window.Since), state.FormatTime(u.Window.Until)
@@ -297,6 +304,11 @@ func unitCells(u state.Unit, f engine.UnitFailures, current string, trace *engin
 		detail = append(detail, s)
 	}
 	detail = append(detail, failureDetail(u, f.Retry, f.Failures)...)
+	for _, r := range gate.UnitReasons(u, running) {
+		if r.Kind == gate.ReasonOverlap {
+			detail = append(detail, "waits: "+r.Detail)
+		}
+	}
 	d := cmp.Or(strings.Join(detail, "; "), "-")
 	def := "-"
 	if ds := engine.UnitDefinition(u, current); ds != "" {
