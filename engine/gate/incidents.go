@@ -137,11 +137,14 @@ type IncidentReport struct {
 	Tracing       int
 	TracingModels int
 
-	// holders are the incidents (indices into Incidents) that hold the
-	// blocked units of a model with one reason (key model\x00reason), and
-	// failedAt the incident of a model's failed units.
-	holders  map[string][]int
-	failedAt map[string]int
+	// unitHolders are the incidents (indices into Incidents) that hold
+	// each traced blocked unit (key model\x00window), as its own chains
+	// end; holders those that hold the untraced blocked units of a model
+	// with one reason (key model\x00reason), as the first traced unit with
+	// that reason; failedAt the incident of a model's failed units.
+	unitHolders map[string][]int
+	holders     map[string][]int
+	failedAt    map[string]int
 	// Recheck is, when no incident and no untraced unit was found, the
 	// gate judged now for every unit that is not applied (engine.Recheck,
 	// what `blocked --recheck` reports): units can be held with no
@@ -167,6 +170,9 @@ func (r *IncidentReport) Holders(bu BlockedUnit) []int {
 			return []int{i}
 		}
 		return nil
+	}
+	if hs, ok := r.unitHolders[bu.Model+"\x00"+bu.Window.String()]; ok {
+		return hs
 	}
 	return r.holders[bu.Model+"\x00"+bu.Reason]
 }
@@ -310,12 +316,14 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 	// the same stale verdict), and is counted untraced otherwise: a guess
 	// by model alone would credit one root with another's units.
 	byReason := map[string][]*Incident{}
+	byUnit := make(map[string][]*Incident, len(traced))
 	idle := map[string]bool{}
 	for _, bu := range traced {
 		incs, err := b.trace(ctx, bu)
 		if err != nil {
 			return nil, err
 		}
+		byUnit[bu.Model+"\x00"+bu.Window.String()] = incs
 		if len(incs) == 0 {
 			idle[bu.Model+"\x00"+bu.Reason] = true // an alert that did not fire: nothing to fix
 			continue
@@ -341,14 +349,14 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 		return nil, err
 	}
 	b.report.Now = b.an.now
-	b.indexHolders(byReason)
+	b.indexHolders(byUnit, byReason)
 	return &b.report, nil
 }
 
-// indexHolders keeps, by model and reason, the indices of the incidents
-// that hold blocked units (byReason, by incident), and the index of each
-// model's failed incident, for IncidentReport.Holders.
-func (b *incidentBuilder) indexHolders(byReason map[string][]*Incident) {
+// indexHolders keeps, by traced unit (byUnit) and by model and reason
+// (byReason), the indices of the incidents that hold blocked units, and the
+// index of each model's failed incident, for IncidentReport.Holders.
+func (b *incidentBuilder) indexHolders(byUnit, byReason map[string][]*Incident) {
 	at := make(map[string]int, len(b.report.Incidents))
 	r := &b.report
 	r.failedAt = map[string]int{}
@@ -360,13 +368,19 @@ func (b *incidentBuilder) indexHolders(byReason map[string][]*Incident) {
 			}
 		}
 	}
-	r.holders = make(map[string][]int, len(byReason))
-	for key, incs := range byReason {
-		for _, inc := range incs {
-			r.holders[key] = append(r.holders[key], at[string(inc.Kind)+" "+inc.Model])
+	index := func(by map[string][]*Incident) map[string][]int {
+		out := make(map[string][]int, len(by))
+		for key, incs := range by {
+			hs := make([]int, 0, len(incs)) // empty, not nil: traced, held by none
+			for _, inc := range incs {
+				hs = append(hs, at[string(inc.Kind)+" "+inc.Model])
+			}
+			slices.Sort(hs) // the report's order: failures first
+			out[key] = hs
 		}
-		slices.Sort(r.holders[key]) // the report's order: failures first
+		return out
 	}
+	r.unitHolders, r.holders = index(byUnit), index(byReason)
 }
 
 // mostHolds keeps the limit blocked units that come first in Blocked's

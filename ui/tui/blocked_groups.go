@@ -75,6 +75,9 @@ func (c cause) label() string {
 	case causeFailed:
 		return c.model + " " + windowsText(c.windows) + " failed"
 	case causeReady:
+		if c.model != "" { // a released incident's units
+			return c.model + " " + windowsText(c.windows) + " ready"
+		}
 		return "ready: the gate passes now (R runs every ready unit)"
 	case causeMissing:
 		return c.model + " " + windowsText(c.windows) + " missing"
@@ -113,10 +116,14 @@ func groupCauses(units []gate.BlockedUnit, idx []int, ready map[unitKey]bool, ro
 	for _, i := range idx {
 		u := units[i]
 		var cs []*cause
-		if u.Status == state.Blocked && ready[unitRef{u.Model, u.Window}.key()] {
+		holders := roots.Holders(u)
+		switch {
+		case u.Status == state.Blocked && ready[unitRef{u.Model, u.Window}.key()] && !releasedOnly(roots, holders):
+			// The live gate says it passes, the report (read a moment
+			// apart) names another root: ready, on its own.
 			cs = append(cs, get("ready", causeReady))
-		} else {
-			for _, h := range roots.Holders(u) {
+		default:
+			for _, h := range holders {
 				cs = append(cs, incidentCause(roots.Incidents[h], get))
 			}
 		}
@@ -201,6 +208,8 @@ func incidentCause(inc gate.Incident, get func(string, causeKind) *cause) *cause
 		c = get(key, causeFailed)
 	case gate.IncidentMissing:
 		c = get(key, causeMissing)
+	case gate.IncidentReleased:
+		c = get(key, causeReady)
 	case gate.IncidentStale:
 		c = get(key, causeStale)
 		c.detail = inc.Detail
@@ -213,6 +222,18 @@ func incidentCause(inc gate.Incident, get func(string, causeKind) *cause) *cause
 	}
 	c.model, c.windows = inc.Model, windows
 	return c
+}
+
+// releasedOnly reports whether the incidents at holders (indices into
+// roots' incidents) are all released ones, and there is one at least: the
+// report's word for a unit the live gate finds ready.
+func releasedOnly(roots *gate.IncidentReport, holders []int) bool {
+	for _, h := range holders {
+		if roots.Incidents[h].Kind != gate.IncidentReleased {
+			return false
+		}
+	}
+	return len(holders) > 0
 }
 
 // reasonCause is the group of a blocked unit by its stored reason: its

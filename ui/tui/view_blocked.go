@@ -396,7 +396,9 @@ func (v *blockedView) render(w, h int) []string {
 		case c.kind == causeReady && gate.IsReleased(u.Reason):
 			// A run re-judged it already: its stored reason says so.
 			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" ("+untrusted.Line(gate.FirstLine(u.Reason))+")")
-		case c.kind == causeReady:
+		case c.kind == causeReady && v.ready[unitRef{u.Model, u.Window}.key()]:
+			// The live gate passes it. (A released root's group also lists
+			// the units held behind the released ones, which are not.)
 			glyph, note = themes.Pending, t.Status(themes.Pending).Render("ready")+t.Muted.Render(" (was: "+untrusted.Line(gate.FirstLine(u.Reason))+")")
 		default:
 			note = t.Muted.Render(untrusted.Line(v.otherReasons(u.Reason, c)))
