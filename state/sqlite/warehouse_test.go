@@ -36,7 +36,7 @@ func TestSQLiteWarehouseLedgerFences(t *testing.T) {
 		}
 		return n
 	}
-	u := state.LedgerUnit{Key: "|m|#1", Fence: 5, Attempts: 0, At: at}
+	u := state.LedgerUnit{Key: "|m|#1", Model: "m", Store: "s1", Fence: 5, Attempts: 0, At: at}
 	res, err := w.RunUnit(ctx, job, u, never)
 	if err != nil || res.Rows != 2 || res.Replayed {
 		t.Fatalf("the first claim: %+v, %v", res, err)
