@@ -21,6 +21,13 @@ type Store interface {
 	Backend() string
 	// SchemaVersion is the migration version the store is at.
 	SchemaVersion(ctx context.Context) (int, error)
+	// Identity is the store's id: random, made once when the store was
+	// created (or upgraded from a bollhav before store identities) and
+	// kept in it, so it is the same across reopens and processes and
+	// differs between two stores. A warehouse's ledger records it with
+	// each unit a store writes there (docs/semantics.md, "Exactly once
+	// across two databases").
+	Identity(ctx context.Context) (string, error)
 	Close() error
 
 	// Registry.

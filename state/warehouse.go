@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -44,8 +45,24 @@ type Warehouse interface {
 // LedgerUnit is the claim a unit's data transaction runs under.
 type LedgerUnit struct {
 	// Key names the unit across stores and runs (LedgerKey).
-	Key   string
-	Fence int64
+	Key string
+	// Env, Model and Window are the unit's window: the ledger looks at
+	// every row of another store that overlaps it, whatever its key (two
+	// stores give one window different unit ids).
+	Env, Model string
+	Window     Window
+	// Store is the identity of the state store the claim was made in
+	// (Store.Identity); fences are compared only between rows of one store.
+	Store string
+	// Fingerprint is the definition fingerprint the claim runs (engine/spec):
+	// a commit under another one is never replayed as this claim's.
+	Fingerprint string
+	// Rewrites says the job replaces what the window held, whatever that was
+	// (recreate_partition, upsert, a view): it may run over rows another
+	// store or definition wrote, and takes the window over. An append or a
+	// sql model's statements may not (LedgerConflict).
+	Rewrites bool
+	Fence    int64
 	// Attempts is the unit's attempt count as claimed, before this attempt:
 	// the store logs a failed or expired attempt of this claim as number
 	// Attempts+1, which is how a later claim tells whether this one's
@@ -56,7 +73,14 @@ type LedgerUnit struct {
 
 // LedgerEntry is a unit's row in a warehouse's ledger.
 type LedgerEntry struct {
-	Key string
+	Key        string
+	Env, Model string
+	Window     Window
+	// Store is the identity of the store whose claim wrote the row last,
+	// Fingerprint the definition its commit ran: both "" on a row from a
+	// bollhav before store identities, which counts as another store's.
+	Store       string
+	Fingerprint string
 	// Fence is the newest claim that wrote the row; an older one can no
 	// longer commit data for the unit.
 	Fence int64
@@ -108,6 +132,28 @@ func LedgerKey(env, model string, w Window, unitID int64) string {
 	return k + "|#" + strconv.FormatInt(unitID, 10)
 }
 
+// ParseLedgerKey reads the environment, model and window back from a
+// LedgerKey: what a ledger from before the window's own columns is
+// upgraded with. ok is false for a key LedgerKey did not make.
+func ParseLedgerKey(key string) (env, model string, w Window, ok bool) {
+	parts := strings.Split(key, "|")
+	if n := len(parts); (n != 3 && n != 5) || !strings.HasPrefix(parts[n-1], "#") {
+		return "", "", Window{}, false
+	}
+	if len(parts) == 5 {
+		since, err1 := time.Parse(time.RFC3339, parts[2])
+		until, err2 := time.Parse(time.RFC3339, parts[3])
+		if err1 != nil || err2 != nil {
+			return "", "", Window{}, false
+		}
+		var err error
+		if w, err = NewWindow(since, until); err != nil {
+			return "", "", Window{}, false
+		}
+	}
+	return parts[0], parts[1], w, true
+}
+
 // ErrWarehouse marks a warehouse that could not be opened: an unreachable
 // server, a refused login, an unsupported DSN. Its text never holds the
 // password.
@@ -116,41 +162,147 @@ var ErrWarehouse = errors.New("warehouse")
 // LedgerSteps are one backend's parts of a unit's data transaction, all
 // run inside that transaction: Fence writes the claim's fence into the
 // unit's ledger row and returns the row as it was (ErrLeaseLost when it
-// holds a newer one), Run runs the job, Done records the claim's commit.
+// holds a newer fence of the same store), Others returns the committed rows
+// of other stores (Store != u.Store, "" included) whose windows overlap the
+// unit's, its own row left out, Run runs the job, Done records the claim's
+// commit — under the claim's store and fingerprint — and, with takeOver,
+// deletes the other stores' rows whose windows lie inside the unit's (the
+// job rewrote them). Table names the ledger in messages.
 type LedgerSteps struct {
-	Fence func() (LedgerEntry, error)
-	Run   func() (int64, error)
-	Done  func(rows int64) error
+	Fence  func() (LedgerEntry, error)
+	Others func() ([]LedgerEntry, error)
+	Run    func() (int64, error)
+	Done   func(rows int64, takeOver bool) error
+	Table  string
 }
 
 // RunLedgered is the exactly-once protocol of Warehouse.RunUnit, the same
-// on every backend (docs/semantics.md): fence the ledger row first; this
-// claim's own commit (an acknowledgement lost) is replayed; an earlier
-// claim's commit the store never recorded (unrecorded says so) is replayed
-// and passes to this claim; otherwise the job runs and its commit is
-// recorded. Call it inside the transaction the steps use.
+// on every backend (docs/semantics.md): fence the ledger row first. When
+// another store's commit is in the window — the unit's own row or any
+// row overlapping it — nothing is replayed: a job that rewrites its window
+// runs and takes the window over, any other fails with a LedgerConflict.
+// Otherwise this claim's own commit (an acknowledgement lost) is
+// replayed, and an earlier claim's commit the store never recorded
+// (unrecorded says so) is replayed and passes to this claim — both only
+// under the claim's definition; under another, the job that rewrites its
+// window runs and any other fails with a LedgerConflict. Otherwise the job
+// runs and its commit is recorded. Call it inside the transaction the
+// steps use; an error rolls it back whole.
 func RunLedgered(ctx context.Context, u LedgerUnit, steps LedgerSteps, unrecorded func(context.Context, LedgerEntry) (bool, error)) (UnitResult, error) {
+	if u.Store == "" {
+		return UnitResult{}, errors.New("a unit's ledger row needs its state store's identity")
+	}
 	prev, err := steps.Fence()
 	if err != nil {
 		return UnitResult{}, err
 	}
-	switch {
-	case prev.DoneFence == u.Fence:
-		return UnitResult{Rows: prev.Rows, Replayed: true}, nil
-	case prev.DoneFence != 0:
-		lost, err := unrecorded(ctx, prev)
-		if err != nil {
-			return UnitResult{}, err
-		}
-		if lost {
-			// An earlier claim committed the data and the store never
-			// recorded it: this claim records it instead of running.
-			return UnitResult{Rows: prev.Rows, Replayed: true}, steps.Done(prev.Rows)
-		}
-	}
-	rows, err := steps.Run()
+	others, err := steps.Others()
 	if err != nil {
 		return UnitResult{}, err
 	}
-	return UnitResult{Rows: rows}, steps.Done(rows)
+	if prev.DoneFence != 0 && prev.Store != u.Store {
+		others = append([]LedgerEntry{prev}, others...)
+	}
+	run := func(takeOver bool) (UnitResult, error) {
+		rows, err := steps.Run()
+		if err != nil {
+			return UnitResult{}, err
+		}
+		return UnitResult{Rows: rows}, steps.Done(rows, takeOver)
+	}
+	if len(others) > 0 {
+		// Another store's commit is in the window: its fences and attempts
+		// mean nothing here, so it is never replayed.
+		if !u.Rewrites {
+			return UnitResult{}, &LedgerConflict{Unit: u, Other: others[0], Table: steps.Table}
+		}
+		return run(true)
+	}
+	if prev.DoneFence != 0 {
+		mine := prev.DoneFence == u.Fence
+		if !mine {
+			if mine, err = unrecorded(ctx, prev); err != nil {
+				return UnitResult{}, err
+			}
+		}
+		switch {
+		case mine && prev.Fingerprint == u.Fingerprint && prev.DoneFence == u.Fence:
+			// This claim's own commit, its acknowledgement lost.
+			return UnitResult{Rows: prev.Rows, Replayed: true}, nil
+		case mine && prev.Fingerprint == u.Fingerprint:
+			// An earlier claim committed the data and the store never
+			// recorded it: this claim records it instead of running.
+			return UnitResult{Rows: prev.Rows, Replayed: true}, steps.Done(prev.Rows, false)
+		case mine && !u.Rewrites:
+			// Unrecorded data of another definition is in the window.
+			return UnitResult{}, &LedgerConflict{Unit: u, Other: prev, Table: steps.Table}
+		}
+	}
+	return run(false)
+}
+
+// LedgerConflict is a unit that may not write its window: the ledger
+// shows the window's rows written by another state store (or by a
+// bollhav before store identities), or committed by this store under
+// another definition and never recorded, and the unit's job would add
+// its rows beside them (an append, a sql model's statements). The unit
+// fails, nothing written; the operator adopts or resets the window
+// (docs/semantics.md, "Exactly once across two databases").
+type LedgerConflict struct {
+	Unit  LedgerUnit
+	Other LedgerEntry
+	// Table is the ledger, as the operator names it in SQL.
+	Table string
+}
+
+func (c *LedgerConflict) Error() string {
+	u, o := c.Unit, c.Other
+	what := "the warehouse's ledger shows " + describeWindow(u.Model, u.Window) + " written by "
+	switch {
+	case o.Store == "":
+		what += "a bollhav from before store identities (this store is " + u.Store + ")"
+	case o.Store != u.Store:
+		what += "another state store, " + o.Store + " (this store is " + u.Store + ")"
+	default:
+		what += "this store under another definition (fingerprint " + shortFingerprint(o.Fingerprint) + ", now " +
+			shortFingerprint(u.Fingerprint) + "), a commit the store never recorded"
+	}
+	if o.DoneFence != 0 {
+		what += ": " + strconv.FormatInt(o.Rows, 10) + " rows"
+		if !o.DoneAt.IsZero() {
+			what += " at " + FormatTime(o.DoneAt)
+		}
+	}
+	mark := "bollhav mark " + u.Model
+	if u.Env != "" {
+		mark += " --env " + u.Env
+	}
+	if !u.Window.IsZero() {
+		mark += " --since " + FormatTime(u.Window.Since) + " --until " + FormatTime(u.Window.Until)
+	}
+	forget := "DELETE FROM " + c.Table + " WHERE unit_key = '" + strings.ReplaceAll(o.Key, "'", "''") + "'"
+	return what + "; this model's write would add its rows beside them, so it did not run. " +
+		"To keep the rows there: " + forget + ", then " + mark + " --status applied. " +
+		"To load the window again: also delete the window's rows from the target, then " + mark + " --status pending, and run"
+}
+
+// describeWindow is "model [since, until)", or the model alone when it is
+// timeless.
+func describeWindow(model string, w Window) string {
+	if w.IsZero() {
+		return model
+	}
+	return model + " " + w.String()
+}
+
+// shortFingerprint is a fingerprint's first 12 characters ("unknown" for
+// none).
+func shortFingerprint(f string) string {
+	switch {
+	case f == "":
+		return "unknown"
+	case len(f) > 12:
+		return f[:12]
+	}
+	return f
 }

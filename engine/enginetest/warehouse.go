@@ -168,12 +168,14 @@ func TwoEach(n int) string {
 }
 
 // CheckLedger checks that every applied unit of model in s has a ledger
-// row in the warehouse at dsn written by the claim that applied it, with
-// the rows it recorded.
+// row in the warehouse at dsn written by the claim that applied it — of
+// s's identity, under the unit's definition — with the rows it recorded.
 func CheckLedger(t testing.TB, s state.Store, dsn, model string) {
 	t.Helper()
 	w := warehouse(t, dsn)
 	defer w.Close()
+	id, err := s.Identity(t.Context())
+	must(t, err)
 	n := 0
 	must(t, s.ScanUnits(t.Context(), state.UnitQuery{Model: model, Statuses: []state.UnitStatus{state.Applied}}, func(u state.Unit) error {
 		n++
@@ -181,8 +183,8 @@ func CheckLedger(t testing.TB, s state.Store, dsn, model string) {
 		if err != nil {
 			return err
 		}
-		if !ok || l.DoneFence != u.Fence || u.RowsWritten == nil || l.Rows != *u.RowsWritten {
-			t.Errorf("%s %s: ledger %+v, unit fence %d rows %v", model, u.Window, l, u.Fence, u.RowsWritten)
+		if !ok || l.DoneFence != u.Fence || u.RowsWritten == nil || l.Rows != *u.RowsWritten || l.Store != id || l.Fingerprint != u.Fingerprint {
+			t.Errorf("%s %s: ledger %+v, unit fence %d rows %v fingerprint %q, store %s", model, u.Window, l, u.Fence, u.RowsWritten, u.Fingerprint, id)
 		}
 		return nil
 	}))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
@@ -30,6 +31,9 @@ type dataExecutor struct {
 	// archiveClock stamps the name of an archived file that would
 	// otherwise take an existing one's: the wall clock.
 	archiveClock func() time.Time
+	// identity is the state store's, read once (storeIdentity).
+	identityMu sync.Mutex
+	identity   string
 }
 
 // Execute runs the unit's job outside any claim; the caller records the

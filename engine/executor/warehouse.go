@@ -36,12 +36,29 @@ var BeforeWarehouseUnit func(model string)
 // above the count the claim was made with); the next claim finds the
 // ledger's committed claim, asks the store whether that attempt ended
 // unrecorded, and records the unit applied without running it again.
+//
+// The ledger row also names the store the claim is from and the
+// definition it runs: a commit of another store, or one this store never
+// recorded under another definition, is never replayed. A job that
+// rewrites its window runs over it; an append or a sql model's
+// statements fail the unit with a state.LedgerConflict that says how to
+// adopt or reset the window.
 func (d *dataExecutor) runInWarehouse(ctx context.Context, wh state.Warehouse, job state.DataJob, u UnitRun, c state.Claim, at time.Time) (int64, error) {
+	store, err := d.storeIdentity(ctx)
+	if err != nil {
+		return 0, err
+	}
 	lu := state.LedgerUnit{
-		Key:      state.LedgerKey(u.Env.Suffix, u.Model.Name, c.Unit.Window, c.Unit.ID),
-		Fence:    c.Fence,
-		Attempts: c.Unit.Attempts,
-		At:       at,
+		Key:         state.LedgerKey(u.Env.Suffix, u.Model.Name, c.Unit.Window, c.Unit.ID),
+		Env:         u.Env.Suffix,
+		Model:       u.Model.Name,
+		Window:      c.Unit.Window,
+		Store:       store,
+		Fingerprint: u.Fingerprint,
+		Rewrites:    rewritesWindow(job),
+		Fence:       c.Fence,
+		Attempts:    c.Unit.Attempts,
+		At:          at,
 	}
 	if hook := BeforeWarehouseUnit; hook != nil {
 		hook(u.Model.Name)
@@ -56,6 +73,37 @@ func (d *dataExecutor) runInWarehouse(ctx context.Context, wh state.Warehouse, j
 		hook(u.Model.Name)
 	}
 	return res.Rows, nil
+}
+
+// storeIdentity is the state store's identity, read from the store the
+// first time a warehouse unit needs it: it never changes while the store
+// is open.
+func (d *dataExecutor) storeIdentity(ctx context.Context) (string, error) {
+	d.identityMu.Lock()
+	defer d.identityMu.Unlock()
+	if d.identity == "" {
+		id, err := d.state.Identity(ctx)
+		if err != nil {
+			return "", fmt.Errorf("reading the state store's identity for the warehouse's ledger: %w", err)
+		}
+		d.identity = id
+	}
+	return d.identity, nil
+}
+
+// rewritesWindow says whether job replaces what its window held, whatever
+// wrote it: a recreate_partition or upsert query (an upsert rewrites every
+// key the window's rows have) or a view. An append adds rows, and a sql
+// model's statements may do anything, so neither may run over rows another
+// store or definition left in the window.
+func rewritesWindow(job state.DataJob) bool {
+	switch job.Kind {
+	case state.DataView:
+		return true
+	case state.DataQuery:
+		return job.Write == state.WriteRecreatePartition || job.Write == state.WriteUpsert
+	}
+	return false
 }
 
 // unrecorded reports whether the claim that committed prev's data ended in

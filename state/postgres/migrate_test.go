@@ -14,6 +14,7 @@ import (
 
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // destructive matches SQL that loses data. An upgrade must never run it: a
@@ -258,4 +259,19 @@ func TestConcurrentOpen(t *testing.T) {
 	if rows != len(ms) || newest != len(ms) {
 		t.Errorf("after the upgrade schema_version has %d rows up to version %d; want %d", rows, newest, len(ms))
 	}
+}
+
+// TestUpgradeGivesTheStoreAnIdentity: a schema from before store
+// identities (version 10), holding a model, gets an identity when this
+// release opens it, and keeps that one on every later open.
+func TestUpgradeGivesTheStoreAnIdentity(t *testing.T) {
+	s, _, schema := upgradeFrom(t, 10, func(exec func(string, ...any)) { oldHourlyModel(exec, "", "a", 1) })
+	storetest.UpgradedIdentity(t, s, func() state.Store {
+		r, err := Open(t.Context(), pgtest.DSN(t), Options{Schema: schema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	})
 }

@@ -125,6 +125,13 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
+// Identity implements state.Store: the id migration 0011 made.
+func (s *Store) Identity(ctx context.Context) (string, error) {
+	var id string
+	err := s.pool.QueryRow(ctx, s.sql(`SELECT id FROM {schema}.store_identity`)).Scan(&id)
+	return id, err
+}
+
 // Close stops the change-feed listeners and closes the pool, waiting for
 // connections in use to be returned.
 func (s *Store) Close() error {

@@ -126,6 +126,13 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return readVersion(ctx, s.r)
 }
 
+// Identity implements state.Store: the id migration 0010 made.
+func (s *Store) Identity(ctx context.Context) (string, error) {
+	var id string
+	err := s.r.QueryRowContext(ctx, `SELECT "id" FROM "store_identity"`).Scan(&id)
+	return id, err
+}
+
 // Current reports whether path is a store that Open would open without
 // writing to it: a file at this bollhav's schema version, already in WAL
 // mode. It opens the file read-only and creates nothing, so a caller can

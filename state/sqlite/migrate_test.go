@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // oldHourlyModel registers name, a fixed hourly model from t0 with row id
@@ -74,4 +77,19 @@ func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, ar
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
+}
+
+// TestUpgradeGivesTheStoreAnIdentity: a file from before store identities
+// (schema version 9), holding a model, gets an identity when this release
+// opens it, and keeps that one on every later open.
+func TestUpgradeGivesTheStoreAnIdentity(t *testing.T) {
+	s := upgradeFrom(t, 9, func(exec func(string, ...any)) { oldHourlyModel(exec, 1, "a") })
+	storetest.UpgradedIdentity(t, s, func() state.Store {
+		r, err := Open(t.Context(), s.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	})
 }

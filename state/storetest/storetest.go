@@ -124,6 +124,8 @@ func WithLargePrefill(n int) Option {
 }
 
 type config struct {
+	// open is Run's open: another fresh store.
+	open         func(t *testing.T) state.Store
 	reopen       func(t *testing.T, s state.Store) state.Store
 	largePrefill int
 }
@@ -143,7 +145,7 @@ type group struct {
 // a fresh, empty, migrated store for the subtest it is given, and close it
 // with t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) state.Store, opts ...Option) {
-	c := &config{largePrefill: 100_000}
+	c := &config{open: open, largePrefill: 100_000}
 	for _, o := range opts {
 		o(c)
 	}

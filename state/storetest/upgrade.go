@@ -121,3 +121,19 @@ func VersionList(n int) string {
 	}
 	return strings.Join(parts, ",")
 }
+
+// UpgradedIdentity checks a store just upgraded from before store
+// identities: it has one (a version 4 UUID), and reopen — another
+// process's open of the same store — reads the same one, so the upgrade
+// made it once.
+func UpgradedIdentity(t *testing.T, s state.Store, reopen func() state.Store) {
+	t.Helper()
+	id, err := s.Identity(t.Context())
+	if err != nil || !uuidV4.MatchString(id) {
+		t.Fatalf("Identity after the upgrade = %q, %v; want a version 4 UUID", id, err)
+	}
+	again, err := reopen().Identity(t.Context())
+	if err != nil || again != id {
+		t.Errorf("Identity after a reopen = %q, %v; want %s", again, err, id)
+	}
+}
