@@ -70,6 +70,9 @@ func (s *Store) claimOnce(ctx context.Context, req state.ClaimRequest) ([]state.
 	var claims []state.Claim
 	err := s.write(ctx, func(tx pgx.Tx) ([]change, error) {
 		claims = nil
+		if err := s.claimModelsRegistered(ctx, tx, req); err != nil {
+			return nil, err
+		}
 		r := claimRound{held: map[string]bool{}, taken: map[string][]state.Window{}}
 		for range claimRounds {
 			if len(claims) == req.Limit {
@@ -112,6 +115,36 @@ func (s *Store) claimOnce(ctx context.Context, req state.ClaimRequest) ([]state.
 		return nil, err
 	}
 	return claims, nil
+}
+
+// claimModelsRegistered refuses a claim naming a model that is not
+// registered in its environment, as SQLite does: the first such name is the
+// error (state.ModelNotFound). A claim of every model names none.
+func (s *Store) claimModelsRegistered(ctx context.Context, tx pgx.Tx, req state.ClaimRequest) error {
+	if len(req.Models) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, s.sql(`SELECT name FROM {schema}.models WHERE env = $1 AND name = ANY($2)`), req.Env, req.Models)
+	if err != nil {
+		return fmt.Errorf("postgres: claim: %w", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("postgres: claim: %w", err)
+	}
+	if len(names) == len(req.Models) {
+		return nil // names are unique in an env; a claim's list is too, in practice
+	}
+	found := make(map[string]bool, len(names))
+	for _, n := range names {
+		found[n] = true
+	}
+	for _, name := range req.Models {
+		if !found[name] {
+			return state.ModelNotFound(req.Env, name)
+		}
+	}
+	return nil
 }
 
 // claimCandidates locks up to limit pending units, oldest first, skipping

@@ -1,9 +1,11 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ var claimTests = []test{
 	{"StaleFenceRefused", testStaleFenceRefused},
 	{"CompleteRepeatIsNoOp", testCompleteRepeatIsNoOp},
 	{"Scoping", testClaimScoping},
+	{"UnregisteredModel", testClaimUnregisteredModel},
 	{"ManyModels", testClaimManyModels},
 	{"FlexibleOverlapRefused", testFlexibleOverlapRefused},
 	{"ConcurrentClaimersNeverShare", testConcurrentClaimers},
@@ -159,6 +162,25 @@ func testClaimScoping(t *testing.T, s state.Store, _ *config) {
 	st, err := s.Stats(t.Context(), "pr1", "a")
 	must(t, "Stats pr1", err)
 	eq(t, "pr1 untouched", st.Counts[state.Pending], 3)
+}
+
+// testClaimUnregisteredModel: a claim naming a model that is not
+// registered in its environment is an error that names it (ErrNotFound),
+// on every store — whether or not the models beside it have pending units
+// — and claims nothing. (PostgreSQL once returned no claims and no error.)
+func testClaimUnregisteredModel(t *testing.T, s state.Store, _ *config) {
+	register(t, s, "", fixModel("a"))
+	register(t, s, "pr1", fixModel("ghost"))
+	prefill(t, s, "", "a", hourly(0, 2), clock(1))
+	for _, models := range [][]string{{"ghost"}, {"a", "ghost"}} {
+		cs, err := s.Claim(t.Context(), state.ClaimRequest{Models: models, Worker: "w", Lease: time.Minute, Limit: 10, Now: clock(2)})
+		if !errors.Is(err, state.ErrNotFound) || !strings.Contains(fmt.Sprint(err), "ghost") || len(cs) != 0 {
+			t.Errorf("Claim %v: %d claims, %v; want ErrNotFound naming ghost and no claim", models, len(cs), err)
+		}
+	}
+	st, err := s.Stats(t.Context(), "", "a")
+	must(t, "Stats a", err)
+	eq(t, "a's units untouched", st.Counts[state.Pending], 2)
 }
 
 // testFlexibleOverlapRefused: two running units of one flexible model never
