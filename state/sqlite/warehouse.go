@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -31,8 +33,16 @@ var _ state.Warehouse = (*Warehouse)(nil)
 
 // OpenWarehouse opens (creating it when missing) the SQLite file at path
 // as a warehouse, and its ledger table, upgraded when a bollhav before
-// store identities made it.
+// store identities made it. Unlike the state store's file, whose folder
+// bollhav owns, a warehouse's folder must exist: a connection naming one
+// that does not is a typo, and creating it would load a model's data into
+// a database nobody reads.
 func OpenWarehouse(ctx context.Context, path string) (*Warehouse, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return nil, fmt.Errorf("sqlite: the folder of the warehouse file %s does not exist: create it, or correct the connection's DSN", path)
+		}
+	}
 	s, err := Open(ctx, path)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -143,5 +144,24 @@ func TestSQLiteWarehouseLedgerFromBeforeStoreIdentities(t *testing.T) {
 	}
 	if l, ok, _ := w.Ledger(ctx, other.Key); !ok || l.Store != "s1" || l.DoneFence != 1 {
 		t.Errorf("the rewrite's ledger row %+v, want store s1's commit", l)
+	}
+}
+
+// A warehouse file in a folder that does not exist is refused with the
+// path, and the folder is not made: a typo in a connection's DSN must not
+// load a model's data into a new, empty database nobody reads.
+func TestSQLiteWarehouseInAMissingFolderIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nonexistent", "dir")
+	path := filepath.Join(dir, "x.db")
+	w, err := OpenWarehouse(t.Context(), path)
+	if err == nil {
+		w.Close()
+		t.Fatal("a warehouse in a missing folder was opened")
+	}
+	if !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("the error %q does not name the file and say its folder is missing", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the folder was made: %v", err)
 	}
 }
