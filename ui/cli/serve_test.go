@@ -301,6 +301,12 @@ func TestServeSIGTERMCancelsRunsBeforeExiting(t *testing.T) {
 	if stats.Counts[state.Running] != 0 || stats.Counts[state.Pending] != 1 || len(runs) != 1 || runs[0].Status != state.RunCancelled {
 		t.Errorf("after serve exited: units %v, runs %+v; want the unit pending and the run cancelled", stats.Counts, runs)
 	}
+	// A shutdown is normal: nothing of it is logged as an error (the SSH
+	// library once logged every open session's "app exit with error …
+	// context canceled").
+	if out := s.stderr.text(); strings.Contains(out, "ERRO") || strings.Contains(out, "level=ERROR") {
+		t.Errorf("SIGTERM logged an error:\n%s", out)
+	}
 }
 
 // slowSpec is one daily unit whose command takes a minute: a run of it is

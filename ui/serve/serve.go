@@ -324,9 +324,16 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	// The server owns the process's signals: a session's program must not
 	// take the server's SIGTERM for its own and quit before Shutdown has
 	// marked the server closing (its session would then end without the
-	// goodbye); Shutdown stops every program through ctx instead.
-	opts := append(wishtea.MakeOptions(sess), tea.WithContext(ctx), tea.WithoutSignalHandler())
-	return tea.NewProgram(m, opts...)
+	// goodbye); Shutdown stops every program through ctx instead — by
+	// quitting it, not by cancelling it: a cancelled program's Run returns
+	// the context's error, which the SSH middleware logs at error level for
+	// every session a normal shutdown ends.
+	p := tea.NewProgram(m, append(wishtea.MakeOptions(sess), tea.WithoutSignalHandler())...)
+	go func() {
+		<-ctx.Done() // cancelled when the session ends, too
+		p.Quit()
+	}()
+	return p
 }
 
 // roleKey is the session context's key of the role its key was given.
