@@ -569,6 +569,8 @@ func btFlagRows() []btRow {
 		{name: "watch poll zero", args: args("watch", "--poll", "0s"), want: []string{"--poll"}, store: true},
 		{name: "watch injection as a model", args: args("watch", model), want: []string{"DROP TABLE y"}, store: true},
 		{name: "status as-of not a time", args: args("status", "--as-of", "2026-02-30"), want: []string{"--as-of", "2026-02-30"}, store: true},
+		{name: "status theme unknown", args: args("status", "--theme", "evil"), want: []string{"--theme", "evil", "dark"}, store: true},
+		{name: "run theme unknown", args: args("run", "raw.a", "--theme", "evil"), want: []string{"--theme", "evil"}, store: true},
 		{name: "worker lease zero", args: args("worker", "--lease", "0s"), want: []string{"--lease"}, store: true},
 		{name: "worker workers past the ceiling", args: args("worker", "--workers", "10000000"), want: []string{"--workers 10000000", "1024"}, store: true},
 		{name: "worker lease not a duration", args: args("worker", "--lease", "forever"), want: []string{"--lease", "forever"}, store: true},

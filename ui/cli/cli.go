@@ -17,6 +17,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/untrusted"
 	"github.com/spf13/pflag"
 )
@@ -235,6 +236,14 @@ func (c *cmdContext) checkGlobals() error {
 	}
 	if _, err := spec.ParseEnv(c.Env); err != nil {
 		return fmt.Errorf("--env: %w", err)
+	}
+	// Every command colours its text by the theme, so every command
+	// refuses one it does not have (only ui did; the others fell back to
+	// the default and exited 0).
+	if c.Theme != "" {
+		if _, err := themes.Get(c.Theme); err != nil {
+			return fmt.Errorf("--theme: %w", err)
+		}
 	}
 	return nil
 }

@@ -37,8 +37,7 @@ var statusRoles = map[string]themes.Status{
 type palette struct{ theme themes.Theme }
 
 // palette is the theme --theme names (NO_COLOR without it: none; neither:
-// the default). A name the themes do not know falls back to the default:
-// only bollhav ui refuses it, as it always has.
+// the default). An unknown name never gets here: checkGlobals refuses it.
 func (c *cmdContext) palette() palette {
 	th, err := themes.Select(c.Theme, os.Getenv)
 	if err != nil {
