@@ -44,6 +44,13 @@ func CheckWindow(what string, w Window) error {
 
 // UnitsRunning refuses a Delete or Uncover that would remove or cut count
 // running units of model, whose windows span hull.
+// UncoverCollides is an Uncover of w from model refused because a part it
+// would leave lands on another unit's window (ErrWindowTaken), worded
+// alike on every store.
+func UncoverCollides(model string, w Window) error {
+	return fmt.Errorf("uncover %s of %s: the part of a unit left outside it would have the window of another unit of the model: %w; uncover a window that covers both units, or mark the other unit first", w, model, ErrWindowTaken)
+}
+
 func UnitsRunning(model string, count int, hull Window) error {
 	where := ""
 	if !hull.IsZero() {

@@ -227,6 +227,12 @@ var (
 	ErrUnitsRunning = errors.New("units are running")
 	// ErrNewerSchema is a store migrated by a newer bollhav than this one.
 	ErrNewerSchema = errors.New("the state store was written by a newer bollhav")
+	// ErrWindowTaken is an Uncover refused because the part of a unit it
+	// would leave has the very window of another unit of the model (only
+	// overlapping units of a flexible model can): keeping both would
+	// break one unit per window, replacing the other would lose its
+	// status. Nothing changes.
+	ErrWindowTaken = errors.New("the window is another unit's")
 )
 
 // ModelRecord is one model's registration in one environment.

@@ -215,6 +215,11 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		touched = n + m
 		return mergeChanges(deleted, cut), err
 	})
+	if pgCode(err) == codeUniqueViolation {
+		// A trimmed or split part has another unit's window (flexible
+		// units overlap): the statement rolled back, nothing changed.
+		return 0, state.UncoverCollides(model, w)
+	}
 	if err != nil {
 		return 0, err
 	}

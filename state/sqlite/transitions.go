@@ -274,6 +274,9 @@ func (s *Store) Uncover(ctx context.Context, req state.RemoveRequest) (int, erro
 		for _, c := range cuts {
 			u := state.Window{Since: c.since, Until: c.until}
 			if err := uncoverUnit(ctx, tx, c.id, u, w, now); err != nil {
+				if isUniqueViolation(err) {
+					return state.UncoverCollides(model, w)
+				}
 				return fmt.Errorf("sqlite: uncover %s: %w", model, err)
 			}
 			switch {
@@ -349,10 +352,7 @@ func uncoverUnit(ctx context.Context, tx *sql.Tx, id int64, u, w state.Window, n
 	default:
 		_, err = tx.ExecContext(ctx, `UPDATE "units" SET "since" = ?, "updated_at" = ? WHERE "id" = ?`, micros(w.Until), micros(now), id)
 	}
-	if err != nil {
-		return fmt.Errorf("sqlite: uncover %s from unit %s: the part left would land on another unit's window: %w", w, u, err)
-	}
-	return nil
+	return err
 }
 
 // refuseRunning fails a removal whose units include running ones.

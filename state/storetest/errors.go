@@ -17,6 +17,7 @@ var errorTests = []test{
 	{"RunAndAttemptNotFound", testErrRunNotFound},
 	{"EmptyWindow", testErrEmptyWindow},
 	{"UnitsRunning", testErrUnitsRunning},
+	{"UncoverOntoAnotherUnit", testErrUncoverCollides},
 	{"LeaseLost", testErrLeaseLost},
 	{"NotAnOutcome", testErrNotAnOutcome},
 	{"StatusChangeRefused", testErrStatusChange},
@@ -145,6 +146,20 @@ func testErrUnitsRunning(t *testing.T, s state.Store, _ *config) {
 
 // testErrLeaseLost: a worker whose claim was taken over reads which unit,
 // under which fence, and that the outcome is no longer its to record.
+// testErrUncoverCollides: an Uncover whose trimmed part would have the
+// window of another unit of a flexible model is refused alike on every
+// store (ErrWindowTaken, the same words; PostgreSQL once gave its raw
+// duplicate-key error), and changes nothing.
+func testErrUncoverCollides(t *testing.T, s state.Store, _ *config) {
+	register(t, s, "", flexModel("f"))
+	prefill(t, s, "", "f", []state.Window{win(0, 3), win(2, 3)}, clock(1))
+	before := briefs(scan(t, s, "", "f"))
+	_, err := s.Uncover(t.Context(), state.RemoveRequest{Model: "f", Window: win(0, 2), Now: clock(2)})
+	wantError(t, "Uncover [0h,2h)", err, state.ErrWindowTaken,
+		"uncover "+win(0, 2).String()+" of f: the part of a unit left outside it would have the window of another unit of the model: the window is another unit's; uncover a window that covers both units, or mark the other unit first")
+	eq(t, "units after the refused uncover", briefs(scan(t, s, "", "f")), before)
+}
+
 func testErrLeaseLost(t *testing.T, s state.Store, _ *config) {
 	ctx := t.Context()
 	modelA(t, s, 1, clock(0))
