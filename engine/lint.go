@@ -50,6 +50,7 @@ func Lint(sp *spec.Spec) []Finding {
 		}
 		out = append(out, lintRunCondition(sp, m)...)
 		out = append(out, lintHasData(sp, m)...)
+		out = append(out, lintUnitDDL(m)...)
 	}
 	out = append(out, lintGraphs(sp)...)
 	sort.SliceStable(out, func(i, j int) bool {
@@ -64,6 +65,28 @@ func Lint(sp *spec.Spec) []Finding {
 
 // aggregating matches the query shapes that break [a,c) ≡ [a,b) ∪ [b,c).
 var aggregating = regexp.MustCompile(`(?i)\bgroup\s+by\b|\b(sum|count|avg|min|max)\s*\(|\brow_number\s*\(|\bover\s*\(|\bdistinct\b`)
+
+// ddl matches the statements that change a schema rather than a window's
+// rows.
+var ddl = regexp.MustCompile(`(?i)\b(create|alter|drop)\s+(unique\s+)?(table|index|view|schema|type|materialized\s+view)\b`)
+
+// lintUnitDDL warns of DDL among a model's per-unit sql: statements, which
+// every unit runs — several workers at once. CREATE TABLE IF NOT EXISTS is
+// not safe under concurrency in PostgreSQL (two sessions creating one table
+// race on the catalog's unique index, pg_type_typname_nsp_index, and one
+// fails), so units fail at random on a fresh target. Create the target
+// once, outside the units: bollhav creates a recreate_partition, upsert or
+// append target itself (run: {write: …}), or a migration does.
+func lintUnitDDL(m *spec.Model) []Finding {
+	for _, stmt := range m.Run.SQL {
+		if loc := ddl.FindString(stmt); loc != "" {
+			return []Finding{{Model: m.Name, Severity: SeverityWarning, Rule: "unit-ddl",
+				Message: fmt.Sprintf("sql: runs %q in every unit, and units run at once on several workers: concurrent CREATE … IF NOT EXISTS fails in PostgreSQL (pg_type_typname_nsp_index); create the target once — a write: mode creates it for you — and keep sql: to the window's rows", strings.TrimSpace(loc)),
+				Pos: m.Run.Pos}}
+		}
+	}
+	return nil
+}
 
 func lintFlexible(m *spec.Model) []Finding {
 	if !m.Flexible() {

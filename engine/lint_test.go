@@ -350,3 +350,29 @@ func TestShopExampleLintsClean(t *testing.T) {
 		t.Errorf("lint errors in the example: %v", errs)
 	}
 }
+
+// DDL in a model's per-unit sql: is a warning: every unit runs it, several
+// at once, and concurrent CREATE TABLE IF NOT EXISTS fails in PostgreSQL.
+// Rows-only statements, and DDL-looking words inside a string, are not.
+func TestLintUnitDDL(t *testing.T) {
+	model := func(sql string) string {
+		return `models:
+  - name: raw.orders
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+    connection: {dsn_env_var: WH}
+    run: {sql: [` + sql + `]}
+`
+	}
+	t.Run("CREATE TABLE IF NOT EXISTS", func(t *testing.T) {
+		sp := mustParse(t, model(`"CREATE TABLE IF NOT EXISTS {{ this }} (n int)", "INSERT INTO {{ this }} VALUES (1)"`))
+		expectOne(t, sp, "unit-ddl", SeverityWarning, "raw.orders", "pg_type_typname_nsp_index")
+	})
+	t.Run("create unique index, lower case", func(t *testing.T) {
+		sp := mustParse(t, model(`"create unique index if not exists i ON {{ this }} (n)"`))
+		expectOne(t, sp, "unit-ddl", SeverityWarning, "raw.orders", "create unique index")
+	})
+	t.Run("rows only", func(t *testing.T) {
+		sp := mustParse(t, model(`"DELETE FROM {{ this }} WHERE since >= :since", "INSERT INTO {{ this }} SELECT 'created table' AS note"`))
+		expectNone(t, sp, "unit-ddl")
+	})
+}
