@@ -130,6 +130,11 @@ func (s *Store) Close() error {
 // wakes) would otherwise wake that same waiter at once, and it would spin
 // on BEGIN IMMEDIATE, fighting other processes for the write lock.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	return fullDisk(s.path, s.writeTx(ctx, fn))
+}
+
+// writeTx is write, its errors as SQLite words them.
+func (s *Store) writeTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)

@@ -1,0 +1,15 @@
+//go:build unix
+
+package sqlite
+
+import "golang.org/x/sys/unix"
+
+// freeBytes is the space left to an unprivileged writer in the file system
+// holding dir; false when it cannot be read.
+func freeBytes(dir string) (uint64, bool) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return 0, false
+	}
+	return st.Bavail * uint64(st.Bsize), true
+}
