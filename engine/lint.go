@@ -82,7 +82,7 @@ func lintUnitDDL(m *spec.Model) []Finding {
 		if loc := ddl.FindString(stmt); loc != "" {
 			return []Finding{{Model: m.Name, Severity: SeverityWarning, Rule: "unit-ddl",
 				Message: fmt.Sprintf("sql: runs %q in every unit, and units run at once on several workers: concurrent CREATE … IF NOT EXISTS fails in PostgreSQL (pg_type_typname_nsp_index); create the target once — a write: mode creates it for you — and keep sql: to the window's rows", strings.TrimSpace(loc)),
-				Pos: m.Run.Pos}}
+				Pos:     m.Run.Pos}}
 		}
 	}
 	return nil
