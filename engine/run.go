@@ -177,7 +177,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	// Units left running by a worker that died come back to pending (with
 	// attempts+1) once their lease has expired, before the plan looks at
 	// them: an expired lease must not block a reset.
-	if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
+	if _, err := e.rescue(ctx); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	var plan *Plan
@@ -203,13 +203,17 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		outdatedScopes(scopes, plan)
 	}
 	run := state.Run{Env: e.opts.Env.Suffix, Pipeline: req.Pipeline, Models: plan.ModelNames(), StateMode: string(mode),
-		Status: state.RunRunning, Actor: e.opts.Actor, StartedAt: started}
+		Status: state.RunRunning, Actor: e.opts.Actor, StartedAt: started, Heartbeat: e.leaseNow()}
 	if req.Window != nil {
 		run.Window = *req.Window
 	}
 	if runID, err = e.store.CreateRun(ctx, run); err != nil {
 		return nil, fmt.Errorf("recording the run: %w", err)
 	}
+	// The run beats its heartbeat from here until it is recorded ended,
+	// so that no rescuer takes it for abandoned while it lives.
+	beat := e.beatRun(ctx, runID)
+	defer beat.stop()
 	if err := e.applyPlan(ctx, plan, runID, &done, true); err != nil {
 		_ = e.store.FinishRun(context.WithoutCancel(ctx), runID, state.RunFailed, clock())
 		return nil, err
@@ -219,6 +223,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		return nil, err
 	}
 	res, err = e.execute(ctx, runID, begun, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
+	beat.stop()
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
 	}
@@ -292,7 +297,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 		// redo its plan.
 		return nil, fmt.Errorf("run %d stopped before any task ran (its plan may be half applied): start a new run instead", runID)
 	}
-	if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil {
+	if _, err := e.rescue(ctx); err != nil {
 		return nil, fmt.Errorf("releasing expired leases: %w", err)
 	}
 	rs := gate.RunStateFromLog(log)
@@ -312,7 +317,9 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if err := audit.started(runID, fmt.Sprintf("%s run %d retried", run.StateMode, runID), reset); err != nil {
 		return nil, err
 	}
+	beat := e.beatRun(ctx, runID)
 	res, err = e.execute(ctx, runID, begun, spec.StateMode(run.StateMode), scopes, rs, exec, workers, progress, clock)
+	beat.stop()
 	if res != nil {
 		res.Window = run.Window
 	}

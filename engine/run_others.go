@@ -60,7 +60,7 @@ func (o *otherWorkers) wait(ctx context.Context) bool {
 	case <-o.wake:
 	case <-t.C:
 	}
-	if _, err := o.e.store.ReleaseExpired(ctx, o.e.leaseNow()); err != nil && ctx.Err() == nil {
+	if _, err := o.e.rescue(ctx); err != nil && ctx.Err() == nil {
 		o.e.logger().Warn("releasing expired leases failed; waiting again", "err", err)
 	}
 	return ctx.Err() == nil

@@ -103,7 +103,7 @@ func (e *Engine) Work(ctx context.Context, exec executor.Executor, opts WorkOpti
 		// claim: a lease lasts minutes, and a busy worker claims often.
 		if time.Since(released) >= poll {
 			released = time.Now()
-			if _, err := e.store.ReleaseExpired(ctx, e.leaseNow()); err != nil && ctx.Err() == nil {
+			if _, err := e.rescue(ctx); err != nil && ctx.Err() == nil {
 				e.logger().Warn("releasing expired leases failed", "err", err)
 			}
 		}

@@ -3,6 +3,7 @@ package state
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -180,6 +181,19 @@ type Store interface {
 	// UnfinishedRuns lists the runs of env that have not finished (going
 	// on, or left so by a crash), oldest first.
 	UnfinishedRuns(ctx context.Context, env string) ([]Run, error)
+	// HeartbeatRun records that run id's process is alive at at (the
+	// engine's lease clock): a running run beats it every lease/3 from its
+	// start until it finishes. ErrNotFound for no such run.
+	HeartbeatRun(ctx context.Context, id int64, at time.Time) error
+	// AbandonRuns closes, in one transaction, every run of env that is
+	// running, whose heartbeat is older than now−lease and that holds no
+	// unit running under a lease live at now claimed for it: its process
+	// is gone. Each becomes RunAbandoned, finished at now, and its task
+	// attempts still IN_PROGRESS become FAILED with the error
+	// AbandonedTask, finished at now. It returns the ids it closed, oldest
+	// first; two callers at once close each run once. A lease that is not
+	// positive is refused.
+	AbandonRuns(ctx context.Context, env string, now time.Time, lease time.Duration) ([]int64, error)
 	// StartTask opens a new attempt of a task under a run and returns its
 	// attempt number (1 for the first).
 	StartTask(ctx context.Context, runID int64, taskID int, at time.Time) (int, error)
@@ -478,7 +492,27 @@ const (
 	RunSucceeded RunStatus = "succeeded"
 	RunFailed    RunStatus = "failed"
 	RunCancelled RunStatus = "cancelled"
+	// RunAbandoned is a run whose process stopped without closing it (a
+	// SIGKILL, a lost machine): no heartbeat and no live lease for a whole
+	// lease period. Whoever rescued its leases closed it (AbandonRuns).
+	RunAbandoned RunStatus = "abandoned"
 )
+
+// RunStatuses lists every run status.
+var RunStatuses = []RunStatus{RunRunning, RunSucceeded, RunFailed, RunCancelled, RunAbandoned}
+
+// AbandonedTask is the run log's error of a task attempt left IN_PROGRESS
+// by a run closed as abandoned: recorded FAILED, so that a retry of the
+// run gives it a new attempt like any failed task.
+const AbandonedTask = "abandoned: its process stopped without closing the run"
+
+// CheckAbandonLease refuses a lease that is not positive for AbandonRuns.
+func CheckAbandonLease(lease time.Duration) error {
+	if lease <= 0 {
+		return fmt.Errorf("abandon runs: the lease must be positive, not %s", lease)
+	}
+	return nil
+}
 
 // Run is one engine run: a pipeline or named models, a window and a
 // STATE_MODE.
@@ -493,6 +527,10 @@ type Run struct {
 	Actor      string
 	StartedAt  time.Time
 	FinishedAt *time.Time
+	// Heartbeat is when the run's process last said it was alive, on the
+	// engine's lease clock (HeartbeatRun); CreateRun records StartedAt
+	// when it is zero, and a run from before heartbeats reads StartedAt.
+	Heartbeat time.Time
 }
 
 // TaskRunEntry is one attempt of a task under a run: a row of the task run

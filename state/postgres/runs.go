@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -24,10 +25,11 @@ func (s *Store) CreateRun(ctx context.Context, r state.Run) (int64, error) {
 	since, until := windowBounds(r.Window)
 	var id int64
 	err := s.pool.QueryRow(ctx, s.sql(`
-		INSERT INTO {schema}.runs (env, pipeline, models, since, until, state_mode, status, actor, started_at, finished_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		INSERT INTO {schema}.runs (env, pipeline, models, since, until, state_mode, status, actor, started_at, finished_at, heartbeat_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 		RETURNING id`),
 		r.Env, r.Pipeline, models, since, until, r.StateMode, string(r.Status), r.Actor, r.StartedAt, nullTimePtr(r.FinishedAt),
+		cmp.Or(r.Heartbeat, r.StartedAt),
 	).Scan(&id)
 	return id, err
 }
@@ -44,7 +46,8 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus,
 	return nil
 }
 
-const runColumns = `id, env, pipeline, models, since, until, state_mode, status, actor, started_at, finished_at`
+const runColumns = `id, env, pipeline, models, since, until, state_mode, status, actor, started_at, finished_at,
+	coalesce(heartbeat_at, started_at)`
 
 func scanRun(row pgx.CollectableRow) (state.Run, error) {
 	var (
@@ -52,7 +55,7 @@ func scanRun(row pgx.CollectableRow) (state.Run, error) {
 		since, until, finished pgtype.Timestamptz
 		status                 string
 	)
-	err := row.Scan(&r.ID, &r.Env, &r.Pipeline, &r.Models, &since, &until, &r.StateMode, &status, &r.Actor, &r.StartedAt, &finished)
+	err := row.Scan(&r.ID, &r.Env, &r.Pipeline, &r.Models, &since, &until, &r.StateMode, &status, &r.Actor, &r.StartedAt, &finished, &r.Heartbeat)
 	if len(r.Models) == 0 {
 		r.Models = nil
 	}
@@ -60,7 +63,46 @@ func scanRun(row pgx.CollectableRow) (state.Run, error) {
 	r.Status = state.RunStatus(status)
 	r.StartedAt = r.StartedAt.UTC()
 	r.FinishedAt = timePtrOf(finished)
+	r.Heartbeat = r.Heartbeat.UTC()
 	return r, err
+}
+
+// HeartbeatRun records that the run's process is alive at at.
+func (s *Store) HeartbeatRun(ctx context.Context, id int64, at time.Time) error {
+	tag, err := s.pool.Exec(ctx, s.sql(`UPDATE {schema}.runs SET heartbeat_at = $2 WHERE id = $1`), id, at)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return state.RunNotFound(id)
+	}
+	return nil
+}
+
+// AbandonRuns closes the env's running runs whose process is gone, with
+// their task attempts in progress, in one statement. Two closers at once
+// close each run once: the second waits on the first's row lock and, once
+// it commits, re-checks the row, no longer running, and leaves it.
+func (s *Store) AbandonRuns(ctx context.Context, env string, now time.Time, lease time.Duration) ([]int64, error) {
+	if err := state.CheckAbandonLease(lease); err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.sql(`
+		WITH closed AS (
+		    UPDATE {schema}.runs r SET status = 'abandoned', finished_at = $1
+		    WHERE r.env = $2 AND r.status = 'running' AND coalesce(r.heartbeat_at, r.started_at) < $3
+		    AND NOT EXISTS (SELECT 1 FROM {schema}.units u
+		        WHERE u.run_id = r.id AND u.status = 'running' AND u.lease_until >= $1)
+		    RETURNING r.id
+		), tasks AS (
+		    UPDATE {schema}.task_runs t SET status = 'FAILED', finished_at = $1, error = $4
+		    FROM closed c WHERE t.run_id = c.id AND t.status = 'IN_PROGRESS'
+		)
+		SELECT id FROM closed ORDER BY id`), now, env, now.Add(-lease), state.AbandonedTask)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[int64])
 }
 
 // GetRun returns one run, or ErrNotFound.

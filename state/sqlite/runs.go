@@ -1,11 +1,13 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -26,9 +28,10 @@ func (s *Store) CreateRun(ctx context.Context, r state.Run) (int64, error) {
 	}
 	var id int64
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO "runs" ("env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at")
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
-			r.Env, r.Pipeline, string(models), since, until, r.StateMode, string(r.Status), r.Actor, micros(r.StartedAt), nullMicros(r.FinishedAt)).Scan(&id)
+		return tx.QueryRowContext(ctx, `INSERT INTO "runs" ("env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at", "heartbeat_at")
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING "id"`,
+			r.Env, r.Pipeline, string(models), since, until, r.StateMode, string(r.Status), r.Actor, micros(r.StartedAt), nullMicros(r.FinishedAt),
+			micros(cmp.Or(r.Heartbeat, r.StartedAt))).Scan(&id)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: create run: %w", err)
@@ -57,14 +60,14 @@ func (s *Store) FinishRun(ctx context.Context, id int64, status state.RunStatus,
 	})
 }
 
-const runColumns = `"id", "env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at"`
+const runColumns = `"id", "env", "pipeline", "models", "since", "until", "state_mode", "status", "actor", "started_at", "finished_at", coalesce("heartbeat_at", "started_at")`
 
 func scanRun(sc rowScanner) (state.Run, error) {
 	var r state.Run
 	var models, status string
 	var since, until, finished sql.NullInt64
-	var started int64
-	if err := sc.Scan(&r.ID, &r.Env, &r.Pipeline, &models, &since, &until, &r.StateMode, &status, &r.Actor, &started, &finished); err != nil {
+	var started, beat int64
+	if err := sc.Scan(&r.ID, &r.Env, &r.Pipeline, &models, &since, &until, &r.StateMode, &status, &r.Actor, &started, &finished, &beat); err != nil {
 		return r, err
 	}
 	if err := json.Unmarshal([]byte(models), &r.Models); err != nil {
@@ -79,7 +82,66 @@ func scanRun(sc rowScanner) (state.Run, error) {
 	r.Status = state.RunStatus(status)
 	r.StartedAt = fromMicros(started)
 	r.FinishedAt = timePtr(finished)
+	r.Heartbeat = fromMicros(beat)
 	return r, nil
+}
+
+// HeartbeatRun implements state.Store.
+func (s *Store) HeartbeatRun(ctx context.Context, id int64, at time.Time) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE "runs" SET "heartbeat_at" = ? WHERE "id" = ?`, micros(at), id)
+		if err != nil {
+			return fmt.Errorf("sqlite: heartbeat of run %d: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return state.RunNotFound(id)
+		}
+		return nil
+	})
+}
+
+// AbandonRuns implements state.Store. SQLite serialises writers, so the
+// runs it closes and their task attempts change in one transaction no
+// other closer interleaves with.
+func (s *Store) AbandonRuns(ctx context.Context, env string, now time.Time, lease time.Duration) ([]int64, error) {
+	if err := state.CheckAbandonLease(lease); err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ids = nil
+		rows, err := tx.QueryContext(ctx, `UPDATE "runs" SET "status" = 'abandoned', "finished_at" = ?1
+			WHERE "env" = ?2 AND "status" = 'running' AND coalesce("heartbeat_at", "started_at") < ?3
+			AND NOT EXISTS (SELECT 1 FROM "units" u WHERE u."run_id" = "runs"."id" AND u."status" = 'running' AND u."lease_until" >= ?1)
+			RETURNING "id"`, micros(now), env, micros(now.Add(-lease)))
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE "task_runs" SET "status" = 'FAILED', "finished_at" = ?, "error" = ?
+				WHERE "run_id" = ? AND "status" = 'IN_PROGRESS'`, micros(now), state.AbandonedTask, id); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: abandon runs: %w", err)
+	}
+	slices.Sort(ids)
+	return ids, nil
 }
 
 // GetRun implements state.Store.

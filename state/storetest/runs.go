@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"testing"
@@ -82,6 +83,7 @@ func checkRun(t *testing.T, got, want state.Run) {
 	eq(t, what+" Actor", got.Actor, want.Actor)
 	eqTime(t, what+" StartedAt", got.StartedAt, want.StartedAt)
 	eqTimePtr(t, what+" FinishedAt", got.FinishedAt, want.FinishedAt)
+	eqTime(t, what+" Heartbeat (its start when none was given)", got.Heartbeat, cmp.Or(want.Heartbeat, want.StartedAt))
 }
 
 func runIDs(rs []state.Run) []int64 {

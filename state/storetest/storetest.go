@@ -171,6 +171,7 @@ func groups() []group {
 		{"CompleteBatch", batchTests},
 		{"Attempts", attemptTests},
 		{"Runs", runTests},
+		{"AbandonedRuns", abandonTests},
 		{"Feed", feedTests},
 		{"Migrations", migrationTests},
 		{"Data", dataTests},

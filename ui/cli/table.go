@@ -24,6 +24,7 @@ var statusRoles = map[string]themes.Status{
 	"succeeded": themes.Applied,
 	"success":   themes.Applied,
 	"failed":    themes.Failed,
+	"abandoned": themes.Failed,
 	"blocked":   themes.Blocked,
 	"running":   themes.Running,
 	"pending":   themes.Pending,

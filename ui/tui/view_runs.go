@@ -71,14 +71,16 @@ func (v *runsView) bindings() []key.Binding {
 	return []key.Binding{saying(v.c.keys.Enter, "tasks")}
 }
 
-// runStatus is a run's status as a theme status.
+// runStatus is a run's status as a theme status. An abandoned run — its
+// process stopped without closing it — left its work undone, like a
+// failed one: ✗, never the ↻ of a run still going.
 func runStatus(s state.RunStatus) themes.Status {
 	switch s {
 	case state.RunRunning:
 		return themes.Running
 	case state.RunSucceeded:
 		return themes.Applied
-	case state.RunFailed:
+	case state.RunFailed, state.RunAbandoned:
 		return themes.Failed
 	}
 	return themes.Pending
