@@ -57,10 +57,10 @@ import (
 // checks is the number of sequences to try (each on a store of its own),
 // used unless -rapid.checks or RAPID_CHECKS is given; 0 keeps rapid's
 // default (100). BOLLHAV_STATE_MACHINE_CHECKS replaces checks for this test
-// alone: CI sets it to run the longer sequence count inside its one
-// `go test ./...` pass, where the other packages' tests keep the cores busy,
-// instead of a second pass of its own (RAPID_CHECKS would change every
-// property test of the module). -short divides it by five, -rapid.steps sets the mean
+// alone: CI sets it to 120 in a plain pass of this test beside the fuzz
+// targets, and to 10 in its race pass, where a sequence (one goroutine)
+// gains nothing from the detector but its slowness (RAPID_CHECKS would
+// change every property test of the module). -short divides it by five, -rapid.steps sets the mean
 // sequence length (30).
 //
 // Call it from a top-level test (TestStateMachine) that is not parallel:
