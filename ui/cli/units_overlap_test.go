@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 const overlapSpec = `models:
@@ -26,24 +22,13 @@ const overlapSpec = `models:
 // window, in JSON and in the text's detail; the pending unit beside it,
 // which nothing overlaps, lists none.
 func TestUnitsNameTheOverlapLock(t *testing.T) {
-	dir := t.TempDir()
-	specPath, db := filepath.Join(dir, "bollhav.yaml"), filepath.Join(dir, "state.db")
-	if err := os.WriteFile(specPath, []byte(overlapSpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sqlite.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(h int) time.Time { return t0.Add(time.Duration(h) * time.Hour) }
-	enginetest.RegisterYAML(t, s, overlapSpec, t0)
-	enginetest.Units(t, s,
+	specPath, db := factoryWorld(t, overlapSpec, t0,
 		enginetest.UnitOpts{Model: "stage.f", Window: state.MustWindow(at(0), at(12)), Status: state.Running},
 		enginetest.UnitOpts{Model: "stage.f", Window: state.MustWindow(at(6), at(18))},
 		enginetest.UnitOpts{Model: "stage.f", Window: state.MustWindow(at(18), at(24))},
 	)
-	s.Close()
 	world := []string{"--spec", specPath, "--dsn", db}
 	code, out, errOut := run(t, append([]string{"units", "stage.f", "-o", "json"}, world...)...)
 	var got struct {

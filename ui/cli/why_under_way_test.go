@@ -28,17 +28,7 @@ const underWayCLISpec = `models:
 // used to print only the upstream's "missing" range, as for a unit no one
 // will ever release.
 func TestWhySaysWaitingOnWorkUnderWay(t *testing.T) {
-	dir := t.TempDir()
-	specPath, db := filepath.Join(dir, "bollhav.yaml"), filepath.Join(dir, "state.db")
-	if err := os.WriteFile(specPath, []byte(underWayCLISpec), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sqlite.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	enginetest.RegisterYAML(t, s, underWayCLISpec, t0)
 	var units []enginetest.UnitOpts
 	for h := range 24 {
 		st := state.Applied
@@ -47,8 +37,7 @@ func TestWhySaysWaitingOnWorkUnderWay(t *testing.T) {
 		}
 		units = append(units, enginetest.UnitOpts{Model: "raw.h", Window: state.MustWindow(t0.Add(time.Duration(h)*time.Hour), t0.Add(time.Duration(h+1)*time.Hour)), Status: st})
 	}
-	enginetest.Units(t, s, append(units, enginetest.UnitOpts{Model: "core.d", Window: state.MustWindow(t0, t0.Add(24*time.Hour))})...)
-	s.Close()
+	specPath, db := factoryWorld(t, underWayCLISpec, t0, append(units, enginetest.UnitOpts{Model: "core.d", Window: state.MustWindow(t0, t0.Add(24*time.Hour))})...)
 
 	world := []string{"--spec", specPath, "--dsn", db, "--as-of", "2026-01-01T23:30:00Z"}
 	code, out, errOut := run(t, append([]string{"why", "core.d", "--at", "2026-01-01"}, world...)...)
@@ -72,4 +61,24 @@ func TestWhySaysWaitingOnWorkUnderWay(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil || code != ExitOK || got.UnderWay != nil {
 		t.Errorf("why raw.h -o json: exit %d, %v, under_way %v; want null", code, err, got.UnderWay)
 	}
+}
+
+// factoryWorld writes yaml as a spec file beside a new SQLite store that
+// the state factory seeds with units (registered at t0), and returns both
+// paths: state a run would leave, without running.
+func factoryWorld(t *testing.T, yaml string, t0 time.Time, units ...enginetest.UnitOpts) (specPath, db string) {
+	t.Helper()
+	dir := t.TempDir()
+	specPath, db = filepath.Join(dir, "bollhav.yaml"), filepath.Join(dir, "state.db")
+	if err := os.WriteFile(specPath, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	enginetest.RegisterYAML(t, s, yaml, t0)
+	enginetest.Units(t, s, units...)
+	return specPath, db
 }
