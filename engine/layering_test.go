@@ -38,6 +38,7 @@ func TestSubPackagesDoNotImportTheEngine(t *testing.T) {
 		"engine/source":   append([]string{"engine", "engine/executor", "engine/gate", "ui/..."}, backends...),
 		"engine/executor": append([]string{"engine", "engine/gate", "ui/..."}, backends...),
 		"engine/gate":     append([]string{"engine", "engine/source", "engine/executor", "ui/..."}, backends...),
+		"engine/tick":     append([]string{"engine", "engine/spec", "engine/source", "engine/executor", "engine/gate", "ui/..."}, backends...),
 		"graph":           {"engine/...", "state/...", "ui/..."},
 		"state":           {"engine/...", "ui/..."},
 		"state/stores":    {"engine/...", "ui/..."},

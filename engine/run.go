@@ -13,6 +13,7 @@ import (
 	"github.com/bollhav/bollhav/engine/executor"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/engine/tick"
 	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
@@ -730,26 +731,18 @@ func failedOrReleased(ctx context.Context, err error) state.Outcome {
 // than run twice.
 func (e *Engine) heartbeat(ctx context.Context, c state.Claim, lease time.Duration) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		t := time.NewTicker(lease / 3)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				err := e.store.Heartbeat(ctx, c, e.leaseNow().Add(lease))
-				if errors.Is(err, state.ErrLeaseLost) {
-					e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
-					cancel()
-					return
-				}
-				if err != nil && ctx.Err() == nil {
-					e.logger().Warn("heartbeat failed; retrying on the next tick", "window", c.Unit.Window.String(), "err", err)
-				}
-			}
+	go tick.Every(ctx, lease/3, func() bool {
+		err := e.store.Heartbeat(ctx, c, e.leaseNow().Add(lease))
+		if errors.Is(err, state.ErrLeaseLost) {
+			e.logger().Warn("lost the lease while running: stopping the unit", "window", c.Unit.Window.String(), "fence", c.Fence)
+			cancel()
+			return false
 		}
-	}()
+		if err != nil && ctx.Err() == nil {
+			e.logger().Warn("heartbeat failed; retrying on the next tick", "window", c.Unit.Window.String(), "err", err)
+		}
+		return true
+	})
 	return ctx, cancel
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/tick"
 )
 
 // rescue returns units whose lease expired to pending and then closes, as
@@ -50,18 +52,12 @@ func (e *Engine) beatRun(ctx context.Context, id int64) *runBeat {
 	every := e.runBeatEvery()
 	go func() {
 		defer close(b.done)
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
+		tick.Every(ctx, every, func() bool {
 			if err := e.store.HeartbeatRun(ctx, id, e.leaseNow()); err != nil && ctx.Err() == nil {
 				e.logger().Warn("run heartbeat failed; trying again", "run", id, "err", err)
 			}
-		}
+			return true
+		})
 	}()
 	return b
 }

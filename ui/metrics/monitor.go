@@ -14,6 +14,7 @@ import (
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/engine/tick"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -168,16 +169,10 @@ func (m *Monitor) pipelineOf(model string) string {
 // every FeedPoll, and refreshes the gauges every Interval when the feed
 // named a model (every FullEvery in any case).
 func (m *Monitor) Run(ctx context.Context) {
-	t := time.NewTicker(m.cfg.FeedPoll)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			m.step(ctx, false)
-		}
-	}
+	tick.Every(ctx, m.cfg.FeedPoll, func() bool {
+		m.step(ctx, false)
+		return true
+	})
 }
 
 // Refresh reads the feed and every model now, whatever the intervals: what

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/bollhav/bollhav/engine/tick"
 )
 
 // keepAliveEvery is how often a session asks its client for a keepalive
@@ -23,14 +25,7 @@ const (
 // which ends its sessions and their UIs, so they stop holding runs and
 // store connections.
 func keepAlive(ctx context.Context, conn gossh.Conn, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	tick.Every(ctx, interval, func() bool {
 		answered := make(chan error, 1)
 		go func() {
 			_, _, err := conn.SendRequest("keepalive@openssh.com", true, nil)
@@ -38,15 +33,14 @@ func keepAlive(ctx context.Context, conn gossh.Conn, interval time.Duration) {
 		}()
 		select {
 		case <-ctx.Done():
-			return
+			return false
 		case err := <-answered:
-			if err != nil {
-				_ = conn.Close()
-				return
+			if err == nil {
+				return true
 			}
 		case <-time.After(interval):
-			_ = conn.Close()
-			return
 		}
-	}
+		_ = conn.Close()
+		return false
+	})
 }
