@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/storetest"
 )
 
 // TestSQLiteWarehouseLedgerFences: a unit's data transaction on a SQLite
@@ -68,11 +68,8 @@ func TestSQLiteWarehouseLedgerFences(t *testing.T) {
 
 // TestSQLiteWarehouseLedgerFromBeforeStoreIdentities: a ledger written by
 // a bollhav before store identities (no store, definition or window
-// columns) is upgraded when the warehouse opens: each row keeps its fences
-// and gets its window from its key and the store "". Such a row is
-// another store's: an append over its window fails with the ledger's
-// conflict and writes nothing, even under the row's own unit key and
-// fence; a rewriting job runs and takes the row over.
+// columns) is upgraded when the warehouse opens, and its rows are then
+// other stores' (the checks are storetest.UpgradedLedger's).
 func TestSQLiteWarehouseLedgerFromBeforeStoreIdentities(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "wh.db")
@@ -80,13 +77,11 @@ func TestSQLiteWarehouseLedgerFromBeforeStoreIdentities(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w0 := state.MustWindow(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 1, 1, 1, 0, 0, 0, time.UTC))
-	key := state.LedgerKey("", "m", w0, 1)
 	err = old.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `CREATE TABLE "bollhav_ledger" ("unit_key" TEXT PRIMARY KEY, "fence" INTEGER NOT NULL,
 			"done_fence" INTEGER NOT NULL DEFAULT 0, "done_attempts" INTEGER NOT NULL DEFAULT 0, "rows" INTEGER NOT NULL DEFAULT 0, "done_at" INTEGER);
 			INSERT INTO "bollhav_ledger" VALUES (?, 1, 1, 0, 2, 0), ('|ref|#2', 3, 3, 0, 5, 0);
-			CREATE TABLE "t" (n INTEGER); INSERT INTO "t" VALUES (1), (1)`, key)
+			CREATE TABLE "t" (n INTEGER); INSERT INTO "t" VALUES (1), (1)`, storetest.OldLedgerKey)
 		return err
 	})
 	if err != nil {
@@ -98,53 +93,7 @@ func TestSQLiteWarehouseLedgerFromBeforeStoreIdentities(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, want := range []state.LedgerEntry{{Key: key, Model: "m", Window: w0, Fence: 1, DoneFence: 1, Rows: 2}, {Key: "|ref|#2", Model: "ref", Fence: 3, DoneFence: 3, Rows: 5}} {
-		l, ok, err := w.Ledger(ctx, want.Key)
-		l.DoneAt = time.Time{}
-		if err != nil || !ok || l != want {
-			t.Errorf("upgraded ledger row %+v, %v, %v; want %+v", l, ok, err, want)
-		}
-	}
-	never := func(context.Context, state.LedgerEntry) (bool, error) { return false, nil }
-	always := func(context.Context, state.LedgerEntry) (bool, error) { return true, nil }
-	at := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
-	u := state.LedgerUnit{Key: key, Model: "m", Window: w0, Store: "s1", Fence: 1, At: at}
-	appendJob := state.DataJob{Kind: state.DataQuery, Target: []string{"t"}, Query: "SELECT 2 AS n", Write: state.WriteAppend, Window: w0}
-	_, err = w.RunUnit(ctx, appendJob, u, always)
-	var conflict *state.LedgerConflict
-	if !errors.As(err, &conflict) || !strings.Contains(err.Error(), "a bollhav from before store identities") || !strings.Contains(err.Error(), `DELETE FROM bollhav_ledger WHERE unit_key = '`+key+`'`) {
-		t.Errorf("an append over a row from before store identities: %v, want the ledger's conflict", err)
-	}
-	other := u
-	other.Key = state.LedgerKey("", "m", w0, 7)
-	if _, err := w.RunUnit(ctx, appendJob, other, never); !errors.As(err, &conflict) {
-		t.Errorf("an append of another unit id over that window: %v, want the ledger's conflict", err)
-	}
-	count := func() string {
-		var out []string
-		if err := w.ReadData(ctx, `SELECT n, count(*) FROM "t" GROUP BY n ORDER BY n`, state.Window{}, func(r []any) error { out = append(out, fmt.Sprint(r...)); return nil }); err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(out, " ")
-	}
-	if got := count(); got != "1 2" {
-		t.Errorf("after the refused appends t = %s, want the old rows alone", got)
-	}
-	rewrite := appendJob
-	rewrite.Write, rewrite.Column = state.WriteRecreatePartition, "n"
-	rewrite.Window = state.Window{}
-	rewrite.Query = "SELECT 2 AS n UNION ALL SELECT 2"
-	other.Rewrites = true
-	res, err := w.RunUnit(ctx, rewrite, other, always)
-	if err != nil || res.Replayed || res.Rows != 2 || count() != "2 2" {
-		t.Errorf("a rewrite over that window: %+v, %v, t = %s; want it run", res, err, count())
-	}
-	if _, ok, _ := w.Ledger(ctx, key); ok {
-		t.Errorf("the old row inside the rewritten window is still there")
-	}
-	if l, ok, _ := w.Ledger(ctx, other.Key); !ok || l.Store != "s1" || l.DoneFence != 1 {
-		t.Errorf("the rewrite's ledger row %+v, want store s1's commit", l)
-	}
+	storetest.UpgradedLedger(t, w, []string{"t"}, "bollhav_ledger")
 }
 
 // A warehouse file in a folder that does not exist is refused with the
