@@ -101,20 +101,7 @@ func TestRunCancelledReleasesUnitsClaimedAhead(t *testing.T) {
 		if res == nil || !res.Failed() {
 			t.Fatalf("a cancelled run: %+v, want it failed", res)
 		}
-		eq(t, "executions", x.count, 10)
-		for k, n := range x.calls {
-			if n != 1 {
-				t.Errorf("%s ran %d times", k, n)
-			}
-		}
-		got := unitsByStatus(t, s, "raw.ticks")
-		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: 9, state.Pending: 183}))
-		moves := transitions(t, s, "raw.ticks")
-		claimed := moves["pending>running"]
-		if claimed <= x.count {
-			t.Fatalf("the run claimed %d units for %d executions: it never claimed ahead, so this test shows nothing", claimed, x.count)
-		}
-		eq(t, "units released (claimed, not applied)", moves["running>pending"], claimed-9)
+		moves := checkClaimedAheadReleased(t, s, x, 9)
 		eq(t, "units applied", moves["running>applied"], 9)
 	})
 }
@@ -131,20 +118,7 @@ func TestWorkStopReleasesUnitsClaimedAhead(t *testing.T) {
 		defer cancel()
 		x := &stopAt{n: 10, stop: cancel}
 		must(t, e.Work(ctx, x, WorkOptions{Workers: 1, Poll: 20 * time.Millisecond}))
-		eq(t, "executions", x.count, 10)
-		for k, n := range x.calls {
-			if n != 1 {
-				t.Errorf("%s ran %d times", k, n)
-			}
-		}
-		got := unitsByStatus(t, s, "raw.ticks")
-		eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: 10, state.Pending: 182}))
-		moves := transitions(t, s, "raw.ticks")
-		claimed := moves["pending>running"]
-		if claimed <= x.count {
-			t.Fatalf("the worker claimed %d units for %d executions: it never claimed ahead, so this test shows nothing", claimed, x.count)
-		}
-		eq(t, "units released (claimed ahead, never started)", moves["running>pending"], claimed-10)
+		checkClaimedAheadReleased(t, s, x, 10)
 		var attempts int
 		_ = s.ScanUnits(t.Context(), state.UnitQuery{Model: "raw.ticks", Statuses: []state.UnitStatus{state.Pending}}, func(u state.Unit) error {
 			attempts += u.Attempts
@@ -315,4 +289,29 @@ func TestARunStartsNoMoreWorkersThanUnits(t *testing.T) {
 	if extra := many.max - one.max; extra > 50 {
 		t.Errorf("one unit with %d workers ran beside %d goroutines, with 1 worker beside %d: %d more", MaxWorkers, many.max, one.max, extra)
 	}
+}
+
+// checkClaimedAheadReleased checks raw.ticks' 192 quarter hours after an
+// executor stopped at its 10th execution: each unit ran at most once,
+// applied of them are applied and the rest pending, and every unit claimed
+// beyond those was handed back (running>pending). A run that never
+// claimed ahead fails it, since then there was nothing to hand back and
+// the test shows nothing. It returns the transitions counted.
+func checkClaimedAheadReleased(t *testing.T, s state.Store, x *stopAt, applied int) map[string]int {
+	t.Helper()
+	eq(t, "executions", x.count, 10)
+	for k, n := range x.calls {
+		if n != 1 {
+			t.Errorf("%s ran %d times", k, n)
+		}
+	}
+	got := unitsByStatus(t, s, "raw.ticks")
+	eq(t, "units", fmt.Sprint(got), fmt.Sprint(map[state.UnitStatus]int{state.Applied: applied, state.Pending: 192 - applied}))
+	moves := transitions(t, s, "raw.ticks")
+	claimed := moves["pending>running"]
+	if claimed <= x.count {
+		t.Fatalf("%d units claimed for %d executions: nothing was claimed ahead, so this test shows nothing", claimed, x.count)
+	}
+	eq(t, "units handed back (claimed ahead, never applied)", moves["running>pending"], claimed-applied)
+	return moves
 }

@@ -95,10 +95,11 @@ func identityOf(t *testing.T, s state.Store) string {
 	return id
 }
 
-// checkConflict checks that tr failed every unit with the ledger's
-// conflict, naming other (a store's identity, or the definition's words)
-// and the commands that adopt or reset the window.
-func checkConflict(t *testing.T, tr engine.TaskResult, other string) {
+// checkAppendRefused checks that tr failed every unit with the ledger's
+// conflict, naming other (a store's identity) and the commands that adopt
+// or reset the window, and that table still holds the six rows of n = 1
+// the other store wrote, nothing added.
+func checkAppendRefused(t *testing.T, tr engine.TaskResult, other, dsn, table string) {
 	t.Helper()
 	if tr.Applied != 0 || tr.Failed != 6 || len(tr.Errors) == 0 {
 		t.Fatalf("append over another store's window: %d applied, %d failed, %q; want all 6 failed", tr.Applied, tr.Failed, tr.Errors)
@@ -110,6 +111,24 @@ func checkConflict(t *testing.T, tr engine.TaskResult, other string) {
 			}
 		}
 	}
+	if got := valueCounts(t, dsn, table); got != "1=6" {
+		t.Errorf("after the refused append wh.n = %s, want the other store's six rows of n = 1 alone", got)
+	}
+}
+
+// checkRewriteRan checks that the run tr (what names it) of a rewriting
+// write applied all six hours, that table then holds want ("value=rows":
+// each hour's row once, none duplicated) and that s's applied units each
+// have their own ledger row.
+func checkRewriteRan(t *testing.T, what string, tr engine.TaskResult, s state.Store, dsn, table, want string) {
+	t.Helper()
+	if tr.Applied != 6 || tr.Failed != 0 {
+		t.Fatalf("%s: %+v, want all six hours applied", what, tr)
+	}
+	if got := valueCounts(t, dsn, table); got != want {
+		t.Errorf("after %s wh.n = %s, want %s", what, got, want)
+	}
+	enginetest.CheckLedger(t, s, dsn, "wh.n")
 }
 
 // TestWarehouseNewStoreRunsTheNewQuery is the first case: a run
@@ -138,19 +157,10 @@ func TestWarehouseNewStoreRunsTheNewQuery(t *testing.T) {
 					e2, _ := whEngine(t, s2, identityYAML(m.write, "2"), env)
 					tr := runNRes(t, e2, spec.Discover)
 					if m.name == "append" {
-						checkConflict(t, tr, identityOf(t, s))
-						if got := valueCounts(t, dsn, table); got != "1=6" {
-							t.Errorf("after the refused append wh.n = %s, want the six rows of n = 1 alone", got)
-						}
+						checkAppendRefused(t, tr, identityOf(t, s), dsn, table)
 						return
 					}
-					if tr.Applied != 6 || tr.Failed != 0 {
-						t.Fatalf("the new store's run: %+v", tr)
-					}
-					if got := valueCounts(t, dsn, table); got != "2=6" {
-						t.Errorf("after the new store's run wh.n = %s, want the new query's six rows of n = 2", got)
-					}
-					enginetest.CheckLedger(t, s2, dsn, "wh.n")
+					checkRewriteRan(t, "the new store's run", tr, s2, dsn, table, "2=6")
 				})
 			})
 		}
@@ -183,28 +193,13 @@ func TestWarehouseTwoStoresShareAWarehouse(t *testing.T) {
 			eb, _ := whEngine(t, b, identityYAML(m.write, "1"), env)
 			tr := runNRes(t, eb, spec.Discover)
 			if m.name == "append" {
-				checkConflict(t, tr, identityOf(t, a))
-				if got := valueCounts(t, dsn, table); got != "1=6" {
-					t.Errorf("after store b's refused append wh.n = %s, want store a's six rows alone", got)
-				}
+				checkAppendRefused(t, tr, identityOf(t, a), dsn, table)
 				return
 			}
-			if tr.Applied != 6 || tr.Failed != 0 {
-				t.Fatalf("store b's run: %+v", tr)
-			}
-			if got := valueCounts(t, dsn, table); got != "1=6" {
-				t.Errorf("after store b's run wh.n = %s, want six rows once", got)
-			}
-			enginetest.CheckLedger(t, b, dsn, "wh.n")
+			checkRewriteRan(t, "store b's run", tr, b, dsn, table, "1=6")
 			// Store a reruns its windows: it runs them (store b's rows are
 			// not its commits) and takes them back.
-			if tr := runNRes(t, ea, spec.Bulldozer); tr.Applied != 6 || tr.Failed != 0 {
-				t.Fatalf("store a's rerun: %+v", tr)
-			}
-			if got := valueCounts(t, dsn, table); got != "1=6" {
-				t.Errorf("after store a's rerun wh.n = %s, want six rows once", got)
-			}
-			enginetest.CheckLedger(t, a, dsn, "wh.n")
+			checkRewriteRan(t, "store a's rerun", runNRes(t, ea, spec.Bulldozer), a, dsn, table, "1=6")
 		})
 	}
 }
