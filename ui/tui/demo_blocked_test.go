@@ -27,7 +27,7 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	d := seedDemo(t)
 	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
-	f := r.WaitBlocked(t)
+	f := r.WaitView(t, "blocked")
 	tui.CheckFrame(t, f, 80, 24)
 	lines := strings.Split(f, "\n")
 	// lines[0] is the header, lines[1] the column names.
@@ -75,7 +75,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 	days := d.revenueDaysFixed(t)
 	r, _ := d.startOnIncidents(t)
 	r.Keys("2")
-	r.WaitBlocked(t)
+	r.WaitView(t, "blocked")
 	r.Keys("r")
 	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
 	r.Keys("y")
@@ -165,7 +165,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 func TestDemoPipelinesOpenOnTheFailedModel(t *testing.T) {
 	r, _ := seedDemo(t).startOnIncidents(t)
 	r.Keys("esc")
-	f := r.WaitPipelines(t)
+	f := r.WaitView(t, "pipelines")
 	if sel := tui.SelectedLine(f); !strings.Contains(sel, "raw.payments") {
 		t.Fatalf("the cursor is not on raw.payments: %q\n%s", sel, f)
 	}

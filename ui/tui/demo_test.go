@@ -108,7 +108,7 @@ func (d *demo) revenueDaysFixed(t *testing.T) []state.Window {
 func (d *demo) startOnIncidents(t *testing.T) (*tui.DemoUI, string) {
 	t.Helper()
 	r := tui.StartDemoUI(t, d.e, 80, 24, tui.Options{})
-	return r, r.WaitIncidents(t)
+	return r, r.WaitView(t, "incidents")
 }
 
 // TestDemoWhyShowsTheRootCausesWholeError: at 80×24, enter on the first
@@ -118,7 +118,7 @@ func (d *demo) startOnIncidents(t *testing.T) (*tui.DemoUI, string) {
 func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 	r, _ := seedDemo(t).startOnIncidents(t)
 	r.Keys("enter")
-	f := r.WaitWhy(t)
+	f := r.WaitView(t, "why")
 	tui.CheckFrame(t, f, 80, 24)
 	enginetest.ContainsAll(t, "the why screen", f, "why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later")
 }

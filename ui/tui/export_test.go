@@ -35,16 +35,12 @@ func (r *uiRun) WaitFor(t *testing.T, what string, cond func(frame string) bool)
 	return r.waitFor(t, what, func(f string, _ viewKind) bool { return cond(f) })
 }
 
-// WaitIncidents waits for the settled incidents view.
-func (r *uiRun) WaitIncidents(t *testing.T) string {
+// WaitView waits for the named view ("incidents", "why", "blocked",
+// "pipelines", as the palette names them) to be shown and settled, and
+// returns its frame.
+func (r *uiRun) WaitView(t *testing.T, name string) string {
 	t.Helper()
-	return r.waitSettled(t, viewIncidents)
-}
-
-// WaitWhy waits for the settled why view.
-func (r *uiRun) WaitWhy(t *testing.T) string {
-	t.Helper()
-	return r.waitSettled(t, viewWhy)
+	return r.waitSettled(t, viewKind(name))
 }
 
 // CheckFrame asserts a frame's size.
@@ -56,18 +52,6 @@ func CheckFrame(t *testing.T, frame string, w, h int) {
 // Output is the bytes the program wrote to its terminal (escape sequences
 // and all), as teatest records them.
 func (r *uiRun) Output() io.Reader { return r.tm.Output() }
-
-// WaitBlocked waits for the settled Blocked view.
-func (r *uiRun) WaitBlocked(t *testing.T) string {
-	t.Helper()
-	return r.waitSettled(t, viewBlocked)
-}
-
-// WaitPipelines waits for the settled pipelines view.
-func (r *uiRun) WaitPipelines(t *testing.T) string {
-	t.Helper()
-	return r.waitSettled(t, viewPipelines)
-}
 
 // SelectedLine is the frame's line the cursor is on ("›" first).
 func SelectedLine(frame string) string { return selectedLine(frame) }
