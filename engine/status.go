@@ -50,6 +50,18 @@ type ModelStatus struct {
 // Timeless reports whether the model has one existence row and no windows.
 func (s ModelStatus) Timeless() bool { return s.Temporality == spec.Timeless.String() }
 
+// Shape is how the model is chunked, in spec.ShapeText's words.
+func (s ModelStatus) Shape() string {
+	t, f := spec.Temporal, spec.Fix
+	if s.Timeless() {
+		t = spec.Timeless
+	}
+	if s.Flexibility == spec.Flex.String() {
+		f = spec.Flex
+	}
+	return spec.ShapeText(t, f, s.Interval)
+}
+
 // Units is the model's unit count over every status.
 func (s ModelStatus) Units() int {
 	n := 0

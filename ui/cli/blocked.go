@@ -53,17 +53,13 @@ freshness limit fails) and failing on a hard gate error.`,
 			if len(args) > 0 {
 				return c.fail("blocked", &usageError{fmt.Sprintf("unexpected argument %q (use --model MODEL)", args[0])})
 			}
-			ctx := c.ctx
-			e, closeStore, code := c.openEngine(ctx, "blocked")
-			if e == nil {
-				return code
-			}
-			defer closeStore()
-			filter := gate.BlockedFilter{Model: model, Pipeline: pipeline}
-			if recheck {
-				return runRecheck(ctx, c, e, filter)
-			}
-			return runBlocked(ctx, c, e, filter)
+			return c.withEngine("blocked", nil, func(ctx gocontext.Context, e *engine.Engine) int {
+				filter := gate.BlockedFilter{Model: model, Pipeline: pipeline}
+				if recheck {
+					return runRecheck(ctx, c, e, filter)
+				}
+				return runBlocked(ctx, c, e, filter)
+			})
 		},
 	})
 }

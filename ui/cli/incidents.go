@@ -1,10 +1,12 @@
 package cli
 
 import (
+	gocontext "context"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/ui/untrusted"
@@ -99,26 +101,19 @@ type focusJSON struct {
 }
 
 func runIncidents(c *cmdContext, args []string) int {
-	if len(args) > 0 {
-		return c.fail("incidents", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
-	}
-	ctx := c.ctx
-	e, closeStore, code := c.openEngine(ctx, "incidents")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	rep, err := e.Incidents(ctx)
-	if err != nil {
-		fmt.Fprintf(c.Err, "bollhav incidents: %s\n", oneLine(err.Error()))
-		return ExitUsage
-	}
-	if c.Output == "json" {
-		writeJSON(c.Out, incidentsToJSON(rep))
+	return c.withEngine("incidents", args, func(ctx gocontext.Context, e *engine.Engine) int {
+		rep, err := e.Incidents(ctx)
+		if err != nil {
+			fmt.Fprintf(c.Err, "bollhav incidents: %s\n", oneLine(err.Error()))
+			return ExitUsage
+		}
+		if c.Output == "json" {
+			writeJSON(c.Out, incidentsToJSON(rep))
+			return ExitOK
+		}
+		printIncidents(c.Out, rep, e.Env().String(), e.Env().Suffix)
 		return ExitOK
-	}
-	printIncidents(c.Out, rep, e.Env().String(), e.Env().Suffix)
-	return ExitOK
+	})
 }
 
 func incidentsToJSON(rep *gate.IncidentReport) incidentsJSON {

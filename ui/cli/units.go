@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"cmp"
+	gocontext "context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -135,12 +136,15 @@ func runUnits(c *cmdContext, args []string, since, until string, statusFlags []s
 		fmt.Fprintf(c.Err, "bollhav units: %v\n", err)
 		return ExitUsage
 	}
-	ctx := c.ctx
-	e, closeStore, code := c.openEngine(ctx, "units")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
+	return c.withEngine("units", nil, func(ctx gocontext.Context, e *engine.Engine) int {
+		return listUnits(ctx, c, e, model, w, statuses)
+	})
+}
+
+// listUnits is `bollhav units MODEL` once its flags are read: model's units
+// in w with one of statuses (any window, any status when zero), streamed
+// in the text or JSON form.
+func listUnits(ctx gocontext.Context, c *cmdContext, e *engine.Engine, model string, w state.Window, statuses []state.UnitStatus) int {
 	// Resolve the model first, so an unknown one is one clean line and not
 	// an empty document followed by an error.
 	ms, err := e.ModelStatus(ctx, model)

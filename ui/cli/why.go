@@ -1,6 +1,7 @@
 package cli
 
 import (
+	gocontext "context"
 	"errors"
 	"fmt"
 	"io"
@@ -227,30 +228,26 @@ func runWhy(c *cmdContext, args []string, at string) int {
 			return ExitUsage
 		}
 	}
-	ctx := c.ctx
-	e, closeStore, code := c.openEngine(ctx, "why")
-	if e == nil {
-		return code
-	}
-	defer closeStore()
-	r, err := e.Why(ctx, model, t)
-	if err != nil {
-		if errors.Is(err, gate.ErrWhyNeedsTime) {
-			fmt.Fprintf(c.Err, "bollhav why: model %s is temporal: give --at TIME, a time inside the unit to explain\n", model)
-		} else {
-			fmt.Fprintf(c.Err, "bollhav why: %s\n", oneLine(err.Error()))
+	return c.withEngine("why", nil, func(ctx gocontext.Context, e *engine.Engine) int {
+		r, err := e.Why(ctx, model, t)
+		if err != nil {
+			if errors.Is(err, gate.ErrWhyNeedsTime) {
+				fmt.Fprintf(c.Err, "bollhav why: model %s is temporal: give --at TIME, a time inside the unit to explain\n", model)
+			} else {
+				fmt.Fprintf(c.Err, "bollhav why: %s\n", oneLine(err.Error()))
+			}
+			return ExitUsage
 		}
-		return ExitUsage
-	}
-	home := e.DataHome(ctx, model)
-	if c.Output == "json" {
-		j := whyToJSON(r)
-		j.Data = dataToJSON(home)
-		writeJSON(c.Out, j)
+		home := e.DataHome(ctx, model)
+		if c.Output == "json" {
+			j := whyToJSON(r)
+			j.Data = dataToJSON(home)
+			writeJSON(c.Out, j)
+			return ExitOK
+		}
+		printWhy(c.Out, r, home.String(), c.palette())
 		return ExitOK
-	}
-	printWhy(c.Out, r, home.String(), c.palette())
-	return ExitOK
+	})
 }
 
 func whyToJSON(r *gate.WhyReport) whyJSON {
@@ -365,13 +362,7 @@ func whyVerdictText(v gate.UpstreamReport) string {
 // (executor.DataHome's words).
 func printWhy(w io.Writer, r *gate.WhyReport, data string, pal palette) {
 	out := colorWriter(w)
-	shape := "timeless"
-	switch {
-	case r.Temporality == spec.Temporal && r.Flexibility == spec.Flex:
-		shape = "flexible, " + r.Interval.String() + " chunks"
-	case r.Temporality == spec.Temporal:
-		shape = "fixed " + r.Interval.String() + " grid"
-	}
+	shape := spec.ShapeText(r.Temporality, r.Flexibility, r.Interval.String())
 	fmt.Fprintf(out, "%s %s  %s\n", r.Model, whyWindowText(r.Window), pal.status(string(r.Status)))
 	fmt.Fprintf(out, "  pipeline %s, %s, evaluated at %s\n", r.Pipeline, shape, state.FormatTime(r.Now))
 	fmt.Fprintf(out, "  data in %s\n", data)

@@ -298,14 +298,7 @@ func (v *modelView) render(w, h int) []string {
 	var lines []string
 
 	// Title and shape.
-	shape := "timeless"
-	if !st.Timeless() {
-		if st.Flexibility == "flex" {
-			shape = "flexible, " + st.Interval + " chunks"
-		} else {
-			shape = "fixed " + st.Interval + " grid"
-		}
-	}
+	shape := st.Shape()
 	reg := ""
 	if !st.Registered {
 		reg = t.Error.Render("  not registered yet (bollhav apply)")

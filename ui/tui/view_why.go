@@ -188,13 +188,7 @@ func (v *whyView) build(cells int) {
 	text := func(s string) { add(whyItem{kind: whyText, text: s}) }
 	t := v.c.theme
 
-	shape := "timeless"
-	switch {
-	case r.Temporality == spec.Temporal && r.Flexibility == spec.Flex:
-		shape = "flexible, " + r.Interval.String() + " chunks"
-	case r.Temporality == spec.Temporal:
-		shape = "fixed " + r.Interval.String() + " grid"
-	}
+	shape := spec.ShapeText(r.Temporality, r.Flexibility, r.Interval.String())
 	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + v.c.window(r.Model, r.Window) + "  " + statusLabel(t, r.Status))
 	meta := fmt.Sprintf("pipeline %s · %s · evaluated at %s", r.Pipeline, shape, v.c.absAt(r.Now))
 	if r.Attempts > 0 {
