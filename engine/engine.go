@@ -142,12 +142,17 @@ func (e *Engine) RefuseReadOnly(ctx context.Context, action string, args map[str
 	return e.refuseReadOnly(ctx, action, args)
 }
 
-// refuseReadOnly returns ErrReadOnly, naming the action, when the engine is
+// refuseReadOnly returns a *state.RetiredError when the store is retired
+// (moved away by store copy, or a snapshot: no audit row, the store would
+// refuse it), and ErrReadOnly, naming the action, when the engine is
 // read-only, and records the refusal in the audit log with the actor: a
 // viewer who tried to torch production is something an operator wants to
 // know about. A failure to write the audit row is logged, not returned: the
 // refusal stands either way.
 func (e *Engine) refuseReadOnly(ctx context.Context, action string, args map[string]string) error {
+	if err := e.refuseRetired(ctx, action); err != nil {
+		return err
+	}
 	if !e.opts.ReadOnly {
 		return nil
 	}

@@ -187,16 +187,20 @@ func (s *Store) TaskLog(ctx context.Context, runID int64) ([]state.TaskRunEntry,
 	if err != nil {
 		return nil, err
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (state.TaskRunEntry, error) {
-		var (
-			e        state.TaskRunEntry
-			finished pgtype.Timestamptz
-		)
-		err := row.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &e.StartedAt, &finished, &e.RowsWritten, &e.TargetCount, &e.Error)
-		e.StartedAt = e.StartedAt.UTC()
-		e.FinishedAt = timePtrOf(finished)
-		return e, err
-	})
+	return pgx.CollectRows(rows, scanTaskRun)
+}
+
+// scanTaskRun reads a task_runs row: run_id, task_id, attempt, status,
+// started_at, finished_at, rows_written, target_count, error.
+func scanTaskRun(row pgx.CollectableRow) (state.TaskRunEntry, error) {
+	var (
+		e        state.TaskRunEntry
+		finished pgtype.Timestamptz
+	)
+	err := row.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &e.StartedAt, &finished, &e.RowsWritten, &e.TargetCount, &e.Error)
+	e.StartedAt = e.StartedAt.UTC()
+	e.FinishedAt = timePtrOf(finished)
+	return e, err
 }
 
 // limitParam is a LIMIT parameter: NULL, no limit, when limit <= 0.

@@ -217,16 +217,20 @@ func (s *Store) FinishTask(ctx context.Context, e state.TaskRunEntry) error {
 
 // TaskLog implements state.Store.
 func (s *Store) TaskLog(ctx context.Context, runID int64) ([]state.TaskRunEntry, error) {
-	return queryAll(ctx, s.r, "task log", func(sc rowScanner) (state.TaskRunEntry, error) {
-		var e state.TaskRunEntry
-		var started int64
-		var finished, written, target sql.NullInt64
-		err := sc.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &started, &finished, &written, &target, &e.Error)
-		e.StartedAt, e.FinishedAt = fromMicros(started), timePtr(finished)
-		e.RowsWritten, e.TargetCount = intPtr(written), intPtr(target)
-		return e, err
-	}, `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
+	return queryAll(ctx, s.r, "task log", scanTaskRun, `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
 		FROM "task_runs" WHERE "run_id" = ? ORDER BY "task_id", "attempt"`, runID)
+}
+
+// scanTaskRun reads a task_runs row: run_id, task_id, attempt, status,
+// started_at, finished_at, rows_written, target_count, error.
+func scanTaskRun(sc rowScanner) (state.TaskRunEntry, error) {
+	var e state.TaskRunEntry
+	var started int64
+	var finished, written, target sql.NullInt64
+	err := sc.Scan(&e.RunID, &e.TaskID, &e.Attempt, &e.Status, &started, &finished, &written, &target, &e.Error)
+	e.StartedAt, e.FinishedAt = fromMicros(started), timePtr(finished)
+	e.RowsWritten, e.TargetCount = intPtr(written), intPtr(target)
+	return e, err
 }
 
 // Audit implements state.Store.

@@ -178,5 +178,6 @@ func groups() []group {
 		{"Errors", errorTests},
 		{"Fingerprints", fingerprintTests},
 		{"Definitions", definitionTests},
+		{"Copy", copyTests},
 	}
 }
