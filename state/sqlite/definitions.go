@@ -57,7 +57,7 @@ func (s *Store) Definitions(ctx context.Context, env, model string) ([]state.Def
 		return nil, fmt.Errorf("sqlite: definitions of %s: %w", model, err)
 	}
 	defer rows.Close()
-	var out []state.DefinitionRecord
+	out := []state.DefinitionRecord{} // empty, not nil, as PostgreSQL's
 	for rows.Next() {
 		d := state.DefinitionRecord{Env: env, Model: model}
 		var first int64

@@ -56,6 +56,15 @@ under the table, the models that keep their data on a connection.`,
 // which keeps "no such axis" apart from any value the axis could take.
 type statusJSON struct {
 	Models []statusJSONModel `json:"models"`
+	// Retired is how the store was retired (store copy); null for a live
+	// store.
+	Retired *retiredJSON `json:"retired"`
+}
+
+type retiredJSON struct {
+	Kind  string `json:"kind"`
+	Other string `json:"other"`
+	At    string `json:"at"`
 }
 
 type statusJSONModel struct {
@@ -88,8 +97,16 @@ func runStatus(c *cmdContext, args []string) int {
 			fmt.Fprintf(c.Err, "bollhav status: %v\n", err)
 			return ExitUsage
 		}
+		retired, err := e.Retirement(ctx)
+		if err != nil {
+			fmt.Fprintf(c.Err, "bollhav status: %v\n", err)
+			return ExitUsage
+		}
 		if c.Output == "json" {
 			out := statusJSON{Models: make([]statusJSONModel, 0, len(models))}
+			if retired != nil {
+				out.Retired = &retiredJSON{Kind: string(retired.Kind), Other: retired.Other, At: state.FormatTime(retired.At)}
+			}
 			for _, m := range models {
 				j := statusModelJSON(m)
 				j.Data = dataToJSON(e.DataHome(ctx, m.Name))
@@ -132,6 +149,9 @@ func runStatus(c *cmdContext, args []string) int {
 			}
 		}
 		printDataHomes(c.Out, homes, order)
+		if retired != nil {
+			fmt.Fprintf(c.Out, "\nretired: %s\n", untrusted.Line(retired.Refusal()))
+		}
 		return ExitOK
 	})
 }

@@ -257,7 +257,7 @@ func TestStatusJSON(t *testing.T) {
   {"name": "ref.c", "pipeline": "side", "temporality": "timeless", "flexibility": null, "interval": null,
    "counts": {"pending": 1, "running": 0, "applied": 0, "blocked": 0, "failed": 0},
    "coverage": [], "last_applied_at": null, "outdated": 0, "state": true}
-]}`)
+], "retired": null}`)
 	})
 }
 

@@ -94,17 +94,19 @@ func runStoreCopy(c *cmdContext, args []string, f storeCopyFlags) int {
 		return code
 	}
 	defer closeStore()
-	if !f.snapshot && !f.yes {
-		if code, ok := c.confirmMove(ctx, src.Redacted(), dst.Redacted()); !ok {
-			return code
-		}
-	}
+	// The target first: an unreachable one, or one of a newer bollhav, is
+	// named before the operator is asked anything.
 	target, _, err := stores.Open(ctx, f.to, specDir, stores.Options{PostgresSchema: f.toSchema})
 	if err != nil {
 		fmt.Fprintf(c.Err, "bollhav %s: the target: %s\n", cmd, oneLine(err.Error()))
 		return ExitUsage
 	}
 	defer target.Close()
+	if !f.snapshot && !f.yes {
+		if code, ok := c.confirmMove(ctx, src.Redacted(), dst.Redacted()); !ok {
+			return code
+		}
+	}
 	bar := c.newCopyBar()
 	res, err := e.CopyStore(ctx, target, engine.CopyOptions{Snapshot: f.snapshot, Source: src.Redacted(), Target: dst.Redacted(), Progress: bar.show})
 	bar.done()
@@ -240,7 +242,7 @@ func printStoreCopy(w io.Writer, res *engine.CopyResult, from, to string) {
 	for _, k := range copyKinds {
 		parts = append(parts, thousands(res.Rows[k.key])+" "+k.word)
 	}
-	fmt.Fprintf(w, "copied %s to %s in %s: %s\n", from, to, res.Elapsed.Round(100*time.Millisecond), strings.Join(parts, ", "))
+	fmt.Fprintf(w, "copied %s to %s in %s: %s\n", from, to, roundDuration(res.Elapsed), strings.Join(parts, ", "))
 	if res.Snapshot {
 		fmt.Fprintf(w, "%s is a read-only snapshot with an identity of its own (%s); this store goes on as before\n", to, res.Identity)
 	} else {
@@ -257,7 +259,7 @@ func printStoreCopy(w io.Writer, res *engine.CopyResult, from, to string) {
 			clean[i] = untrusted.Line(m)
 		}
 		fmt.Fprintf(w, "data stays behind: %d model%s keep their data in the state store's own database, which a copy of the state does not take (%s%s);\n"+
-			"  in %s their units are applied but their tables are not there: rebuild them with bollhav run --mode bulldozer against it\n",
+			"  in %s their units are applied but their tables are not there: rebuild them there with bollhav run MODEL --mode torch\n",
 			n, plural(n), strings.Join(clean, ", "), more, to)
 	}
 }
@@ -283,4 +285,13 @@ func storeCopyToJSON(res *engine.CopyResult, from, to string) storeCopyJSON {
 		j.Rows[k.key] = res.Rows[k.key]
 	}
 	return j
+}
+
+// roundDuration is d to a tenth of a second, or to the millisecond under
+// one second (a small store copies in milliseconds, not in "0s").
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(100 * time.Millisecond)
 }
