@@ -142,35 +142,26 @@ type countingWriter struct {
 	committed bool
 }
 
+// counted counts one row of kind and writes it with write.
+func counted[T any](c *countingWriter, kind string, write func(T) error, v T) error {
+	c.rows[kind]++
+	return write(v)
+}
+
 func (c *countingWriter) Model(m state.ModelRecord) error {
-	c.rows["models"]++
-	return c.CopyWriter.Model(m)
+	return counted(c, "models", c.CopyWriter.Model, m)
 }
-
 func (c *countingWriter) Edge(x state.EdgeRecord) error {
-	c.rows["edges"]++
-	return c.CopyWriter.Edge(x)
+	return counted(c, "edges", c.CopyWriter.Edge, x)
 }
-
 func (c *countingWriter) Definition(d state.DefinitionRecord) error {
-	c.rows["definitions"]++
-	return c.CopyWriter.Definition(d)
+	return counted(c, "definitions", c.CopyWriter.Definition, d)
 }
-
-func (c *countingWriter) Run(r state.Run) error {
-	c.rows["runs"]++
-	return c.CopyWriter.Run(r)
-}
-
+func (c *countingWriter) Run(r state.Run) error { return counted(c, "runs", c.CopyWriter.Run, r) }
 func (c *countingWriter) TaskRun(t state.TaskRunEntry) error {
-	c.rows["task_runs"]++
-	return c.CopyWriter.TaskRun(t)
+	return counted(c, "task_runs", c.CopyWriter.TaskRun, t)
 }
-
-func (c *countingWriter) Unit(u state.Unit) error {
-	c.rows["units"]++
-	return c.CopyWriter.Unit(u)
-}
+func (c *countingWriter) Unit(u state.Unit) error { return counted(c, "units", c.CopyWriter.Unit, u) }
 
 func (c *countingWriter) Attempt(id int64, a state.Attempt) error {
 	c.rows["attempts"]++

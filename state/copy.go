@@ -154,3 +154,61 @@ type CopyBusyError struct {
 func (e *CopyBusyError) Error() string {
 	return fmt.Sprintf("%d unit(s) are running in this store: a move would strand their workers; wait for the runs to end (bollhav ui's runs view), then copy again", e.Running)
 }
+
+// CheckMove is the refusal both backends give a move of a store retired
+// as r (nil: live) with running units running: a retired store is not
+// moved again, and running units would strand their workers.
+func CheckMove(r *Retirement, running int64) error {
+	if r != nil {
+		return &RetiredError{Action: "store copy", Retirement: *r}
+	}
+	if running > 0 {
+		return &CopyBusyError{Running: running}
+	}
+	return nil
+}
+
+// Stream hands each row of rows to fn until one fails, then returns the
+// rows' own error: a backend's streaming read, whatever its driver.
+func Stream[R interface {
+	Next() bool
+	Err() error
+}](rows R, fn func(R) error) error {
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// CopyProgress reports a CopyOut's units to CopyOutOptions.Progress: at
+// the start, every 10,000 units and at the end. Its zero value (no
+// Progress asked for) reports nothing.
+type CopyProgress struct {
+	fn          func(done, total int64)
+	done, total int64
+}
+
+// NewCopyProgress starts reporting to fn, which may be nil, total units.
+func NewCopyProgress(fn func(done, total int64), total int64) *CopyProgress {
+	p := &CopyProgress{fn: fn, total: total}
+	if fn != nil {
+		fn(0, total)
+	}
+	return p
+}
+
+// Add counts one unit copied.
+func (p *CopyProgress) Add() {
+	if p.done++; p.fn != nil && p.done%10_000 == 0 {
+		p.fn(p.done, p.total)
+	}
+}
+
+// Finish reports the last count.
+func (p *CopyProgress) Finish() {
+	if p.fn != nil {
+		p.fn(p.done, p.total)
+	}
+}

@@ -65,14 +65,7 @@ func (s *Store) CopyOut(ctx context.Context, w state.CopyWriter, opts state.Copy
 // copyRows writes every row the copy moves to w, in CopyWriter's order.
 func (s *Store) copyRows(ctx context.Context, tx pgx.Tx, w state.CopyWriter, opts state.CopyOutOptions) error {
 	if opts.Retire != nil {
-		tables := make([]string, len(copiedTables))
-		for i, t := range copiedTables {
-			tables[i] = "{schema}." + t
-		}
-		if _, err := tx.Exec(ctx, s.sql(`LOCK TABLE `+strings.Join(tables, ", ")+` IN EXCLUSIVE MODE`)); err != nil {
-			return fmt.Errorf("postgres: copy: lock: %w", err)
-		}
-		if err := s.refuseMove(ctx, tx); err != nil {
+		if err := s.lockForMove(ctx, tx); err != nil {
 			return err
 		}
 	}
@@ -162,31 +155,40 @@ func (s *Store) copyRows(ctx context.Context, tx pgx.Tx, w state.CopyWriter, opt
 // (what lets a writer rebuild coverage in one pass), reporting progress
 // every 10,000 units and at the end.
 func (s *Store) copyUnits(ctx context.Context, tx pgx.Tx, w state.CopyWriter, progress func(done, total int64)) error {
-	var total, done int64
+	var total int64
 	if progress != nil {
 		if err := tx.QueryRow(ctx, s.sql(`SELECT count(*) FROM {schema}.units`)).Scan(&total); err != nil {
 			return fmt.Errorf("postgres: copy: count units: %w", err)
 		}
-		progress(0, total)
 	}
+	p := state.NewCopyProgress(progress, total)
 	sc := newUnitScanner()
 	err := eachRow(ctx, tx, "units", s.sql(`SELECT `+unitColumns+` FROM {schema}.units u ORDER BY u.env, u.model, u.since NULLS FIRST`), func(r pgx.CollectableRow) error {
 		u, err := sc.scan(r)
 		if err != nil {
 			return err
 		}
-		if err := w.Unit(u); err != nil {
-			return err
-		}
-		if done++; progress != nil && done%10_000 == 0 {
-			progress(done, total)
-		}
-		return nil
+		p.Add()
+		return w.Unit(u)
 	})
-	if err == nil && progress != nil {
-		progress(done, total)
+	if err == nil {
+		p.Finish()
 	}
 	return err
+}
+
+// lockForMove locks every copied table IN EXCLUSIVE MODE, which lets
+// readers on and holds writers off until tx ends, and then refuses a move
+// refuseMove refuses.
+func (s *Store) lockForMove(ctx context.Context, tx pgx.Tx) error {
+	tables := make([]string, len(copiedTables))
+	for i, t := range copiedTables {
+		tables[i] = "{schema}." + t
+	}
+	if _, err := tx.Exec(ctx, s.sql(`LOCK TABLE `+strings.Join(tables, ", ")+` IN EXCLUSIVE MODE`)); err != nil {
+		return fmt.Errorf("postgres: lock for a move: %w", err)
+	}
+	return s.refuseMove(ctx, tx)
 }
 
 // refuseMove refuses to move a store already retired, or one with units
@@ -196,17 +198,11 @@ func (s *Store) refuseMove(ctx context.Context, q querier) error {
 	if err != nil {
 		return err
 	}
-	if r != nil {
-		return &state.RetiredError{Action: "store copy", Retirement: *r}
-	}
 	var running int64
 	if err := q.QueryRow(ctx, s.sql(`SELECT count(*) FROM {schema}.units WHERE status = 'running'`)).Scan(&running); err != nil {
 		return fmt.Errorf("postgres: copy: running units: %w", err)
 	}
-	if running > 0 {
-		return &state.CopyBusyError{Running: running}
-	}
-	return nil
+	return state.CheckMove(r, running)
 }
 
 // eachRow runs a read in tx and hands each row to fn, streaming: a copy of
@@ -217,12 +213,7 @@ func eachRow(ctx context.Context, tx pgx.Tx, what, query string, fn func(pgx.Col
 		return fmt.Errorf("postgres: copy: %s: %w", what, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return fmt.Errorf("postgres: copy: %s: %w", what, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := state.Stream(rows, func(r pgx.Rows) error { return fn(r) }); err != nil {
 		return fmt.Errorf("postgres: copy: %s: %w", what, err)
 	}
 	return nil

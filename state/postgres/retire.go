@@ -19,14 +19,7 @@ func (s *Store) Retirement(ctx context.Context) (*state.Retirement, error) {
 // Retire implements state.StoreCopier.
 func (s *Store) Retire(ctx context.Context, r state.Retirement) error {
 	return pgx.BeginTxFunc(ctx, s.pool, s.begin, func(tx pgx.Tx) error {
-		tables := make([]string, len(copiedTables))
-		for i, t := range copiedTables {
-			tables[i] = "{schema}." + t
-		}
-		if _, err := tx.Exec(ctx, s.sql(`LOCK TABLE `+strings.Join(tables, ", ")+` IN EXCLUSIVE MODE`)); err != nil {
-			return fmt.Errorf("postgres: retire: lock: %w", err)
-		}
-		if err := s.refuseMove(ctx, tx); err != nil {
+		if err := s.lockForMove(ctx, tx); err != nil {
 			return err
 		}
 		return s.retire(ctx, tx, r)

@@ -75,49 +75,47 @@ func copyRows(ctx context.Context, tx *sql.Tx, w state.CopyWriter, opts state.Co
 	if err != nil {
 		return err
 	}
-	err = eachRow(ctx, tx, "edges", `SELECT "env", "task", "depends_on", "type", "implicit", "cross" FROM "edges" ORDER BY "env", "task", "depends_on", "type"`, nil, func(sc rowScanner) error {
-		var e state.EdgeRecord
-		if err := sc.Scan(&e.Env, &e.Task, &e.DependsOn, &e.Type, &e.Implicit, &e.Cross); err != nil {
-			return err
-		}
-		return w.Edge(e)
-	})
-	if err != nil {
-		return err
+	steps := []struct {
+		what, query string
+		row         func(rowScanner) error
+	}{
+		{"edges", `SELECT "env", "task", "depends_on", "type", "implicit", "cross" FROM "edges" ORDER BY "env", "task", "depends_on", "type"`, func(sc rowScanner) error {
+			var e state.EdgeRecord
+			if err := sc.Scan(&e.Env, &e.Task, &e.DependsOn, &e.Type, &e.Implicit, &e.Cross); err != nil {
+				return err
+			}
+			return w.Edge(e)
+		}},
+		{"definitions", `SELECT m."env", m."name", d."fingerprint", d."definition", d."first_seen"
+			FROM "definitions" d JOIN "models" m ON m."id" = d."model_id" ORDER BY m."env", m."name", d."first_seen"`, func(sc rowScanner) error {
+			var d state.DefinitionRecord
+			var first int64
+			if err := sc.Scan(&d.Env, &d.Model, &d.Fingerprint, &d.Definition, &first); err != nil {
+				return err
+			}
+			d.FirstSeen = fromMicros(first)
+			return w.Definition(d)
+		}},
+		{"runs", `SELECT ` + runColumns + ` FROM "runs" ORDER BY "id"`, func(sc rowScanner) error {
+			r, err := scanRun(sc)
+			if err != nil {
+				return err
+			}
+			return w.Run(r)
+		}},
+		{"task runs", `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
+			FROM "task_runs" ORDER BY "run_id", "task_id", "attempt"`, func(sc rowScanner) error {
+			e, err := scanTaskRun(sc)
+			if err != nil {
+				return err
+			}
+			return w.TaskRun(e)
+		}},
 	}
-	err = eachRow(ctx, tx, "definitions", `SELECT m."env", m."name", d."fingerprint", d."definition", d."first_seen"
-		FROM "definitions" d JOIN "models" m ON m."id" = d."model_id" ORDER BY m."env", m."name", d."first_seen"`, nil, func(sc rowScanner) error {
-		var d state.DefinitionRecord
-		var first int64
-		if err := sc.Scan(&d.Env, &d.Model, &d.Fingerprint, &d.Definition, &first); err != nil {
+	for _, st := range steps {
+		if err := eachRow(ctx, tx, st.what, st.query, nil, st.row); err != nil {
 			return err
 		}
-		d.FirstSeen = fromMicros(first)
-		return w.Definition(d)
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(ctx, tx, "runs", `SELECT `+runColumns+` FROM "runs" ORDER BY "id"`, nil, func(sc rowScanner) error {
-		r, err := scanRun(sc)
-		if err != nil {
-			return err
-		}
-		return w.Run(r)
-	})
-	if err != nil {
-		return err
-	}
-	err = eachRow(ctx, tx, "task runs", `SELECT "run_id", "task_id", "attempt", "status", "started_at", "finished_at", "rows_written", "target_count", "error"
-		FROM "task_runs" ORDER BY "run_id", "task_id", "attempt"`, nil, func(sc rowScanner) error {
-		e, err := scanTaskRun(sc)
-		if err != nil {
-			return err
-		}
-		return w.TaskRun(e)
-	})
-	if err != nil {
-		return err
 	}
 	if err := copyUnits(ctx, tx, w, models, opts.Progress); err != nil {
 		return err
@@ -154,34 +152,27 @@ func copyRows(ctx context.Context, tx *sql.Tx, w state.CopyWriter, opts state.Co
 // (what lets a writer rebuild coverage in one pass), reporting progress
 // every 10,000 units and at the end.
 func copyUnits(ctx context.Context, tx *sql.Tx, w state.CopyWriter, models []modelRef, progress func(done, total int64)) error {
-	var total, done int64
+	var total int64
 	if progress != nil {
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM "units"`).Scan(&total); err != nil {
 			return fmt.Errorf("sqlite: copy: count units: %w", err)
 		}
-		progress(0, total)
 	}
+	p := state.NewCopyProgress(progress, total)
 	for _, m := range models {
 		err := eachRow(ctx, tx, "units", `SELECT `+unitColumns+` FROM "units" WHERE "model_id" = ? ORDER BY "since"`, []any{m.id}, func(sc rowScanner) error {
 			u, err := scanUnit(sc, m)
 			if err != nil {
 				return err
 			}
-			if err := w.Unit(u); err != nil {
-				return err
-			}
-			if done++; progress != nil && done%10_000 == 0 {
-				progress(done, total)
-			}
-			return nil
+			p.Add()
+			return w.Unit(u)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	if progress != nil {
-		progress(done, total)
-	}
+	p.Finish()
 	return nil
 }
 
@@ -192,17 +183,11 @@ func refuseMove(ctx context.Context, tx *sql.Tx) error {
 	if err != nil {
 		return err
 	}
-	if r != nil {
-		return &state.RetiredError{Action: "store copy", Retirement: *r}
-	}
 	var running int64
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM "units" WHERE "status" = 'running'`).Scan(&running); err != nil {
 		return fmt.Errorf("sqlite: copy: running units: %w", err)
 	}
-	if running > 0 {
-		return &state.CopyBusyError{Running: running}
-	}
-	return nil
+	return state.CheckMove(r, running)
 }
 
 // eachRow runs a read on q and hands each row to fn, streaming: a copy of
@@ -213,12 +198,7 @@ func eachRow(ctx context.Context, q querier, what, query string, args []any, fn 
 		return fmt.Errorf("sqlite: copy: %s: %w", what, err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := fn(rows); err != nil {
-			return fmt.Errorf("sqlite: copy: %s: %w", what, err)
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := state.Stream(rows, func(r *sql.Rows) error { return fn(r) }); err != nil {
 		return fmt.Errorf("sqlite: copy: %s: %w", what, err)
 	}
 	return nil

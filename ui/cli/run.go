@@ -386,23 +386,31 @@ func (c *cmdContext) confirmTorch(ctx gocontext.Context, plan *engine.Plan, yes 
 	if yes {
 		return ExitOK, true
 	}
-	if !runStdinIsTerminal(c.In) {
-		fmt.Fprintln(c.Err, "bollhav run: --mode torch deletes state and needs confirmation, but stdin is not a terminal: pass --yes to run it; nothing was changed")
-		return ExitUsage, false
-	}
 	deleted := 0
 	for _, mp := range plan.Models {
 		deleted += planDeleted(mp)
 	}
-	fmt.Fprintf(c.Err, "Torch %d model(s) in %s: %d unit(s) deleted or uncovered and rebuilt. Type yes to go on: ",
-		len(plan.Models), spec.Env{Suffix: plan.Env}, deleted)
+	return c.askYes(ctx, "run", "torch", "--mode torch deletes state and needs confirmation, but stdin is not a terminal: pass --yes to run it",
+		fmt.Sprintf("Torch %d model(s) in %s: %d unit(s) deleted or uncovered and rebuilt.", len(plan.Models), spec.Env{Suffix: plan.Env}, deleted))
+}
+
+// askYes asks question on a terminal and goes on only on "yes"; without a
+// terminal it refuses with noTerminal, which names the flag that confirms
+// instead. It returns false, with the exit code, when cmd must not go on;
+// every refusal says that nothing was changed.
+func (c *cmdContext) askYes(ctx gocontext.Context, cmd, what, noTerminal, question string) (int, bool) {
+	if !runStdinIsTerminal(c.In) {
+		fmt.Fprintf(c.Err, "bollhav %s: %s; nothing was changed\n", cmd, noTerminal)
+		return ExitUsage, false
+	}
+	fmt.Fprintf(c.Err, "%s Type yes to go on: ", question)
 	answer, err := readAnswer(ctx, c.In)
 	if err != nil {
-		fmt.Fprintln(c.Err, "\nbollhav run: interrupted: nothing was changed")
+		fmt.Fprintf(c.Err, "\nbollhav %s: interrupted: nothing was changed\n", cmd)
 		return ExitFailure, false
 	}
 	if answer != "yes" {
-		fmt.Fprintln(c.Err, "bollhav run: torch not confirmed: nothing was changed")
+		fmt.Fprintf(c.Err, "bollhav %s: %s not confirmed: nothing was changed\n", cmd, what)
 		return ExitFailure, false
 	}
 	return ExitOK, true

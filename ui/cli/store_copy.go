@@ -156,21 +156,9 @@ func (c *cmdContext) openCopySource(ctx gocontext.Context, cmd string) (*engine.
 // confirmMove asks for "yes" on a terminal before a move retires the
 // source; without a terminal the move needs --yes.
 func (c *cmdContext) confirmMove(ctx gocontext.Context, from, to string) (int, bool) {
-	if !runStdinIsTerminal(c.In) {
-		fmt.Fprintln(c.Err, "bollhav store copy: a move retires this store (it refuses every write afterwards) and needs confirmation, but stdin is not a terminal: pass --yes, or --snapshot to copy without moving; nothing was changed")
-		return ExitUsage, false
-	}
-	fmt.Fprintf(c.Err, "Move the state of %s to %s? %s will refuse every write afterwards. Type yes to go on: ", from, to, from)
-	answer, err := readAnswer(ctx, c.In)
-	if err != nil {
-		fmt.Fprintln(c.Err, "\nbollhav store copy: interrupted: nothing was changed")
-		return ExitFailure, false
-	}
-	if answer != "yes" {
-		fmt.Fprintln(c.Err, "bollhav store copy: move not confirmed: nothing was changed")
-		return ExitFailure, false
-	}
-	return ExitOK, true
+	return c.askYes(ctx, "store copy", "move",
+		"a move retires this store (it refuses every write afterwards) and needs confirmation, but stdin is not a terminal: pass --yes, or --snapshot to copy without moving",
+		fmt.Sprintf("Move the state of %s to %s? %s will refuse every write afterwards.", from, to, from))
 }
 
 // copyBar draws the copy's progress on a terminal (stderr): a bar and the
