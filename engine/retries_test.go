@@ -83,8 +83,7 @@ func TestRunRetriesAFailedUnitWithinItsBudget(t *testing.T) {
 // alert run, and the run ends failed.
 func TestRunWithABudgetSpentSkipsSuccessDependents(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		spec := strings.Replace(skipSpec, "    run: {command: [\"true\"]}\n  - name: mart.daily",
-			"    retry: {attempts: 2, delay: 20ms}\n    run: {command: [\"true\"]}\n  - name: mart.daily", 1)
+		spec := strings.Replace(skipSpec, "{name: raw.orders, pipeline: shop,", "{name: raw.orders, pipeline: shop, retry: {attempts: 2, delay: 20ms},", 1)
 		e := runEngine(t, s, spec)
 		bad := hours(5, 6)
 		exec := failingHour(bad)

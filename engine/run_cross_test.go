@@ -15,20 +15,9 @@ import (
 // crossEdgeSpec: pipeline y alerts on pipeline x's load failing and copies it
 // when it succeeded, both through explicit after: edges across pipelines.
 const crossEdgeSpec = `models:
-  - name: x.load
-    pipeline: x
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: y.alert
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: x.load, on: failure}]
-    run: {command: ["true"]}
-  - name: y.copy
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: x.load, on: success}]
-    run: {command: ["true"]}
+  - {name: x.load, pipeline: x, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: y.alert, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: x.load, on: failure}], run: {command: ["true"]}}
+  - {name: y.copy, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: x.load, on: success}], run: {command: ["true"]}}
 `
 
 // TestCrossPipelineEdgesAreJudged: an explicit edge onto another pipeline's
@@ -267,20 +256,9 @@ func TestCrossPipelineUpstreamStillRunningHasNoOutcome(t *testing.T) {
 
 // ANY over one cross edge (lost) and one same-pipeline edge (lost).
 const mixedLostSpec = `models:
-  - name: x.load
-    pipeline: x
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: y.first
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: y.last
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run_condition: any
-    after: [{task: x.load, on: success}, {task: y.first, on: success}]
-    run: {command: ["true"]}
+  - {name: x.load, pipeline: x, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: y.first, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: y.last, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run_condition: any, after: [{task: x.load, on: success}, {task: y.first, on: success}], run: {command: ["true"]}}
 `
 
 func TestLostEdgesOfBothKindsHoldTheUnit(t *testing.T) {

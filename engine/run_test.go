@@ -77,15 +77,8 @@ func runEngine(t *testing.T, s state.Store, yaml string) *Engine {
 }
 
 const chainSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 func firstDay() *state.Window { w := days(0, 1); return &w }
@@ -140,26 +133,10 @@ func TestRunChainAppliesUpstreamFirst(t *testing.T) {
 // top of its gated upstream), an ALWAYS cleanup behind that dependent and a
 // FAILURE alert on the load.
 const skipSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: mart.daily
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    after: [{task: raw.orders, on: success}]
-    run: {command: ["true"]}
-  - name: ops.cleanup
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: mart.daily, on: always}]
-    run: {command: ["true"]}
-  - name: ops.alert
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: raw.orders, on: failure}]
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: mart.daily, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.orders, contract: encapsulate}], after: [{task: raw.orders, on: success}], run: {command: ["true"]}}
+  - {name: ops.cleanup, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: mart.daily, on: always}], run: {command: ["true"]}}
+  - {name: ops.alert, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: raw.orders, on: failure}], run: {command: ["true"]}}
 `
 
 // failingHour is an executor under which raw.orders fails over bad.
@@ -312,20 +289,9 @@ func TestRunImplicitEdgeJudgesEachWindow(t *testing.T) {
 }
 
 const edgeSpec = `models:
-  - name: raw.orders
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    run: {command: ["true"]}
-  - name: ops.alert
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: raw.orders, on: failure}]
-    run: {command: ["true"]}
-  - name: mart.copy
-    pipeline: shop
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: raw.orders, on: has_data}]
-    run: {command: ["true"]}
+  - {name: raw.orders, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: ops.alert, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: raw.orders, on: failure}], run: {command: ["true"]}}
+  - {name: mart.copy, pipeline: shop, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: raw.orders, on: has_data}], run: {command: ["true"]}}
 `
 
 func TestRunFailureEdgeRunsOnlyWhenUpstreamFailed(t *testing.T) {
@@ -631,7 +597,7 @@ echo rows_written=7
 // A gated upstream in another pipeline, in the same run, still runs first.
 func TestRunCrossPipelineUpstreamInTheSameRunRunsFirst(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		e := runEngine(t, s, strings.Replace(chainSpec, "    pipeline: shop\n    chunking: {interval: 1h", "    pipeline: ingest\n    chunking: {interval: 1h", 1))
+		e := runEngine(t, s, strings.Replace(chainSpec, "{name: raw.orders, pipeline: shop,", "{name: raw.orders, pipeline: ingest,", 1))
 		if e.spec.Model("raw.orders").Pipeline != "ingest" {
 			t.Fatal("test setup: raw.orders must be in another pipeline")
 		}
