@@ -15,11 +15,7 @@ import (
 // perWindowSpec: pipeline y copies x.a's days once x.a succeeded over them.
 const perWindowSpec = `models:
   - {name: x.a, pipeline: x, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: y.copy
-    pipeline: y
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: x.a, on: success}]
-    run: {command: ["true"]}
+  - {name: y.copy, pipeline: y, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: x.a, on: success}], run: {command: ["true"]}}
 `
 
 // unitsOf lists a model's units as "window status reason", in window order.
@@ -84,11 +80,7 @@ func TestCrossPipelineAfterEdgeIsJudgedPerWindowWithOrWithoutARunWindow(t *testi
 // failure.
 const skipSpecAfter = `models:
   - {name: p.a, pipeline: p, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: p.on_success
-    pipeline: p
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    after: [{task: p.a, on: success}]
-    run: {command: ["true"]}
+  - {name: p.on_success, pipeline: p, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: p.a, on: success}], run: {command: ["true"]}}
 `
 
 // TestASkippedTaskHoldsItsUnitsWithTheReasonEverywhere: p.a fails one of

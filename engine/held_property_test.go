@@ -19,11 +19,7 @@ import (
 const heldSpec = `models:
   - {name: ingest.a, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - {name: ingest.b, pipeline: ingest, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: core.c
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: ingest.a, contract: encapsulate}, {name: ingest.b, contract: exact}]
-    run: {command: ["true"]}
+  - {name: core.c, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: ingest.a, contract: encapsulate}, {name: ingest.b, contract: exact}], run: {command: ["true"]}}
   - {name: core.d, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: core.c, on: success}], run: {command: ["true"]}}
   - {name: rep.e, pipeline: rep, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, after: [{task: ingest.b, on: success}], run: {command: ["true"]}}
   - {name: rep.f, pipeline: rep, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: core.c, contract: through}], run: {command: ["true"]}}

@@ -14,11 +14,7 @@ import (
 // whatever its outcome, and a failed hour leaves its day blocked.
 const crossChainSpec = `models:
   - {name: raw.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: mart.daily
-    pipeline: mart
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.orders, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: mart.daily, pipeline: mart, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.orders, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // failHour fails raw.orders' hour bad and runs everything else.

@@ -15,11 +15,7 @@ import (
 const twoRootsSpec = `models:
   - {name: ingest.orders, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
   - {name: ingest.fx, pipeline: ingest, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: core.orders_daily
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: ingest.orders, contract: encapsulate}, {name: ingest.fx, contract: exact}]
-    run: {command: ["true"]}
+  - {name: core.orders_daily, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: ingest.orders, contract: encapsulate}, {name: ingest.fx, contract: exact}], run: {command: ["true"]}}
 `
 
 // TestAUnitHeldByTwoRootsCountsUnderBoth: day 0 of core.orders_daily waits

@@ -18,11 +18,7 @@ import (
 const besideSpec = `models:
   - {name: raw.a, pipeline: raw, chunking: {interval: 1h, start: "2025-01-01"}, run: {command: ["true"]}}
   - {name: raw.b, pipeline: raw, chunking: {interval: 1h, start: "2025-01-01"}, run: {command: ["true"]}}
-  - name: core.c
-    pipeline: core
-    chunking: {interval: 1d, start: "2025-01-01"}
-    upstream: [{name: raw.a, contract: encapsulate}, {name: raw.b, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: core.c, pipeline: core, chunking: {interval: 1d, start: "2025-01-01"}, upstream: [{name: raw.a, contract: encapsulate}, {name: raw.b, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // Workers sharing the store with a run claim whatever is pending, so they

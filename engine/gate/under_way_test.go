@@ -15,14 +15,8 @@ import (
 const underWaySpec = `models:
   - {name: raw.h, chunking: {interval: 1h, start: "2026-01-01"}, run: {command: ["true"]}}
   - {name: raw.d, chunking: {interval: 1d, start: "2026-01-01"}, run: {command: ["true"]}}
-  - name: core.enc
-    chunking: {interval: 1d, start: "2026-01-01"}
-    upstream: [{name: raw.h, contract: encapsulate}]
-    run: {command: ["true"]}
-  - name: core.exact
-    chunking: {interval: 1d, start: "2026-01-01"}
-    upstream: [{name: raw.d, contract: exact}]
-    run: {command: ["true"]}
+  - {name: core.enc, chunking: {interval: 1d, start: "2026-01-01"}, upstream: [{name: raw.h, contract: encapsulate}], run: {command: ["true"]}}
+  - {name: core.exact, chunking: {interval: 1d, start: "2026-01-01"}, upstream: [{name: raw.d, contract: exact}], run: {command: ["true"]}}
 `
 
 // TestUnderWayWaitsOnlyForWorkInFlight: a unit whose missing upstream

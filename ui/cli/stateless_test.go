@@ -12,18 +12,8 @@ import (
 // ops.core_failure_alert). Each appends a line to a file per run.
 const statelessSpec = `models:
   - {name: p.a, pipeline: p, chunking: {interval: 1d, start: "2026-11-01"}, run: {command: ["true"]}}
-  - name: p.notify
-    pipeline: p
-    temporality: timeless
-    state: false
-    after: [{task: p.a, on: success}]
-    run: {command: ["sh", "-c", "echo ran >> notify.txt"]}
-  - name: p.alert
-    pipeline: p
-    temporality: timeless
-    state: false
-    after: [{task: p.a, on: failure}]
-    run: {command: ["sh", "-c", "echo ran >> alert.txt"]}
+  - {name: p.notify, pipeline: p, temporality: timeless, state: false, after: [{task: p.a, on: success}], run: {command: ["sh", "-c", "echo ran >> notify.txt"]}}
+  - {name: p.alert, pipeline: p, temporality: timeless, state: false, after: [{task: p.a, on: failure}], run: {command: ["sh", "-c", "echo ran >> alert.txt"]}}
 `
 
 // TestStatelessModelKeepsNoState: a model with state: false runs when its

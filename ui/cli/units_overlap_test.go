@@ -11,10 +11,7 @@ import (
 )
 
 const overlapSpec = `models:
-  - name: stage.f
-    pipeline: stage
-    chunking: {interval: 6h, start: "2026-01-01T00:00:00Z", flexibility: flex}
-    run: {command: ["true"]}
+  - {name: stage.f, pipeline: stage, chunking: {interval: 6h, start: "2026-01-01T00:00:00Z", flexibility: flex}, run: {command: ["true"]}}
 `
 
 // units names the overlap lock: a pending unit of a flexible model that a

@@ -16,11 +16,7 @@ import (
 
 const underWayCLISpec = `models:
   - {name: raw.h, pipeline: ingest, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - name: core.d
-    pipeline: core
-    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
-    upstream: [{name: raw.h, contract: encapsulate}]
-    run: {command: ["true"]}
+  - {name: core.d, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}, upstream: [{name: raw.h, contract: encapsulate}], run: {command: ["true"]}}
 `
 
 // `why` on a pending day whose last four hours are running says it waits on
