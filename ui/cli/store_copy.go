@@ -161,9 +161,10 @@ func (c *cmdContext) confirmMove(ctx gocontext.Context, from, to string) (int, b
 		fmt.Sprintf("Move the state of %s to %s? %s will refuse every write afterwards.", from, to, from))
 }
 
-// copyBar draws the copy's progress on a terminal (stderr): a bar and the
-// units copied, redrawn in place at most ten times a second. Elsewhere it
-// draws nothing.
+// copyBar draws the copy's progress on a terminal: a bar and the units
+// copied, redrawn in place at most ten times a second. It draws on stdout,
+// as run's live view does — stderr carries only others' words, cleaned
+// (untrusted.Writer) — and only for text output; elsewhere nothing.
 type copyBar struct {
 	mu    sync.Mutex
 	out   io.Writer
@@ -173,11 +174,16 @@ type copyBar struct {
 }
 
 func (c *cmdContext) newCopyBar() *copyBar {
-	b := &copyBar{bar: progress.New(progress.WithWidth(40), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))}
-	if runIsTerminal(c.Err) {
-		b.out = c.Err
+	var out io.Writer
+	if c.Output != "json" && runIsTerminal(c.Out) {
+		out = colorWriter(c.Out) // NO_COLOR and the terminal's colours, as run's view
 	}
-	return b
+	return newCopyBar(out)
+}
+
+// newCopyBar draws on out; nil draws nothing.
+func newCopyBar(out io.Writer) *copyBar {
+	return &copyBar{out: out, bar: progress.New(progress.WithWidth(40), progress.WithoutPercentage(), progress.WithFillCharacters('█', '░'))}
 }
 
 func (b *copyBar) show(done, total int64) {

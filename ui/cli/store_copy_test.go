@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/bollhav/bollhav/state/postgres/pgtest"
 	"github.com/bollhav/bollhav/state/sqlite/sqlitetest"
@@ -197,4 +200,34 @@ func withoutRetired(t *testing.T, doc string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestCopyBarRedrawsOneLine: on a terminal the copy's progress is one line
+// redrawn in place (each drawing starts with a carriage return), its bar
+// filled as far as the units copied, ended by a newline; off a terminal
+// (no writer) nothing is drawn.
+func TestCopyBarRedrawsOneLine(t *testing.T) {
+	var buf strings.Builder
+	b := newCopyBar(&buf)
+	b.show(0, 20_000)
+	b.last = b.last.Add(-time.Second) // the next drawing is due
+	b.show(10_000, 20_000)
+	b.show(20_000, 20_000)
+	b.done()
+	out := ansi.Strip(buf.String())
+	draws := strings.Split(strings.TrimSuffix(out, "\n"), "\r")[1:]
+	if len(draws) != 3 || !strings.HasSuffix(out, "\n") || strings.Count(out, "\n") != 1 {
+		t.Fatalf("%q: want three drawings on one line, then a newline", out)
+	}
+	for i, want := range []struct {
+		full  int
+		count string
+	}{{0, "0/20,000 units"}, {20, "10,000/20,000 units"}, {40, "20,000/20,000 units"}} {
+		if got := strings.Count(draws[i], "█"); got != want.full || !strings.HasSuffix(draws[i], " "+want.count) {
+			t.Errorf("drawing %d %q: %d of 40 filled, want %d, ending %q", i, draws[i], got, want.full, want.count)
+		}
+	}
+	silent := newCopyBar(nil)
+	silent.show(1, 2)
+	silent.done()
 }
