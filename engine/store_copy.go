@@ -100,7 +100,7 @@ func (e *Engine) CopyStore(ctx context.Context, target state.Store, opts CopyOpt
 	if err != nil {
 		return nil, fmt.Errorf("store copy: %w", err)
 	}
-	cw := &countingWriter{CopyWriter: w, rows: res.Rows, audit: state.AuditEntry{At: now, Actor: e.opts.Actor, Action: action, Args: args, Outcome: "ok"}}
+	cw := &countingWriter{CopyWriter: newPipeWriter(w), rows: res.Rows, audit: state.AuditEntry{At: now, Actor: e.opts.Actor, Action: action, Args: args, Outcome: "ok"}}
 	if err := src.CopyOut(ctx, cw, out); err != nil {
 		if cw.committed {
 			return nil, fmt.Errorf("store copy: the copy into %s committed, but this store was not retired: %w; "+
