@@ -57,6 +57,7 @@ BEGIN {
     # Issue 35: the longest a worker's write waited while the store was
     # upgraded from version 7, beside its slowest write before the upgrade.
     # build=in-transaction is the earlier releases' upgrade, for reference.
+    if (!("max-write-wait-ms" in m)) next
     v = m["max-write-wait-ms"] * 1e6; value = human(v)
     floor = human(m["write-floor-ms"] * 1e6)
     if (m["write-floor-ms"] > 0) ratio = sprintf("%.1f", m["max-write-wait-ms"] / m["write-floor-ms"])
