@@ -2,9 +2,11 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +34,9 @@ const upgradeFromVersion = 7
 // plain index builds, for the figure before. ns/op and upgrade-s are the
 // upgrade's time; max-write-wait-ms is the longest any write took from
 // its start to its commit while the upgrade ran (goal: under a second),
-// and write-floor-ms the longest before it began.
+// and write-floor-ms the longest before it began. lock-wait-samples/op
+// counts the times (sampled every 5 ms) the writer was seen waiting on a
+// lock; -v logs every wait seen, beside what the upgrade ran then.
 func BenchmarkUpgradeLock(b *testing.B) {
 	if os.Getenv(gen.BenchUnitsEnvVar) == "" {
 		b.Skipf("%s is unset: the upgrade is only worth timing at a production store's size", gen.BenchUnitsEnvVar)
@@ -54,11 +58,13 @@ func BenchmarkUpgradeLock(b *testing.B) {
 				waits.max = max(waits.max, w.max)
 				waits.floor = max(waits.floor, w.floor)
 				waits.writes += w.writes
+				waits.lockWaits += w.lockWaits
 			}
 			b.ReportMetric(waits.upgrade.Seconds()/float64(b.N), "upgrade-s")
 			b.ReportMetric(float64(waits.max.Microseconds())/1000, "max-write-wait-ms")
 			b.ReportMetric(float64(waits.floor.Microseconds())/1000, "write-floor-ms")
 			b.ReportMetric(float64(waits.writes)/float64(b.N), "writes/op")
+			b.ReportMetric(float64(waits.lockWaits)/float64(b.N), "lock-wait-samples/op")
 		})
 	}
 }
@@ -68,6 +74,7 @@ type upgradeWaits struct {
 	upgrade    time.Duration // the upgrade, start to finish
 	max, floor time.Duration // the longest write during it, and before it
 	writes     int           // writes that committed during it
+	lockWaits  int           // samples that saw the writer wait on a lock
 }
 
 // upgradeFixture makes a version-7 store of units units over models models
@@ -149,12 +156,13 @@ func upgradeFixture(b *testing.B, dsn string, units, models int, ms []migration)
 func timeUpgrade(b *testing.B, dsn, schema string, pool *pgxpool.Pool, ms []migration, concurrent bool) upgradeWaits {
 	b.Helper()
 	ctx := b.Context()
-	upool, err := pgxpool.New(ctx, dsn)
+	upgrader, writer := pgtest.ApplicationName("bollhav_bench_upgrade_"), pgtest.ApplicationName("bollhav_bench_writer_")
+	upool, err := pgxpool.New(ctx, pgtest.WithApplicationName(dsn, upgrader))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer upool.Close()
-	wpool, err := pgxpool.New(ctx, dsn)
+	wpool, err := pgxpool.New(ctx, pgtest.WithApplicationName(dsn, writer))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -200,6 +208,8 @@ func timeUpgrade(b *testing.B, dsn, schema string, pool *pgxpool.Pool, ms []migr
 		}
 	}()
 
+	waits := sampleWaits(ctx, pool, writer, upgrader, stop)
+
 	b.StartTimer()
 	started := time.Now()
 	if concurrent {
@@ -211,6 +221,7 @@ func timeUpgrade(b *testing.B, dsn, schema string, pool *pgxpool.Pool, ms []migr
 	b.StopTimer()
 	close(stop)
 	r := <-done
+	seen := <-waits
 	if err != nil {
 		b.Fatalf("the upgrade: %v", err)
 	}
@@ -221,7 +232,48 @@ func timeUpgrade(b *testing.B, dsn, schema string, pool *pgxpool.Pool, ms []migr
 	if err := pool.QueryRow(ctx, sqlFor(schema, `SELECT max(version) FROM {schema}.schema_version`)).Scan(&version); err != nil || version != len(ms) {
 		b.Fatalf("after the upgrade: version %d, %v; want %d", version, err, len(ms))
 	}
-	return upgradeWaits{upgrade: upgrade, max: slices.Max(append(r.waits, 0)), floor: floor, writes: r.writes}
+	lockWaits := 0
+	for what, n := range seen {
+		b.Logf("the writer waited on %s: %d samples", what, n)
+		if strings.HasPrefix(what, "Lock:") {
+			lockWaits += n
+		}
+	}
+	return upgradeWaits{upgrade: upgrade, max: slices.Max(append(r.waits, 0)), floor: floor, writes: r.writes, lockWaits: lockWaits}
+}
+
+// sampleWaits looks at the writer's backend every 5 ms until stop, and
+// counts what it was seen waiting on (wait_event_type:wait_event) beside
+// what the upgrader ran then: a lock the upgrade holds shows as a Lock
+// wait, a slow disk as an IO or WAL one.
+func sampleWaits(ctx context.Context, pool *pgxpool.Pool, writer, upgrader string, stop <-chan struct{}) <-chan map[string]int {
+	out := make(chan map[string]int, 1)
+	go func() {
+		seen := map[string]int{}
+		defer func() { out <- seen }()
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			var what string
+			err := pool.QueryRow(ctx, `SELECT w.wait_event_type || ':' || w.wait_event || ' while the upgrade ran '
+				|| coalesce((SELECT left(regexp_replace(u.query, '\s+', ' ', 'g'), 70) FROM pg_stat_activity u
+				             WHERE u.application_name = $2 AND u.state = 'active' LIMIT 1), 'nothing')
+				FROM pg_stat_activity w WHERE w.application_name = $1 AND w.state = 'active' AND w.wait_event_type IS NOT NULL`,
+				writer, upgrader).Scan(&what)
+			if err == nil {
+				seen[what]++
+			} else if !errors.Is(err, pgx.ErrNoRows) {
+				seen["(sampling failed: "+err.Error()+")"]++
+				return
+			}
+		}
+	}()
+	return out
 }
 
 // upgradeInOneTransaction upgrades schema as releases before issue 35 did:
