@@ -31,7 +31,7 @@ const upgradeFromVersion = 7
 //
 // build=concurrent is this release's upgrade; build=in-transaction runs the
 // same migrations the way earlier releases did, in one transaction with
-// plain index builds, for the figure before. ns/op and upgrade-s are the
+// plain index builds, for the figure before (up to 1M units). ns/op and upgrade-s are the
 // upgrade's time; max-write-wait-ms is the longest any write took from
 // its start to its commit while the upgrade ran (goal: under a second),
 // and write-floor-ms the longest before it began. lock-wait-samples/op
@@ -49,6 +49,11 @@ func BenchmarkUpgradeLock(b *testing.B) {
 	}
 	for _, mode := range []string{"concurrent", "in-transaction"} {
 		b.Run(fmt.Sprintf("units=%s/build=%s", gen.SizeName(units), mode), func(b *testing.B) {
+			if mode == "in-transaction" && units > 1_000_000 {
+				// Its figure is the whole upgrade at any size, and its
+				// fixture takes a quarter of an hour at 10M.
+				b.Skip("the earlier releases' upgrade is measured up to 1M units")
+			}
 			var waits upgradeWaits
 			for range b.N {
 				b.StopTimer()
