@@ -11,9 +11,10 @@ import (
 // An index a migration adds to a table that may already hold millions of
 // rows is built with CREATE INDEX CONCURRENTLY, written so in the migration
 // file. A plain CREATE INDEX holds a SHARE lock on its table for the whole
-// build (minutes on a 10M-unit store) and, in the migration's transaction,
-// until the upgrade commits: every worker's claim and completion waits that
-// long, and, queued behind it, so does every later one (issue 35). A
+// build and, in the migration's transaction, until the upgrade commits
+// (the upgrade from version 7 takes about 20 s at 10M units here): every
+// worker's claim and completion waits that long, and, queued behind it, so
+// does every later one (issue 35, docs/BENCHMARKS.md, UpgradeLock). A
 // concurrent build takes a lock that writes do not wait on; the price is
 // that it cannot run inside a transaction, and that a build that fails
 // leaves an INVALID index of its name behind.
