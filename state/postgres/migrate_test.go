@@ -103,12 +103,11 @@ func oldUnits(exec func(string, ...any), units []oldUnit, appliedAt func(hour in
 	}
 }
 
-// upgradeFrom is the set-up every upgrade test shares: a fresh schema at
-// version (this release's migrations up to it), the rows fill writes
-// through exec (its {schema} named; a statement that fails fails t), then
-// this release's Open of the schema, which upgrades it. It returns the store,
-// closed when t ends, and the pool and schema, for reading rows as they are.
-func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) (*Store, *pgxpool.Pool, string) {
+// oldSchema is a fresh schema at version (this release's migrations up to
+// it) holding the rows fill writes through exec (its {schema} named; a
+// statement that fails fails t). It returns the DSN, a pool on it and the
+// schema.
+func oldSchema(t *testing.T, version int, fill func(exec func(query string, args ...any))) (string, *pgxpool.Pool, string) {
 	t.Helper()
 	ctx := t.Context()
 	dsn := pgtest.DSN(t)
@@ -127,8 +126,16 @@ func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, ar
 			t.Fatal(err)
 		}
 	})
+	return dsn, pool, schema
+}
 
-	s, err := Open(ctx, dsn, Options{Schema: schema})
+// upgradeFrom is the set-up every upgrade test shares: oldSchema, then this
+// release's Open of the schema, which upgrades it. It returns the store,
+// closed when t ends, and the pool and schema, for reading rows as they are.
+func upgradeFrom(t *testing.T, version int, fill func(exec func(query string, args ...any))) (*Store, *pgxpool.Pool, string) {
+	t.Helper()
+	dsn, pool, schema := oldSchema(t, version, fill)
+	s, err := Open(t.Context(), dsn, Options{Schema: schema})
 	if err != nil {
 		t.Fatalf("Open of a version %d schema: %v", version, err)
 	}
@@ -200,8 +207,9 @@ func catalog(t *testing.T, pool *pgxpool.Pool, schema string) string {
 }
 
 // TestConcurrentOpen: processes starting at once on a fresh schema, and
-// later ones upgrading it at once, queue on the migration lock; every one
-// opens the store, and each migration runs exactly once.
+// later ones upgrading it at once (one of its migrations a concurrent
+// index build), take turns with the migration lock; every one opens the
+// store, and each migration runs exactly once.
 func TestConcurrentOpen(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	schema := pgtest.Schema(t, dsn)
@@ -237,8 +245,10 @@ func TestConcurrentOpen(t *testing.T) {
 
 	// The next release's binaries start at once on the existing store. A
 	// statement that is not idempotent (ADD COLUMN without IF NOT EXISTS)
-	// fails unless the migration runs once.
-	ms = append(ms, migration{version: len(ms) + 1, name: "next", sql: `ALTER TABLE {schema}.units ADD COLUMN note text`})
+	// fails unless the migration runs once. The index is built
+	// concurrently while the others wait for the lock.
+	ms = append(ms, migration{version: len(ms) + 1, name: "next", sql: `ALTER TABLE {schema}.units ADD COLUMN note text`},
+		migration{version: len(ms) + 2, name: "after_next", sql: `CREATE INDEX CONCURRENTLY units_note ON {schema}.units (note);`})
 	pool := testPool(t, dsn)
 	errs = make(chan error, processes)
 	for range processes {

@@ -4,4 +4,8 @@
 -- whole backlog: 2.2 s a claim at 1,000 models × 1,000 pending units
 -- before, see docs/BENCHMARKS.md. The index is partial, so applied history
 -- (most rows) costs it nothing.
-CREATE INDEX units_pending_claim_order ON {schema}.units (env, since, until, model, id) WHERE status = 'pending';
+-- Built CONCURRENTLY (issue 35): an upgrade of a large store does not hold
+-- back workers' writes for the build; a new store's is a plain build
+-- (migrate_index.go). Stores that applied this file before it said so hold
+-- the same index.
+CREATE INDEX CONCURRENTLY units_pending_claim_order ON {schema}.units (env, since, until, model, id) WHERE status = 'pending';

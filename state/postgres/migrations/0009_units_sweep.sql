@@ -4,5 +4,9 @@
 -- where the heap holds 300, and no sort. Each unit version sits in one of
 -- the two, so together they cost one index entry per version; status is
 -- already in units_status, so a status change was never a HOT update.
-CREATE INDEX units_sweep_outstanding ON {schema}.units (env, model, since, until) INCLUDE (status) WHERE status <> 'applied';
-CREATE INDEX units_sweep_applied ON {schema}.units (env, model, since, until) INCLUDE (applied_at) WHERE status = 'applied';
+-- Both built CONCURRENTLY (issue 35): an upgrade of a large store does not
+-- hold back workers' writes for the builds; a new store's are plain builds
+-- (migrate_index.go). Stores that applied this file before it said so hold
+-- the same indexes.
+CREATE INDEX CONCURRENTLY units_sweep_outstanding ON {schema}.units (env, model, since, until) INCLUDE (status) WHERE status <> 'applied';
+CREATE INDEX CONCURRENTLY units_sweep_applied ON {schema}.units (env, model, since, until) INCLUDE (applied_at) WHERE status = 'applied';

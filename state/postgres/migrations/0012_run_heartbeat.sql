@@ -4,6 +4,11 @@
 -- rescues leases (docs/semantics.md, "Runs and other workers"). Runs
 -- recorded before this read their started_at.
 ALTER TABLE {schema}.runs ADD COLUMN heartbeat_at timestamptz;
-CREATE INDEX runs_running ON {schema}.runs (env) WHERE status = 'running';
+-- Both built CONCURRENTLY (issue 35): an upgrade of a large store does not
+-- hold back workers' writes for the builds; a new store's are plain builds
+-- (migrate_index.go). On an upgrade they run before the ALTER TABLE above,
+-- and read nothing it adds. Stores that applied this file before it said
+-- so hold the same indexes.
+CREATE INDEX CONCURRENTLY runs_running ON {schema}.runs (env) WHERE status = 'running';
 -- A run's units running under a lease: what says a run still holds one.
-CREATE INDEX units_running_run ON {schema}.units (run_id) WHERE status = 'running';
+CREATE INDEX CONCURRENTLY units_running_run ON {schema}.units (run_id) WHERE status = 'running';
