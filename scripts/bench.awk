@@ -53,6 +53,11 @@ BEGIN {
     limit = (name ~ /postgres/) ? 250e6 : 1e9
     goal = "<= " human(limit) " (p50)"; ok = verdict(v, limit, 1)
     if ("max-ns" in m) goal = goal ", max " human(m["max-ns"])
+  } else if (name ~ /^StoreCopy/) {
+    # Issue 35: `bollhav store copy` of the whole state, SQLite into an
+    # empty PostgreSQL schema (a move's direction) and back (a snapshot's).
+    value = human(m["ns/op"])
+    goal = sprintf("< 60 s (%.0f units/s)", m["units/s"]); ok = verdict(m["ns/op"], 60e9, 1)
   } else if (name ~ /^UpgradeLock/) {
     # Issue 35: the longest a worker's write waited while the store was
     # upgraded from version 7, beside its slowest write before the upgrade.
