@@ -13,6 +13,9 @@ import (
 // ErrWhyNeedsTime is Why asked about a temporal model without a time.
 var ErrWhyNeedsTime = errors.New("a temporal model needs a time inside the window to explain")
 
+// ErrBeforeStart is a time asked of a model before its first window.
+var ErrBeforeStart = errors.New("before its first window")
+
 // StatusMissing is the status Why gives a window the store holds no unit
 // for: never prefilled, or deleted by a torch. It is not a unit status.
 const StatusMissing state.UnitStatus = "missing"
@@ -347,7 +350,7 @@ func (an *analysis) unitAt(ctx context.Context, m *spec.Model, at time.Time, reg
 		return nil, state.Window{}, fmt.Errorf("model %s: %w", m.Name, ErrWhyNeedsTime)
 	}
 	if at.Before(c.Start) {
-		return nil, state.Window{}, fmt.Errorf("model %s starts at %s: %s is before its first window", m.Name, state.FormatTime(c.Start), state.FormatTime(at))
+		return nil, state.Window{}, fmt.Errorf("model %s starts at %s: %s is %w", m.Name, state.FormatTime(c.Start), state.FormatTime(at), ErrBeforeStart)
 	}
 	grid, err := state.NewGrid(c.Start, c.Interval, c.Location)
 	if err != nil {
