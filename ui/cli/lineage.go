@@ -214,13 +214,13 @@ type lineageJSON struct {
 	Edges []lineageEdgeJSON `json:"edges"`
 }
 
+// lineageNodeJSON is a node: its model and the unit holding the time
+// (unitRefJSON), with the model's place and counts.
 type lineageNodeJSON struct {
-	Model    string         `json:"model"`
+	unitRefJSON
 	Pipeline string         `json:"pipeline"`
 	Shape    string         `json:"shape"`
 	Layer    int            `json:"layer"`
-	Since    *string        `json:"since"`
-	Until    *string        `json:"until"`
 	Status   string         `json:"status"`
 	Counts   map[string]int `json:"counts"`
 	Problem  string         `json:"problem,omitempty"`
@@ -238,8 +238,8 @@ type lineageEdgeJSON struct {
 func lineageToJSON(r *engine.LineageReport) lineageJSON {
 	out := lineageJSON{Focus: r.Focus, At: state.FormatTime(r.At), Up: r.Up, Down: r.Down, Nodes: []lineageNodeJSON{}, Edges: []lineageEdgeJSON{}}
 	for _, n := range r.Nodes {
-		j := lineageNodeJSON{Model: n.Model, Pipeline: n.Pipeline, Shape: n.Shape, Layer: n.Layer, Status: string(n.Status), Counts: map[string]int{}, Problem: n.Problem}
-		j.Since, j.Until = whyWindowJSON(n.Window)
+		j := lineageNodeJSON{unitRefJSON: unitRef(n.Model, n.Window), Pipeline: n.Pipeline, Shape: n.Shape, Layer: n.Layer, Status: string(n.Status),
+			Counts: map[string]int{}, Problem: n.Problem}
 		for _, st := range state.Statuses {
 			j.Counts[string(st)] = n.Counts[st]
 		}
