@@ -152,7 +152,8 @@ type CopyBusyError struct {
 }
 
 func (e *CopyBusyError) Error() string {
-	return fmt.Sprintf("%d unit(s) are running in this store: a move would strand their workers; wait for the runs to end (bollhav ui's runs view), then copy again", e.Running)
+	return fmt.Sprintf("%d unit(s) are running in this store: a move would strand their workers; wait for the runs to end (bollhav ui's runs view), then copy again "+
+		"(a unit whose worker died stays running until its lease expires and a run or a worker takes it over)", e.Running)
 }
 
 // CheckMove is the refusal both backends give a move of a store retired
