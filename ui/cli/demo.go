@@ -19,6 +19,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "build and run a demo shop project in ./bollhav-demo, then open the UI",
+		globals: []string{gTheme},
 		long: `demo creates ./bollhav-demo (a spec, scripts, landing CSV files and the embedded
 SQLite store, which also holds the models' data) and runs a small web shop's
 pipelines in it: ingest (orders, payments, clicks, an alert on failure), core

@@ -23,6 +23,7 @@ func init() {
 		name:    "why",
 		args:    "MODEL [--at TIME]",
 		summary: "explain a unit: each gated upstream's verdict, the root-cause chain upstream, the unblock frontier",
+		globals: append(storeGlobals, gAsOf, gTheme),
 		long: `why finds the unit of MODEL that contains TIME (the grid window of a fixed
 model, the stored unit or chunk window of a flexible one; a timeless model has one
 unit and needs no --at) and evaluates its gate now (or at --as-of), changing
