@@ -109,6 +109,9 @@ type cmdContext struct {
 	// clean-up that hangs (a unit's command that ignores the stop, a store
 	// that does not answer) is not left unkillable.
 	restoreSignals func()
+	// notes are said on stderr after the command's output when it
+	// succeeds: what it read instead of a store that is not there yet.
+	notes []string
 }
 
 func (c *cmdContext) flagGiven(name string) bool { return c.given[name] }
@@ -224,6 +227,11 @@ func (p process) runCommand(cmd *command, g Globals, globals *pflag.FlagSet, arg
 		defer gocontext.AfterFunc(p.ctx, p.restoreSignals)()
 	}
 	code := cmd.run(c, fs.Args())
+	if code == ExitOK {
+		for _, n := range c.notes {
+			fmt.Fprintf(s.Err, "bollhav %s: %s\n", cmd.name, n)
+		}
+	}
 	if p.ctx.Err() != nil && !cmd.ownsSignals {
 		// The command has cleaned up (its deferred closes ran); whatever
 		// it printed about its cancelled work, the status says why.
