@@ -11,6 +11,7 @@ func init() {
 	register(&command{
 		name:    "apply",
 		summary: "validate the spec and register it in the state store",
+		globals: append(storeGlobals, gReadOnly, gAllowLint),
 		long: `apply registers every model of the spec, with its definition, shape and task
 edges, in the store of --dsn for the environment of --env. A fixed model whose
 grain changed while it has units is refused (nothing is registered): re-chunking

@@ -22,6 +22,7 @@ func init() {
 	register(&command{
 		name:    "blocked",
 		summary: "every blocked unit with its reason, what holds the most first",
+		globals: append(storeGlobals, gAsOf),
 		long: `blocked lists the units whose last gate evaluation blocked them, with their
 blocked_reason and what each holds: how many units downstream (directly or through
 other models, along gated edges) wait on them — units of downstream models that

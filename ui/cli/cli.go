@@ -10,6 +10,7 @@ import (
 	"io"
 	"maps"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -68,13 +69,19 @@ func (g *Globals) register(fs *pflag.FlagSet) {
 
 // command is one subcommand: its help and its body.
 type command struct {
-	name     string
+	name string
+	// args is what the usage line names after the command: its arguments
+	// and the flags it cannot do without ("[flags]" is added).
 	args     string
 	summary  string
 	long     string
 	examples []string
 	flags    func(fs *pflag.FlagSet)
-	run      func(c *cmdContext, args []string) int
+	// globals are the global flags the command uses, by name; its help
+	// lists only those. Every command still accepts them all (a script
+	// may give --dsn to every command), and checkGlobals checks them all.
+	globals []string
+	run     func(c *cmdContext, args []string) int
 	// ownsSignals marks a command that stops on SIGINT or SIGTERM its own
 	// way and says how in its exit status (run, worker, watch, serve, demo,
 	// ui: each documents it in its help), and decides itself whether a
@@ -102,6 +109,9 @@ type cmdContext struct {
 	// clean-up that hangs (a unit's command that ignores the stop, a store
 	// that does not answer) is not left unkillable.
 	restoreSignals func()
+	// notes are said on stderr after the command's output when it
+	// succeeds: what it read instead of a store that is not there yet.
+	notes []string
 }
 
 func (c *cmdContext) flagGiven(name string) bool { return c.given[name] }
@@ -150,7 +160,7 @@ func mainContext(ctx gocontext.Context, restoreSignals func(), args []string, s 
 	}
 	switch {
 	case *version:
-		fmt.Fprintln(s.Out, "bollhav", Version())
+		fmt.Fprintf(s.Out, "bollhav %s\n%s %s/%s\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 		return ExitOK
 	case *help:
 		printUsage(s.Out)
@@ -217,6 +227,11 @@ func (p process) runCommand(cmd *command, g Globals, globals *pflag.FlagSet, arg
 		defer gocontext.AfterFunc(p.ctx, p.restoreSignals)()
 	}
 	code := cmd.run(c, fs.Args())
+	if code == ExitOK {
+		for _, n := range c.notes {
+			fmt.Fprintf(s.Err, "bollhav %s: %s\n", cmd.name, n)
+		}
+	}
 	if p.ctx.Err() != nil && !cmd.ownsSignals {
 		// The command has cleaned up (its deferred closes ran); whatever
 		// it printed about its cancelled work, the status says why.
@@ -254,9 +269,32 @@ func commandFlags(cmd *command, g *Globals) *pflag.FlagSet {
 	if cmd.flags != nil {
 		cmd.flags(fs)
 	}
+	own := map[string]bool{}
+	fs.VisitAll(func(f *pflag.Flag) { own[f.Name] = true })
 	g.register(fs)
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !own[f.Name] && !slices.Contains(cmd.globals, f.Name) {
+			_ = fs.MarkHidden(f.Name)
+		}
+	})
 	return fs
 }
+
+// Global flag names, for commands' globals.
+const (
+	gSpec      = "spec"
+	gDSN       = "dsn"
+	gEnv       = "env"
+	gOutput    = "output"
+	gAsOf      = "as-of"
+	gReadOnly  = "read-only"
+	gAllowLint = "allow-lint-errors"
+	gTheme     = "theme"
+)
+
+// storeGlobals are the globals of a command that reads the store of an
+// environment and prints text or JSON.
+var storeGlobals = []string{gSpec, gDSN, gEnv, gOutput}
 
 // fail prints err for the command and returns its exit code: usage errors
 // and everything else alike exit 2 unless the caller decides otherwise.
@@ -288,8 +326,13 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "bollhav %s — a pipeline explorer with an embedded engine\n\n", Version())
 	fmt.Fprintln(w, "Usage: bollhav [global flags] <command> [args]")
 	fmt.Fprintln(w, "\nCommands:")
-	for _, n := range slices.Sorted(maps.Keys(commands)) {
-		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	names := slices.Sorted(maps.Keys(commands))
+	width := 0
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nGlobal flags:")
 	var g Globals
@@ -300,7 +343,7 @@ func printUsage(w io.Writer) {
 }
 
 func printCommandHelp(w io.Writer, cmd *command) {
-	fmt.Fprintf(w, "Usage: bollhav %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", usageLine(cmd), cmd.summary)
 	if cmd.long != "" {
 		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.long))
 	}
@@ -315,10 +358,55 @@ func printCommandHelp(w io.Writer, cmd *command) {
 	}
 }
 
-// Version is the module version the binary was built from, or "dev".
+// usageLine is a command's usage: its name, its arguments and the flags
+// it cannot do without, then [flags].
+func usageLine(cmd *command) string {
+	return strings.Join(slices.DeleteFunc([]string{"bollhav", cmd.name, cmd.args, "[flags]"}, func(s string) bool { return s == "" }), " ")
+}
+
+// Version is what the binary was built from (versionOf its build
+// information).
 func Version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = nil
 	}
-	return "dev"
+	return versionOf(bi)
+}
+
+// versionOf is the version bi names: the module's (go install
+// …@v1.2.3, or the pseudo-version go build stamps in a git clone), else
+// the VCS revision and commit time go build recorded, marked "modified"
+// when the tree had uncommitted changes, else "devel" and why there is
+// nothing more to say.
+func versionOf(bi *debug.BuildInfo) string {
+	if bi == nil {
+		return "devel (no build information)"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	var rev, at string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel, with no version or VCS information built in (-buildvcs=false, or not built in a git clone)"
+	}
+	v := "devel " + rev[:min(len(rev), 12)]
+	if at != "" {
+		v += " " + at
+	}
+	if modified {
+		v += " modified"
+	}
+	return v
 }

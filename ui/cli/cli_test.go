@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"testing"
@@ -50,8 +52,11 @@ const smallSpec = `models:
 
 func TestVersionAndHelp(t *testing.T) {
 	code, out, _ := run(t, "--version")
-	if code != 0 || !strings.HasPrefix(out, "bollhav ") {
-		t.Fatalf("--version: code %d, out %q", code, out)
+	if want := "bollhav " + Version() + "\n" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + "\n"; code != 0 || out != want {
+		t.Fatalf("--version: code %d, out %q, want %q", code, out, want)
+	}
+	if strings.HasPrefix(out, "bollhav dev\n") {
+		t.Errorf("--version prints the old placeholder: %q", out)
 	}
 	code, out, _ = run(t, "help")
 	if code != 0 || !strings.Contains(out, "lint") || !strings.Contains(out, "graph") {
@@ -64,6 +69,142 @@ func TestVersionAndHelp(t *testing.T) {
 	code, out2, _ := run(t, "graph", "--help")
 	if code != 0 || out2 != out {
 		t.Fatalf("graph --help is help graph: code %d\n%s", code, out2)
+	}
+}
+
+// TestVersionFromBuildInfo: --version names the module version a build
+// carries (go install …@v1.2.3, or the pseudo-version go build stamps in a
+// git clone), else the VCS revision and commit time, marked modified for a
+// dirty tree, else says there is none — never one placeholder for all.
+func TestVersionFromBuildInfo(t *testing.T) {
+	vcs := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i+1 < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name string
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{"go install of a tag", &debug.BuildInfo{Main: debug.Module{Version: "v1.4.2"}}, "v1.4.2"},
+		{"go build in a clone", &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261129214258-0123456789ab+dirty"},
+			Settings: vcs("vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-29T21:42:58Z")}, "v0.0.0-20261129214258-0123456789ab+dirty"},
+		{"VCS only", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: vcs("vcs", "git", "vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-29T21:42:58Z", "vcs.modified", "false")},
+			"devel 0123456789ab 2026-11-29T21:42:58Z"},
+		{"VCS, uncommitted changes", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"},
+			Settings: vcs("vcs.revision", "0123456789abcdef0123", "vcs.time", "2026-11-29T21:42:58Z", "vcs.modified", "true")},
+			"devel 0123456789ab 2026-11-29T21:42:58Z modified"},
+		{"nothing built in", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: vcs("-buildvcs", "false")},
+			"devel, with no version or VCS information built in (-buildvcs=false, or not built in a git clone)"},
+		{"no build information", nil, "devel (no build information)"},
+	} {
+		if got := versionOf(c.bi); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestHelpAlignsEveryCommand: bollhav help lists every command, each
+// summary starting in one column however long the name (incidents, nine
+// letters, once pushed its own out).
+func TestHelpAlignsEveryCommand(t *testing.T) {
+	_, out, _ := run(t, "help")
+	_, block, ok := strings.Cut(out, "\nCommands:\n")
+	if !ok {
+		t.Fatalf("no Commands: block\n%s", out)
+	}
+	block, _, _ = strings.Cut(block, "\n\n")
+	column := -1
+	seen := map[string]bool{}
+	for _, line := range strings.Split(block, "\n") {
+		name := strings.Fields(line)[0]
+		seen[name] = true
+		col := strings.Index(line, commands[name].summary)
+		switch {
+		case col < 0:
+			t.Errorf("%q does not carry %s's summary", line, name)
+		case column < 0:
+			column = col
+		case col != column:
+			t.Errorf("%s's summary starts at column %d, the others' at %d:\n%s", name, col, column, block)
+		}
+	}
+	for name := range commands {
+		if !seen[name] {
+			t.Errorf("help does not list %s", name)
+		}
+	}
+	if !strings.Contains(commands["incidents"].summary, "failures first, then by units held") {
+		t.Errorf("incidents' summary does not say its order: %q", commands["incidents"].summary)
+	}
+}
+
+// TestCommandHelpListsTheFlagsItUses: a command's help lists its own flags
+// and the global flags it uses, not the others — graph and lint open no
+// store, status evaluates nothing as of a time and changes nothing, run
+// and worker refuse --as-of, demo its own store and spec — yet every
+// command still accepts every global flag.
+func TestCommandHelpListsTheFlagsItUses(t *testing.T) {
+	for _, c := range []struct {
+		cmd        string
+		want, gone []string
+	}{
+		{"graph", []string{"--spec", "--output", "--format"}, []string{"--dsn", "--env", "--as-of", "--read-only", "--allow-lint-errors", "--theme"}},
+		{"lint", []string{"--spec", "--output"}, []string{"--dsn", "--env", "--as-of", "--read-only", "--allow-lint-errors", "--theme"}},
+		{"status", []string{"--spec", "--dsn", "--env", "--output", "--theme"}, []string{"--as-of", "--read-only", "--allow-lint-errors"}},
+		{"incidents", []string{"--spec", "--dsn", "--env", "--output", "--as-of"}, []string{"--read-only", "--allow-lint-errors", "--theme"}},
+		{"run", []string{"--spec", "--dsn", "--read-only", "--allow-lint-errors", "--mode", "--since"}, []string{"--as-of"}},
+		{"worker", []string{"--spec", "--dsn", "--lease"}, []string{"--as-of", "--output", "--theme"}},
+		{"demo", []string{"--dir", "--no-ui", "--theme"}, []string{"--spec", "--dsn", "--env", "--as-of", "--read-only", "--output"}},
+		{"serve", []string{"--ssh", "--metrics", "--dsn", "--read-only"}, []string{"--as-of", "--output"}},
+		{"store", []string{"--to", "--dsn", "--read-only"}, []string{"--env", "--as-of", "--theme"}},
+	} {
+		_, out, _ := run(t, c.cmd, "--help")
+		_, flags, _ := strings.Cut(out, "\nFlags:\n")
+		flags, _, _ = strings.Cut(flags, "\n\n")
+		for _, f := range c.want {
+			if !strings.Contains(flags, f+" ") && !strings.Contains(flags, f+"[") {
+				t.Errorf("%s --help does not list %s:\n%s", c.cmd, f, flags)
+			}
+		}
+		for _, f := range c.gone {
+			if strings.Contains(flags, f+" ") || strings.Contains(flags, f+"[") {
+				t.Errorf("%s --help lists %s, which it does not use:\n%s", c.cmd, f, flags)
+			}
+		}
+	}
+	sp := writeSpec(t, smallSpec)
+	if code, _, errOut := run(t, "graph", "--spec", sp, "--dsn", filepath.Join(t.TempDir(), "x.db"), "--env", "dev"); code != 0 {
+		t.Errorf("graph with --dsn and --env: exit %d, %s", code, errOut)
+	}
+}
+
+// TestUsageLinesNameRequiredFlags: each command's usage line names what it
+// cannot do without, then [flags]: serve needs --ssh or --metrics, store
+// copy --to, mark its window and status, why and units a MODEL.
+func TestUsageLinesNameRequiredFlags(t *testing.T) {
+	want := map[string]string{
+		"serve":  "Usage: bollhav serve --ssh ADDR and/or --metrics ADDR [flags]",
+		"store":  "Usage: bollhav store copy --to DSN [flags]",
+		"mark":   "Usage: bollhav mark MODEL --since T --until T --status applied|pending [flags]",
+		"why":    "Usage: bollhav why MODEL [--at TIME] [flags]",
+		"units":  "Usage: bollhav units MODEL [flags]",
+		"run":    "Usage: bollhav run [MODEL…] [flags]",
+		"status": "Usage: bollhav status [flags]",
+	}
+	for name := range commands {
+		_, out, _ := run(t, "help", name)
+		line, _, _ := strings.Cut(out, "\n")
+		if w, ok := want[name]; ok && line != w {
+			t.Errorf("help %s: %q, want %q", name, line, w)
+		}
+		if !strings.HasPrefix(line, "Usage: bollhav "+name+" ") || !strings.HasSuffix(line, " [flags]") || strings.Contains(line, "  ") {
+			t.Errorf("help %s: usage line %q", name, line)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	gocontext "context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "build and run a demo shop project in ./bollhav-demo, then open the UI",
+		globals: []string{gTheme},
 		long: `demo creates ./bollhav-demo (a spec, scripts, landing CSV files and the embedded
 SQLite store, which also holds the models' data) and runs a small web shop's
 pipelines in it: ingest (orders, payments, clicks, an alert on failure), core
@@ -26,6 +28,14 @@ pipelines in it: ingest (orders, payments, clicks, an alert on failure), core
 revenue). The payment provider was down for one hour, so that unit fails and
 everything that needs it is blocked; click data loaded hours ago makes some
 KPI days stale; a dev environment (--env dev) holds a copy of one model.
+
+The outage lasts until scripts/outage in the folder is removed: then the
+provider is back, and the failed hour loads when it runs again — from the UI
+(r on its incident, d for what waits downstream, y), or with mark and run as
+the demo prints. A rerun of demo does not bring the outage back.
+
+The demo runs on SQLite only: its SQL is SQLite's, and its data lives in
+the embedded store's file. examples/shop runs on PostgreSQL.
 
 The first run seeds the store in two passes (one as of two hours before
 midnight, one now) and one dev run. A rerun reuses the folder: it catches up
@@ -61,7 +71,7 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 	case len(args) > 0:
 		return c.fail("demo", &usageError{fmt.Sprintf("unexpected argument %q", args[0])})
 	case c.flagGiven("dsn"):
-		return c.fail("demo", &usageError{"the demo runs on its own embedded SQLite store; drop --dsn (run the other commands with --spec " + filepath.Join(f.dir, "bollhav.yaml") + " --dsn … to try PostgreSQL)"})
+		return c.fail("demo", &usageError{"the demo runs on its own embedded SQLite store only (its SQL is SQLite's, and its data lives in the store's file); drop --dsn. examples/shop runs on PostgreSQL"})
 	case c.flagGiven("spec"):
 		return c.fail("demo", &usageError{"the demo writes its own spec; use --dir to choose its folder"})
 	case c.ReadOnly:
@@ -215,26 +225,39 @@ func printDemoSummary(ctx gocontext.Context, c *cmdContext, e *engine.Engine, di
 		rows = append(rows, row)
 	}
 	printTable(c.Out, []string{"PIPELINE", "MODEL", "APPLIED", "BLOCKED", "FAILED", "PENDING"}, rows)
-	bin := "bollhav"
-	if exe, err := os.Executable(); err == nil && strings.Contains(exe, "go-build") {
-		bin = "go run ."
-	}
 	sp := filepath.Join(dir, "bollhav.yaml")
 	blockedDay := clock.Outage.Truncate(24 * time.Hour).Add(24 * time.Hour)
+	bin := "bollhav --spec " + sp
 	try := []string{
-		fmt.Sprintf("%s --spec %s status", bin, sp),
-		fmt.Sprintf("%s --spec %s blocked", bin, sp),
-		fmt.Sprintf("%s --spec %s why core.daily_revenue --at %s", bin, sp, blockedDay.Format(time.DateOnly)),
-		fmt.Sprintf("%s --spec %s units raw.payments --status failed", bin, sp),
-		fmt.Sprintf("%s --spec %s graph", bin, sp),
-		fmt.Sprintf("%s --spec %s plan core.daily_revenue --mode bulldozer --since %s --until %s", bin, sp,
+		bin + " incidents",
+		bin + " status",
+		bin + " blocked",
+		bin + " why core.daily_revenue",
+		bin + " units raw.payments --status failed",
+		bin + " graph",
+		fmt.Sprintf("%s plan core.daily_revenue --mode bulldozer --since %s --until %s", bin,
 			blockedDay.Format(time.DateOnly), blockedDay.Add(24*time.Hour).Format(time.DateOnly)),
-		fmt.Sprintf("%s --spec %s --env dev status", bin, sp),
-		fmt.Sprintf("%s --spec %s ui", bin, sp),
+		bin + " --env dev status",
+		bin + " ui",
 	}
 	fmt.Fprintln(c.Out, "\nTry next:")
 	for _, t := range try {
 		fmt.Fprintln(c.Out, "  "+t)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "scripts", "outage")); err == nil {
+		hour := state.Window{Since: clock.Outage, Until: clock.Outage.Add(time.Hour)}
+		fmt.Fprintln(c.Out, "\nThe payment provider's outage lasts until its marker goes; then re-run the hour and what waits on it")
+		fmt.Fprintln(c.Out, "(or, in the UI, r on the payments incident, d for downstream, y):")
+		for _, t := range []string{
+			"rm " + filepath.Join(dir, "scripts", "outage"),
+			fmt.Sprintf("%s mark raw.payments --since %s --until %s --status pending", bin, rfc3339(hour.Since), rfc3339(hour.Until)),
+			bin + " run",
+		} {
+			fmt.Fprintln(c.Out, "  "+t)
+		}
+	}
+	if _, err := exec.LookPath("bollhav"); err != nil {
+		fmt.Fprintln(c.Out, "\n(bollhav is not on your PATH: 'go install .' in the repository puts it in $(go env GOPATH)/bin,\n or 'go build -o bollhav .' builds ./bollhav)")
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/spec"
 )
 
 // demoFiles are the demo project's spec template and scripts.
@@ -43,8 +45,11 @@ func newDemoClock(now time.Time) demoClock {
 
 // writeDemoProject writes the spec, the scripts and the outage marker into
 // dir unless they exist (a rerun keeps them, and with them the timeline and
-// any edits), and returns the clock the spec was written with.
+// any edits). The outage marker is written with a new project only: once
+// it is removed the outage is over, and a rerun does not start it again.
 func writeDemoProject(dir string, clock demoClock) error {
+	_, err := os.Stat(filepath.Join(dir, "bollhav.yaml"))
+	fresh := os.IsNotExist(err)
 	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
 		return err
 	}
@@ -68,7 +73,7 @@ func writeDemoProject(dir string, clock demoClock) error {
 	}
 	for name, f := range files {
 		path := filepath.Join(dir, name)
-		if _, err := os.Stat(path); err == nil {
+		if _, err := os.Stat(path); err == nil || name == "scripts/outage" && !fresh {
 			continue
 		}
 		if err := os.WriteFile(path, f.body, f.mode); err != nil {
@@ -101,15 +106,24 @@ func DemoOutage(dir string) (time.Time, error) {
 }
 
 // readDemoClock reads the timeline back from an existing demo folder: the
-// outage marker and the start dates the spec was written with.
+// outage marker, or, once the outage is over (the marker removed), the
+// start of the hourly models in the spec, which the demo's first day
+// follows by six days.
 func readDemoClock(dir string) (demoClock, bool) {
-	outage, err := DemoOutage(dir)
+	if outage, err := DemoOutage(dir); err == nil {
+		c := newDemoClock(outage.Add(32 * time.Hour))
+		c.Outage = outage
+		return c, true
+	}
+	sp, err := spec.Load(filepath.Join(dir, "bollhav.yaml"))
 	if err != nil {
 		return demoClock{}, false
 	}
-	c := newDemoClock(outage.Add(32 * time.Hour))
-	c.Outage = outage
-	return c, true
+	m := sp.Model("raw.orders")
+	if m == nil || m.Chunking == nil {
+		return demoClock{}, false
+	}
+	return newDemoClock(m.Chunking.Start.AddDate(0, 0, 6)), true
 }
 
 // writeLandingFiles writes the shop's landing data from start up to now:

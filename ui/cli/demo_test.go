@@ -61,6 +61,14 @@ func TestDemoSeedsTheStory(t *testing.T) {
 	if !strings.Contains(demoSeedOutput, "Seeding the demo shop") || !strings.Contains(demoSeedOutput, "Try next:") {
 		t.Errorf("demo output:\n%s", demoSeedOutput)
 	}
+	// What to try next is in one form, the README's: bollhav, however the
+	// demo was started (go run . once printed "go run ." here).
+	_, next, _ := strings.Cut(demoSeedOutput, "Try next:\n")
+	for _, line := range strings.Split(next, "\n") {
+		if cmd, ok := strings.CutPrefix(line, "  "); ok && !strings.HasPrefix(cmd, "bollhav --spec ") && !strings.HasPrefix(cmd, "rm ") {
+			t.Errorf("a command to try is not in the README's form: %q", cmd)
+		}
+	}
 	var st demoStatus
 	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
 	if len(st.Models) < 8 {
@@ -153,6 +161,75 @@ func TestDemoWhyNamesTheFailedRoot(t *testing.T) {
 	}
 }
 
+// TestDemoFixLoopItPrints: the failed hour's error says how the demo's
+// outage ends; the repair demo prints — remove the outage marker, mark the
+// hour pending, run — run as printed, leaves no failed unit and no revenue
+// day blocked (before, the README's repair stopped at mark, and an r d y in
+// the UI failed again, the outage being for ever). A rerun of demo then
+// keeps the outage over and the spec as it was.
+func TestDemoFixLoopItPrints(t *testing.T) {
+	dir, sp := seedDemoDir(t)
+	var failed struct {
+		Units []struct{ Error string } `json:"units"`
+	}
+	jsonOf(t, &failed, "units", "raw.payments", "--status", "failed", "-o", "json", "--spec", sp)
+	if len(failed.Units) != 1 || !strings.Contains(failed.Units[0].Error, "the payment provider is down until scripts/outage is removed") {
+		t.Fatalf("the failed hour's error does not say how the outage ends: %+v", failed.Units)
+	}
+	code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui")
+	if code != ExitOK {
+		t.Fatalf("demo: exit %d\n%s", code, errOut)
+	}
+	_, fix, ok := strings.Cut(out, "re-run the hour and what waits on it\n")
+	if !ok {
+		t.Fatalf("demo prints no repair:\n%s", out)
+	}
+	var steps []string
+	for _, line := range strings.Split(fix, "\n")[1:] {
+		cmd, ok := strings.CutPrefix(line, "  ")
+		if !ok {
+			break
+		}
+		steps = append(steps, cmd)
+	}
+	if len(steps) != 3 {
+		t.Fatalf("the repair is %d steps, want rm, mark and run:\n%s", len(steps), fix)
+	}
+	for _, step := range steps {
+		f := strings.Fields(step)
+		switch f[0] {
+		case "rm":
+			if err := os.Remove(f[1]); err != nil {
+				t.Fatal(err)
+			}
+		case "bollhav":
+			if code, out, errOut := run(t, f[1:]...); code != ExitOK {
+				t.Fatalf("%s: exit %d\n%s%s", step, code, out, errOut)
+			}
+		default:
+			t.Fatalf("a repair step that is neither rm nor bollhav: %q", step)
+		}
+	}
+	var st demoStatus
+	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
+	if c := st.counts("raw.payments"); c["failed"] != 0 {
+		t.Errorf("raw.payments after the repair: %v", c)
+	}
+	if c := st.counts("core.daily_revenue"); c["blocked"] != 0 {
+		t.Errorf("core.daily_revenue after the repair: %v", c)
+	}
+	before, _ := os.ReadFile(sp)
+	if code, out, errOut := run(t, "demo", "--dir", dir, "--no-ui"); code != ExitOK || strings.Contains(out, "failed: raw.payments") || strings.Contains(out, "outage lasts until its marker goes") {
+		t.Fatalf("rerun after the repair: exit %d\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "scripts", "outage")); !os.IsNotExist(err) {
+		t.Errorf("a rerun brought the outage back (stat: %v)", err)
+	}
+	if after, _ := os.ReadFile(sp); string(after) != string(before) {
+		t.Error("a rerun after the outage rewrote the spec")
+	}
+}
+
 // TestDemoRerunReusesTheFolder: a second demo keeps the spec and its
 // timeline, catches up and duplicates nothing.
 func TestDemoRerunReusesTheFolder(t *testing.T) {
@@ -226,6 +303,11 @@ func TestDemoRefusesAnotherStore(t *testing.T) {
 		code, out, errOut := run(t, args...)
 		if code != ExitUsage || out != "" || strings.Contains(errOut, "secret") {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+		// The demo's SQL is SQLite's: nothing suggests running it on
+		// PostgreSQL (its units failed there, schema "raw" missing).
+		if args[3] == "--dsn" && (!strings.Contains(errOut, "embedded SQLite store only") || strings.Contains(errOut, "try PostgreSQL")) {
+			t.Errorf("--dsn refusal: %q", errOut)
 		}
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -17,6 +17,7 @@ func init() {
 	register(&command{
 		name:    "graph",
 		summary: "print each pipeline's tasks in waves, as text, dot, mermaid or json",
+		globals: []string{gSpec, gOutput},
 		long: `graph needs no state store. Each model is a task of its pipeline; its edges are
 its explicit 'after' entries plus an implicit SUCCESS edge for each gated
 upstream in the same pipeline. Dependencies on other pipelines are

@@ -16,7 +16,8 @@ import (
 func init() {
 	register(&command{
 		name:    "incidents",
-		summary: "what is broken, one row per root cause, failures first, then by what each holds",
+		summary: "what is broken, one row per root cause: failures first, then by units held",
+		globals: append(storeGlobals, gAsOf),
 		long: `incidents groups everything failed, blocked or stale into root causes: the
 failed (or retrying) units of one model are one incident however many windows
 failed; every blocked unit is walked upstream, as 'why' walks it, to the unit
@@ -29,19 +30,21 @@ applies them.
 Each incident shows its age (since its oldest root unit or blocked unit last
 changed), the one line to read first (the newest error, the stale verdict),
 the next retry when its units wait for one, the blocked units it holds (with
-how many it alone holds, when another root holds some too). Failures first,
-then by what each holds. Each ends with the 'why' command that explains the
-blocked unit behind it that holds the most.
+how many it alone holds, when another root holds some too). Failures first
+(failed units, gate errors, and outdated rows a contract waits on: no load
+heals them), then by units held. Each ends with the 'why' command that
+explains the blocked unit behind it that holds the most.
 
 With -o json:
   {"as_of","incidents":[{"kind","model","pipeline","since","until","units",
     "started_at","age_seconds","detail","retry":{"try","of","at","ended_run"},
     "blocked_units","releases","blocked_models":[],"focus":{"model","at"}}],
    "untraced","held","recheck":{"held","models":[]}}
-kind is failed, gate_error, stale, missing, blocked or released; since/until
-are the root units' first..last bounds (null when timeless); retry, null
-unless a unit waits for one, is the soonest: the next try, the model's
-retry.attempts and the not-before time; focus.at is null for a timeless model.
+kind is failed, gate_error, stale, outdated, missing, blocked or released;
+since/until are the root units' first..last bounds (null when timeless);
+retry, null unless a unit waits for one, is the soonest: the next try, the
+model's retry.attempts and the not-before time; focus.at is null for a
+timeless model.
 blocked_units counts the blocked units an incident holds (a unit held by two
 roots counts under both) and releases those it alone holds: fixing it alone
 releases them; held counts the blocked units held, each once.

@@ -65,7 +65,7 @@ func TestDemoIncidentsPutThePaymentsOutageFirst(t *testing.T) {
 	lines := strings.Split(out, "\n")
 	if !strings.HasPrefix(lines[0], "1. raw.payments failed · 1 unit "+outage.Format(time.RFC3339)) ||
 		!strings.Contains(lines[1], "503 Service Unavailable") ||
-		lines[2] != "   the payment provider is down; retry later" ||
+		lines[2] != "   the payment provider is down until scripts/outage is removed; retry then" ||
 		lines[3] != "   holds 4 units of core.daily_revenue, mart.monthly_revenue" ||
 		lines[4] != "   explain: bollhav why core.daily_revenue --at "+day {
 		t.Errorf("text:\n%s", out)

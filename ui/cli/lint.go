@@ -16,6 +16,7 @@ func init() {
 	register(&command{
 		name:    "lint",
 		summary: "check the spec: definition-time errors, contracts that can never be satisfied, silent data hazards",
+		globals: []string{gSpec, gOutput},
 		long: `lint needs no state store. It loads the spec (every definition-time error is
 reported with file:line:col, exit 2), then proves what it can before anything
 runs: contracts that can never be satisfied by construction (EXACT between

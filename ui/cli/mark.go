@@ -15,6 +15,7 @@ func init() {
 		name:    "mark",
 		args:    "MODEL --since T --until T --status applied|pending",
 		summary: "operator repair: set a model's units in a window to applied or pending (audited)",
+		globals: append(storeGlobals, gAsOf, gReadOnly),
 		long: `mark is the operator's repair. --status applied records that the units of
 MODEL inside [since, until) were loaded by hand (their applied_at is now);
 --status pending makes them run again. --as-of is refused with --status

@@ -17,8 +17,9 @@ func init() {
 	var f runFlags
 	register(&command{
 		name:    "plan",
-		args:    "[MODEL…] [flags]",
+		args:    "[MODEL…]",
 		summary: "show what a run with the same flags would change, changing nothing",
+		globals: append(storeGlobals, gAsOf),
 		long: `plan works out what 'bollhav run' with the same models and flags would do to
 the state store — per model, the units it would create (prefill), reset to
 pending, delete or uncover, and the units it would run — and changes nothing

@@ -56,8 +56,9 @@ func init() {
 	var f runFlags
 	register(&command{
 		name:    "run",
-		args:    "[MODEL…] [flags]",
+		args:    "[MODEL…]",
 		summary: "run models, a pipeline or the whole spec for a window and a STATE_MODE",
+		globals: append(storeGlobals, gReadOnly, gAllowLint, gTheme),
 		long: `run registers the spec, plans the request exactly as 'bollhav plan' shows it,
 applies the plan's state changes (prefill, resets, deletes) and executes the
 tasks in dependency order (their task graph): ready tasks start, unsatisfiable

@@ -22,7 +22,9 @@ func init() {
 	var f serveFlags
 	register(&command{
 		name:    "serve",
+		args:    "--ssh ADDR and/or --metrics ADDR",
 		summary: "the UI over SSH, and Prometheus metrics, for on-call",
+		globals: []string{gSpec, gDSN, gEnv, gReadOnly, gAllowLint, gTheme},
 		long: `serve --ssh ADDR serves the terminal UI over SSH; serve --metrics ADDR serves
 Prometheus metrics and health checks over HTTP. Give either or both. Each SSH
 session runs its own UI (its own window size and colours) over one engine and

@@ -222,6 +222,11 @@ func TestServeMetricsOnTheDemo(t *testing.T) {
 	if incidents := gauges(fams, "bollhav_open_incidents", "kind"); incidents["failed"] != 1 || incidents["stale"] != 1 {
 		t.Errorf("bollhav_open_incidents = %v, want raw.payments' failure and the stale clicks", incidents)
 	}
+	// One series per open root, with what `incidents` prints for it: an
+	// alert says "raw.payments failed, 4 units wait".
+	if holds := gauges(fams, "bollhav_incident_holds_units", "kind", "model", "pipeline"); holds["failed raw.payments ingest"] != 4 || holds["stale raw.clickstream ingest"] != 5 {
+		t.Errorf("bollhav_incident_holds_units = %v, want raw.payments' failure holding 4 and the stale clicks 5", holds)
+	}
 	checkLabels(t, fams, dir, "state.db")
 	if strings.Contains(body, dir) {
 		t.Errorf("/metrics names the demo's folder %s", dir)

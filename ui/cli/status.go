@@ -15,6 +15,7 @@ func init() {
 	register(&command{
 		name:    "status",
 		summary: "per model: shape, units by status, coverage and the last applied_at",
+		globals: append(storeGlobals, gTheme),
 		long: `status lists every model registered in the environment of --env (by apply
 or a run), and the spec's models not registered yet with zero counts, ordered
 by pipeline and name. For each: its shape (fix or flex and the interval, or

@@ -25,7 +25,9 @@ func init() {
 	var snapshot, yes bool
 	register(&command{
 		name:    "store",
+		args:    "copy --to DSN",
 		summary: "copy the state store into another (store copy --to DSN): move to PostgreSQL, or take a snapshot",
+		globals: []string{gSpec, gDSN, gOutput, gReadOnly},
 		long: `store copy copies the whole state — registrations, definition history, units,
 runs, task and unit attempts, the audit log — from the store that --dsn (or the
 default file beside the spec) opens into the empty store --to names, of either

@@ -159,7 +159,7 @@ func TestStoreCopyBadInput(t *testing.T) {
 	full := filepath.Join(dir, "full.db")
 	w.ok(t, "apply", "--spec", w.spec, "--dsn", full)
 	newer := filepath.Join(dir, "newer.db")
-	w.ok(t, "status", "--spec", w.spec, "--dsn", newer)
+	createEmptyStore(t, newer)
 	sqlitetest.Exec(t, newer, `INSERT INTO "schema_version" ("version", "name", "applied_at") VALUES (999, '0999_future.sql', 0)`)
 	for _, tc := range []struct {
 		name string

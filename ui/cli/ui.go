@@ -16,6 +16,7 @@ func init() {
 	register(&command{
 		name:    "ui",
 		summary: "the terminal UI: pipelines, coverage, why, blocked units and runs, live from the store (the default)",
+		globals: []string{gSpec, gDSN, gEnv, gAsOf, gReadOnly, gAllowLint, gTheme},
 		long: `ui opens the terminal UI on the state store of --dsn for the environment of
 --env (else SCHEMA_SUFFIX). It is what 'bollhav' alone opens on a terminal.
 

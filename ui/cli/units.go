@@ -30,6 +30,7 @@ func init() {
 		name:    "units",
 		args:    "MODEL",
 		summary: "list a model's state rows in window order, optionally narrowed by window and status",
+		globals: append(storeGlobals, gTheme),
 		long: `units streams MODEL's units (its state rows) in window order, without loading
 its history into memory: a fixed model's grid windows, a flexible model's
 covered units, or a timeless model's one existence row. --since and --until

@@ -20,6 +20,7 @@ func init() {
 		name:    "watch",
 		args:    "[MODEL…]",
 		summary: "print unit state transitions as they happen (NDJSON with -o json)",
+		globals: append(storeGlobals, gTheme),
 		long: `watch follows the state store's change feed and prints one line per change in
 the environment of --env, optionally only for the MODELs named: from now on,
 or from the start of the feed with --from-start. A bulk transition (a prefill,

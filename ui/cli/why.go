@@ -21,12 +21,15 @@ func init() {
 	var at string
 	register(&command{
 		name:    "why",
-		args:    "MODEL --at TIME",
+		args:    "MODEL [--at TIME]",
 		summary: "explain a unit: each gated upstream's verdict, the root-cause chain upstream, the unblock frontier",
+		globals: append(storeGlobals, gAsOf, gTheme),
 		long: `why finds the unit of MODEL that contains TIME (the grid window of a fixed
 model, the stored unit or chunk window of a flexible one; a timeless model has one
 unit and needs no --at) and evaluates its gate now (or at --as-of), changing
-nothing:
+nothing. Without --at it explains the model's failed or blocked unit that holds
+the most units downstream — a failed root wins a tie — the unit the UI's
+':why MODEL' explains; a model with nothing failed or blocked needs --at.
 
   upstreams    each gated upstream's verdict: contract, satisfied or not, stale,
                the missing ranges, the ages of the newest and oldest applied rows
@@ -56,12 +59,13 @@ reach are outdated names them ("built_on_outdated": [{"model","windows",
 "more"}]). An upstream whose require_current contract waits on outdated
 windows lists them apart from the missing ones ("outdated").`,
 		examples: []string{
+			"bollhav why warehouse.daily_orders",
 			"bollhav why warehouse.daily_orders --at 2026-01-05",
 			"bollhav why raw.orders --at 2026-01-05T13:20:00Z --as-of 2026-01-06T00:00:00Z",
 			"bollhav why warehouse.daily_orders --at 2026-01-05 -o json | jq '.root_cause[-1]'",
 		},
 		flags: func(fs *pflag.FlagSet) {
-			fs.StringVar(&at, "at", "", "a time inside the unit to explain: RFC 3339 or a date (not needed for a timeless model)")
+			fs.StringVar(&at, "at", "", "a time inside the unit to explain: RFC 3339 or a date (default: the model's failed or blocked unit that holds the most; not needed for a timeless model)")
 		},
 		run: func(c *cmdContext, args []string) int { return runWhy(c, args, at) },
 	})
@@ -229,6 +233,18 @@ func runWhy(c *cmdContext, args []string, at string) int {
 		}
 	}
 	return c.withEngine("why", nil, func(ctx gocontext.Context, e *engine.Engine) int {
+		if at == "" {
+			// The unit the UI's :why MODEL explains: the engine picks it.
+			var err error
+			if t, err = e.WorstUnitAt(ctx, model); err != nil {
+				if errors.Is(err, engine.ErrNothingToExplain) {
+					fmt.Fprintf(c.Err, "bollhav why: %s has no failed or blocked unit to explain: give --at TIME, a time inside the unit to explain\n", model)
+				} else {
+					fmt.Fprintf(c.Err, "bollhav why: %s\n", oneLine(err.Error()))
+				}
+				return ExitUsage
+			}
+		}
 		r, err := e.Why(ctx, model, t)
 		if err != nil {
 			if errors.Is(err, gate.ErrWhyNeedsTime) {

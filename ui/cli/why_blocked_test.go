@@ -237,7 +237,9 @@ func TestWhyBadInputExits2WithOneLine(t *testing.T) {
 	}{
 		{[]string{"why", "mart.daily", "--at", "yesterday"}, `bollhav why: --at: invalid time "yesterday"`},
 		{[]string{"why", "mart.daly", "--at", "2026-01-01"}, `bollhav why: unknown model "mart.daly": did you mean mart.daily?`},
-		{[]string{"why", "mart.daily"}, "bollhav why: model mart.daily is temporal: give --at TIME"},
+		// Nothing of mart.daily is failed or blocked in env dev: no unit to
+		// pick without --at.
+		{[]string{"why", "mart.daily", "--env", "dev"}, "bollhav why: mart.daily has no failed or blocked unit to explain: give --at TIME"},
 		{[]string{"why", "mart.daily", "--at", "2025-12-31"}, "bollhav why: model mart.daily starts at 2026-01-01T00:00:00Z"},
 		{[]string{"blocked", "--model", "nope.nope"}, `bollhav blocked: unknown model "nope.nope"`},
 		{[]string{"blocked", "--pipeline", "nope"}, `bollhav blocked: unknown pipeline "nope": the pipelines are core, ingest, reports`},
@@ -250,6 +252,54 @@ func TestWhyBadInputExits2WithOneLine(t *testing.T) {
 	// A missing MODEL is a usage error.
 	if code, _, errOut := run(t, append([]string{"why", "--at", "2026-01-01"}, world...)...); code != 2 || !strings.Contains(errOut, "MODEL") {
 		t.Errorf("no model: code %d, stderr %q", code, errOut)
+	}
+}
+
+// TestWhyWithoutAtExplainsTheWorstUnit: why MODEL with no --at explains
+// the unit the engine picks for the UI's :why MODEL (Engine.WorstUnitAt):
+// for raw.orders its failed hour 05 (the root mart.daily day 0 and the
+// snapshot wait on), for mart.daily its blocked day 0; the timeless
+// snapshot needs no time.
+func TestWhyWithoutAtExplainsTheWorstUnit(t *testing.T) {
+	world := wbWorld(t)
+	s, err := sqlite.Open(context.Background(), world[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sp, err := spec.Load(world[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC)
+	e := engine.New(s, sp, engine.Options{Now: func() time.Time { return now }})
+	for _, c := range []struct {
+		model, since, status string
+	}{
+		{"raw.orders", "2026-01-01T05:00:00Z", "failed"},
+		{"mart.daily", "2026-01-01T00:00:00Z", "blocked"},
+		{"report.snapshot", "", "blocked"},
+	} {
+		var got wbWhy
+		code, out, errOut := run(t, append([]string{"why", c.model, "-o", "json"}, world...)...)
+		if code != 0 {
+			t.Fatalf("why %s: exit %d, %s", c.model, code, errOut)
+		}
+		wbDecode(t, out, &got)
+		since := ""
+		if got.Since != nil {
+			since = *got.Since
+		}
+		if since != c.since || got.Status != c.status {
+			t.Errorf("why %s explains %q (%s), want %q (%s)", c.model, since, got.Status, c.since, c.status)
+		}
+		at, err := e.WorstUnitAt(context.Background(), c.model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := state.FormatTime(at); !at.IsZero() && since != want {
+			t.Errorf("why %s explains %s, the engine's pick for :why is %s", c.model, since, want)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ func init() {
 	register(&command{
 		name:    "worker",
 		summary: "claim and execute pending units until stopped (several may run against one store)",
+		globals: []string{gSpec, gDSN, gEnv, gReadOnly, gAllowLint},
 		long: `worker runs the spec's models: it claims pending units under a lease, gates
 each against its upstreams, executes it and records the outcome, until SIGINT or
 SIGTERM; then it takes no new work and lets the units it holds finish. A worker

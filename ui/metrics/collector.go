@@ -2,9 +2,11 @@ package metrics
 
 import (
 	"cmp"
-	"github.com/bollhav/bollhav/engine/gate"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/bollhav/bollhav/engine/gate"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -14,18 +16,29 @@ import (
 
 // The gauges read from the snapshot. Their labels are bounded by the spec:
 // a model, its pipeline and one of five statuses; never a window, a unit, a
-// run or anything of the DSN.
-const (
-	helpUnits     = "Units of each model by status (pending, running, applied, blocked, failed), as `bollhav status` counts them."
+// run or anything of the DSN. A HELP that names a label's values names them
+// from the list the values come from (listOf), so it names every one.
+var (
+	helpUnits     = "Units of each model by status (" + listOf(state.Statuses) + "), as `bollhav status` counts them."
 	helpBlocked   = "Blocked units of each model, as `bollhav blocked` lists them."
-	helpHolds     = "Blocked units each open incident holds: whose root-cause chains end at its model (`bollhav incidents`, \"holds N units\"). A unit two roots hold counts under both."
-	helpReleases  = "Blocked units each open incident alone holds: fixing it alone releases them (`bollhav incidents`, \"fixing it alone releases K\")."
+	helpHolds     = "Blocked units each open incident holds, one series per open root (kind: " + listOf(gate.IncidentKinds) + "; model and pipeline: the root's): whose root-cause chains end at its model (`bollhav incidents`, \"holds N units\"; JSON blocked_units). A unit two roots hold counts under both. Absent with no incident."
+	helpReleases  = "Blocked units each open incident alone holds, one series per open root as bollhav_incident_holds_units (kind: " + listOf(gate.IncidentKinds) + "): fixing it alone releases them (`bollhav incidents`, \"fixing it alone releases K\"; JSON releases)."
 	helpHeld      = "Blocked units, each counted once however many roots hold it (`bollhav incidents -o json`, held plus untraced)."
-	helpIncidents = "Open incidents, root causes to look at (`bollhav incidents`), by kind: failed, gate_error, stale, missing, blocked, released; every kind is present, 0 when it has none."
+	helpIncidents = "Open incidents, root causes to look at (`bollhav incidents`), by kind: " + listOf(gate.IncidentKinds) + "; every kind is present, 0 when it has none."
 	helpLag       = "Seconds since the model's newest applied_at, at scrape time; absent while nothing of the model is applied."
 	helpLimit     = "The tightest freshness limit (`within`) a gated downstream edge reads the model with: lag above it makes that downstream's units stale. Absent for a model no edge limits."
 	helpSnapshot  = "When the gauges above were last read from the state store (Unix time); a scrape never reads the store itself."
 )
+
+// listOf names the values of a label, comma-separated, in the order of the
+// list they come from.
+func listOf[S ~string](values []S) string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		out[i] = string(v)
+	}
+	return strings.Join(out, ", ")
+}
 
 // gatherer is what /metrics serves: the registry's counters, histograms and
 // process metrics, plus the snapshot's gauges. The snapshot's families are

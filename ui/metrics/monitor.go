@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,29 +117,35 @@ func NewMonitor(ctx context.Context, cfg Config) (*Monitor, error) {
 // collector on the Monitor's own registry (not the global one: two
 // Monitors in one test process must not collide).
 func (m *Monitor) register(started time.Time) {
+	// Every family about a model carries model and pipeline, as the
+	// gauges do, so a rule joins them on (model, pipeline) and sums by
+	// pipeline alike; a run, of a pipeline or of named models, carries
+	// pipeline only.
 	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
 		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 	}
 	claims := counter("bollhav_unit_claims_total",
-		"Units claimed to run (pending to running), by any worker or run on the store, since this process started.", "model")
+		"Units claimed to run (pending to running), by any worker or run on the store, since this process started.", "model", "pipeline")
 	retries := counter("bollhav_unit_retries_total",
-		"Failed tries sent back to pending by the model's retry budget (they run again after a backoff), since this process started.", "model")
+		"Failed tries sent back to pending by the model's retry budget (they run again after a backoff), since this process started.", "model", "pipeline")
 	expiries := counter("bollhav_lease_expiries_total",
-		"Running units returned to pending without an outcome: leases that expired (their worker died or hung), and units a stopping run or worker handed back unrun, since this process started.", "model")
+		"Running units returned to pending without an outcome: leases that expired (their worker died or hung), and units a stopping run or worker handed back unrun, since this process started.", "model", "pipeline")
 	m.storeErrors = counter("bollhav_store_errors_total",
-		"Failed reads of the state store by the metrics refresh, by what it was reading (feed, status, units, blocked, runs, registry, incidents). The gauges keep their last good values meanwhile.", "kind")
+		"Failed reads of the state store by the metrics refresh, by what it was reading (kind: "+listOf(storeErrorKinds)+"). The gauges keep their last good values meanwhile.", "kind")
 	unitDuration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "bollhav_unit_duration_seconds",
-		Help:    "Time from a unit's claim to its outcome (status: applied, failed, blocked, or retry for a failed try with tries left), for units claimed since this process started.",
+		Name: "bollhav_unit_duration_seconds",
+		Help: "Time from a unit's claim to its outcome (status: " + listOf(unitOutcomes) +
+			"; retry is a failed try with tries left), for units claimed since this process started.",
 		Buckets: prometheus.ExponentialBuckets(0.5, 4, 9), // 0.5 s … 9 h
-	}, []string{"pipeline", "status"})
+	}, []string{"model", "pipeline", "status"})
 	runDuration := prometheus.NewHistogramVec(prometheus.HistogramOpts{
-		Name:    "bollhav_run_duration_seconds",
-		Help:    "Duration of runs (bollhav run, or a run started from the UI) that finished since this process started, by pipeline (empty for a run of named models) and final status.",
+		Name: "bollhav_run_duration_seconds",
+		Help: "Duration of runs (bollhav run, or a run started from the UI) that finished since this process started, by pipeline (empty for a run of named models) and final status (" +
+			listOf(finishedRuns) + ").",
 		Buckets: prometheus.ExponentialBuckets(1, 4, 9), // 1 s … 18 h
 	}, []string{"pipeline", "status"})
 	m.obs = newObserver(m.e.Env().Suffix, m.pipelineOf, claims, retries, expiries, unitDuration)
-	for _, kind := range []string{"feed", "units", "status", "registry", "blocked", "incidents", "runs"} {
+	for _, kind := range storeErrorKinds {
 		m.storeErrors.WithLabelValues(kind) // 0 until the first failure, so rate() sees it start
 	}
 	m.runs = newRunObserver(started, runDuration)
@@ -153,14 +160,28 @@ func (m *Monitor) register(started time.Time) {
 // registry's counters, histograms and process metrics.
 func (m *Monitor) Gatherer() prometheus.Gatherer { return gatherer{m} }
 
-// pipelineOf names a model's pipeline as the snapshot knows it.
+// storeErrorKinds are the reads a refresh makes, the kinds of
+// bollhav_store_errors_total.
+var storeErrorKinds = []string{"feed", "units", "status", "registry", "blocked", "incidents", "runs"}
+
+// unitOutcomes are the statuses of bollhav_unit_duration_seconds: how an
+// attempt ended (observer.finish).
+var unitOutcomes = []string{string(state.Applied), string(state.Failed), string(state.Blocked), "retry"}
+
+// finishedRuns are the statuses a run ends in, those of
+// bollhav_run_duration_seconds.
+var finishedRuns = slices.DeleteFunc(slices.Clone(state.RunStatuses), func(s state.RunStatus) bool { return s == state.RunRunning })
+
+// pipelineOf names a model's pipeline as the snapshot knows it, else as
+// the spec defines it (a model registered since the last full refresh).
 func (m *Monitor) pipelineOf(model string) string {
-	s := m.snap.Load()
-	if s == nil {
-		return ""
+	if s := m.snap.Load(); s != nil {
+		if i, ok := findModel(s.models, model); ok {
+			return s.models[i].pipeline
+		}
 	}
-	if i, ok := findModel(s.models, model); ok {
-		return s.models[i].pipeline
+	if sm := m.e.Spec().Model(model); sm != nil {
+		return sm.Pipeline
 	}
 	return ""
 }
@@ -309,7 +330,7 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 		limits := freshnessLimits(e, recs)
 		for i := range models {
 			models[i].freshLimit = limits[models[i].name]
-			m.obs.zero(models[i].name)
+			m.obs.zero(models[i].name, models[i].pipeline)
 		}
 	}
 	blocked, err := e.Blocked(ctx, gate.BlockedFilter{})

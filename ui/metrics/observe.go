@@ -33,7 +33,7 @@ func keyOf(c state.Change) unitKey {
 // the Monitor's goroutine only.
 type observer struct {
 	env string
-	// pipeline names a model's pipeline for the duration labels.
+	// pipeline names a model's pipeline, for every family's pipeline label.
 	pipeline func(model string) string
 
 	claims, retries, expiries *prometheus.CounterVec
@@ -55,10 +55,10 @@ func newObserver(env string, pipeline func(string) string, claims, retries, expi
 
 // zero makes model's counters exist at 0 before its first event, so an
 // alert on increase() sees the first one.
-func (o *observer) zero(model string) {
-	o.claims.WithLabelValues(model)
-	o.retries.WithLabelValues(model)
-	o.expiries.WithLabelValues(model)
+func (o *observer) zero(model, pipeline string) {
+	o.claims.WithLabelValues(model, pipeline)
+	o.retries.WithLabelValues(model, pipeline)
+	o.expiries.WithLabelValues(model, pipeline)
 }
 
 // see takes one change of the feed.
@@ -69,7 +69,7 @@ func (o *observer) see(c state.Change) {
 	o.dirty[c.Model] = true
 	switch {
 	case c.From == state.Pending && c.To == state.Running:
-		o.claims.WithLabelValues(c.Model).Add(float64(c.Count))
+		o.claims.WithLabelValues(c.Model, o.pipeline(c.Model)).Add(float64(c.Count))
 		if c.Count == 1 && len(o.started) < maxTracked {
 			o.started[keyOf(c)] = c.At
 		}
@@ -79,7 +79,7 @@ func (o *observer) see(c state.Change) {
 		o.returned = append(o.returned, c)
 	case c.From == state.Running && c.To == state.Pending:
 		// Only ReleaseExpired moves many running units back at once.
-		o.expiries.WithLabelValues(c.Model).Add(float64(c.Count))
+		o.expiries.WithLabelValues(c.Model, o.pipeline(c.Model)).Add(float64(c.Count))
 		o.forget(c)
 	case c.From == state.Running && c.Count == 1 && (c.To == state.Applied || c.To == state.Failed || c.To == state.Blocked):
 		o.finish(c, string(c.To))
@@ -95,7 +95,7 @@ func (o *observer) finish(c state.Change, outcome string) {
 	if start, ok := o.started[k]; ok {
 		delete(o.started, k)
 		if d := c.At.Sub(start); d >= 0 {
-			o.unitDuration.WithLabelValues(o.pipeline(c.Model), outcome).Observe(d.Seconds())
+			o.unitDuration.WithLabelValues(c.Model, o.pipeline(c.Model), outcome).Observe(d.Seconds())
 		}
 	}
 }
@@ -136,10 +136,10 @@ func (o *observer) classify(ctx context.Context, scan unitScan) error {
 			continue
 		}
 		if retry {
-			o.retries.WithLabelValues(c.Model).Inc()
+			o.retries.WithLabelValues(c.Model, o.pipeline(c.Model)).Inc()
 			o.finish(c, "retry")
 		} else {
-			o.expiries.WithLabelValues(c.Model).Inc()
+			o.expiries.WithLabelValues(c.Model, o.pipeline(c.Model)).Inc()
 			o.forget(c)
 		}
 	}

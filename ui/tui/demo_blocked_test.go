@@ -50,7 +50,7 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 	day := d.outage.Since.Truncate(24 * time.Hour)
 	dayText := func(t time.Time) string { return t.Format("2006-01-02") }
 	enginetest.ContainsAll(t, "Blocked", f, "1 failed · 9 blocked · 2 causes",
-		"error: exit status 1: GET https://payments.example.com", "the payment provider is down; retry later")
+		"error: exit status 1: GET https://payments.example.com", "the payment provider is down until scripts/outage is removed; retry then")
 	if strings.Count(f, "mart.kpi_daily") != 5 || strings.Count(f, "mart.monthly_revenue") != 2 {
 		t.Errorf("want the five KPI days and the two months listed:\n%s", f)
 	}

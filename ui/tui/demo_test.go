@@ -120,7 +120,7 @@ func TestDemoWhyShowsTheRootCausesWholeError(t *testing.T) {
 	r.Keys("enter")
 	f := r.WaitView(t, "why")
 	tui.CheckFrame(t, f, 80, 24)
-	enginetest.ContainsAll(t, "the why screen", f, "why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down; retry later")
+	enginetest.ContainsAll(t, "the why screen", f, "why core.daily_revenue", "← root cause", "503 Service Unavailable", "the payment provider is down until scripts/outage is removed; retry then")
 }
 
 // TestDemoFixFlowsDownstreamInThreeKeys: the payment provider is back; from
@@ -201,7 +201,7 @@ func TestDemoUnitDetailShowsTheWholeErrorAndWhatRan(t *testing.T) {
 	tui.CheckFrame(t, f, 80, 24)
 	since := d.outage.Since.Format(time.RFC3339)
 	enginetest.ContainsAll(t, "the unit detail", f,
-		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down; retry later",
+		"✗ raw.payments", "✗ failed", "503 Service Unavailable", "the payment provider is down until scripts/outage is removed; retry then",
 		"command ./scripts/load_payments.sh", "BOLLHAV_SINCE="+since,
 	)
 	// The history is below: G scrolls to its end. The demo's payments hour
