@@ -24,11 +24,8 @@ const warehouseUnitsEnv = "BOLLHAV_BENCH_WAREHOUSE_UNITS"
 const warehouseBenchSpec = `defaults:
   connection: {dsn_env_var: BOLLHAV_BENCH_WH}
 models:
-  - name: bench.wh_hourly
-    chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"}
-    run:
-      query: SELECT :since AS ts, 1 AS n
-      write: {mode: append}
+  - {name: bench.wh_hourly, chunking: {interval: 1h, start: "2024-01-01T00:00:00Z"},
+     run: {query: "SELECT :since AS ts, 1 AS n", write: {mode: append}}}
 `
 
 // warehouseWorkers is the figure's "four workers": four Engine.Work loops,

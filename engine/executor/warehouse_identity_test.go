@@ -27,11 +27,7 @@ import (
 const identitySpec = `defaults:
   connection: {dsn_env_var: ENV}
 models:
-  - name: wh.n
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run:
-      query: SELECT :since AS ts, N AS n
-      write: WRITE
+  - {name: wh.n, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {query: "SELECT :since AS ts, N AS n", write: WRITE}}
 `
 
 // identityModes are the write modes, by name, as identitySpec's WRITE.

@@ -18,11 +18,8 @@ import (
 const whCLISpec = `defaults:
   connection: {dsn_env_var: BOLLHAV_CLI_WH}
 models:
-  - name: wh.hourly
-    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
-    run:
-      query: SELECT :since AS ts, 1 AS n
-      write: {mode: recreate_partition, column: ts}
+  - {name: wh.hourly, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     run: {query: "SELECT :since AS ts, 1 AS n", write: {mode: recreate_partition, column: ts}}}
 `
 
 var whCLIWindow = []string{"--since", "2026-01-01T00:00:00Z", "--until", "2026-01-01T03:00:00Z"}
