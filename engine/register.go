@@ -13,7 +13,9 @@ import (
 )
 
 // ApplyResult is what Apply did: every model of the spec, by what happened
-// to its registration.
+// to its registration, as the store's Register found it in the transaction
+// that wrote it — so of several applies at once, exactly one reports each
+// new model created.
 type ApplyResult struct {
 	Env       string
 	Created   []AppliedModel
@@ -175,20 +177,11 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 		recs    []state.ModelRecord
 		edges   []state.EdgeRecord
 		refused []GrainChange
-		kind    = map[string]string{}
 	)
 	res = &ApplyResult{Env: env}
 	for _, m := range e.spec.Models {
 		rec := spec.ModelRecord(env, m, state.Interval{})
 		old, ok := existing[m.Name]
-		switch {
-		case !ok:
-			kind[m.Name] = "created"
-		case old.ContentHash == rec.ContentHash && sameGrain(old, rec):
-			kind[m.Name] = "unchanged"
-		default:
-			kind[m.Name] = "changed"
-		}
 		if ok && !sameGrain(old, rec) {
 			st, err := e.store.Stats(ctx, env, m.Name)
 			if err != nil {
@@ -212,22 +205,34 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 	if err := e.keepReplaced(ctx, recs, existing); err != nil {
 		return nil, err
 	}
-	ids, err := e.store.Register(ctx, env, recs, edges, now)
+	// What was created or changed is the store's to say: the registry read
+	// above may be out of date by the time the registration commits (an
+	// apply beside this one registered the same models first).
+	reg, err := e.store.Register(ctx, env, recs, edges, now)
 	if err != nil {
 		return nil, fmt.Errorf("registering the spec: %w", err)
 	}
+	created, changed := setOf(reg.Created), setOf(reg.Changed)
 	for _, rec := range recs {
-		am := AppliedModel{Name: rec.Name, TaskID: ids[rec.Name]}
-		switch kind[rec.Name] {
-		case "created":
+		am := AppliedModel{Name: rec.Name, TaskID: reg.TaskIDs[rec.Name]}
+		switch {
+		case created[rec.Name]:
 			res.Created = append(res.Created, am)
-		case "changed":
+		case changed[rec.Name]:
 			res.Changed = append(res.Changed, am)
 		default:
 			res.Unchanged = append(res.Unchanged, am)
 		}
 	}
 	return res, nil
+}
+
+func setOf(names []string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
 }
 
 // registered is the environment's registrations by name.

@@ -3,8 +3,11 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/bollhav/bollhav/engine/enginetest"
@@ -86,6 +89,67 @@ func TestApplyRegistersTheSpec(t *testing.T) {
 		if len(log) != 2 || log[0].Action != "apply" || log[0].Actor != "tester" || log[0].Args["env"] != "pr7" ||
 			!strings.Contains(log[0].Outcome, "10 unchanged") {
 			t.Errorf("audit log %+v", log)
+		}
+	})
+}
+
+// TestConcurrentAppliesCreateEachModelOnce: four applies of one spec at
+// once on a fresh environment (four engines, as four processes) each
+// report what the store's registration did, so between them every model is
+// created exactly once; the three others find it unchanged. Counting from
+// the registry read before the register lock had every one of them print
+// "3 created" (issue 35).
+func TestConcurrentAppliesCreateEachModelOnce(t *testing.T) {
+	sp := enginetest.Parse(t, `
+models:
+  - name: raw.a
+    chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}
+  - name: stg.b
+    chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"}
+    upstream: [{name: raw.a, contract: encapsulate}]
+  - name: ref.c
+    temporality: timeless
+`)
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		for round := range 5 {
+			env := spec.Env{Suffix: fmt.Sprint("r", round)}
+			var (
+				wg                 sync.WaitGroup
+				mu                 sync.Mutex
+				created, unchanged []string
+			)
+			start := make(chan struct{})
+			for k := range 4 {
+				e := New(s, sp, Options{Actor: fmt.Sprint("apply", k), Env: env})
+				wg.Go(func() {
+					<-start
+					res, err := e.Apply(t.Context())
+					if err != nil {
+						t.Errorf("round %d, apply %d: %v", round, k, err)
+						return
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					for _, m := range res.Created {
+						created = append(created, m.Name)
+					}
+					for _, m := range res.Unchanged {
+						unchanged = append(unchanged, m.Name)
+					}
+					if len(res.Changed) > 0 {
+						t.Errorf("round %d, apply %d changed %v: every apply registers the same spec", round, k, res.Changed)
+					}
+				})
+			}
+			close(start)
+			wg.Wait()
+			slices.Sort(created)
+			if want := []string{"raw.a", "ref.c", "stg.b"}; !slices.Equal(created, want) {
+				t.Errorf("round %d: the four applies created %v between them, want each model once: %v", round, created, want)
+			}
+			if len(unchanged) != 9 {
+				t.Errorf("round %d: %d unchanged between them, want 9 (each model, three times)", round, len(unchanged))
+			}
 		}
 	})
 }

@@ -40,9 +40,10 @@ type Store interface {
 	// under its Fingerprint, when set, first seen now unless kept before;
 	// models not named are left alone; the edges of the named models are
 	// replaced. It returns the task id of every
-	// named model: ids are stable integers, new models get the next free
-	// one.
-	Register(ctx context.Context, env string, models []ModelRecord, edges []EdgeRecord, now time.Time) (map[string]int, error)
+	// named model (ids are stable integers, new models get the next free
+	// one) and which of them it created or changed, as it found them in
+	// that transaction (Registered).
+	Register(ctx context.Context, env string, models []ModelRecord, edges []EdgeRecord, now time.Time) (Registered, error)
 	// Models lists an environment's registered models by name.
 	Models(ctx context.Context, env string) ([]ModelRecord, error)
 	// Model returns one registration, or ErrNotFound.
@@ -274,6 +275,36 @@ type ModelRecord struct {
 	// changes the model's output; engine/spec), for Register to keep the
 	// definition by; stores do not return it.
 	Fingerprint string
+}
+
+// Registered is what one Register call did: every named model's task id,
+// and which of the models it created or changed. The store decides both in
+// the transaction that writes the registrations, under its register lock
+// (PostgreSQL's advisory lock, SQLite's one writer), so of several
+// registrations at once — four processes applying one spec — exactly one
+// creates each new model. An engine that read the registry first and
+// counted from that would have every one of them say it created them all.
+type Registered struct {
+	// TaskIDs is the task id of every named model.
+	TaskIDs map[string]int
+	// Created are the named models that had no registration in the
+	// environment; Changed those whose registration the call replaced
+	// with another (SameRegistration is false); the rest were unchanged.
+	// Each in the order the models were given.
+	Created, Changed []string
+}
+
+// SameRegistration reports whether registering neu over old changes
+// nothing of the model's registration but its definition's bytes: the
+// content hash, the pipeline and the shape (temporality, flexibility,
+// interval, timezone, start and end, to the microsecond both stores keep)
+// are equal. It is what Register counts as unchanged.
+func SameRegistration(old, neu ModelRecord) bool {
+	sameTime := func(a, b time.Time) bool { return a.Truncate(time.Microsecond).Equal(b.Truncate(time.Microsecond)) }
+	sameEnd := old.End == nil && neu.End == nil || old.End != nil && neu.End != nil && sameTime(*old.End, *neu.End)
+	return old.ContentHash == neu.ContentHash && old.Pipeline == neu.Pipeline && old.Temporality == neu.Temporality &&
+		old.Flexibility == neu.Flexibility && old.Interval == neu.Interval && old.Timezone == neu.Timezone &&
+		sameTime(old.Start, neu.Start) && sameEnd
 }
 
 // DefinitionRecord is one definition a model has had, kept by its

@@ -18,7 +18,7 @@ func TestEachOpensFreshStores(t *testing.T) {
 		}
 		ids, err := s.Register(t.Context(), "", []state.ModelRecord{{Name: "a.b", Pipeline: "default",
 			Temporality: "timeless", Definition: []byte(`{}`), ContentHash: "sha256:x"}}, nil, time.Unix(0, 0))
-		if err != nil || ids["a.b"] != 1 {
+		if err != nil || ids.TaskIDs["a.b"] != 1 {
 			t.Fatalf("Register: %v %v", ids, err)
 		}
 	})

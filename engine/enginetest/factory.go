@@ -45,7 +45,7 @@ func Register(t testing.TB, s state.Store, env string, sp *spec.Spec, now time.T
 	if err != nil {
 		t.Fatalf("enginetest: register: %v", err)
 	}
-	return ids
+	return ids.TaskIDs
 }
 
 // Records are the registration records of every model of sp in env and

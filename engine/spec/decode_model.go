@@ -29,7 +29,8 @@ type modelSite struct {
 	// temporalityOK is false when temporality was invalid, so the rules that
 	// depend on it stay quiet rather than guess.
 	temporalityOK bool
-	sources       []*sourceSite
+	// sources are the upstreams' sites, for checkModel; nil after it.
+	sources []*sourceSite
 	// after holds the position of each edge's task value.
 	after []Position
 	// retry is the model's own retry block, nil when it has none.
@@ -117,6 +118,10 @@ func (d *decoder) decodeModel(n ast.Node) *modelSite {
 		}
 	}
 	d.checkModel(site)
+	// checkModel is the last reader of the sources' sites (positions and a
+	// copy of each source): a spec of 60,000 models would otherwise hold
+	// 25 MB of them until every model is decoded.
+	site.sources = nil
 	return site
 }
 

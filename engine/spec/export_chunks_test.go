@@ -15,19 +15,29 @@ func ForceChunks(workers int) (restore func()) {
 	return func() { chunkMinBytes, decodeMinModels, chunkWorkers = minBytes, minModels, w }
 }
 
+// ForceChunkBytes bounds the chunks of the chunked parse at n bytes until
+// the returned restore is called, so that a small spec is cut into many.
+func ForceChunkBytes(n int) (restore func()) {
+	was := chunkBytes
+	chunkBytes = n
+	return func() { chunkBytes = was }
+}
+
 // TakesChunks reports whether data is parsed in chunks under the current
 // settings: laid out for it, and every chunk parsed cleanly.
-func TakesChunks(data []byte) bool { return chunkedTree("t.yaml", data) != nil }
+func TakesChunks(data []byte) bool {
+	_, _, took := parseInChunks("t.yaml", data)
+	return took
+}
 
 // ParseChunksOnly is Parse without the fallback to the whole parse: the
 // chunked parse's own spec or problems, or an error when data does not
 // take it.
 func ParseChunksOnly(data []byte) (*Spec, error) {
-	tree := chunkedTree("t.yaml", data)
-	if tree == nil {
+	sp, errs, took := parseInChunks("t.yaml", data)
+	if !took {
 		return nil, errors.New("the spec did not take the chunked parse")
 	}
-	sp, errs := decodeTree("t.yaml", tree)
 	if len(errs) > 0 {
 		return nil, errs.finish()
 	}

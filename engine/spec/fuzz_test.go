@@ -66,22 +66,30 @@ func FuzzParseSpec(f *testing.F) {
 }
 
 // FuzzChunkedParse holds the chunked parse to the whole one on arbitrary
-// input: whatever the bytes, parsed in chunks (when they take that path)
-// they give the spec or the problems that one parse of the whole gives.
+// input: whatever the bytes, parsed in chunks (when they take that path) —
+// one per worker, or, as a spec larger than the chunk bound is cut, as
+// many as entries or of a few dozen bytes each — they give the spec or the
+// problems that one parse of the whole gives.
 func FuzzChunkedParse(f *testing.F) {
 	f.Add(shopSpec(f), uint8(2))
 	f.Add([]byte(designSpec), uint8(3))
 	f.Add([]byte("models:\n- name: a.b\n  run: &r {command: [x]}\n- name: a.c\n  run: *r\n- name: a.d\n- name: a.e\n"), uint8(2))
+	f.Add([]byte("models:\n- name: a.b\n  run: &r {command: [x]}\n- name: a.c\n  run: *r\n- name: a.d\n- name: a.e\n"), uint8(6))
 	f.Fuzz(func(t *testing.T, data []byte, workers uint8) {
 		w := 2 + int(workers%4)
-		restore := ForceChunks(w)
+		bound := []int{0, 1, 48}[int(workers/4)%3]
+		restore, restoreBytes := ForceChunks(w), func() {}
+		if bound > 0 {
+			restoreBytes = ForceChunkBytes(bound)
+		}
 		chunked, cerr := Parse("f.yaml", data)
+		restoreBytes()
 		restore()
 		restore = ForceChunks(1)
 		whole, werr := Parse("f.yaml", data)
 		restore()
 		if fmt.Sprint(cerr) != fmt.Sprint(werr) || !reflect.DeepEqual(chunked, whole) {
-			t.Fatalf("%d workers: chunked %v, %v; whole %v, %v", w, chunked, cerr, whole, werr)
+			t.Fatalf("%d workers, chunks of at most %d bytes: chunked %v, %v; whole %v, %v", w, bound, chunked, cerr, whole, werr)
 		}
 	})
 }

@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"unicode/utf8"
 
@@ -71,18 +72,16 @@ func Parse(file string, data []byte) (*Spec, error) {
 		return nil, Errors{{Pos: p, Msg: "spec is not valid UTF-8; save it as UTF-8"}}
 	}
 	data = trimBOM(data)
-	if tree := chunkedTree(file, data); tree != nil {
-		if sp, errs := decodeTree(file, tree); len(errs) == 0 {
-			return sp, nil
-		}
-		// A spec with problems is told from the whole parse: the same
-		// problems, but found the one way every message was written for.
+	if sp, errs, took := parseInChunks(file, data); took && len(errs) == 0 {
+		return sp, nil
 	}
+	// A spec with problems is told from the whole parse: the same
+	// problems, but found the one way every message was written for.
 	tree, perr := parseYAML(file, data)
 	if perr != nil {
 		return nil, Errors{perr}
 	}
-	sp, errs := decodeTree(file, tree)
+	sp, errs := decodeTree(file, tree, nil)
 	if len(errs) > 0 {
 		return nil, errs.finish()
 	}
@@ -90,8 +89,11 @@ func Parse(file string, data []byte) (*Spec, error) {
 }
 
 // decodeTree decodes a parsed spec, returning the spec or every problem
-// found (unsorted).
-func decodeTree(file string, tree *ast.File) (*Spec, Errors) {
+// found (unsorted). more, when not nil, yields the rest of the models:
+// list after the entries tree holds, a part at a time (parseInChunks): each
+// part's anchors are collected and its models decoded before the next is
+// asked for, so a part's tree is not needed once the next one comes.
+func decodeTree(file string, tree *ast.File, more iter.Seq[*ast.SequenceNode]) (*Spec, Errors) {
 	d := &decoder{file: file, anchors: map[string][]*ast.AnchorNode{}}
 	var body ast.Node
 	for _, doc := range tree.Docs {
@@ -112,7 +114,7 @@ func decodeTree(file string, tree *ast.File) (*Spec, Errors) {
 	if body == nil {
 		d.errAt(Position{File: file, Line: 1, Column: 1}, "spec is empty: want a top-level models: list")
 	} else {
-		sp.Models, sp.Defaults = d.decodeSpec(body)
+		sp.Models, sp.Defaults = d.decodeSpec(body, more)
 	}
 	if len(d.errs) > 0 {
 		return nil, d.errs
@@ -124,9 +126,10 @@ func decodeTree(file string, tree *ast.File) (*Spec, Errors) {
 	return sp, nil
 }
 
-// decodeSpec reads the top-level mapping and every model in it, then applies
-// the rules that span models.
-func (d *decoder) decodeSpec(body ast.Node) ([]*Model, Defaults) {
+// decodeSpec reads the top-level mapping and every model in it — those of
+// more after those in body's list — then applies the rules that span
+// models.
+func (d *decoder) decodeSpec(body ast.Node, more iter.Seq[*ast.SequenceNode]) ([]*Model, Defaults) {
 	var defaults Defaults
 	top := d.mapping(body, "the spec", "models", "defaults")
 	if top == nil {
@@ -144,6 +147,13 @@ func (d *decoder) decodeSpec(body ast.Node) ([]*Model, Defaults) {
 	}
 	items, _ := d.list(f)
 	sites := d.decodeModels(items)
+	if more != nil {
+		for part := range more {
+			// At the depth the list stands in body: mapping, entry, list.
+			d.collectAnchors(part, 2)
+			sites = append(sites, d.decodeModels(part.Values)...)
+		}
+	}
 	d.checkSpec(sites)
 	models := make([]*Model, len(sites))
 	for i, s := range sites {

@@ -34,6 +34,16 @@ const (
 // parseYAML lexes and parses data, refusing input nested deeper than
 // maxNesting. Malformed YAML is one Error at the parser's position.
 func parseYAML(file string, data []byte) (f *ast.File, err *Error) {
+	return parseYAMLAt(file, data, 0, 0)
+}
+
+// parseYAMLAt is parseYAML of a piece of a file whose first line stands
+// dLine lines and dOffset bytes further down in the file: every token's
+// position is moved by as much before the parse, so the tree (and any
+// error) is positioned in the file. The parser compares only lines of
+// tokens with each other, and the tokens it makes take their positions
+// from the lexer's, so the tree is the one the same lines give in place.
+func parseYAMLAt(file string, data []byte, dLine, dOffset int) (f *ast.File, err *Error) {
 	defer func() {
 		// The parser should never panic; if it does on some input, that input
 		// is a bad spec, not a reason to take the process down.
@@ -42,6 +52,16 @@ func parseYAML(file string, data []byte) (f *ast.File, err *Error) {
 		}
 	}()
 	tokens := lexer.Tokenize(string(data))
+	if dLine != 0 || dOffset != 0 {
+		moved := make(map[*token.Position]bool, len(tokens))
+		for _, tk := range tokens {
+			if p := tk.Position; p != nil && !moved[p] {
+				moved[p] = true
+				p.Line += dLine
+				p.Offset += dOffset
+			}
+		}
+	}
 	if tk := tooDeep(tokens); tk != nil {
 		return nil, &Error{Pos: tokenPos(file, tk), Msg: fmt.Sprintf("YAML nested more than %d levels deep", maxNesting)}
 	}

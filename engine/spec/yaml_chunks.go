@@ -3,7 +3,7 @@ package spec
 import (
 	"bytes"
 	"runtime"
-	"sync"
+	"slices"
 
 	"github.com/goccy/go-yaml/ast"
 )
@@ -12,23 +12,30 @@ import (
 // it at about 4 MB/s: 0.7 s of one core, most of a launch. Almost all of it
 // is the models: list, whose entries are independent of each other, so a
 // large spec in the usual block style is parsed in chunks of whole entries
-// on every core and the chunks' entries are spliced into one tree. The
-// result is the tree a whole parse builds, entry for entry and position for
-// position; anything the split cannot vouch for falls back to the whole
-// parse, so the chunked path can only ever be faster, never different.
+// on every core, and each chunk's entries are decoded as soon as the
+// chunks before them are (parseInChunks), so the syntax tree of the whole
+// file never exists at once: a tree holds about 75 times the bytes it was
+// parsed from, 0.8 GB for a 10 MiB spec of 60,000 models. The result is
+// the spec a whole parse gives, model for model and position for position;
+// anything the split cannot vouch for falls back to the whole parse, so
+// the chunked path can only ever be faster and smaller, never different.
 //
 // Why the chunks parse as the whole does: each chunk is a piece of the file
 // exactly as it stands, lines and all — the first from the top of the file
-// to its last entry, the others the models: key and their own entries — and
-// nothing follows the list (a spec with anything after it takes the whole
-// parse). The first chunk starts where the file does. A chunk that starts
-// on a real entry reads exactly as the whole parse reads those lines, up to
-// its last line; and if it parses cleanly, nothing is left open there (a
-// quoted string or a flow collection still open at a chunk's end is a
-// syntax error, and a block or plain scalar ends at the next entry's
-// indentation anyway), so the next chunk starts on a real entry too. The
-// entries found must then be every line findModelsBlock took for one,
-// which it checks from the text alone.
+// to its last entry, the others the models: key's line and their own
+// entries, their positions then moved to where the lines stand in the file
+// — and nothing follows the list (a spec with anything after it takes the
+// whole parse). The first chunk starts where the file does. A chunk that
+// starts on a real entry reads exactly as the whole parse reads those
+// lines, up to its last line; and if it parses cleanly, nothing is left
+// open there (a quoted string or a flow collection still open at a chunk's
+// end is a syntax error, and a block or plain scalar ends at the next
+// entry's indentation anyway), so the next chunk starts on a real entry
+// too. The entries found must then be every line findModelsBlock took for
+// one, which it checks from the text alone. An alias resolves to the
+// latest anchor of its name before it, which is in its own chunk or an
+// earlier one: every chunk's anchors are collected before its models are
+// decoded, and a chunk holding one is kept until the end.
 
 // LargeBytes is the size from which a spec counts as large: about a
 // thousand models, whose parse is worth spreading over the cores (below
@@ -123,80 +130,137 @@ func leadingSpaces(l []byte) int {
 	return n
 }
 
-// chunkedTree is the parse of data in chunks, when data is large and laid
-// out as findModelsBlock expects, or nil: then (or when it does not decode
-// cleanly) the caller parses data as a whole.
-func chunkedTree(file string, data []byte) *ast.File {
+// chunkBytes bounds a chunk of a large spec. A chunk's tree is dropped as
+// soon as its models are decoded, so the parse holds the trees of the
+// chunks in flight (one per worker, and the first), not the file's: of
+// 16 KiB, about 1.2 MB each. Its garbage is bounded alike: a parse
+// allocates some 200 times its bytes on the way, and the collector keeps
+// pace with a small heap rather than a large one. A smaller spec is cut
+// into one chunk per worker, the fewest that keep them all busy. At 16 KiB
+// a 10 MiB spec is 640 chunks, and parses no slower than in two.
+var chunkBytes = 16 << 10
+
+// parseInChunks is the parse of a large spec in chunks, streamed: the
+// chunks are parsed on every core, a few ahead of the decoder, and each
+// chunk's models are decoded (decodeTree's more) as soon as it and those
+// before it are parsed, and its tree then dropped — unless it holds an
+// anchor, which a later alias may still resolve to. It reports took=false
+// when data is not large, not laid out for it (findModelsBlock), or a
+// chunk does not parse cleanly or not into the entries findModelsBlock
+// found: then the caller parses data whole. Otherwise it returns the spec
+// or its problems, as decodeTree of the whole parse would.
+func parseInChunks(file string, data []byte) (sp *Spec, errs Errors, took bool) {
 	workers := chunkWorkers()
 	if len(data) < chunkMinBytes || workers < 2 {
-		return nil
+		return nil, nil, false
 	}
-	return parseChunks(file, data, workers)
-}
-
-// parseChunks is the chunked parse, or nil when it cannot stand in for the
-// whole one. Chunk 0 is the file up to its last entry; chunk k is the
-// models: key and its own entries, each at its own line (the lines between
-// left empty), so every position in every chunk is the position in the
-// file.
-func parseChunks(file string, data []byte, workers int) *ast.File {
 	if bytes.IndexByte(data, '\r') >= 0 {
 		// The parser numbers the lines of a "\r\n" file in a way of its
 		// own; such a file takes the whole parse rather than the chunks
 		// being made to count alike.
-		return nil
+		return nil, nil, false
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	b, ok := findModelsBlock(lines)
 	if !ok || len(b.entries) < 2*workers || b.end != len(lines) {
-		return nil
+		return nil, nil, false
 	}
 	starts := make([]int, len(lines)+1) // byte offset of each line, and the end
 	for i, l := range lines {
 		starts[i+1] = starts[i] + len(l)
 	}
-	// Cut the entries into chunks of about equal bytes, at entry starts.
-	per := (starts[b.end] - starts[b.entries[0]]) / workers
-	cuts := []int{b.entries[0]}
-	for _, e := range b.entries[1:] {
-		if starts[e]-starts[cuts[len(cuts)-1]] >= per && len(cuts) < workers {
-			cuts = append(cuts, e)
+	// Cut the entries into chunks of about equal bytes, at entry starts:
+	// one per worker, or more when that would make them larger than
+	// chunkBytes.
+	total := starts[b.end] - starts[b.entries[0]]
+	per := max(total/workers, 1)
+	if per > chunkBytes {
+		per = chunkBytes
+	}
+	cuts := []int{b.entries[0]} // the first line of each chunk's entries
+	first := []int{0}           // the index in b.entries of each chunk's first entry
+	for i, e := range b.entries[1:] {
+		if starts[e]-starts[cuts[len(cuts)-1]] >= per {
+			cuts, first = append(cuts, e), append(first, i+1)
 		}
 	}
-	cuts = append(cuts, b.end)
-	texts := make([][]byte, len(cuts)-1)
-	texts[0] = data[:starts[cuts[1]]]
-	for k := 1; k < len(texts); k++ {
-		texts[k] = bytes.Join([][]byte{blank(lines[:b.key]), lines[b.key], blank(lines[b.key+1 : cuts[k]]), data[starts[cuts[k]]:starts[cuts[k+1]]]}, nil)
+	cuts, first = append(cuts, b.end), append(first, len(b.entries))
+	n := len(cuts) - 1
+	// text is chunk k: chunk 0 is the file up to its last entry; chunk k
+	// is the models: key's line and its own entries, whose positions
+	// parseYAMLAt moves down to where they stand in the file.
+	text := func(k int) []byte {
+		if k == 0 {
+			return data[:starts[cuts[1]]]
+		}
+		return slices.Concat(lines[b.key], data[starts[cuts[k]]:starts[cuts[k+1]]])
 	}
-	trees := make([]*ast.File, len(texts))
-	var wg sync.WaitGroup
-	for k := range texts {
-		wg.Go(func() {
-			if f, err := parseYAML(file, texts[k]); err == nil {
-				trees[k] = f
+	// The parses run ahead of the decoder by at most workers chunks.
+	trees := make([]chan *ast.File, n)
+	for k := range trees {
+		trees[k] = make(chan *ast.File, 1)
+	}
+	slots := make(chan struct{}, workers)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for k := range n {
+			select {
+			case slots <- struct{}{}:
+			case <-stop:
+				return
 			}
-		})
-	}
-	wg.Wait()
-	seqs := make([]*ast.SequenceNode, len(trees))
-	for k, t := range trees {
+			go func() {
+				dLine, dOffset := 0, 0
+				if k > 0 {
+					dLine, dOffset = cuts[k]-1, starts[cuts[k]]-len(lines[b.key])
+				}
+				f, err := parseYAMLAt(file, text(k), dLine, dOffset)
+				if err != nil {
+					f = nil
+				}
+				trees[k] <- f
+			}()
+		}
+	}()
+	// list is chunk k's entries, once parsed and found where
+	// findModelsBlock found them, or nil.
+	list := func(k int) (*ast.File, *ast.SequenceNode) {
+		t := <-trees[k]
 		if t == nil {
-			return nil
+			return nil, nil
 		}
-		if seqs[k] = modelsList(t, b.key+1, k > 0); seqs[k] == nil {
-			return nil
+		keyLine := b.key + 1
+		if k > 0 {
+			keyLine = cuts[k]
+		}
+		s := modelsList(t, keyLine, k > 0)
+		if s == nil || !entriesAt(s, b.entries[first[k]:first[k+1]]) {
+			return nil, nil
+		}
+		return t, s
+	}
+	t0, s0 := list(0)
+	if s0 == nil {
+		return nil, nil, false
+	}
+	took = true
+	more := func(yield func(*ast.SequenceNode) bool) {
+		<-slots // chunk 0's: decodeTree has it
+		for k := 1; k < n; k++ {
+			_, s := list(k)
+			if s == nil {
+				took = false
+				return
+			}
+			if !yield(s) {
+				return
+			}
+			<-slots
 		}
 	}
-	for _, s := range seqs[1:] {
-		seqs[0].Values = append(seqs[0].Values, s.Values...)
-		seqs[0].ValueHeadComments = append(seqs[0].ValueHeadComments, s.ValueHeadComments...)
-		seqs[0].Entries = append(seqs[0].Entries, s.Entries...)
-	}
-	if !entriesAt(seqs[0], b.entries) {
-		return nil
-	}
-	return trees[0]
+	sp, errs = decodeTree(file, t0, more)
+	return sp, errs, took
 }
 
 // entriesAt reports whether the list's entries start on exactly the lines

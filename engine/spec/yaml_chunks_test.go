@@ -11,29 +11,45 @@ import (
 	"github.com/bollhav/bollhav/engine/spec"
 )
 
-// parseBothWays parses data chunked on workers cores and then whole on one,
-// and fails unless both give the same spec, model for model and position
-// for position, or the same problems. It returns the chunked result.
+// parseBothWays parses data chunked on workers cores — in one chunk per
+// worker, and again in a chunk per entry (what a spec larger than workers
+// chunks of the chunk bound is cut into) — and then whole on one, and
+// fails unless each chunked parse gives what the whole one gives, model
+// for model and position for position, or the same problems. It returns
+// the result of the chunk per worker.
 func parseBothWays(t *testing.T, data []byte, workers int) (*spec.Spec, error) {
 	t.Helper()
-	restore := spec.ForceChunks(workers)
-	chunked, cerr := spec.Parse("t.yaml", data)
-	restore()
-	restore = spec.ForceChunks(1)
+	restore := spec.ForceChunks(1)
 	whole, werr := spec.Parse("t.yaml", data)
 	restore()
-	if fmt.Sprint(cerr) != fmt.Sprint(werr) {
-		t.Fatalf("%d workers: chunked parse says\n%v\nwhole parse says\n%v", workers, cerr, werr)
-	}
-	if !reflect.DeepEqual(chunked, whole) {
-		for i := range min(len(chunked.Models), len(whole.Models)) {
-			if !reflect.DeepEqual(chunked.Models[i], whole.Models[i]) {
-				t.Fatalf("%d workers: model %d differs:\nchunked %+v\nwhole   %+v", workers, i, chunked.Models[i], whole.Models[i])
-			}
+	var first *spec.Spec
+	var ferr error
+	for _, bound := range []int{0, 1} {
+		restore, restoreBytes := spec.ForceChunks(workers), func() {}
+		if bound > 0 {
+			restoreBytes = spec.ForceChunkBytes(bound)
 		}
-		t.Fatalf("%d workers: chunked parse gives %d models, whole %d", workers, len(chunked.Models), len(whole.Models))
+		chunked, cerr := spec.Parse("t.yaml", data)
+		restoreBytes()
+		restore()
+		how := fmt.Sprintf("%d workers, chunks of at most %d bytes", workers, bound)
+		if bound == 0 {
+			how = fmt.Sprintf("%d workers, a chunk each", workers)
+			first, ferr = chunked, cerr
+		}
+		if fmt.Sprint(cerr) != fmt.Sprint(werr) {
+			t.Fatalf("%s: chunked parse says\n%v\nwhole parse says\n%v", how, cerr, werr)
+		}
+		if !reflect.DeepEqual(chunked, whole) {
+			for i := range min(len(chunked.Models), len(whole.Models)) {
+				if !reflect.DeepEqual(chunked.Models[i], whole.Models[i]) {
+					t.Fatalf("%s: model %d differs:\nchunked %+v\nwhole   %+v", how, i, chunked.Models[i], whole.Models[i])
+				}
+			}
+			t.Fatalf("%s: chunked parse gives %d models, whole %d", how, len(chunked.Models), len(whole.Models))
+		}
 	}
-	return chunked, cerr
+	return first, ferr
 }
 
 // takesChunks reports whether data takes the chunked parse on workers.
@@ -140,11 +156,17 @@ func TestChunkedParseLayouts(t *testing.T) {
 			}
 			_, err := parseBothWays(t, data, 3)
 			if c.chunked && c.wantErr == "" {
-				restore := spec.ForceChunks(3)
-				_, err := spec.ParseChunksOnly(data)
-				restore()
-				if err != nil {
-					t.Fatalf("the chunked parse fell back to the whole one: %v", err)
+				for _, bound := range []int{0, 1} {
+					restore, restoreBytes := spec.ForceChunks(3), func() {}
+					if bound > 0 {
+						restoreBytes = spec.ForceChunkBytes(bound)
+					}
+					_, err := spec.ParseChunksOnly(data)
+					restoreBytes()
+					restore()
+					if err != nil {
+						t.Fatalf("chunks of at most %d bytes: the chunked parse fell back to the whole one: %v", bound, err)
+					}
 				}
 			}
 			switch {
@@ -175,14 +197,22 @@ func TestChunkedAliasResolvesToTheNearestAnchor(t *testing.T) {
 		s := strings.Replace(base, runOf(anchor), "run: &load {command: [./bin/anchored], timeout: 30m}", 1)
 		s = strings.Replace(s, runOf(alias), "run: *load", 1)
 		parseBothWays(t, []byte(s), 3)
-		restore := spec.ForceChunks(3)
-		got, err := spec.ParseChunksOnly([]byte(s)) // no whole parse to fall back on
-		restore()
-		if err != nil {
-			t.Fatalf("%s aliasing %s: %v", alias, anchor, err)
-		}
-		if cmd := strings.Join(got.Model(alias).Run.Command, " "); cmd != "./bin/anchored" {
-			t.Fatalf("%s runs %q, want the anchored ./bin/anchored of %s", alias, cmd, anchor)
+		// In one chunk per worker, and in one chunk per entry: there the
+		// anchor's chunk is decoded before the alias's is parsed.
+		for _, bound := range []int{0, 1} {
+			restore, restoreBytes := spec.ForceChunks(3), func() {}
+			if bound > 0 {
+				restoreBytes = spec.ForceChunkBytes(bound)
+			}
+			got, err := spec.ParseChunksOnly([]byte(s)) // no whole parse to fall back on
+			restoreBytes()
+			restore()
+			if err != nil {
+				t.Fatalf("%s aliasing %s, chunks of at most %d bytes: %v", alias, anchor, bound, err)
+			}
+			if cmd := strings.Join(got.Model(alias).Run.Command, " "); cmd != "./bin/anchored" {
+				t.Fatalf("%s runs %q, want the anchored ./bin/anchored of %s (chunks of at most %d bytes)", alias, cmd, anchor, bound)
+			}
 		}
 	}
 }

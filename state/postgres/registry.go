@@ -16,27 +16,28 @@ import (
 // Register records an environment's models and the edges of those models in
 // one transaction. Registrations of one environment are serialized by an
 // advisory lock, so two processes registering new models at once cannot hand
-// out the same task id.
-func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (map[string]int, error) {
+// out the same task id, and what each counts as created or changed is what
+// it found under the lock.
+func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
 	names := make([]string, len(models))
 	seen := make(map[string]bool, len(models))
 	for i, m := range models {
 		if seen[m.Name] {
-			return nil, fmt.Errorf("register: model %s is named twice", m.Name)
+			return state.Registered{}, fmt.Errorf("register: model %s is named twice", m.Name)
 		}
 		if len(m.Definition) > 0 && !json.Valid(m.Definition) {
-			return nil, fmt.Errorf("register: model %s: the definition is not valid JSON", m.Name)
+			return state.Registered{}, fmt.Errorf("register: model %s: the definition is not valid JSON", m.Name)
 		}
 		seen[m.Name] = true
 		names[i] = m.Name
 	}
-	var ids map[string]int
+	var reg state.Registered
 	err := pgx.BeginTxFunc(ctx, s.pool, s.begin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.register:"+s.schema+"\x00"+env)); err != nil {
 			return err
 		}
 		var err error
-		if ids, err = s.upsertModels(ctx, tx, env, models, names, now); err != nil {
+		if reg, err = s.upsertModels(ctx, tx, env, models, names, now); err != nil {
 			return err
 		}
 		var defs []state.DefinitionRecord
@@ -51,46 +52,45 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 		return s.replaceEdges(ctx, tx, env, names, edges)
 	})
 	if err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
-	return ids, nil
+	return reg, nil
 }
 
-// upsertModels writes the registrations and returns their task ids: an
+// upsertModels writes the registrations and returns what it did: an
 // existing model keeps its id (and its registration time while its content
-// hash is unchanged); new ones take the next free ids in the order given.
-func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models []state.ModelRecord, names []string, now time.Time) (map[string]int, error) {
-	type known struct {
-		taskID       int
-		hash         string
-		registeredAt time.Time
-	}
+// hash is unchanged), and is changed unless state.SameRegistration; new
+// ones take the next free ids in the order given.
+func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models []state.ModelRecord, names []string, now time.Time) (state.Registered, error) {
 	rows, err := tx.Query(ctx, s.sql(`
-		SELECT name, task_id, content_hash, registered_at FROM {schema}.models
+		SELECT name, task_id, content_hash, registered_at, pipeline, temporality, flexibility, grain, timezone, start_at, end_at
+		FROM {schema}.models
 		WHERE env = $1 AND name = ANY($2)`), env, names)
 	if err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
-	old := make(map[string]known)
+	old := make(map[string]state.ModelRecord)
 	var (
-		name string
-		k    known
+		k          state.ModelRecord
+		start, end pgtype.Timestamptz
 	)
-	_, err = pgx.ForEachRow(rows, []any{&name, &k.taskID, &k.hash, &k.registeredAt}, func() error {
-		old[name] = k
+	_, err = pgx.ForEachRow(rows, []any{&k.Name, &k.TaskID, &k.ContentHash, &k.RegisteredAt, &k.Pipeline, &k.Temporality, &k.Flexibility,
+		&k.Interval, &k.Timezone, &start, &end}, func() error {
+		k.Start, k.End = timeOf(start), timePtrOf(end)
+		old[k.Name] = k
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
 	var next int
 	if err := tx.QueryRow(ctx, s.sql(`SELECT coalesce(max(task_id), 0) FROM {schema}.models WHERE env = $1`), env).Scan(&next); err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
 
 	n := len(models)
 	var (
-		ids                                                  = make(map[string]int, n)
+		reg                                                  = state.Registered{TaskIDs: make(map[string]int, n)}
 		taskIDs                                              = make([]int32, n)
 		pipelines, temporalities, flexibilities, grains, tzs = make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 		hashes                                               = make([]string, n)
@@ -100,15 +100,19 @@ func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models 
 	for i, m := range models {
 		id, regAt := 0, now
 		if k, ok := old[m.Name]; ok {
-			id = k.taskID
-			if k.hash == m.ContentHash {
-				regAt = k.registeredAt
+			id = k.TaskID
+			if k.ContentHash == m.ContentHash {
+				regAt = k.RegisteredAt
+			}
+			if !state.SameRegistration(k, m) {
+				reg.Changed = append(reg.Changed, m.Name)
 			}
 		} else {
 			next++
 			id = next
+			reg.Created = append(reg.Created, m.Name)
 		}
-		ids[m.Name], taskIDs[i] = id, int32(id)
+		reg.TaskIDs[m.Name], taskIDs[i] = id, int32(id)
 		pipelines[i], temporalities[i], flexibilities[i] = m.Pipeline, m.Temporality, m.Flexibility
 		grains[i], tzs[i], hashes[i] = m.Interval, m.Timezone, m.ContentHash
 		defs[i] = pgtype.Text{String: string(m.Definition), Valid: len(m.Definition) > 0}
@@ -131,7 +135,7 @@ func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models 
 		env, names, taskIDs, pipelines, temporalities, flexibilities, grains, tzs,
 		starts, ends, defs, hashes, registered)
 	if err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
 	// Units carry their model's flexibility for the exclusion constraint;
 	// keep them in step when a registration changes it.
@@ -141,9 +145,9 @@ func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models 
 		WHERE m.env = $1 AND m.name = ANY($2) AND u.env = m.env AND u.model = m.name
 		  AND u.flexible <> (m.flexibility = 'flex')`), env, names)
 	if err != nil {
-		return nil, fmt.Errorf("register: changing a model's flexibility: %w", err)
+		return state.Registered{}, fmt.Errorf("register: changing a model's flexibility: %w", err)
 	}
-	return ids, nil
+	return reg, nil
 }
 
 // replaceEdges replaces the edges whose task is one of names with edges.

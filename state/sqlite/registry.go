@@ -43,10 +43,14 @@ func lookup(ctx context.Context, q querier, env, name string) (modelRef, error) 
 	return m, nil
 }
 
-// Register implements state.Store.
-func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (map[string]int, error) {
-	ids := make(map[string]int, len(models))
+// Register implements state.Store. The transaction is BEGIN IMMEDIATE on
+// the one write connection, so it reads each model's registration with no
+// other registration in between: what it counts as created or changed is
+// what it wrote.
+func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
+	var reg state.Registered
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		reg = state.Registered{TaskIDs: make(map[string]int, len(models))}
 		var next int
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max("task_id"), 0) + 1 FROM "models" WHERE "env" = ?`, env).Scan(&next); err != nil {
 			return err
@@ -55,11 +59,17 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 			if m.Name == "" {
 				return errors.New("sqlite: register: a model without a name")
 			}
-			id, err := registerModel(ctx, tx, env, m, now, &next)
+			id, outcome, err := registerModel(ctx, tx, env, m, now, &next)
 			if err != nil {
 				return fmt.Errorf("sqlite: register %s: %w", m.Name, err)
 			}
-			ids[m.Name] = id
+			reg.TaskIDs[m.Name] = id
+			switch outcome {
+			case regCreated:
+				reg.Created = append(reg.Created, m.Name)
+			case regChanged:
+				reg.Changed = append(reg.Changed, m.Name)
+			}
 			if m.Fingerprint != "" {
 				if err := keepDefinition(ctx, tx, env, state.DefinitionRecord{Model: m.Name, Fingerprint: m.Fingerprint,
 					Definition: definition(m.Definition), FirstSeen: now}); err != nil {
@@ -79,18 +89,32 @@ func (s *Store) Register(ctx context.Context, env string, models []state.ModelRe
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return state.Registered{}, err
 	}
-	return ids, nil
+	return reg, nil
 }
 
-// registerModel inserts or replaces one model and returns its task id; a
-// new model takes *next. An unchanged content hash keeps the registration
-// time, so "registered at" means "defined like this since".
-func registerModel(ctx context.Context, tx *sql.Tx, env string, m state.ModelRecord, now time.Time, next *int) (int, error) {
-	var taskID int
-	var hash string
-	err := tx.QueryRowContext(ctx, `SELECT "task_id", "content_hash" FROM "models" WHERE "env" = ? AND "name" = ?`, env, m.Name).Scan(&taskID, &hash)
+// What registerModel did to a registration.
+const (
+	regUnchanged = iota
+	regCreated
+	regChanged
+)
+
+// registerModel inserts or replaces one model and returns its task id and
+// whether it created the row, changed it or left it as it was
+// (state.SameRegistration); a new model takes *next. An unchanged content
+// hash keeps the registration time, so "registered at" means "defined like
+// this since".
+func registerModel(ctx context.Context, tx *sql.Tx, env string, m state.ModelRecord, now time.Time, next *int) (int, int, error) {
+	var (
+		taskID     int
+		old        state.ModelRecord
+		start, end sql.NullInt64
+	)
+	err := tx.QueryRowContext(ctx, `SELECT "task_id", "content_hash", "pipeline", "temporality", "flexibility", "interval", "timezone", "start", "end"
+		FROM "models" WHERE "env" = ? AND "name" = ?`, env, m.Name).
+		Scan(&taskID, &old.ContentHash, &old.Pipeline, &old.Temporality, &old.Flexibility, &old.Interval, &old.Timezone, &start, &end)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		taskID = *next
@@ -99,9 +123,14 @@ func registerModel(ctx context.Context, tx *sql.Tx, env string, m state.ModelRec
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			env, m.Name, taskID, m.Pipeline, m.Temporality, m.Flexibility, m.Interval, m.Timezone,
 			nullMicrosOf(m.Start), nullMicros(m.End), definition(m.Definition), m.ContentHash, micros(now))
-		return taskID, err
+		return taskID, regCreated, err
 	case err != nil:
-		return 0, err
+		return 0, 0, err
+	}
+	old.Start, old.End = timeOrZero(start), timePtr(end)
+	outcome := regChanged
+	if state.SameRegistration(old, m) {
+		outcome = regUnchanged
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE "models" SET "pipeline" = ?, "temporality" = ?, "flexibility" = ?, "interval" = ?, "timezone" = ?,
 			"start" = ?, "end" = ?, "definition" = ?, "content_hash" = ?,
@@ -110,7 +139,7 @@ func registerModel(ctx context.Context, tx *sql.Tx, env string, m state.ModelRec
 		m.Pipeline, m.Temporality, m.Flexibility, m.Interval, m.Timezone,
 		nullMicrosOf(m.Start), nullMicros(m.End), definition(m.Definition), m.ContentHash,
 		m.ContentHash, micros(now), env, m.Name)
-	return taskID, err
+	return taskID, outcome, err
 }
 
 // definition stores a nil definition as an empty JSON object, so it always

@@ -178,7 +178,7 @@ func register(t testing.TB, s state.Store, env string, models ...state.ModelReco
 	if err != nil {
 		t.Fatalf("Register(%q): %v", env, err)
 	}
-	return ids
+	return ids.TaskIDs
 }
 
 func prefill(t testing.TB, s state.Store, env, model string, ws []state.Window, now time.Time) int {

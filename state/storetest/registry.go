@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +16,8 @@ var registryTests = []test{
 	{"EnvironmentsIsolated", testEnvironmentsIsolated},
 	{"EdgesReplaced", testEdgesReplaced},
 	{"NotFound", testNotFound},
+	{"RegisterSaysWhatItCreatedAndChanged", testRegisterOutcome},
+	{"ConcurrentRegistersCreateEachModelOnce", testConcurrentRegisters},
 }
 
 // testRegistryRoundTrip: everything a UI needs to open a model from the
@@ -30,7 +35,7 @@ func testRegistryRoundTrip(t *testing.T, s state.Store, _ *config) {
 	ids, err := s.Register(ctx, "", []state.ModelRecord{b, a, v}, nil, clock(1))
 	must(t, "Register", err)
 	// New models take the next free ids in the order given.
-	eq(t, "task ids", ids, map[string]int{"mart.b": 1, "raw.a": 2, "ref.v": 3})
+	eq(t, "task ids", ids.TaskIDs, map[string]int{"mart.b": 1, "raw.a": 2, "ref.v": 3})
 
 	got, err := s.Models(ctx, "")
 	must(t, "Models", err)
@@ -82,11 +87,11 @@ func testStableTaskIDs(t *testing.T, s state.Store, _ *config) {
 	a, b, c := fixModel("a"), fixModel("b"), fixModel("c")
 	ids, err := s.Register(ctx, "", []state.ModelRecord{a, b}, nil, clock(1))
 	must(t, "Register a, b", err)
-	eq(t, "first ids", ids, map[string]int{"a": 1, "b": 2})
+	eq(t, "first ids", ids.TaskIDs, map[string]int{"a": 1, "b": 2})
 
 	ids, err = s.Register(ctx, "", []state.ModelRecord{c, b}, nil, clock(2))
 	must(t, "Register c, b", err)
-	eq(t, "ids after adding c", ids, map[string]int{"b": 2, "c": 3})
+	eq(t, "ids after adding c", ids.TaskIDs, map[string]int{"b": 2, "c": 3})
 
 	got, err := s.Model(ctx, "", "b")
 	must(t, "Model b", err)
@@ -101,7 +106,7 @@ func testStableTaskIDs(t *testing.T, s state.Store, _ *config) {
 	a2.Interval = "1d"
 	ids, err = s.Register(ctx, "", []state.ModelRecord{a2}, nil, clock(3))
 	must(t, "Register changed a", err)
-	eq(t, "changed a keeps its id", ids, map[string]int{"a": 1})
+	eq(t, "changed a keeps its id", ids.TaskIDs, map[string]int{"a": 1})
 	got, err = s.Model(ctx, "", "a")
 	must(t, "Model a", err)
 	a2.TaskID = 1
@@ -110,7 +115,7 @@ func testStableTaskIDs(t *testing.T, s state.Store, _ *config) {
 	// The next new model still gets the next free id.
 	ids, err = s.Register(ctx, "", []state.ModelRecord{fixModel("d")}, nil, clock(4))
 	must(t, "Register d", err)
-	eq(t, "d", ids, map[string]int{"d": 4})
+	eq(t, "d", ids.TaskIDs, map[string]int{"d": 4})
 }
 
 // testEnvironmentsIsolated: a dev environment (SCHEMA_SUFFIX) has its own
@@ -222,4 +227,80 @@ func testNotFound(t *testing.T, s state.Store, _ *config) {
 	id, err := s.CreateRun(ctx, state.Run{StateMode: "discover", StartedAt: clock(1)})
 	must(t, "CreateRun", err)
 	wantNotFound(t, "FinishTask of an attempt never started", s.FinishTask(ctx, state.TaskRunEntry{RunID: id, TaskID: 1, Attempt: 1, Status: "SUCCESS", FinishedAt: ptr(clock(2))}))
+}
+
+// testRegisterOutcome: Register says which of the models it was given it
+// created (no registration before, in this environment) and which it
+// changed (another content hash, pipeline or shape); the rest it left as
+// they were, a second registration of the same records included.
+func testRegisterOutcome(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	a, b, c := fixModel("a"), fixModel("b"), fixModel("c")
+	reg, err := s.Register(ctx, "", []state.ModelRecord{b, a}, nil, clock(1))
+	must(t, "Register b, a", err)
+	eq(t, "created on an empty store, in the order given", reg.Created, []string{"b", "a"})
+	eq(t, "changed on an empty store", len(reg.Changed), 0)
+
+	reg, err = s.Register(ctx, "", []state.ModelRecord{a, b}, nil, clock(2))
+	must(t, "Register a, b again", err)
+	eq(t, "created by the same records again", len(reg.Created), 0)
+	eq(t, "changed by the same records again", len(reg.Changed), 0)
+	eq(t, "ids of the same records again", reg.TaskIDs, map[string]int{"b": 1, "a": 2})
+
+	// A new definition (content hash); a new grain under the same hash (a
+	// record written by hand, not by the engine); the same again; a new
+	// model; and one in another environment, new there.
+	b2 := b
+	b2.Definition = []byte(`{"name": "b", "v": 2}`)
+	b2.ContentHash = hash(string(b2.Definition))
+	a2 := a
+	a2.Interval, a2.Start = "1d", t0.Add(time.Microsecond)
+	reg, err = s.Register(ctx, "", []state.ModelRecord{c, b2, a2}, nil, clock(3))
+	must(t, "Register c, b2, a2", err)
+	eq(t, "created: the new model", reg.Created, []string{"c"})
+	eq(t, "changed: a new definition, a new shape", reg.Changed, []string{"b", "a"})
+	eq(t, "ids", reg.TaskIDs, map[string]int{"a": 2, "b": 1, "c": 3})
+
+	reg, err = s.Register(ctx, "", []state.ModelRecord{a2, b2, c}, nil, clock(4))
+	must(t, "Register a2, b2, c again", err)
+	if len(reg.Created)+len(reg.Changed) != 0 {
+		t.Errorf("registering the stored records again created %v, changed %v; want neither", reg.Created, reg.Changed)
+	}
+	reg, err = s.Register(ctx, "pr1", []state.ModelRecord{a}, nil, clock(5))
+	must(t, "Register a in pr1", err)
+	eq(t, "created in pr1", reg.Created, []string{"a"})
+}
+
+// testConcurrentRegisters: four registrations of the same three new models
+// at once (on two handles where the backend can open a second, as two
+// processes would) create each model exactly once between them, and give
+// every caller the same task ids: the store says what it created from what
+// it found under its register lock, not from what a caller read before.
+func testConcurrentRegisters(t *testing.T, s state.Store, c *config) {
+	models := []state.ModelRecord{fixModel("a"), flexModel("b"), timelessModel("c")}
+	for round := range 5 {
+		env := fmt.Sprint("r", round)
+		var mu sync.Mutex
+		var created []string
+		ids := map[string]map[string]int{}
+		concurrently(t, s, c, 4, func(st state.Store, name string) error {
+			reg, err := st.Register(t.Context(), env, models, nil, clock(round))
+			if err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			created = append(created, reg.Created...)
+			if len(reg.Changed) > 0 {
+				return fmt.Errorf("%s: changed %v, which every registration gives the same records", name, reg.Changed)
+			}
+			ids[name] = reg.TaskIDs
+			return nil
+		})
+		slices.Sort(created)
+		eq(t, env+": created between the four, each once", created, []string{"a", "b", "c"})
+		for name, got := range ids {
+			eq(t, env+": task ids of "+name, got, ids["w0"])
+		}
+	}
 }
