@@ -67,6 +67,14 @@ type world struct {
 //	report.snapshot  blocked (WHOLE: mart.daily)
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldOf(t, worldSpec)
+}
+
+// newWorldOf is newWorld over specText, a variant of worldSpec with the
+// same models (the tests that need raw.orders' command to behave
+// otherwise).
+func newWorldOf(t *testing.T, specText string) *world {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")
 	s, err := sqlite.Open(t.Context(), path)
@@ -74,7 +82,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
+	sp, err := spec.Parse("bollhav.yaml", []byte(specText))
 	if err != nil {
 		t.Fatal(err)
 	}
