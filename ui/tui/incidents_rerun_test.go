@@ -35,6 +35,11 @@ func TestIncidentsCursorStaysOnTheRootThroughAFailedRerun(t *testing.T) {
 	if sel := selectedLine(f); !strings.Contains(sel, "raw.orders failed") {
 		t.Fatalf("the first card selected is not raw.orders' failure: %q\n%s", sel, f)
 	}
+	// The footer offers the fix before the ways out: r with esc and q.
+	lines := strings.Split(f, "\n")
+	if foot := lines[len(lines)-1]; !strings.Contains(foot, "r run root") || !strings.Contains(foot, "esc back") || !strings.Contains(foot, "q quit") {
+		t.Errorf("the footer at 80 columns is not r, esc and q: %q", foot)
+	}
 	r.keys("r")
 	r.waitText(t, "Run 2 units of raw.orders in prod?")
 	r.keys("y")
@@ -60,7 +65,7 @@ func TestIncidentsCursorStaysOnTheRootThroughAFailedRerun(t *testing.T) {
 		return top == viewIncidents && strings.Contains(f, "raw.orders failed") && !strings.Contains(f, "raw.orders not loaded") &&
 			strings.Contains(f, "failed (w opens it)")
 	})
-	lines := strings.Split(f, "\n")
+	lines = strings.Split(f, "\n")
 	at := -1
 	for i, l := range lines {
 		if strings.HasPrefix(l, "›") {
