@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,7 +47,9 @@ type action struct {
 	pipeline string
 	// batch, when set, is the runs of "run every ready unit": one discover
 	// run per stretch of ready windows of a model (readyRequests), run one
-	// after the other. It takes no STATE_MODE and no downstream choice.
+	// after the other. It takes no STATE_MODE; with downstream each run
+	// goes on to what it releases, in turn (engine.RunRequest.RunReleased),
+	// so the months behind ready days run once the days are applied.
 	batch []engine.RunRequest
 	// outdated rebuilds the model's outdated windows (the engine's
 	// --outdated, in bulldozer mode), and with downstream the windows
@@ -88,6 +91,13 @@ func (a action) request() engine.RunRequest {
 // requests are the engine requests the action runs, in order: the batch,
 // or the one request.
 func (a action) requests() []engine.RunRequest {
+	if len(a.batch) > 0 && a.downstream {
+		out := slices.Clone(a.batch)
+		for i := range out {
+			out[i].RunReleased = true
+		}
+		return out
+	}
 	if len(a.batch) > 0 {
 		return a.batch
 	}
@@ -106,6 +116,8 @@ func (a action) name() string {
 // target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
 func (a action) target() string {
 	switch {
+	case len(a.batch) > 0 && a.downstream:
+		return "the ready units and downstream"
 	case len(a.batch) > 0:
 		return "the ready units"
 	case a.outdated && a.downstream:
@@ -226,6 +238,17 @@ func runResults(rs []*engine.RunResult) *engine.RunResult {
 	for _, r := range rs {
 		out.Tasks = append(out.Tasks, r.Tasks...)
 		out.HardErrors += r.HardErrors
+		out.Then = append(out.Then, r.Then...)
+	}
+	return out
+}
+
+// allTasks are a run's tasks and those of the runs it went on to (Then:
+// what a run with downstream released, run in turn), for its summary.
+func allTasks(r *engine.RunResult) []engine.TaskResult {
+	out := slices.Clone(r.Tasks)
+	for _, then := range r.Then {
+		out = append(out, allTasks(then)...)
 	}
 	return out
 }
@@ -279,21 +302,22 @@ func runSummary(r *liveRun) string {
 		return fmt.Sprintf("run of %s ended%s", r.action.target(), open)
 	}
 	var applied, blocked, failed int
-	for _, t := range r.result.Tasks {
+	tasks := allTasks(r.result)
+	for _, t := range tasks {
 		applied += t.Applied
 		blocked += t.Blocked
 		failed += t.Failed
 	}
 	outcome := "succeeded"
-	if r.result.Failed() {
+	if r.result.Failed() || failed > 0 {
 		outcome = "failed"
 	}
 	if n := len(r.action.batch); n > 1 {
 		return fmt.Sprintf("%d runs of the ready units (last run %d) %s%s: %s, %s, %d applied, %d blocked, %d failed", n, r.result.RunID,
-			outcome, open, r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+			outcome, open, r.result.Mode, plural(len(tasks), "task", "tasks"), applied, blocked, failed)
 	}
 	return fmt.Sprintf("run %d %s%s: %s, %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome, open,
-		r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+		r.result.Mode, plural(len(tasks), "task", "tasks"), applied, blocked, failed)
 }
 
 // openRunHint is what a run's footer message says of the key that opens

@@ -83,7 +83,7 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		d.confirm = false
 		return d.replan(a)
-	case d.choosable() && !d.typed() && key.Matches(msg, keyDownstream):
+	case d.downstreamable() && key.Matches(msg, keyDownstream):
 		d.action.downstream = !d.action.downstream
 		d.confirm = false
 		return d.replan(a)
@@ -143,15 +143,20 @@ func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
 // discover of exactly their windows.
 func (d *dialog) choosable() bool { return d.action.kind == actionRun && len(d.action.batch) == 0 }
 
+// downstreamable reports whether d toggles "with downstream": a run of a
+// model or a pipeline but a torch, and the batch of ready units, whose
+// runs then go on to what they release.
+func (d *dialog) downstreamable() bool {
+	return d.choosable() && !d.typed() || d.action.kind == actionRun && len(d.action.batch) > 0
+}
+
 func (d *dialog) help() helpKeys {
 	var ks []key.Binding
-	if d.choosable() {
-		if !d.action.outdated {
-			ks = append(ks, keyNextMode)
-		}
-		if !d.typed() {
-			ks = append(ks, keyDownstream)
-		}
+	if d.choosable() && !d.action.outdated {
+		ks = append(ks, keyNextMode)
+	}
+	if d.downstreamable() {
+		ks = append(ks, keyDownstream)
 	}
 	if d.typed() {
 		confirm := keyConfirm
@@ -190,6 +195,11 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
 		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
 		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
+		if act.downstream {
+			add(t.Selected.Render("[d] and downstream: on") + t.Muted.Render(" · then what each run releases, in turn"))
+		} else {
+			add(t.Muted.Render("[d] and downstream: off · what they release waits for the next R"))
+		}
 	case act.kind == actionRun && act.outdated:
 		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
 		down := t.Muted.Render("[d] with the windows built on them: off")
@@ -374,6 +384,9 @@ func question(d *dialog, a *App) string {
 		name := d.action.model
 		if len(d.plan.Models) == 1 {
 			name = d.plan.Models[0].Model
+		}
+		if len(d.action.batch) > 0 && d.action.downstream {
+			name += " and downstream"
 		}
 		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), name, env)
 	}
