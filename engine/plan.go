@@ -110,6 +110,35 @@ func (p *Plan) Warnings() []string {
 	return out
 }
 
+// NothingToRun says why the plan runs no unit, "" when it runs one (or a
+// model without state, which does its work with no unit): the first
+// warning when there is one (units running, a window outside the
+// contract range), else — what a discover with no warning and nothing to
+// run means — that every unit in the window is applied, which a discover
+// keeps and a bulldozer loads again. An operator asked to confirm "Run 0
+// units" reads this instead, and is offered nothing to confirm.
+func (p *Plan) NothingToRun() string {
+	for _, m := range p.Models {
+		if m.Run.Len() > 0 || m.Stateless {
+			return ""
+		}
+	}
+	if ws := p.Warnings(); len(ws) > 0 {
+		return ws[0]
+	}
+	if p.Request.Outdated {
+		return "no outdated windows: every applied unit was built under its model's current definition"
+	}
+	discover := len(p.Models) > 0
+	for _, m := range p.Models {
+		discover = discover && m.Mode == spec.Discover
+	}
+	if discover {
+		return "every unit in the window is applied: discover keeps applied units, bulldozer loads them again"
+	}
+	return "no unit in the window"
+}
+
 // Plan works out what req would do, changing nothing. Bad input — an
 // unknown model or pipeline, an unknown mode, an empty or misaligned window,
 // a fixed model whose registered grain differs outside torch, a reset that

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -746,6 +747,24 @@ func (inc Incident) Title(now time.Time) string {
 		fmt.Fprintf(&b, " · for %s", state.RoughDuration(now.Sub(inc.Since)))
 	}
 	return b.String()
+}
+
+// Fix is the run from an incident's root that fixes it: the mode over
+// the root's span, and whether it rebuilds outdated windows (run
+// --outdated, a bulldozer of exactly them) instead. Stale rows are
+// applied, and a discover keeps applied units: they load again only under
+// a bulldozer of their windows. Failed, missing, blocked and released
+// roots are outstanding units, which a discover of the span runs (and
+// leaves what is applied there alone); a gate error no run fixes, and a
+// discover there re-runs its units to the same error.
+func (k IncidentKind) Fix() (mode spec.StateMode, outdated bool) {
+	switch k {
+	case IncidentStale:
+		return spec.Bulldozer, false
+	case IncidentOutdated:
+		return spec.Bulldozer, true
+	}
+	return spec.Discover, false
 }
 
 // Word is the kind as a sentence reads it: "failed", "gate error",

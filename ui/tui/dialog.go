@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -63,6 +64,20 @@ func (d *dialog) applyPlan(msg planMsg) {
 
 func (d *dialog) ready() bool { return !d.loading && d.err == nil }
 
+// nothing is why the plan runs no unit (engine.Plan.NothingToRun), "" when
+// it runs some or is not in: such a plan is shown, and nothing offered to
+// confirm.
+func (d *dialog) nothing() string {
+	if d.loading || d.plan == nil {
+		return ""
+	}
+	return d.plan.NothingToRun()
+}
+
+// runnable reports whether the action can be confirmed now: its plan is in
+// and does something.
+func (d *dialog) runnable() bool { return d.ready() && d.nothing() == "" }
+
 func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyCancel):
@@ -109,21 +124,25 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, keyYes):
-		if d.ready() {
+		switch {
+		case d.runnable():
 			return a.confirmAction(d.action)
+		case d.ready():
+			d.notice = "nothing to run" + d.otherMode()
+		default:
+			d.notice = "wait for the plan"
 		}
-		d.notice = "wait for the plan"
 	case key.Matches(msg, keyNo):
 		return a.closeDialog()
 	case key.Matches(msg, keyButtonLeft):
 		d.confirm = false
 	case key.Matches(msg, keyButtonRight):
-		d.confirm = d.ready()
+		d.confirm = d.runnable()
 	case key.Matches(msg, keyConfirm):
 		if !d.confirm {
 			return a.closeDialog()
 		}
-		if d.ready() {
+		if d.runnable() {
 			return a.confirmAction(d.action)
 		}
 	}
@@ -166,6 +185,15 @@ func (d *dialog) help() helpKeys {
 		ks = append(ks, keyYes, keyButtonLeft, keyConfirm)
 	}
 	return helpKeys{short: append(ks, keyCancel)}
+}
+
+// otherMode is what a plan with nothing to run may try instead: another
+// mode, when the dialog offers one.
+func (d *dialog) otherMode() string {
+	if d.choosable() && !d.action.outdated {
+		return ": tab for another mode, esc to cancel"
+	}
+	return ": esc to cancel"
 }
 
 // verb is the confirm button's word.
@@ -272,6 +300,16 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		for _, l := range planLines(t, d.plan) {
 			add(l)
 		}
+		if why := d.nothing(); why != "" && !slices.ContainsFunc(d.plan.Warnings(), func(w string) bool { return strings.HasSuffix(w, why) }) {
+			const label = "nothing to run: "
+			for i, l := range strings.Split(ansi.Wrap(untrusted.Line(why), inner-len(label), " "), "\n") {
+				if i == 0 {
+					add(t.Status(themes.Blocked).Render(label) + l)
+				} else {
+					add(strings.Repeat(" ", len(label)) + l)
+				}
+			}
+		}
 		if d.releases > 0 {
 			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "held unit", "held units") + " downstream")
 		}
@@ -307,7 +345,13 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		if !d.ready() {
 			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
 		}
-		if q, buttons := question(d, a), cancel+"  "+confirm; width(q)+2+width(buttons) <= inner {
+		q, buttons := question(d, a), cancel+"  "+confirm
+		if d.ready() && d.nothing() != "" {
+			// Nothing to confirm: no button for it, and the question
+			// says why there is none.
+			q, buttons = "Nothing to run"+d.otherMode()+".", t.Selected.Render("[ Cancel ]")
+		}
+		if width(q)+2+width(buttons) <= inner {
 			add(q + "  " + buttons)
 		} else {
 			// A long name: the buttons go on a line of their own rather

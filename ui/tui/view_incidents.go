@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/untrusted"
@@ -226,10 +225,14 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 		// Its span is not read yet: a run now would cover the whole model.
 		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.RunWindow):
-		// The root's own units: discover over its span re-runs the failed
-		// (and blocked, pending) ones there and leaves the applied alone.
-		act := action{kind: actionRun, model: inc.Model, mode: spec.Discover}
-		if !inc.Span.IsZero() {
+		// The root's own units, in the mode that fixes its kind
+		// (IncidentKind.Fix): a discover over its span re-runs the failed
+		// (and blocked, pending) ones there and leaves the applied alone;
+		// stale rows load again under a bulldozer of their span; outdated
+		// ones are rebuilt.
+		mode, outdated := inc.Kind.Fix()
+		act := action{kind: actionRun, model: inc.Model, mode: mode, outdated: outdated}
+		if !inc.Span.IsZero() && !outdated {
 			act.window = windowPtr(inc.Span)
 		}
 		v.c.openAction(act)
