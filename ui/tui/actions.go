@@ -35,12 +35,14 @@ type action struct {
 	window *state.Window // nil: no window (the whole model)
 	mode   spec.StateMode
 	status state.UnitStatus // actionMark
-	// downstream adds every model downstream of model (the engine's
-	// --downstream), so a fix flows on to what waits behind it. The
-	// engine's run window is one for every model, and a downstream day
-	// does not fit an upstream hour: with downstream the run is a
-	// discover of the whole closure (every failed, blocked or pending
-	// unit of each model), not of the window alone.
+	// downstream lets a fix flow on to what waits behind it, whatever the
+	// mode. The engine's run window is one for every model, and a
+	// downstream day does not fit an upstream hour: a discover with
+	// downstream is a discover of the whole closure (the engine's
+	// --downstream: every failed, blocked or pending unit of each model),
+	// not of the window alone; a bulldozer or a torch runs its window as
+	// chosen and then, in turn, what that releases downstream
+	// (engine.RunRequest.RunReleased).
 	downstream bool
 	// pipeline, when set, runs every model of the pipeline (the engine's
 	// --pipeline) instead of model.
@@ -77,15 +79,22 @@ func (a action) request() engine.RunRequest {
 	if a.pipeline != "" {
 		req.Models, req.Pipeline = nil, a.pipeline
 	}
-	if a.downstream {
-		req.Downstream, req.Mode = true, spec.Discover
+	if a.downstream && a.mode == spec.Discover {
+		req.Downstream = true
 		return req
 	}
+	req.RunReleased = a.downstream
 	if a.window != nil {
 		w := *a.window
 		req.Window = &w
 	}
 	return req
+}
+
+// closure reports whether the run is a discover of the downstream closure
+// (a discover with downstream), whose plan lists every model.
+func (a action) closure() bool {
+	return a.downstream && a.mode == spec.Discover && len(a.batch) == 0 && !a.outdated
 }
 
 // requests are the engine requests the action runs, in order: the batch,
@@ -128,12 +137,17 @@ func (a action) target() string {
 		return "pipeline " + a.pipeline + " and downstream"
 	case a.pipeline != "":
 		return "pipeline " + a.pipeline
-	case a.downstream:
+	case a.closure():
 		return a.model + " and downstream"
-	case a.window == nil || a.window.IsZero():
-		return a.model
 	}
-	return a.model + " [" + windowText(*a.window) + "]"
+	target := a.model
+	if a.window != nil && !a.window.IsZero() {
+		target += " [" + windowText(*a.window) + "]"
+	}
+	if a.downstream {
+		target += " and downstream"
+	}
+	return target
 }
 
 // modes is the order tab cycles STATE_MODE in a run dialog: the safe one

@@ -139,7 +139,7 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	r.Keys("d")
 	// The plan says what the fix frees: raw.payments' hour holds back two
 	// revenue days and, behind them, two months (the incident's 4 units).
-	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units", "releases 4 held units downstream")
+	f = r.WaitText(t, "with downstream: on", "core.daily_revenue  run 2 units", "releases 4 held units downstream")
 	tui.CheckFrame(t, f, 80, 24)
 	// The dialog keeps its context: the incident it acts on is still on
 	// screen behind it.

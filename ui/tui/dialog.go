@@ -89,10 +89,8 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		for i, m := range modes {
 			if m == d.action.mode {
+				// The mode alone: "with downstream" is a choice of its own.
 				d.action.mode = modes[(i+step)%len(modes)]
-				// A mode is for the model's own window: choosing one
-				// leaves the downstream discover.
-				d.action.downstream = false
 				break
 			}
 		}
@@ -212,15 +210,32 @@ func (d *dialog) verb() string {
 // action is about are still there to read.
 func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	t := a.theme
-	boxW := min(w-2, 96)
+	// Up to 96 columns wide, centred; on a terminal too narrow for that
+	// and a margin each side, the whole width: a margin of one column
+	// would leave the view behind showing through at the edges.
+	boxW := min(w, 96)
+	if w-2 >= 96 {
+		boxW = 96
+	}
 	inner := boxW - 4
 	var lines []string
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	// wrap adds s over as many lines as it needs, its continuations
+	// indented: a title or a plan row is read whole, never cut.
+	wrap := func(s string, indent int) {
+		first := strings.Split(ansi.Wrap(s, inner, " "), "\n")
+		add(first[0])
+		if rest := strings.Join(first[1:], " "); rest != "" {
+			for _, l := range strings.Split(ansi.Wrap(rest, inner-indent, " "), "\n") {
+				add(strings.Repeat(" ", indent) + l)
+			}
+		}
+	}
 	act := d.action
 	env := a.eng.Env().String()
 	switch {
 	case act.kind == actionRun && len(act.batch) > 0:
-		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Run "+act.target())+" in"+envLabel(a), 2)
 		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
 		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
 		if act.downstream {
@@ -229,7 +244,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			add(t.Muted.Render("[d] and downstream: off · what they release waits for the next R"))
 		}
 	case act.kind == actionRun && act.outdated:
-		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Rebuild "+act.target())+" in"+envLabel(a), 2)
 		down := t.Muted.Render("[d] with the windows built on them: off")
 		if act.downstream {
 			down = t.Selected.Render("[d] with the windows built on them: on")
@@ -237,33 +252,38 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
 		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
 	case act.kind == actionRun:
-		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Run "+act.target())+" in"+envLabel(a), 2)
 		var ms []string
-		chosen := act.mode
-		if act.downstream {
-			chosen = spec.Discover // what a run with downstream is
-		}
 		for _, m := range modes {
-			if m == chosen {
+			if m == act.mode {
 				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
 			} else {
 				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
 			}
 		}
 		down := t.Muted.Render(" [d] with downstream: off")
-		if d.typed() {
+		switch {
+		case d.typed() && act.downstream:
+			// d is a letter of the name typed here: the choice shows,
+			// and changes in another mode.
+			down = " " + t.Selected.Render("with downstream: on")
+		case d.typed():
 			down = ""
-		} else if act.downstream {
+		case act.downstream:
 			down = " " + t.Selected.Render("[d] with downstream: on")
 		}
 		add("STATE_MODE " + strings.Join(ms, " ") + down)
-		if act.downstream {
+		switch {
+		case act.closure():
 			add(t.Muted.Render("discover of it and all downstream: failed, blocked and pending units"))
-		} else {
-			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+		case act.downstream:
+			wrap(t.Muted.Render(modeHelp(act.mode, act.window != nil)), 2)
+			add(t.Muted.Render("then what it releases downstream runs, in turn (discover)"))
+		default:
+			wrap(t.Muted.Render(modeHelp(act.mode, act.window != nil)), 2)
 		}
 	case act.kind == actionMark:
-		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Mark "+act.target()+" "+string(act.status))+" in"+envLabel(a), 2)
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
 	}
 	add("")
@@ -298,17 +318,11 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		}
 	case d.plan != nil:
 		for _, l := range planLines(t, d.plan) {
-			add(l)
+			wrap(l, 4)
 		}
 		if why := d.nothing(); why != "" && !slices.ContainsFunc(d.plan.Warnings(), func(w string) bool { return strings.HasSuffix(w, why) }) {
 			const label = "nothing to run: "
-			for i, l := range strings.Split(ansi.Wrap(untrusted.Line(why), inner-len(label), " "), "\n") {
-				if i == 0 {
-					add(t.Status(themes.Blocked).Render(label) + l)
-				} else {
-					add(strings.Repeat(" ", len(label)) + l)
-				}
-			}
+			wrap(t.Status(themes.Blocked).Render(label)+untrusted.Line(why), len(label))
 		}
 		if d.releases > 0 {
 			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "held unit", "held units") + " downstream")
@@ -429,7 +443,9 @@ func question(d *dialog, a *App) string {
 		if len(d.plan.Models) == 1 {
 			name = d.plan.Models[0].Model
 		}
-		if len(d.action.batch) > 0 && d.action.downstream {
+		if d.action.downstream && !d.action.outdated {
+			// What it releases runs after it: counted under the plan
+			// ("releases …"), not in it.
 			name += " and downstream"
 		}
 		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), name, env)
@@ -516,11 +532,16 @@ func hullText(w state.Window) string {
 
 // planByModel prints a plan of several models (a run with downstream) a
 // line each, so what runs in which model fits a dialog at 80×24: "core.x
-// (discover)  run 2 units  2026-01-01–03 · reset 2".
+// run 2 units  2026-01-01–03 · reset 2". A model's mode is named only
+// where it is not the run's (a bulldozer without a window runs as
+// discover): the STATE_MODE line above says it once for the others.
 func planByModel(t themes.Theme, p *engine.Plan) []string {
 	var out []string
 	for _, m := range p.Models {
-		line := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		line := t.Accent.Render(m.Model)
+		if m.Mode != p.Mode {
+			line += t.Muted.Render(" (" + string(m.Mode) + ")")
+		}
 		if m.Run.Len() == 0 {
 			line += t.Muted.Render("  nothing to run")
 		} else {

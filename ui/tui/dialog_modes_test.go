@@ -3,6 +3,7 @@ package tui
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
@@ -59,6 +60,91 @@ func TestIncidentKindFix(t *testing.T) {
 	} {
 		if mode, outdated := c.kind.Fix(); mode != c.mode || outdated != c.outdated {
 			t.Errorf("%s: Fix %s %v, want %s %v", c.kind, mode, outdated, c.mode, c.outdated)
+		}
+	}
+}
+
+// The mode and "with downstream" are independent: d keeps the mode
+// chosen, and tab goes through every mode, bulldozer included, keeping
+// downstream as it is.
+func TestDialogModeAndDownstreamAreIndependent(t *testing.T) {
+	r := startLanding(t, newWorld(t).e, 80, 24, Options{})
+	r.waitSettled(t, viewIncidents)
+	r.keys("r")
+	r.waitText(t, "STATE_MODE [discover]", "[d] with downstream: off", "Run 2 units of raw.orders in prod?")
+	r.keys("tab")
+	r.waitText(t, "STATE_MODE  discover  [bulldozer]", "[d] with downstream: off")
+	r.keys("d")
+	r.waitText(t, "STATE_MODE  discover  [bulldozer]", "[d] with downstream: on", "then what it releases downstream runs")
+	for _, want := range []string{"[torch]", "[discover]", "[bulldozer]"} {
+		r.keys("tab")
+		f := r.waitText(t, want)
+		if !strings.Contains(f, "with downstream: on") {
+			t.Fatalf("tab to %s turned downstream off:\n%s", want, f)
+		}
+	}
+	r.keys("d")
+	r.waitText(t, "STATE_MODE  discover  [bulldozer]", "[d] with downstream: off")
+}
+
+// A bulldozer with downstream of a stale root loads its hours again and
+// then runs what that releases: mart.fresh's five hours, held by the stale
+// rows, are applied by the same y.
+func TestStaleBulldozerWithDownstreamRunsWhatItReleases(t *testing.T) {
+	w := newWorld(t)
+	r := startLanding(t, w.e, 80, 24, Options{})
+	r.waitSettled(t, viewIncidents)
+	r.keys("j")
+	r.waitFor(t, "the stale card selected", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "raw.orders stale")
+	})
+	r.keys("r")
+	r.waitText(t, "[bulldozer]", "Run 5 units of raw.orders in prod?")
+	r.keys("d")
+	r.waitText(t, "[bulldozer]", "[d] with downstream: on", "Run 5 units of raw.orders and downstream in prod?")
+	r.keys("y")
+	deadline := time.Now().Add(60 * time.Second) // a bound on a hang, not a speed
+	for w.counts(t, "mart.fresh")[state.Applied] != 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("mart.fresh's hours were not run after the bulldozer released them: %v", w.counts(t, "mart.fresh"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// At 80 columns the dialog takes the whole width — no column of the view
+// behind shows at its edges — and the rows of a downstream plan are read
+// whole, wrapped, never cut.
+func TestDialogAt80ColumnsIsWholeAndUncut(t *testing.T) {
+	r := startLanding(t, newWorld(t).e, 80, 24, Options{})
+	r.waitSettled(t, viewIncidents)
+	r.keys("r", "d")
+	f := r.waitText(t, "[d] with downstream: on", "Run 103 units of 5 models in prod?")
+	lines := strings.Split(f, "\n")
+	inBox := false
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "╭"):
+			inBox = true
+		case !inBox:
+			continue
+		}
+		if r := []rune(strings.TrimRight(l, " ")); len(r) != 80 || !strings.ContainsRune("╭│╰", r[0]) || !strings.ContainsRune("╮│╯", r[79]) {
+			t.Errorf("line %d of the dialog is not the box from edge to edge: %q", i, l)
+		}
+		if strings.Contains(l, "…") {
+			t.Errorf("line %d of the dialog is cut: %q", i, l)
+		}
+		if strings.HasPrefix(l, "╰") {
+			break
+		}
+	}
+	if !inBox {
+		t.Fatalf("no dialog:\n%s", f)
+	}
+	for _, model := range []string{"raw.orders  run 26 units", "mart.daily  run 2 units", "mart.hourly  run 26 units", "mart.fresh  run 48 units", "report.snapshot  run 1 unit"} {
+		if !strings.Contains(f, model) {
+			t.Errorf("the plan has no row of %s:\n%s", model, f)
 		}
 	}
 }
