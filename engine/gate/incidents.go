@@ -81,8 +81,11 @@ type Incident struct {
 	// Units counts the root's units: failed (and retrying) units, stale
 	// rows, missing windows, or the blocked units themselves.
 	Units int
-	// Since is when it began to hurt: the oldest change of a root unit (a
-	// failed unit) or of a blocked unit traced to it.
+	// Since is when it began to hurt: the oldest change of a root unit or
+	// of a blocked unit traced to it, and for a failed root when its units
+	// began failing (failingSince: the first of the failed attempts in a
+	// row that end a unit's history), so a retry that fails again does not
+	// make it new.
 	Since time.Time
 	// Detail is what an operator reads first: the newest error (its first
 	// lines, ErrorLines), the stale verdict, the gate error or the blocked
@@ -474,6 +477,7 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		budget = m.Retry.Attempts
 	}
 	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
+	var tried []state.Unit
 	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		retrying := u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
 		if u.Status != state.Failed && !retrying {
@@ -481,6 +485,9 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		}
 		inc := b.get(IncidentFailed, model)
 		b.root(inc, u.Window, u.UpdatedAt)
+		if u.Attempts > 1 && len(tried) < maxSinceHistories {
+			tried = append(tried, u)
+		}
 		if !u.UpdatedAt.Before(newest) {
 			newest = u.UpdatedAt
 			inc.Detail = ErrorLines(u.Error)
@@ -496,6 +503,15 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	})
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("reading the failed units of %s: %w", model, err)
+	}
+	if inc := b.failedOf(model); inc != nil {
+		// Read after the scan, not inside it: a second connection of the
+		// pool while the scan holds one.
+		since, err := b.g.failingSince(ctx, tried)
+		if err != nil {
+			return err
+		}
+		inc.Since = earliest(inc.Since, since)
 	}
 	if newestFailed != nil && merr == nil {
 		// A hard gate error fails a unit too, with no "gate:" mark in the
@@ -522,6 +538,48 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		b.failedOf(model).Retry = w
 	}
 	return nil
+}
+
+// maxSinceHistories bounds the units of a failed root whose attempt
+// history is read for its age (failingSince): a unit that failed on its
+// first try needs none, and a rerun retries a root's units together, so a
+// few tell when it began as well as all would.
+const maxSinceHistories = 3
+
+// failingSince is when the failures of units (failed, or pending for
+// their retry, each tried more than once) began: for each, the first of
+// the failed attempts that end its history with no attempt between them
+// that did not fail (attempt numbers without a gap), the earliest of
+// them; zero for none. A failed root's age is the incident's, not its last
+// try's: a rerun that fails again rewrites a unit's updated_at, and
+// reading that alone, "for 0s" followed every retry.
+func (g *Reader) failingSince(ctx context.Context, units []state.Unit) (time.Time, error) {
+	var since time.Time
+	for _, u := range units {
+		history, err := g.Store.Attempts(ctx, u.ID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return time.Time{}, fmt.Errorf("reading the attempts of %s %s: %w", u.Model, u.Window, err)
+		}
+		since = earliest(since, StreakStart(history, u.Attempts))
+	}
+	return since, nil
+}
+
+// StreakStart is when the unbroken run of failed attempts that ends a
+// unit's history began: history is its failed attempts, oldest first
+// (state.Store.Attempts), attempts its attempt count now. Zero when the
+// newest failure is not the unit's latest attempt (a later one did not
+// fail, or the history predates it).
+func StreakStart(history []state.Attempt, attempts int) time.Time {
+	n := len(history)
+	if n == 0 || history[n-1].Number != attempts {
+		return time.Time{}
+	}
+	i := n - 1
+	for i > 0 && history[i-1].Number == history[i].Number-1 {
+		i--
+	}
+	return history[i].At
 }
 
 // trace walks bu's root-cause chains — one for each upstream that holds it

@@ -27,7 +27,8 @@ whose gate is satisfied now are one incident of kind released: the next run
 applies them.
 
 Each incident shows its age (since its oldest root unit or blocked unit last
-changed), the one line to read first (the newest error, the stale verdict),
+changed; for failed units, since they began failing, whatever retries came
+after), the one line to read first (the newest error, the stale verdict),
 the next retry when its units wait for one, the blocked units it holds (with
 how many it alone holds, when another root holds some too). Failures first,
 then by what each holds. Each ends with the 'why' command that explains the

@@ -78,6 +78,11 @@ func TestIncidentsCursorStaysOnTheRootThroughAFailedRerun(t *testing.T) {
 	if !strings.Contains(lines[at+1], "exit status 3: source unavailable") {
 		t.Errorf("the failed card is collapsed:\n%s", f)
 	}
+	// Its age is the incident's: failing since the hours first failed, a
+	// day before the UI's clock, not since the rerun's try.
+	if !strings.HasSuffix(strings.TrimRight(lines[at], " "), "for 1d") {
+		t.Errorf("the failed card's age is not the incident's (for 1d): %q", lines[at])
+	}
 }
 
 // The selection follows its root by model and window across reloads,
