@@ -123,6 +123,38 @@ type UnitRef struct {
 	Window state.Window
 }
 
+// WhyCommand is the command line that explains u in the environment of
+// suffix ("" the default one), as an operator pastes it into a shell:
+// "bollhav why core.daily_revenue --at 2026-12-03T00:00:00Z --env dev".
+// Both `incidents` (its "explain:" line) and the UI's copy (y) write it.
+// A word with a character a shell would read is quoted.
+func (u UnitRef) WhyCommand(suffix string) string {
+	cmd := "bollhav why " + shellWord(u.Model)
+	if !u.Window.IsZero() {
+		cmd += " --at " + state.FormatTime(u.Window.Since)
+	}
+	if suffix != "" {
+		cmd += " --env " + shellWord(suffix)
+	}
+	return cmd
+}
+
+// shellWord is s as one word of a POSIX shell: as it is when every
+// character is plain, else in single quotes.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-@%+=:,/", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // IncidentReport is every incident of the environment at Now: failures
 // and gate errors first, then the rest, each by what it holds.
 type IncidentReport struct {

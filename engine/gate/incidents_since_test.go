@@ -79,3 +79,22 @@ func TestStreakStart(t *testing.T) {
 		t.Errorf("two failures in a row: %s, want %s", got, at(1))
 	}
 }
+
+// WhyCommand pastes into a shell: the unit's time as --at, --env in a dev
+// environment, and a word a shell would split or expand quoted.
+func TestWhyCommand(t *testing.T) {
+	for _, c := range []struct {
+		u      gate.UnitRef
+		suffix string
+		want   string
+	}{
+		{gate.UnitRef{Model: "raw.orders", Window: hours(5, 6)}, "", "bollhav why raw.orders --at 2026-01-01T05:00:00Z"},
+		{gate.UnitRef{Model: "report.snapshot"}, "dev", "bollhav why report.snapshot --env dev"},
+		{gate.UnitRef{Model: "odd name's"}, "", `bollhav why 'odd name'\''s'`},
+		{gate.UnitRef{Model: "a;rm -rf x", Window: hours(0, 1)}, "$(x)", `bollhav why 'a;rm -rf x' --at 2026-01-01T00:00:00Z --env '$(x)'`},
+	} {
+		if got := c.u.WhyCommand(c.suffix); got != c.want {
+			t.Errorf("WhyCommand(%+v, %q) = %q, want %q", c.u, c.suffix, got, c.want)
+		}
+	}
+}

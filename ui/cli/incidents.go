@@ -193,14 +193,5 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 }
 
 // whyCommand is the command that explains a unit of the environment of
-// suffix.
-func whyCommand(u gate.UnitRef, suffix string) string {
-	cmd := "bollhav why " + u.Model
-	if !u.Window.IsZero() {
-		cmd += " --at " + state.FormatTime(u.Window.Since)
-	}
-	if suffix != "" {
-		cmd += " --env " + suffix
-	}
-	return cmd
-}
+// suffix (gate.UnitRef.WhyCommand, which the UI copies too).
+func whyCommand(u gate.UnitRef, suffix string) string { return u.WhyCommand(suffix) }

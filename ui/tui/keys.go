@@ -41,9 +41,9 @@ type keyMap struct {
 	// upstream or a downstream model (graph_follow.go).
 	PrevGraph, EdgeUp, EdgeDown key.Binding
 
-	// Yank copies the selected unit's model and window, YankError its
-	// error, to the clipboard of the terminal (OSC 52): reading, so
-	// bound under read-only too.
+	// Yank copies the command line that explains the selected unit
+	// ("bollhav why … --at …"), YankError its error, to the clipboard of
+	// the terminal (OSC 52): reading, so bound under read-only too.
 	Yank, YankError key.Binding
 	// Detail opens the unit's detail: its whole error, its attempts, what ran.
 	Detail key.Binding
@@ -117,7 +117,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Model:       bind("o", "open model"),
 		Upstream:    bind("u", "upstream"),
 		Detail:      bind("d", "unit detail"),
-		Yank:        bind("y", "copy unit"),
+		Yank:        bind("y", "copy why command"),
 		YankError:   bind("Y", "copy error"),
 		// "✗/⊘": the glyphs of failed and blocked, short enough for the
 		// footer at 80 columns.

@@ -302,7 +302,7 @@ func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, v.c.keys.unitKeys()...):
 		v.c.openAction(v.c.keys.unitAction(msg, u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.Yank):
-		return v.c.yank("the unit", unitID(u.Model, u.Window))
+		return v.c.yank("the why command", v.c.whyCommand(u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.YankError):
 		if u.Status == state.Failed {
 			return v.c.yank("the error", u.Error)

@@ -214,11 +214,11 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 			v.c.openModel(inc.Model)
 		}
 	case key.Matches(msg, v.c.keys.Yank) && inc.Focus.Model == "":
-		// No span read yet: the bare model name would name a timeless
+		// No unit read yet: a command without --at would name a timeless
 		// model's unit.
 		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.Yank):
-		return v.c.yank("the root", unitID(inc.Model, inc.Span))
+		return v.c.yank("the why command", v.c.whyCommand(inc.Focus.Model, inc.Focus.Window))
 	case key.Matches(msg, v.c.keys.YankError):
 		return v.c.yank("the error", inc.Detail)
 	case key.Matches(msg, v.c.keys.RunWindow) && inc.Focus.Model == "":

@@ -232,7 +232,7 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, v.c.keys.Yank):
 		if u != nil {
-			return v.c.yank("the unit", unitID(v.name, u.Window))
+			return v.c.yank("the why command", v.c.whyCommand(v.name, u.Window))
 		}
 	case key.Matches(msg, v.c.keys.YankError):
 		if u != nil {

@@ -97,7 +97,7 @@ func (v *unitView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Enter):
 		v.c.openWhy(v.model, v.window.Since)
 	case key.Matches(msg, k.Yank):
-		return v.c.yank("the unit", unitID(v.model, v.window))
+		return v.c.yank("the why command", v.c.whyCommand(v.model, v.window))
 	case key.Matches(msg, k.YankError):
 		if v.data != nil && v.data.unit != nil {
 			return v.c.yank("the error", v.data.unit.Error)

@@ -384,7 +384,7 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, v.c.keys.Yank):
 		if t := v.actionTarget(); t != nil {
-			return v.c.yank("the unit", unitID(t.model, t.window))
+			return v.c.yank("the why command", v.c.whyCommand(t.model, t.window))
 		}
 	case key.Matches(msg, v.c.keys.YankError):
 		// The error the screen is about: the root cause's, else the
