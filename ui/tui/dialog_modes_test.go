@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
@@ -146,5 +148,35 @@ func TestDialogAt80ColumnsIsWholeAndUncut(t *testing.T) {
 		if !strings.Contains(f, model) {
 			t.Errorf("the plan has no row of %s:\n%s", model, f)
 		}
+	}
+}
+
+// The run dialog's plan warns, before y, that a bulldozer of a model whose
+// query appends its rows adds the rows of the applied window once more,
+// naming the model and the count (engine.ModelPlan.RerunApplied) — whole,
+// at 80 columns.
+func TestDialogWarnsOfAppendRowsAddedAgain(t *testing.T) {
+	s := enginetest.Open(t, enginetest.SQLite)
+	sp := enginetest.Parse(t, `models:
+  - {name: core.visits, pipeline: core, chunking: {interval: 1d, start: "2026-01-01T00:00:00Z"},
+     run: {query: "SELECT :since AS day, 1 AS n", write: {mode: append}}}
+`)
+	e := engine.New(s, sp, engine.Options{SpecDir: t.TempDir(), Actor: "test", Now: func() time.Time { return uiClock }})
+	days := state.Window{Since: t0, Until: t0.Add(48 * time.Hour)}
+	if res, err := e.Run(t.Context(), engine.RunRequest{Window: &days}, e.Executor(), nil); err != nil || res.Failed() {
+		t.Fatalf("seeding run: %+v, %v", res, err)
+	}
+	r := startUI(t, e, 80, 24, Options{View: "model", Model: "core.visits"})
+	r.waitSettled(t, viewModel)
+	r.keys("r")
+	f := r.waitText(t, "[bulldozer]", "Run 1 unit of core.visits in prod?")
+	flat := strings.Join(strings.Fields(strings.NewReplacer("│", " ", "╭", " ", "╰", " ").Replace(f)), " ")
+	if !strings.Contains(flat, "warning: core.visits: writes with append: the 1 applied window it runs again get their rows added once more") {
+		t.Errorf("the plan does not warn of the append rows added again:\n%s", f)
+	}
+	r.keys("tab", "tab")
+	f = r.waitText(t, "STATE_MODE [discover]")
+	if strings.Contains(f, "append") {
+		t.Errorf("a discover, which runs no applied window, warns of append:\n%s", f)
 	}
 }
