@@ -122,8 +122,10 @@ func (a action) name() string {
 	return a.model
 }
 
-// target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
-func (a action) target() string {
+// target names what the action touches: "raw.orders [2026-01-01
+// 05:00–06:00]", its window printed by window (common.window: the header's
+// zone).
+func (a action) target(window func(state.Window) string) string {
 	switch {
 	case len(a.batch) > 0 && a.downstream:
 		return "the ready units and downstream"
@@ -142,7 +144,7 @@ func (a action) target() string {
 	}
 	target := a.model
 	if a.window != nil && !a.window.IsZero() {
-		target += " [" + windowText(*a.window) + "]"
+		target += " [" + window(*a.window) + "]"
 	}
 	if a.downstream {
 		target += " and downstream"
@@ -300,7 +302,7 @@ func markCmd(ctx context.Context, e *engine.Engine, a action) tea.Cmd {
 // runSummary is one line for a finished run, naming the key that opens
 // it early enough that an 80-column footer keeps it: "run 7 succeeded (w
 // opens it): discover, 3 tasks, 24 applied, 2 blocked, 0 failed".
-func runSummary(r *liveRun) string {
+func runSummary(r *liveRun, window func(state.Window) string) string {
 	open := ""
 	if r.runID > 0 {
 		open = " (" + openRunHint + ")"
@@ -310,10 +312,10 @@ func runSummary(r *liveRun) string {
 		if r.runID > 0 {
 			id = fmt.Sprintf(" %d", r.runID)
 		}
-		return fmt.Sprintf("run%s of %s failed%s: %v", id, r.action.target(), open, r.err)
+		return fmt.Sprintf("run%s of %s failed%s: %v", id, r.action.target(window), open, r.err)
 	}
 	if r.result == nil {
-		return fmt.Sprintf("run of %s ended%s", r.action.target(), open)
+		return fmt.Sprintf("run of %s ended%s", r.action.target(window), open)
 	}
 	var applied, blocked, failed int
 	tasks := allTasks(r.result)

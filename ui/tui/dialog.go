@@ -235,7 +235,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	env := a.eng.Env().String()
 	switch {
 	case act.kind == actionRun && len(act.batch) > 0:
-		wrap(t.Accent.Render("Run "+act.target())+" in"+envLabel(a), 2)
+		wrap(t.Accent.Render("Run "+act.target(a.window))+" in"+envLabel(a), 2)
 		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
 		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
 		if act.downstream {
@@ -244,7 +244,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			add(t.Muted.Render("[d] and downstream: off · what they release waits for the next R"))
 		}
 	case act.kind == actionRun && act.outdated:
-		wrap(t.Accent.Render("Rebuild "+act.target())+" in"+envLabel(a), 2)
+		wrap(t.Accent.Render("Rebuild "+act.target(a.window))+" in"+envLabel(a), 2)
 		down := t.Muted.Render("[d] with the windows built on them: off")
 		if act.downstream {
 			down = t.Selected.Render("[d] with the windows built on them: on")
@@ -252,7 +252,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
 		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
 	case act.kind == actionRun:
-		wrap(t.Accent.Render("Run "+act.target())+" in"+envLabel(a), 2)
+		wrap(t.Accent.Render("Run "+act.target(a.window))+" in"+envLabel(a), 2)
 		var ms []string
 		for _, m := range modes {
 			if m == act.mode {
@@ -283,7 +283,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			wrap(t.Muted.Render(modeHelp(act.mode, act.window != nil)), 2)
 		}
 	case act.kind == actionMark:
-		wrap(t.Accent.Render("Mark "+act.target()+" "+string(act.status))+" in"+envLabel(a), 2)
+		wrap(t.Accent.Render("Mark "+act.target(a.window)+" "+string(act.status))+" in"+envLabel(a), 2)
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
 	}
 	add("")
@@ -317,7 +317,7 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			add("  and downstream will read it as complete")
 		}
 	case d.plan != nil:
-		for _, l := range planLines(t, d.plan) {
+		for _, l := range planLines(t, d.plan, a.window) {
 			wrap(l, 4)
 		}
 		if why := d.nothing(); why != "" && !slices.ContainsFunc(d.plan.Warnings(), func(w string) bool { return strings.HasSuffix(w, why) }) {
@@ -469,9 +469,11 @@ func modeHelp(m spec.StateMode, window bool) string {
 
 // planLines prints a plan: per model, what is created, reset, deleted,
 // uncovered and run, with spans, then the warnings.
-func planLines(t themes.Theme, p *engine.Plan) []string {
+//
+// Windows are printed by window (common.window: the header's zone).
+func planLines(t themes.Theme, p *engine.Plan, window func(state.Window) string) []string {
 	if len(p.Models) > 1 {
-		return planByModel(t, p)
+		return planByModel(t, p, window)
 	}
 	var out []string
 	for _, m := range p.Models {
@@ -494,10 +496,10 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 			out = append(out, s)
 		}
 		if m.Delete != nil {
-			item("delete", m.Delete.Count, hullText(m.Delete.Hull), true)
+			item("delete", m.Delete.Count, hullText(m.Delete.Hull, window), true)
 		}
 		if m.Uncovered != nil {
-			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
+			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull, window), true)
 		}
 		if m.Outdated {
 			item("outdated", m.OutdatedUnits, "", false)
@@ -505,9 +507,9 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
 			}
 		}
-		item("reset", m.Reset.Len(), spanText(m.Reset), false)
-		item("create", m.Create.Len(), spanText(m.Create), false)
-		item("run", m.Run.Len(), spanText(m.Run), false)
+		item("reset", m.Reset.Len(), spanText(m.Reset, window), false)
+		item("create", m.Create.Len(), spanText(m.Create, window), false)
+		item("run", m.Run.Len(), spanText(m.Run, window), false)
 	}
 	for _, warn := range p.Warnings() {
 		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
@@ -516,18 +518,18 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 }
 
 // spanText is the hull of windows, "" when there are none.
-func spanText(ws engine.Windows) string {
+func spanText(ws engine.Windows, window func(state.Window) string) string {
 	if ws.Len() == 0 {
 		return ""
 	}
-	return hullText(ws.Bounds())
+	return hullText(ws.Bounds(), window)
 }
 
-func hullText(w state.Window) string {
+func hullText(w state.Window, window func(state.Window) string) string {
 	if w.IsZero() {
 		return ""
 	}
-	return windowText(w)
+	return window(w)
 }
 
 // planByModel prints a plan of several models (a run with downstream) a
@@ -535,7 +537,7 @@ func hullText(w state.Window) string {
 // run 2 units  2026-01-01–03 · reset 2". A model's mode is named only
 // where it is not the run's (a bulldozer without a window runs as
 // discover): the STATE_MODE line above says it once for the others.
-func planByModel(t themes.Theme, p *engine.Plan) []string {
+func planByModel(t themes.Theme, p *engine.Plan, window func(state.Window) string) []string {
 	var out []string
 	for _, m := range p.Models {
 		line := t.Accent.Render(m.Model)
@@ -545,7 +547,7 @@ func planByModel(t themes.Theme, p *engine.Plan) []string {
 		if m.Run.Len() == 0 {
 			line += t.Muted.Render("  nothing to run")
 		} else {
-			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
+			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run, window))
 		}
 		var more []string
 		if m.Outdated {

@@ -386,7 +386,7 @@ func TestAuditView(t *testing.T) {
 		t.Fatalf("the audit view with the newest entry, the refusal, selected:\n%s", f)
 	}
 	// The whole of the selected entry shows under the list.
-	if !strings.Contains(f, "2026-01-03T00:00:00Z · mark · "+viewerActor[:40]) {
+	if !strings.Contains(f, "2026-01-03 00:00:00Z · mark · "+viewerActor[:40]) {
 		t.Errorf("the detail of the selected entry:\n%s", f)
 	}
 

@@ -146,7 +146,7 @@ func (v *auditView) setFilter(s string) tea.Cmd {
 func (v *auditView) refilter() {
 	v.idx = matching(v.idx, len(v.entries), v.query, func(i int, q string) bool {
 		e := v.entries[i]
-		return strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+auditArgs(e.Args)+"\x00"+e.Outcome), q)
+		return strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+v.c.auditArgs(e.Args)+"\x00"+e.Outcome), q)
 	})
 	v.cur.setLen(len(v.idx))
 }
@@ -184,9 +184,9 @@ func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
 
 // auditArgs prints an entry's arguments as k=v, sorted by key: env "" is
 // prod, a window is printed as the UI prints windows ("2026-01-01
-// 05:00–06:00"), and any other value with a space or nothing in it is
-// quoted.
-func auditArgs(args map[string]string) string {
+// 05:00–06:00", in the header's zone), and any other value with a space
+// or nothing in it is quoted.
+func (c *common) auditArgs(args map[string]string) string {
 	keys := slices.Sorted(maps.Keys(args))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -196,7 +196,7 @@ func auditArgs(args map[string]string) string {
 		case k == "env":
 			val = spec.Env{Suffix: val}.String()
 		case isWindow:
-			val = windowText(w)
+			val = c.window(w)
 		case val == "" || strings.ContainsAny(val, " \t\""):
 			val = strconv.Quote(val)
 		}
@@ -260,7 +260,7 @@ func (v *auditView) render(w, h int) []string {
 		e := v.entries[v.idx[i]]
 		glyph, outcome := auditOutcome(t, e.Outcome)
 		cells := []string{glyph, t.Muted.Render(v.c.whenAt(e.At))}
-		cells = append(cells, untrusted.Line(e.Actor), t.Accent.Render(untrusted.Line(e.Action)), outcome, t.Muted.Render(auditArgs(e.Args)))
+		cells = append(cells, untrusted.Line(e.Actor), t.Accent.Render(untrusted.Line(e.Action)), outcome, t.Muted.Render(v.c.auditArgs(e.Args)))
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	lines = pad(lines, w, h-1-auditDetail)
@@ -278,8 +278,9 @@ func (v *auditView) render(w, h int) []string {
 	return append(lines, t.Muted.Render(foot))
 }
 
-// detail is the selected entry whole: its time to the second in UTC, its
-// action and actor; its outcome; its arguments.
+// detail is the selected entry whole: its time to the second (in the
+// header's zone, as every time on screen), its action and its actor as the
+// record has it; its outcome; its arguments.
 func (v *auditView) detail(w int) []string {
 	t := v.c.theme
 	e := v.selected()
@@ -289,8 +290,8 @@ func (v *auditView) detail(w int) []string {
 	glyph, outcome := auditOutcome(t, e.Outcome)
 	sep := t.Muted.Render(" · ")
 	return pad([]string{
-		" " + t.Border.Render("─ ") + t.Base.Render(e.At.UTC().Format(time.RFC3339)) + sep + t.Accent.Render(untrusted.Line(e.Action)) + sep + t.Base.Render(untrusted.Line(e.Actor)),
+		" " + t.Border.Render("─ ") + t.Base.Render(zoned(e.At, v.c.instantLoc(), "2006-01-02 15:04:05")) + sep + t.Accent.Render(untrusted.Line(e.Action)) + sep + t.Base.Render(untrusted.Line(e.Actor)),
 		"   " + glyph + " " + outcome,
-		"     " + t.Muted.Render(auditArgs(e.Args)),
+		"     " + t.Muted.Render(v.c.auditArgs(e.Args)),
 	}, w, auditDetail)
 }

@@ -280,13 +280,18 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(untrusted.Line(inc.Model)) + " " +
 		t.Status(incidentGlyph(inc.Kind)).Render(inc.Kind.Word())
 	if !inc.Span.IsZero() {
-		title += " " + v.c.window(inc.Model, inc.Span)
+		title += " " + v.c.window(inc.Span)
 	}
 	if inc.Units > 1 {
 		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
 	}
 	var right string
-	if !inc.Since.IsZero() {
+	switch {
+	case inc.Since.IsZero():
+	case v.c.times.absolute:
+		// Under t, when it began: every time on screen is absolute.
+		right = " " + t.Muted.Render("since "+absText(inc.Since, v.c.instantLoc()))
+	default:
 		right = " " + t.Muted.Render("for "+state.RoughDuration(now.Sub(inc.Since)))
 	}
 	lines := []string{spread(title, right, w-1)}

@@ -360,11 +360,13 @@ func (v *pipelinesView) bindings() []key.Binding {
 func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column, wide, wider bool) {
 	wide, wider = w >= 110, w >= 150
 	fixed := 2 + 9 + 1 + len(counts)*8
-	// LAST APPLIED also when the counts left room for it and a model
-	// name of 20.
-	wide = wide || fixed+13+20 <= w
+	// LAST APPLIED is as wide as the time toggle prints it ("2026-01-01
+	// 05:00Z" under t), its heading at least; also when the counts left
+	// room for it and a model name of 20.
+	lastW := max(12, v.c.instantWidth())
+	wide = wide || fixed+lastW+1+20 <= w
 	if wide {
-		fixed += 13
+		fixed += lastW + 1
 	}
 	if wider {
 		fixed += 32
@@ -378,7 +380,7 @@ func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column
 		cols = append(cols, column{w: 7, right: true})
 	}
 	if wide {
-		cols = append(cols, column{w: 12, right: true})
+		cols = append(cols, column{w: lastW, right: true})
 	}
 	if wider {
 		cols = append(cols, column{w: 0})
@@ -521,7 +523,7 @@ func (c *common) coverageText(m engine.ModelStatus) string {
 	}
 	ws := m.Coverage.Windows()
 	first, last := ws[0], ws[len(ws)-1]
-	s := c.window(m.Name, state.Window{Since: first.Since, Until: last.Until})
+	s := c.window(state.Window{Since: first.Since, Until: last.Until})
 	if gaps := len(ws) - 1; gaps > 0 {
 		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
 	}
