@@ -33,8 +33,8 @@ import (
 var worldSpec = enginetest.LineageSpecOf("raw.orders", "mart.daily", "mart.hourly", "mart.fresh", "report.snapshot")
 
 // viewerActor is the actor of the world's read-only viewer, as an SSH
-// session names its user.
-const viewerActor = "ssh:alice SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+// session names it (ui/serve's Actor: the key's fingerprint, then the user).
+const viewerActor = "ssh:SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 alice"
 
 var (
 	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
