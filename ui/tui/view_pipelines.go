@@ -128,6 +128,19 @@ func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
 	return h
 }
 
+// hasStatus reports whether q (lower case) begins a status the model
+// has — a count of its units ("failed", "blocked", "pending", "running",
+// "applied"), or "stale" or "outdated" — so /failed lists the models with
+// failed units, as the count columns and the health glyph show them.
+func (v *pipelinesView) hasStatus(m engine.ModelStatus, q string) bool {
+	for s, n := range m.Counts {
+		if n > 0 && strings.HasPrefix(string(s), q) {
+			return true
+		}
+	}
+	return v.stale[m.Name] && strings.HasPrefix("stale", q) || m.Outdated > 0 && strings.HasPrefix("outdated", q)
+}
+
 // affected: a change reloads only the models it names, when they are all
 // listed already; a new model means a full reload.
 func (v *pipelinesView) affected(changes []state.Change) (bool, []string) {
@@ -185,7 +198,7 @@ func (v *pipelinesView) rebuild(selected string) {
 		var members []plRow
 		for ; i < len(v.models) && v.models[i].Pipeline == p; i++ {
 			m := v.models[i]
-			if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(p), q) {
+			if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(p), q) && !v.hasStatus(m, q) {
 				continue
 			}
 			for s, n := range m.Counts {
