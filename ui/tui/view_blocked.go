@@ -371,7 +371,7 @@ func (v *blockedView) render(w, h int) []string {
 			windowW = max(windowW, width(v.c.window(v.units[l.unit].Window)))
 		}
 	}
-	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: min(windowW, max(23, w/3))}}
+	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: min(windowW, max(23, w/2))}}
 	head := []string{"", "HOLDS", "MODEL", "WINDOW"}
 	wide := w >= 120
 	if wide {
