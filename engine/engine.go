@@ -191,11 +191,15 @@ type RunRequest struct {
 	// and rebuilds them in bulldozer mode; models without any are left
 	// out of the plan unless named.
 	Outdated bool
-	// runsReleased marks the discover run a run with Downstream starts
-	// over what it released (RunResult.Then): it runs, in turn, what it
-	// releases, with no downstream closure of its own — a closure over a
-	// daily window is refused by a monthly model's grid.
-	runsReleased bool
+	// RunReleased runs, once the run has ended, what it released
+	// downstream (RunResult.Released), in the same command: for each
+	// released model a discover run over its released windows, which runs
+	// in turn what it releases (RunResult.Then) — with no downstream
+	// closure of its own, since a closure over a daily window is refused
+	// by a monthly model's grid. A run with Downstream does so after its
+	// closure; a run of exactly some windows (the UI's ready units) asks
+	// for it alone.
+	RunReleased bool
 	// Confirmed is the plan the operator was shown and accepted (a typed
 	// torch confirmation): Run plans again at its clock and refuses, before
 	// it records a run or changes a unit, when the store no longer gives

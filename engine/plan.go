@@ -79,6 +79,12 @@ type ModelPlan struct {
 	// nothing is created, reset or run as a unit; its task runs its work
 	// once (runStateless). Delete clears units an older bollhav wrote.
 	Stateless bool
+	// RerunApplied counts the applied units the plan runs again — reset
+	// (bulldozer), deleted or uncovered (torch, a flexible bulldozer) and
+	// then run — what a discover never does. A model written with
+	// `write: {mode: append}` adds their rows once more: the plan warns of
+	// it (appendWarning), the one place the CLI and the UI read it from.
+	RerunApplied int
 
 	resetFrom []state.UnitStatus
 	record    *state.ModelRecord
@@ -108,6 +114,35 @@ func (p *Plan) Warnings() []string {
 		}
 	}
 	return out
+}
+
+// NothingToRun says why the plan runs no unit, "" when it runs one (or a
+// model without state, which does its work with no unit): the first
+// warning when there is one (units running, a window outside the
+// contract range), else — what a discover with no warning and nothing to
+// run means — that every unit in the window is applied, which a discover
+// keeps and a bulldozer loads again. An operator asked to confirm "Run 0
+// units" reads this instead, and is offered nothing to confirm.
+func (p *Plan) NothingToRun() string {
+	for _, m := range p.Models {
+		if m.Run.Len() > 0 || m.Stateless {
+			return ""
+		}
+	}
+	if ws := p.Warnings(); len(ws) > 0 {
+		return ws[0]
+	}
+	if p.Request.Outdated {
+		return "no outdated windows: every applied unit was built under its model's current definition"
+	}
+	discover := len(p.Models) > 0
+	for _, m := range p.Models {
+		discover = discover && m.Mode == spec.Discover
+	}
+	if discover {
+		return "every unit in the window is applied: discover keeps applied units, bulldozer loads them again"
+	}
+	return "no unit in the window"
 }
 
 // Plan works out what req would do, changing nothing. Bad input — an
@@ -271,10 +306,38 @@ func (e *Engine) planModel(ctx context.Context, m *spec.Model, existing map[stri
 	if !m.State {
 		return e.planStateless(ctx, m, mp, rec, old, registered)
 	}
+	var err error
 	if m.Temporality == spec.Timeless || m.Flexible() {
-		return e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
+		mp, err = e.planLoaded(ctx, m, mp, rec, old, registered, req, mode, now)
+	} else {
+		mp, err = e.planGrid(ctx, m, mp, rec, old, registered, req, mode, now)
 	}
-	return e.planGrid(ctx, m, mp, rec, old, registered, req, mode, now)
+	if err == nil && mp != nil {
+		mp.appendWarning(m)
+	}
+	return mp, err
+}
+
+// appendWarning warns, before anything runs, that a model whose query
+// appends its rows (write: {mode: append}) gets the rows of every applied
+// window the plan runs again added once more: a bulldozer, then a torch,
+// of the same days leaves three copies of each day, and nothing else says
+// so (lint and the plan were silent). Nothing warns of a command or sql
+// executor, whose writes bollhav cannot see.
+func (mp *ModelPlan) appendWarning(m *spec.Model) {
+	if mp.RerunApplied == 0 || m.Run.Kind != spec.RunQuery || m.Run.Write == nil || m.Run.Write.Mode != spec.Append {
+		return
+	}
+	mp.warn("writes with append: the %s it runs again get their rows added once more, beside the ones already written (a %s does not delete them); delete those rows first, or write with upsert or recreate_partition",
+		pluralUnits(mp.RerunApplied, "applied window"), mp.Mode)
+}
+
+// pluralUnits is "1 applied window", "3 applied windows".
+func pluralUnits(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
 
 // planStateless plans a model with state: false: its registration only
@@ -522,12 +585,14 @@ func (mp *ModelPlan) planTimeless(all []state.Unit) error {
 			mp.Reset, mp.resetFrom = zero, []state.UnitStatus{state.Applied, state.Blocked, state.Failed}
 		}
 		mp.Run = zero
+		mp.RerunApplied = len(filter(all, is(state.Applied)))
 	case spec.Torch:
 		if running := filter(all, is(state.Running)); len(running) > 0 {
 			return mp.errRunning("torch", running)
 		}
 		mp.Delete = span(all)
 		mp.Create, mp.Run = zero, zero
+		mp.RerunApplied = len(filter(all, is(state.Applied)))
 	}
 	return nil
 }
@@ -560,6 +625,9 @@ func (mp *ModelPlan) planFixed(ctx context.Context, e *Engine, req RunRequest, g
 			all.add(u.Window)
 			if u.Status == state.Running {
 				running = append(running, u)
+			}
+			if u.Status == state.Applied && (w == nil || w.Covers(u.Window)) {
+				mp.RerunApplied++ // deleted, re-created and run
 			}
 			return nil
 		})
@@ -626,6 +694,9 @@ func (mp *ModelPlan) planFixed(ctx context.Context, e *Engine, req RunRequest, g
 		case slices.Contains(mp.resetFrom, u.Status):
 			mp.Reset.Add(g, u.Window)
 			mp.Run.Add(g, u.Window)
+			if u.Status == state.Applied {
+				mp.RerunApplied++
+			}
 		case u.Status == state.Pending:
 			mp.Run.Add(g, u.Window)
 		}
@@ -746,6 +817,7 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 			mp.Uncover = []state.Window{*w}
 			mp.Uncovered = span(touching)
 		}
+		mp.RerunApplied = len(filter(touching, is(state.Applied)))
 		if s, ok := mp.scope(w); ok {
 			mp.Create = gridWindows(g, state.SliceByChunk([]state.Window{s}, grid))
 		}
@@ -757,6 +829,11 @@ func (mp *ModelPlan) planFlexible(req RunRequest, grid state.Grid, all []state.U
 		if len(all) > 0 {
 			mp.Uncover = []state.Window{{}}
 			mp.Uncovered = span(all)
+		}
+		for _, u := range filter(all, is(state.Applied)) {
+			if w == nil || u.Window.Overlaps(*w) {
+				mp.RerunApplied++ // uncovered, and its range run again
+			}
 		}
 		if s, ok := mp.scope(nil); ok {
 			pieces := []state.Window{s}

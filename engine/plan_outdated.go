@@ -110,6 +110,10 @@ func (e *Engine) planOutdated(m *spec.Model, req RunRequest, mt *ModelTrace, see
 	if !hull.IsZero() {
 		mp.Window = &hull
 	}
+	// Every unit it resets is applied: a rebuild appends its rows again
+	// as a bulldozer does.
+	mp.RerunApplied = mp.OutdatedUnits + mp.BuiltOnOutdated
+	mp.appendWarning(m)
 	return mp, nil
 }
 

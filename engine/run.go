@@ -228,13 +228,13 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if res != nil {
 		res.Plan, res.Window = plan, run.Window
 	}
-	if err == nil && (req.Downstream || req.runsReleased) && ctx.Err() == nil {
+	if err == nil && (req.Downstream || req.RunReleased) && ctx.Err() == nil {
 		// What the run released downstream runs in the same command: for
 		// each model, a discover run over its released windows (each on
 		// its own grid), which applies what is ready, re-judges the rest,
 		// and runs in turn what it releases.
 		for _, r := range res.Released {
-			then := RunRequest{Models: []string{r.Model}, Mode: spec.Discover, Workers: req.Workers, runsReleased: true}
+			then := RunRequest{Models: []string{r.Model}, Mode: spec.Discover, Workers: req.Workers, RunReleased: true}
 			if !r.Span.IsZero() {
 				w := r.Span
 				then.Window = &w

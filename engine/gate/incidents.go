@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -80,8 +81,11 @@ type Incident struct {
 	// Units counts the root's units: failed (and retrying) units, stale
 	// rows, missing windows, or the blocked units themselves.
 	Units int
-	// Since is when it began to hurt: the oldest change of a root unit (a
-	// failed unit) or of a blocked unit traced to it.
+	// Since is when it began to hurt: the oldest change of a root unit or
+	// of a blocked unit traced to it, and for a failed root when its units
+	// began failing (failingSince: the first of the failed attempts in a
+	// row that end a unit's history), so a retry that fails again does not
+	// make it new.
 	Since time.Time
 	// Detail is what an operator reads first: the newest error (its first
 	// lines, ErrorLines), the stale verdict, the gate error or the blocked
@@ -117,6 +121,38 @@ type Incident struct {
 type UnitRef struct {
 	Model  string
 	Window state.Window
+}
+
+// WhyCommand is the command line that explains u in the environment of
+// suffix ("" the default one), as an operator pastes it into a shell:
+// "bollhav why core.daily_revenue --at 2026-12-03T00:00:00Z --env dev".
+// Both `incidents` (its "explain:" line) and the UI's copy (y) write it.
+// A word with a character a shell would read is quoted.
+func (u UnitRef) WhyCommand(suffix string) string {
+	cmd := "bollhav why " + shellWord(u.Model)
+	if !u.Window.IsZero() {
+		cmd += " --at " + state.FormatTime(u.Window.Since)
+	}
+	if suffix != "" {
+		cmd += " --env " + shellWord(suffix)
+	}
+	return cmd
+}
+
+// shellWord is s as one word of a POSIX shell: as it is when every
+// character is plain, else in single quotes.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-@%+=:,/", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // IncidentReport is every incident of the environment at Now: failures
@@ -473,6 +509,7 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		budget = m.Retry.Attempts
 	}
 	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
+	var tried []state.Unit
 	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		retrying := u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
 		if u.Status != state.Failed && !retrying {
@@ -480,6 +517,9 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		}
 		inc := b.get(IncidentFailed, model)
 		b.root(inc, u.Window, u.UpdatedAt)
+		if u.Attempts > 1 && len(tried) < maxSinceHistories {
+			tried = append(tried, u)
+		}
 		if !u.UpdatedAt.Before(newest) {
 			newest = u.UpdatedAt
 			inc.Detail = ErrorLines(u.Error)
@@ -495,6 +535,15 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 	})
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("reading the failed units of %s: %w", model, err)
+	}
+	if inc := b.failedOf(model); inc != nil {
+		// Read after the scan, not inside it: a second connection of the
+		// pool while the scan holds one.
+		since, err := b.g.failingSince(ctx, tried)
+		if err != nil {
+			return err
+		}
+		inc.Since = earliest(inc.Since, since)
 	}
 	if newestFailed != nil && merr == nil {
 		// A hard gate error fails a unit too, with no "gate:" mark in the
@@ -521,6 +570,48 @@ func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
 		b.failedOf(model).Retry = w
 	}
 	return nil
+}
+
+// maxSinceHistories bounds the units of a failed root whose attempt
+// history is read for its age (failingSince): a unit that failed on its
+// first try needs none, and a rerun retries a root's units together, so a
+// few tell when it began as well as all would.
+const maxSinceHistories = 3
+
+// failingSince is when the failures of units (failed, or pending for
+// their retry, each tried more than once) began: for each, the first of
+// the failed attempts that end its history with no attempt between them
+// that did not fail (attempt numbers without a gap), the earliest of
+// them; zero for none. A failed root's age is the incident's, not its last
+// try's: a rerun that fails again rewrites a unit's updated_at, and
+// reading that alone, "for 0s" followed every retry.
+func (g *Reader) failingSince(ctx context.Context, units []state.Unit) (time.Time, error) {
+	var since time.Time
+	for _, u := range units {
+		history, err := g.Store.Attempts(ctx, u.ID)
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return time.Time{}, fmt.Errorf("reading the attempts of %s %s: %w", u.Model, u.Window, err)
+		}
+		since = earliest(since, StreakStart(history, u.Attempts))
+	}
+	return since, nil
+}
+
+// StreakStart is when the unbroken run of failed attempts that ends a
+// unit's history began: history is its failed attempts, oldest first
+// (state.Store.Attempts), attempts its attempt count now. Zero when the
+// newest failure is not the unit's latest attempt (a later one did not
+// fail, or the history predates it).
+func StreakStart(history []state.Attempt, attempts int) time.Time {
+	n := len(history)
+	if n == 0 || history[n-1].Number != attempts {
+		return time.Time{}
+	}
+	i := n - 1
+	for i > 0 && history[i-1].Number == history[i].Number-1 {
+		i--
+	}
+	return history[i].At
 }
 
 // trace walks bu's root-cause chains — one for each upstream that holds it
@@ -746,6 +837,24 @@ func (inc Incident) Title(now time.Time) string {
 		fmt.Fprintf(&b, " · for %s", state.RoughDuration(now.Sub(inc.Since)))
 	}
 	return b.String()
+}
+
+// Fix is the run from an incident's root that fixes it: the mode over
+// the root's span, and whether it rebuilds outdated windows (run
+// --outdated, a bulldozer of exactly them) instead. Stale rows are
+// applied, and a discover keeps applied units: they load again only under
+// a bulldozer of their windows. Failed, missing, blocked and released
+// roots are outstanding units, which a discover of the span runs (and
+// leaves what is applied there alone); a gate error no run fixes, and a
+// discover there re-runs its units to the same error.
+func (k IncidentKind) Fix() (mode spec.StateMode, outdated bool) {
+	switch k {
+	case IncidentStale:
+		return spec.Bulldozer, false
+	case IncidentOutdated:
+		return spec.Bulldozer, true
+	}
+	return spec.Discover, false
 }
 
 // Word is the kind as a sentence reads it: "failed", "gate error",

@@ -65,10 +65,14 @@ const GlanceDetailed = 100
 // snapshot, and the trace that follows is.
 func (g *Reader) glanceFailed(ctx context.Context, inc *Incident) error {
 	var newest time.Time
+	var tried []state.Unit
 	q := state.UnitQuery{Env: g.Env.Suffix, Model: inc.Model, Statuses: []state.UnitStatus{state.Failed}}
 	err := g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		widenSpan(inc, u.Window)
 		inc.Since = earliest(inc.Since, u.UpdatedAt)
+		if u.Attempts > 1 && len(tried) < maxSinceHistories {
+			tried = append(tried, u)
+		}
 		if inc.Focus.Model == "" || !u.UpdatedAt.Before(newest) {
 			newest = u.UpdatedAt
 			inc.Detail = ErrorLines(u.Error)
@@ -79,6 +83,13 @@ func (g *Reader) glanceFailed(ctx context.Context, inc *Incident) error {
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return fmt.Errorf("reading the failed units of %s: %w", inc.Model, err)
 	}
+	// Its age as the trace gives it: since the failures began, not the
+	// last try (failingSince).
+	since, err := g.failingSince(ctx, tried)
+	if err != nil {
+		return err
+	}
+	inc.Since = earliest(inc.Since, since)
 	return nil
 }
 

@@ -28,7 +28,8 @@ whose gate is satisfied now are one incident of kind released: the next run
 applies them.
 
 Each incident shows its age (since its oldest root unit or blocked unit last
-changed), the one line to read first (the newest error, the stale verdict),
+changed; for failed units, since they began failing, whatever retries came
+after), the one line to read first (the newest error, the stale verdict),
 the next retry when its units wait for one, the blocked units it holds (with
 how many it alone holds, when another root holds some too). Failures first
 (failed units, gate errors, and outdated rows a contract waits on: no load
@@ -195,14 +196,5 @@ func printIncidents(w io.Writer, rep *gate.IncidentReport, env, suffix string) {
 }
 
 // whyCommand is the command that explains a unit of the environment of
-// suffix.
-func whyCommand(u gate.UnitRef, suffix string) string {
-	cmd := "bollhav why " + u.Model
-	if !u.Window.IsZero() {
-		cmd += " --at " + state.FormatTime(u.Window.Since)
-	}
-	if suffix != "" {
-		cmd += " --env " + suffix
-	}
-	return cmd
-}
+// suffix (gate.UnitRef.WhyCommand, which the UI copies too).
+func whyCommand(u gate.UnitRef, suffix string) string { return u.WhyCommand(suffix) }

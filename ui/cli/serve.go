@@ -199,6 +199,7 @@ func startSSH(ctx gocontext.Context, c *cmdContext, f serveFlags, e *engine.Engi
 		return nil, ExitUsage
 	}
 	fmt.Fprintf(c.Err, "bollhav serve: listening on %s (host key %s)\n", l.Addr(), srv.HostKeyPath)
+	fmt.Fprintf(c.Err, "bollhav serve: host key fingerprint %s: a client's first ssh asks to trust it; compare\n", srv.HostKey)
 	go func() { errc <- srv.Serve(l) }()
 	return srv, ExitOK
 }

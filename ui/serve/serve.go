@@ -62,6 +62,10 @@ type Server struct {
 	closed      bool           // Shutdown has begun; guarded by mu
 	listeners   []net.Listener // closed by Shutdown; guarded by mu
 	HostKeyPath string
+	// HostKey is the host key's type and fingerprint as ssh shows them on
+	// a first connection ("ssh-ed25519 SHA256:…"), which serve prints at
+	// start so that the first ssh to it can be checked, not trusted blind.
+	HostKey string
 }
 
 // refused logs a refused login attempt — at most once a minute per client
@@ -101,7 +105,8 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]*sessionUI{}, HostKeyPath: keyPath, limit: limit}
+	s := &Server{cfg: cfg, log: log, ctx: ctx, stop: stop, live: map[ssh.Session]*sessionUI{}, HostKeyPath: keyPath, limit: limit,
+		HostKey: signer.PublicKey().Type() + " " + gossh.FingerprintSHA256(signer.PublicKey())}
 	srv, err := wish.NewServer(
 		// The host key first: without one, wish writes a new id_ed25519
 		// into the working directory.

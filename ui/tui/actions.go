@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -34,19 +35,23 @@ type action struct {
 	window *state.Window // nil: no window (the whole model)
 	mode   spec.StateMode
 	status state.UnitStatus // actionMark
-	// downstream adds every model downstream of model (the engine's
-	// --downstream), so a fix flows on to what waits behind it. The
-	// engine's run window is one for every model, and a downstream day
-	// does not fit an upstream hour: with downstream the run is a
-	// discover of the whole closure (every failed, blocked or pending
-	// unit of each model), not of the window alone.
+	// downstream lets a fix flow on to what waits behind it, whatever the
+	// mode. The engine's run window is one for every model, and a
+	// downstream day does not fit an upstream hour: a discover with
+	// downstream is a discover of the whole closure (the engine's
+	// --downstream: every failed, blocked or pending unit of each model),
+	// not of the window alone; a bulldozer or a torch runs its window as
+	// chosen and then, in turn, what that releases downstream
+	// (engine.RunRequest.RunReleased).
 	downstream bool
 	// pipeline, when set, runs every model of the pipeline (the engine's
 	// --pipeline) instead of model.
 	pipeline string
 	// batch, when set, is the runs of "run every ready unit": one discover
 	// run per stretch of ready windows of a model (readyRequests), run one
-	// after the other. It takes no STATE_MODE and no downstream choice.
+	// after the other. It takes no STATE_MODE; with downstream each run
+	// goes on to what it releases, in turn (engine.RunRequest.RunReleased),
+	// so the months behind ready days run once the days are applied.
 	batch []engine.RunRequest
 	// outdated rebuilds the model's outdated windows (the engine's
 	// --outdated, in bulldozer mode), and with downstream the windows
@@ -74,10 +79,11 @@ func (a action) request() engine.RunRequest {
 	if a.pipeline != "" {
 		req.Models, req.Pipeline = nil, a.pipeline
 	}
-	if a.downstream {
-		req.Downstream, req.Mode = true, spec.Discover
+	if a.downstream && a.mode == spec.Discover {
+		req.Downstream = true
 		return req
 	}
+	req.RunReleased = a.downstream
 	if a.window != nil {
 		w := *a.window
 		req.Window = &w
@@ -85,9 +91,22 @@ func (a action) request() engine.RunRequest {
 	return req
 }
 
+// closure reports whether the run is a discover of the downstream closure
+// (a discover with downstream), whose plan lists every model.
+func (a action) closure() bool {
+	return a.downstream && a.mode == spec.Discover && len(a.batch) == 0 && !a.outdated
+}
+
 // requests are the engine requests the action runs, in order: the batch,
 // or the one request.
 func (a action) requests() []engine.RunRequest {
+	if len(a.batch) > 0 && a.downstream {
+		out := slices.Clone(a.batch)
+		for i := range out {
+			out[i].RunReleased = true
+		}
+		return out
+	}
 	if len(a.batch) > 0 {
 		return a.batch
 	}
@@ -103,9 +122,13 @@ func (a action) name() string {
 	return a.model
 }
 
-// target names what the action touches: "raw.orders [2026-01-01 05:00–06:00]".
-func (a action) target() string {
+// target names what the action touches: "raw.orders [2026-01-01
+// 05:00–06:00]", its window printed by window (common.window: the header's
+// zone).
+func (a action) target(window func(state.Window) string) string {
 	switch {
+	case len(a.batch) > 0 && a.downstream:
+		return "the ready units and downstream"
 	case len(a.batch) > 0:
 		return "the ready units"
 	case a.outdated && a.downstream:
@@ -116,12 +139,17 @@ func (a action) target() string {
 		return "pipeline " + a.pipeline + " and downstream"
 	case a.pipeline != "":
 		return "pipeline " + a.pipeline
-	case a.downstream:
+	case a.closure():
 		return a.model + " and downstream"
-	case a.window == nil || a.window.IsZero():
-		return a.model
 	}
-	return a.model + " [" + windowText(*a.window) + "]"
+	target := a.model
+	if a.window != nil && !a.window.IsZero() {
+		target += " [" + window(*a.window) + "]"
+	}
+	if a.downstream {
+		target += " and downstream"
+	}
+	return target
 }
 
 // modes is the order tab cycles STATE_MODE in a run dialog: the safe one
@@ -226,6 +254,17 @@ func runResults(rs []*engine.RunResult) *engine.RunResult {
 	for _, r := range rs {
 		out.Tasks = append(out.Tasks, r.Tasks...)
 		out.HardErrors += r.HardErrors
+		out.Then = append(out.Then, r.Then...)
+	}
+	return out
+}
+
+// allTasks are a run's tasks and those of the runs it went on to (Then:
+// what a run with downstream released, run in turn), for its summary.
+func allTasks(r *engine.RunResult) []engine.TaskResult {
+	out := slices.Clone(r.Tasks)
+	for _, then := range r.Then {
+		out = append(out, allTasks(then)...)
 	}
 	return out
 }
@@ -263,7 +302,7 @@ func markCmd(ctx context.Context, e *engine.Engine, a action) tea.Cmd {
 // runSummary is one line for a finished run, naming the key that opens
 // it early enough that an 80-column footer keeps it: "run 7 succeeded (w
 // opens it): discover, 3 tasks, 24 applied, 2 blocked, 0 failed".
-func runSummary(r *liveRun) string {
+func runSummary(r *liveRun, window func(state.Window) string) string {
 	open := ""
 	if r.runID > 0 {
 		open = " (" + openRunHint + ")"
@@ -273,27 +312,28 @@ func runSummary(r *liveRun) string {
 		if r.runID > 0 {
 			id = fmt.Sprintf(" %d", r.runID)
 		}
-		return fmt.Sprintf("run%s of %s failed%s: %v", id, r.action.target(), open, r.err)
+		return fmt.Sprintf("run%s of %s failed%s: %v", id, r.action.target(window), open, r.err)
 	}
 	if r.result == nil {
-		return fmt.Sprintf("run of %s ended%s", r.action.target(), open)
+		return fmt.Sprintf("run of %s ended%s", r.action.target(window), open)
 	}
 	var applied, blocked, failed int
-	for _, t := range r.result.Tasks {
+	tasks := allTasks(r.result)
+	for _, t := range tasks {
 		applied += t.Applied
 		blocked += t.Blocked
 		failed += t.Failed
 	}
 	outcome := "succeeded"
-	if r.result.Failed() {
+	if r.result.Failed() || failed > 0 {
 		outcome = "failed"
 	}
 	if n := len(r.action.batch); n > 1 {
 		return fmt.Sprintf("%d runs of the ready units (last run %d) %s%s: %s, %s, %d applied, %d blocked, %d failed", n, r.result.RunID,
-			outcome, open, r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+			outcome, open, r.result.Mode, plural(len(tasks), "task", "tasks"), applied, blocked, failed)
 	}
 	return fmt.Sprintf("run %d %s%s: %s, %s, %d applied, %d blocked, %d failed", r.result.RunID, outcome, open,
-		r.result.Mode, plural(len(r.result.Tasks), "task", "tasks"), applied, blocked, failed)
+		r.result.Mode, plural(len(tasks), "task", "tasks"), applied, blocked, failed)
 }
 
 // openRunHint is what a run's footer message says of the key that opens

@@ -419,12 +419,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return a.openToastedRun()
 	case key.Matches(msg, a.keys.Times):
 		a.times.absolute = !a.times.absolute
-		return a.setFlash("times: "+map[bool]string{false: "ages (3h ago)", true: "absolute"}[a.times.absolute]+" · t toggles", false)
+		return a.setFlash("times: "+map[bool]string{false: "ages (3h ago)", true: "absolute (2026-01-01 05:00Z)"}[a.times.absolute]+" · t toggles", false)
 	case key.Matches(msg, a.keys.Zone):
 		a.times.local = !a.times.local
 		what := "UTC"
 		if a.times.local {
-			what = "local: windows in their model's time zone, times in " + zoneName(a.loc, a.now())
+			what = "local: every time and window in " + zoneName(a.loc, a.now())
 		}
 		return a.setFlash("times: "+what+" · T toggles", false)
 	}
@@ -598,7 +598,7 @@ func (a *App) handleRunEvent(msg runEventMsg) tea.Cmd {
 	}
 	failed := r.err != nil || (r.result != nil && r.result.Failed())
 	a.toasted = r
-	return tea.Batch(a.setFlash(runSummary(r), failed), a.reload(a.top(), nil))
+	return tea.Batch(a.setFlash(runSummary(r, a.window), failed), a.reload(a.top(), nil))
 }
 
 // flashFor is how long a footer message stays.
@@ -633,7 +633,7 @@ func (a *App) confirmAction(act action) tea.Cmd {
 	a.toasted = r
 	a.keys.OpenRun.SetEnabled(true)
 	return tea.Batch(startRun(a.ctx, a.eng, &a.owned, r.id, act),
-		a.setFlash(fmt.Sprintf("started a %s run of %s — %s", act.mode, act.target(), openRunHint), false),
+		a.setFlash(fmt.Sprintf("started a %s run of %s — %s", act.mode, act.target(a.window), openRunHint), false),
 		a.startLoad(a.top()))
 }
 

@@ -69,18 +69,19 @@ func (c cause) glyph() themes.Status {
 }
 
 // label is the cause in words, for its heading: "raw.payments
-// 2026-11-30 16:00–17:00 failed".
-func (c cause) label() string {
+// 2026-11-30 16:00–17:00 failed", its windows printed by windows
+// (common.windows: the header's zone).
+func (c cause) label(windows func([]state.Window) string) string {
 	switch c.kind {
 	case causeFailed:
-		return c.model + " " + windowsText(c.windows) + " failed"
+		return c.model + " " + windows(c.windows) + " failed"
 	case causeReady:
 		if c.model != "" { // a released incident's units
-			return c.model + " " + windowsText(c.windows) + " ready"
+			return c.model + " " + windows(c.windows) + " ready"
 		}
 		return "ready: the gate passes now (R runs every ready unit)"
 	case causeMissing:
-		return c.model + " " + windowsText(c.windows) + " missing"
+		return c.model + " " + windows(c.windows) + " missing"
 	case causeStale:
 		return c.model + " stale: " + c.detail
 	}

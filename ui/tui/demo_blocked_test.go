@@ -197,3 +197,47 @@ func waitStatus(t *testing.T, d *demo, model string, status state.UnitStatus, w 
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestDemoReadyUnitsAndDownstreamRunInOneGo: once the fixed hour has
+// released the revenue days, R then d ("and downstream") and y run the
+// ready days and, in the same go, the months they release — no second R —
+// after the plan, and the Blocked view is left with the stale cause alone.
+func TestDemoReadyUnitsAndDownstreamRunInOneGo(t *testing.T) {
+	d := seedDemo(t)
+	days := d.revenueDaysFixed(t)
+	r, _ := d.startOnIncidents(t)
+	r.Keys("2")
+	r.WaitView(t, "blocked")
+	r.Keys("r")
+	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
+	r.Keys("y")
+	waitStatus(t, d, "raw.payments", state.Applied, d.outage)
+	r.WaitText(t, "(2 ready: R runs them)")
+	r.Keys("R")
+	f := r.WaitText(t, "Run 2 units of core.daily_revenue in prod?", "[d] and downstream: off")
+	tui.CheckFrame(t, f, 80, 24)
+	r.Keys("d")
+	f = r.WaitText(t, "[d] and downstream: on", "Run 2 units of core.daily_revenue and downstream in prod?")
+	tui.CheckFrame(t, f, 80, 24)
+	r.Keys("y")
+	for _, day := range days {
+		waitStatus(t, d, "core.daily_revenue", state.Applied, day)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		n := 0
+		for _, u := range d.units(t, "mart.monthly_revenue") {
+			if u.Status == state.Applied {
+				n++
+			}
+		}
+		if n == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the months did not apply with the days: %+v", d.units(t, "mart.monthly_revenue"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	r.WaitText(t, "0 failed · 5 blocked · 1 cause")
+}

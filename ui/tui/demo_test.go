@@ -139,7 +139,7 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 	r.Keys("d")
 	// The plan says what the fix frees: raw.payments' hour holds back two
 	// revenue days and, behind them, two months (the incident's 4 units).
-	f = r.WaitText(t, "with downstream: on", "core.daily_revenue (discover)  run 2 units", "releases 4 held units downstream")
+	f = r.WaitText(t, "with downstream: on", "core.daily_revenue  run 2 units", "releases 4 held units downstream")
 	tui.CheckFrame(t, f, 80, 24)
 	// The dialog keeps its context: the incident it acts on is still on
 	// screen behind it.
@@ -177,15 +177,19 @@ func TestDemoFixFlowsDownstreamInThreeKeys(t *testing.T) {
 }
 
 // TestDemoYankCopiesTheUnitWithOSC52: y on the first incident writes the
-// OSC 52 clipboard sequence with the failed unit's model and window (what
-// the terminal, local or over SSH, puts on the clipboard), and says so.
+// OSC 52 clipboard sequence with the command line that explains the unit
+// behind it — the revenue day its failed hour holds, as enter and the
+// "explain:" line of `bollhav incidents` name it — which pastes into a
+// shell (what the terminal, local or over SSH, puts on the clipboard), and
+// says so.
 func TestDemoYankCopiesTheUnitWithOSC52(t *testing.T) {
 	d := seedDemo(t)
+	days := d.blockedWindows(t, "core.daily_revenue")
 	r, _ := d.startOnIncidents(t)
 	r.Keys("y")
-	id := "raw.payments [" + d.outage.Since.Format(time.RFC3339) + ", " + d.outage.Until.Format(time.RFC3339) + ")"
-	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(id)) + "\a"
-	r.WaitText(t, "copied the root (OSC 52): raw.payments [")
+	cmd := "bollhav why core.daily_revenue --at " + days[0].Since.Format(time.RFC3339)
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(cmd)) + "\a"
+	r.WaitText(t, "copied the why command (OSC 52): bollhav why core.daily_revenue")
 	teatest.WaitFor(t, r.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(want)) },
 		teatest.WithDuration(60*time.Second))
 }

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -63,6 +64,20 @@ func (d *dialog) applyPlan(msg planMsg) {
 
 func (d *dialog) ready() bool { return !d.loading && d.err == nil }
 
+// nothing is why the plan runs no unit (engine.Plan.NothingToRun), "" when
+// it runs some or is not in: such a plan is shown, and nothing offered to
+// confirm.
+func (d *dialog) nothing() string {
+	if d.loading || d.plan == nil {
+		return ""
+	}
+	return d.plan.NothingToRun()
+}
+
+// runnable reports whether the action can be confirmed now: its plan is in
+// and does something.
+func (d *dialog) runnable() bool { return d.ready() && d.nothing() == "" }
+
 func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, keyCancel):
@@ -74,16 +89,14 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 		}
 		for i, m := range modes {
 			if m == d.action.mode {
+				// The mode alone: "with downstream" is a choice of its own.
 				d.action.mode = modes[(i+step)%len(modes)]
-				// A mode is for the model's own window: choosing one
-				// leaves the downstream discover.
-				d.action.downstream = false
 				break
 			}
 		}
 		d.confirm = false
 		return d.replan(a)
-	case d.choosable() && !d.typed() && key.Matches(msg, keyDownstream):
+	case d.downstreamable() && key.Matches(msg, keyDownstream):
 		d.action.downstream = !d.action.downstream
 		d.confirm = false
 		return d.replan(a)
@@ -109,21 +122,25 @@ func (d *dialog) key(a *App, msg tea.KeyPressMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, keyYes):
-		if d.ready() {
+		switch {
+		case d.runnable():
 			return a.confirmAction(d.action)
+		case d.ready():
+			d.notice = "nothing to run" + d.otherMode()
+		default:
+			d.notice = "wait for the plan"
 		}
-		d.notice = "wait for the plan"
 	case key.Matches(msg, keyNo):
 		return a.closeDialog()
 	case key.Matches(msg, keyButtonLeft):
 		d.confirm = false
 	case key.Matches(msg, keyButtonRight):
-		d.confirm = d.ready()
+		d.confirm = d.runnable()
 	case key.Matches(msg, keyConfirm):
 		if !d.confirm {
 			return a.closeDialog()
 		}
-		if d.ready() {
+		if d.runnable() {
 			return a.confirmAction(d.action)
 		}
 	}
@@ -143,15 +160,20 @@ func (d *dialog) updateInput(msg tea.Msg) tea.Cmd {
 // discover of exactly their windows.
 func (d *dialog) choosable() bool { return d.action.kind == actionRun && len(d.action.batch) == 0 }
 
+// downstreamable reports whether d toggles "with downstream": a run of a
+// model or a pipeline but a torch, and the batch of ready units, whose
+// runs then go on to what they release.
+func (d *dialog) downstreamable() bool {
+	return d.choosable() && !d.typed() || d.action.kind == actionRun && len(d.action.batch) > 0
+}
+
 func (d *dialog) help() helpKeys {
 	var ks []key.Binding
-	if d.choosable() {
-		if !d.action.outdated {
-			ks = append(ks, keyNextMode)
-		}
-		if !d.typed() {
-			ks = append(ks, keyDownstream)
-		}
+	if d.choosable() && !d.action.outdated {
+		ks = append(ks, keyNextMode)
+	}
+	if d.downstreamable() {
+		ks = append(ks, keyDownstream)
 	}
 	if d.typed() {
 		confirm := keyConfirm
@@ -161,6 +183,15 @@ func (d *dialog) help() helpKeys {
 		ks = append(ks, keyYes, keyButtonLeft, keyConfirm)
 	}
 	return helpKeys{short: append(ks, keyCancel)}
+}
+
+// otherMode is what a plan with nothing to run may try instead: another
+// mode, when the dialog offers one.
+func (d *dialog) otherMode() string {
+	if d.choosable() && !d.action.outdated {
+		return ": tab for another mode, esc to cancel"
+	}
+	return ": esc to cancel"
 }
 
 // verb is the confirm button's word.
@@ -179,19 +210,41 @@ func (d *dialog) verb() string {
 // action is about are still there to read.
 func (d *dialog) render(a *App, w, h int, behind []string) []string {
 	t := a.theme
-	boxW := min(w-2, 96)
+	// Up to 96 columns wide, centred; on a terminal too narrow for that
+	// and a margin each side, the whole width: a margin of one column
+	// would leave the view behind showing through at the edges.
+	boxW := min(w, 96)
+	if w-2 >= 96 {
+		boxW = 96
+	}
 	inner := boxW - 4
 	var lines []string
 	add := func(s string) { lines = append(lines, fit(s, inner)) }
+	// wrap adds s over as many lines as it needs, its continuations
+	// indented: a title or a plan row is read whole, never cut.
+	wrap := func(s string, indent int) {
+		first := strings.Split(ansi.Wrap(s, inner, " "), "\n")
+		add(first[0])
+		if rest := strings.Join(first[1:], " "); rest != "" {
+			for _, l := range strings.Split(ansi.Wrap(rest, inner-indent, " "), "\n") {
+				add(strings.Repeat(" ", indent) + l)
+			}
+		}
+	}
 	act := d.action
 	env := a.eng.Env().String()
 	switch {
 	case act.kind == actionRun && len(act.batch) > 0:
-		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Run "+act.target(a.window))+" in"+envLabel(a), 2)
 		add("STATE_MODE " + t.Selected.Render("[discover]") + t.Muted.Render(" of each ready unit's window: "+plural(len(act.batch), "run", "runs")))
 		add(t.Muted.Render("their gate passes now; each run claims exactly those windows"))
+		if act.downstream {
+			add(t.Selected.Render("[d] and downstream: on") + t.Muted.Render(" · then what each run releases, in turn"))
+		} else {
+			add(t.Muted.Render("[d] and downstream: off · what they release waits for the next R"))
+		}
 	case act.kind == actionRun && act.outdated:
-		add(t.Accent.Render("Rebuild "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Rebuild "+act.target(a.window))+" in"+envLabel(a), 2)
 		down := t.Muted.Render("[d] with the windows built on them: off")
 		if act.downstream {
 			down = t.Selected.Render("[d] with the windows built on them: on")
@@ -199,33 +252,38 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		add("STATE_MODE " + t.Selected.Render("[bulldozer]") + " " + down)
 		add(t.Muted.Render("bulldozer of the applied windows built under an earlier definition"))
 	case act.kind == actionRun:
-		add(t.Accent.Render("Run "+act.target()) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Run "+act.target(a.window))+" in"+envLabel(a), 2)
 		var ms []string
-		chosen := act.mode
-		if act.downstream {
-			chosen = spec.Discover // what a run with downstream is
-		}
 		for _, m := range modes {
-			if m == chosen {
+			if m == act.mode {
 				ms = append(ms, t.Selected.Render("["+string(m)+"]"))
 			} else {
 				ms = append(ms, t.Muted.Render(" "+string(m)+" "))
 			}
 		}
 		down := t.Muted.Render(" [d] with downstream: off")
-		if d.typed() {
+		switch {
+		case d.typed() && act.downstream:
+			// d is a letter of the name typed here: the choice shows,
+			// and changes in another mode.
+			down = " " + t.Selected.Render("with downstream: on")
+		case d.typed():
 			down = ""
-		} else if act.downstream {
+		case act.downstream:
 			down = " " + t.Selected.Render("[d] with downstream: on")
 		}
 		add("STATE_MODE " + strings.Join(ms, " ") + down)
-		if act.downstream {
+		switch {
+		case act.closure():
 			add(t.Muted.Render("discover of it and all downstream: failed, blocked and pending units"))
-		} else {
-			add(t.Muted.Render(modeHelp(act.mode, act.window != nil)))
+		case act.downstream:
+			wrap(t.Muted.Render(modeHelp(act.mode, act.window != nil)), 2)
+			add(t.Muted.Render("then what it releases downstream runs, in turn (discover)"))
+		default:
+			wrap(t.Muted.Render(modeHelp(act.mode, act.window != nil)), 2)
 		}
 	case act.kind == actionMark:
-		add(t.Accent.Render("Mark "+act.target()+" "+string(act.status)) + " in" + envLabel(a))
+		wrap(t.Accent.Render("Mark "+act.target(a.window)+" "+string(act.status))+" in"+envLabel(a), 2)
 		add(t.Muted.Render("operator repair, recorded in the audit log; running units are left alone"))
 	}
 	add("")
@@ -259,8 +317,12 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 			add("  and downstream will read it as complete")
 		}
 	case d.plan != nil:
-		for _, l := range planLines(t, d.plan) {
-			add(l)
+		for _, l := range planLines(t, d.plan, a.window) {
+			wrap(l, 4)
+		}
+		if why := d.nothing(); why != "" && !slices.ContainsFunc(d.plan.Warnings(), func(w string) bool { return strings.HasSuffix(w, why) }) {
+			const label = "nothing to run: "
+			wrap(t.Status(themes.Blocked).Render(label)+untrusted.Line(why), len(label))
 		}
 		if d.releases > 0 {
 			add(t.Status(themes.Applied).Render("releases ") + plural(d.releases, "held unit", "held units") + " downstream")
@@ -297,7 +359,13 @@ func (d *dialog) render(a *App, w, h int, behind []string) []string {
 		if !d.ready() {
 			confirm = t.Muted.Render("  " + strings.Repeat("·", width(d.verb())) + "  ")
 		}
-		if q, buttons := question(d, a), cancel+"  "+confirm; width(q)+2+width(buttons) <= inner {
+		q, buttons := question(d, a), cancel+"  "+confirm
+		if d.ready() && d.nothing() != "" {
+			// Nothing to confirm: no button for it, and the question
+			// says why there is none.
+			q, buttons = "Nothing to run"+d.otherMode()+".", t.Selected.Render("[ Cancel ]")
+		}
+		if width(q)+2+width(buttons) <= inner {
 			add(q + "  " + buttons)
 		} else {
 			// A long name: the buttons go on a line of their own rather
@@ -375,6 +443,11 @@ func question(d *dialog, a *App) string {
 		if len(d.plan.Models) == 1 {
 			name = d.plan.Models[0].Model
 		}
+		if d.action.downstream && !d.action.outdated {
+			// What it releases runs after it: counted under the plan
+			// ("releases …"), not in it.
+			name += " and downstream"
+		}
 		return fmt.Sprintf("Run %s of %s in %s?", plural(n, "unit", "units"), name, env)
 	}
 	return ""
@@ -396,9 +469,11 @@ func modeHelp(m spec.StateMode, window bool) string {
 
 // planLines prints a plan: per model, what is created, reset, deleted,
 // uncovered and run, with spans, then the warnings.
-func planLines(t themes.Theme, p *engine.Plan) []string {
+//
+// Windows are printed by window (common.window: the header's zone).
+func planLines(t themes.Theme, p *engine.Plan, window func(state.Window) string) []string {
 	if len(p.Models) > 1 {
-		return planByModel(t, p)
+		return planByModel(t, p, window)
 	}
 	var out []string
 	for _, m := range p.Models {
@@ -421,10 +496,10 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 			out = append(out, s)
 		}
 		if m.Delete != nil {
-			item("delete", m.Delete.Count, hullText(m.Delete.Hull), true)
+			item("delete", m.Delete.Count, hullText(m.Delete.Hull, window), true)
 		}
 		if m.Uncovered != nil {
-			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull), true)
+			item("uncover", m.Uncovered.Count, hullText(m.Uncovered.Hull, window), true)
 		}
 		if m.Outdated {
 			item("outdated", m.OutdatedUnits, "", false)
@@ -432,9 +507,9 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 				item("built on", m.BuiltOnOutdated, "(outdated upstream windows)", false)
 			}
 		}
-		item("reset", m.Reset.Len(), spanText(m.Reset), false)
-		item("create", m.Create.Len(), spanText(m.Create), false)
-		item("run", m.Run.Len(), spanText(m.Run), false)
+		item("reset", m.Reset.Len(), spanText(m.Reset, window), false)
+		item("create", m.Create.Len(), spanText(m.Create, window), false)
+		item("run", m.Run.Len(), spanText(m.Run, window), false)
 	}
 	for _, warn := range p.Warnings() {
 		out = append(out, t.Status(themes.Blocked).Render("warning: ")+oneLine(warn))
@@ -443,31 +518,36 @@ func planLines(t themes.Theme, p *engine.Plan) []string {
 }
 
 // spanText is the hull of windows, "" when there are none.
-func spanText(ws engine.Windows) string {
+func spanText(ws engine.Windows, window func(state.Window) string) string {
 	if ws.Len() == 0 {
 		return ""
 	}
-	return hullText(ws.Bounds())
+	return hullText(ws.Bounds(), window)
 }
 
-func hullText(w state.Window) string {
+func hullText(w state.Window, window func(state.Window) string) string {
 	if w.IsZero() {
 		return ""
 	}
-	return windowText(w)
+	return window(w)
 }
 
 // planByModel prints a plan of several models (a run with downstream) a
 // line each, so what runs in which model fits a dialog at 80×24: "core.x
-// (discover)  run 2 units  2026-01-01–03 · reset 2".
-func planByModel(t themes.Theme, p *engine.Plan) []string {
+// run 2 units  2026-01-01–03 · reset 2". A model's mode is named only
+// where it is not the run's (a bulldozer without a window runs as
+// discover): the STATE_MODE line above says it once for the others.
+func planByModel(t themes.Theme, p *engine.Plan, window func(state.Window) string) []string {
 	var out []string
 	for _, m := range p.Models {
-		line := t.Accent.Render(m.Model) + t.Muted.Render(" ("+string(m.Mode)+")")
+		line := t.Accent.Render(m.Model)
+		if m.Mode != p.Mode {
+			line += t.Muted.Render(" (" + string(m.Mode) + ")")
+		}
 		if m.Run.Len() == 0 {
 			line += t.Muted.Render("  nothing to run")
 		} else {
-			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run))
+			line += "  run " + plural(m.Run.Len(), "unit", "units") + "  " + t.Muted.Render(spanText(m.Run, window))
 		}
 		var more []string
 		if m.Outdated {

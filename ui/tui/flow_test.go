@@ -382,11 +382,12 @@ func TestAuditView(t *testing.T) {
 	r.keys("4")
 	f := r.waitSettled(t, viewAudit)
 	if !strings.Contains(f, "Pipelines › Audit") || !strings.Contains(selectedLine(f), "⊘") ||
-		!strings.Contains(selectedLine(f), "ssh:alice SHA…") || !strings.Contains(selectedLine(f), "refused: read-only") {
+		!strings.Contains(selectedLine(f), "alice (nThb…)") || !strings.Contains(selectedLine(f), "refused: read-only") {
 		t.Fatalf("the audit view with the newest entry, the refusal, selected:\n%s", f)
 	}
-	// The whole of the selected entry shows under the list.
-	if !strings.Contains(f, "2026-01-03T00:00:00Z · mark · "+viewerActor[:40]) {
+	// The whole of the selected entry shows under the list, its actor as
+	// the record has it.
+	if !strings.Contains(f, "2026-01-03 00:00:00Z · mark · alice (nThb…)") || !strings.Contains(f, "by "+viewerActor) {
 		t.Errorf("the detail of the selected entry:\n%s", f)
 	}
 
@@ -405,7 +406,7 @@ func TestAuditView(t *testing.T) {
 	// 7 entries before it: the registration of the first run (later runs
 	// changed no registration, so theirs add none), the 3 runs, the 3 marks.
 	f = r.waitText(t, "ssh:bob", "8 entries")
-	if !strings.Contains(selectedLine(f), "ssh:alice") {
+	if !strings.Contains(selectedLine(f), "alice (nThb…)") {
 		t.Errorf("the cursor stays on the entry it was on:\n%s", f)
 	}
 	r.keys("up")

@@ -143,9 +143,13 @@ func TestTimelineInTheUI(t *testing.T) {
 		"  Jan 1" + strings.Repeat(" ", 33) + "Jan 2",            // the ruler, a label per day cell
 		"  " + strings.Repeat("⊘", 38) + strings.Repeat("·", 38), // day 0 blocked, day 1 has no unit yet (missing)
 		"  " + strings.Repeat("▲", 38) + " 2026-01-01 ⊘ blocked · raw.orders (ENC…",
-		"raw.orders (ENCAPSULATE)",                               // the lane's title
-		"  " + strings.Repeat("✗", 38) + strings.Repeat("·", 38), // the upstream's worst hour of the day: failed
-		"  " + strings.Repeat("╳", 38) + " ENCAPSULATE unmet",
+		"raw.orders (ENCAPSULATE)", // the lane's title
+		// The upstream's hours, a column each 24h/38 (about 38 minutes):
+		// each column the worst of its own part of the day, so the failed
+		// hours 05 (columns 7–9) and 07 (11–12) and the applied 06 between
+		// them (10) read as they are, not as a failed day.
+		"  " + strings.Repeat("█", 7) + "✗✗✗█✗✗" + strings.Repeat("█", 25) + strings.Repeat("·", 38),
+		"  " + strings.Repeat("▔", 7) + "╳╳╳▔╳╳" + strings.Repeat("▔", 25) + " ENCAPSULATE unmet",
 	}
 	for i, s := range want {
 		if !strings.Contains(tl[i], s) {

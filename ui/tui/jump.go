@@ -54,5 +54,6 @@ func (v *incidentsView) jumpProblem(dir int) bool {
 	}
 	n := len(v.rep.Incidents)
 	v.cur.moveTo(((v.cur.pos+dir)%n + n) % n)
+	v.pin()
 	return true
 }

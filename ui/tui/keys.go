@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -39,9 +41,9 @@ type keyMap struct {
 	// upstream or a downstream model (graph_follow.go).
 	PrevGraph, EdgeUp, EdgeDown key.Binding
 
-	// Yank copies the selected unit's model and window, YankError its
-	// error, to the clipboard of the terminal (OSC 52): reading, so
-	// bound under read-only too.
+	// Yank copies the command line that explains the selected unit
+	// ("bollhav why … --at …"), YankError its error, to the clipboard of
+	// the terminal (OSC 52): reading, so bound under read-only too.
 	Yank, YankError key.Binding
 	// Detail opens the unit's detail: its whole error, its attempts, what ran.
 	Detail key.Binding
@@ -115,7 +117,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		Model:       bind("o", "open model"),
 		Upstream:    bind("u", "upstream"),
 		Detail:      bind("d", "unit detail"),
-		Yank:        bind("y", "copy unit"),
+		Yank:        bind("y", "copy why command"),
 		YankError:   bind("Y", "copy error"),
 		// "✗/⊘": the glyphs of failed and blocked, short enough for the
 		// footer at 80 columns.
@@ -223,11 +225,12 @@ func (k keyMap) screenHelp(own []key.Binding, filterable, canBack bool) helpKeys
 
 // footerKeys is what a screen's footer shows in w cells: its short help
 // whole when it fits. When it does not, the keys keep their order and the
-// line still ends with "? help" (the full list is there), with "q quit"
-// before it when that fits; then, most important first, as many of the
-// rest as fit: the screen's first key (enter), esc back, its other keys
-// in its order (up to the first that does not fit, so a group is never
-// shown with a hole in it), : command and / filter.
+// line still ends with "? help" (the full list is there); then, most
+// important first, as many of the rest as fit: the screen's first key
+// (enter), its first action (r on an incident: what the screen is there
+// to do comes before the ways out of it), esc back, q quit, its other
+// keys in its order (up to the first that does not fit, so a group is
+// never shown with a hole in it), : command and / filter.
 func (k keyMap) footerKeys(hm help.Model, own []key.Binding, filterable, canBack bool, w int) []key.Binding {
 	all := k.screenHelp(own, filterable, canBack).short
 	hm.SetWidth(0) // measure, do not cut
@@ -265,11 +268,17 @@ func (k keyMap) footerKeys(hm help.Model, own []key.Binding, filterable, canBack
 		}
 		return true
 	}
-	pick(quit)
 	if n > 0 {
 		pick(0)
 	}
+	for i := 1; i < n; i++ {
+		if all[i].Enabled() && k.isAction(all[i]) {
+			pick(i)
+			break
+		}
+	}
 	pick(back)
+	pick(quit)
 	for i := 1; i < n; i++ {
 		if !all[i].Enabled() {
 			continue
@@ -287,6 +296,17 @@ func (k keyMap) footerKeys(hm help.Model, own []key.Binding, filterable, canBack
 		}
 	}
 	return out
+}
+
+// isAction reports whether b is one of the keys that change state (under
+// whatever help a screen gives it).
+func (k keyMap) isAction(b key.Binding) bool {
+	for _, a := range k.actions() {
+		if a.Enabled() && slices.Equal(a.Keys(), b.Keys()) {
+			return true
+		}
+	}
+	return false
 }
 
 func without(bs []key.Binding, drop key.Binding) []key.Binding {

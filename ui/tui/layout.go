@@ -182,14 +182,17 @@ func windowTextIn(w state.Window, loc *time.Location) string {
 
 // windowsText prints several windows compactly: windows within one day
 // share it ("2026-01-01 05:00–06:00, 07:00–08:00").
-func windowsText(ws []state.Window) string {
+func windowsText(ws []state.Window) string { return windowsTextIn(ws, time.UTC) }
+
+// windowsTextIn is windowsText in loc.
+func windowsTextIn(ws []state.Window, loc *time.Location) string {
 	var b strings.Builder
 	day := ""
 	for i, w := range ws {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		t := windowText(w)
+		t := windowTextIn(w, loc)
 		if d, rest, ok := strings.Cut(t, " "); ok && d == day && !strings.Contains(rest, " ") {
 			t = rest
 		} else if ok && !strings.Contains(rest, " ") {

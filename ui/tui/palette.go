@@ -2,11 +2,13 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 )
@@ -142,10 +144,16 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 		if len(args) != 1 {
 			return nil, fmt.Errorf("model NAME: name one model")
 		}
+		if err := a.knownModel(args[0]); err != nil {
+			return nil, err
+		}
 		return a.jump(a.overview(newModel(a.common, args[0]))), nil
 	case "why":
 		if len(args) < 1 || len(args) > 2 {
 			return nil, fmt.Errorf("why MODEL [TIME]: TIME is RFC 3339 or a date")
+		}
+		if err := a.knownModel(args[0]); err != nil {
+			return nil, err
 		}
 		var at time.Time
 		if len(args) == 2 {
@@ -179,6 +187,27 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 		}
 	}
 	return nil, fmt.Errorf("unknown command %q (tab completes; esc closes)", cmd)
+}
+
+// knownModel refuses, in the palette as every other command's mistake is,
+// a model the UI knows nothing of — not in the spec (with the names close
+// to it), nor, for a UI opened on the store alone, among the models listed
+// — rather than open a model view that can only say so. With nothing
+// listed yet it cannot tell, and lets the view say.
+func (a *App) knownModel(name string) error {
+	known := a.knownModels()
+	if len(known) == 0 || slices.Contains(known, name) {
+		return nil
+	}
+	if sp := a.eng.Spec(); sp != nil {
+		// The spec's own answer when it has names close to it ("did you
+		// mean raw.orders?"); its pointer to `bollhav graph` is the
+		// command line's, and tab is the palette's.
+		if err := spec.UnknownModelError(sp, name); strings.Contains(err.Error(), "did you mean") {
+			return err
+		}
+	}
+	return fmt.Errorf("unknown model %q (tab completes the known ones)", name)
 }
 
 // paletteRows is how many suggestions show at most.

@@ -21,20 +21,19 @@ func viewerLocation(o Options) *time.Location {
 	return time.Local
 }
 
-// How time reads, one format per kind: a unit's window is absolute — a
-// window is a place on the model's grid, not an age — and an instant (an
-// applied_at, a run's start, an audit entry, a retry) is an age ("3h
-// ago", "in 5m"), which is what a glance needs. t shows instants as
-// absolute times instead; T moves both from UTC to local time: windows to
-// their model's time zone (a Stockholm day reads as its date there),
-// instants to the viewer's zone. The header says which is on.
+// How time reads, one rule on every screen (docs/ui.md, Time): an age
+// reads relative ("3h ago", an incident "for 6h") and a point in time
+// absolute (a unit's window, a retry to come); t switches every time on
+// screen between the two; absolute times are in the zone the header names
+// — UTC, or under T the viewer's — windows included, so no row mixes two
+// zones.
 
 // timeMode is the time toggle's state.
 type timeMode struct {
 	// absolute shows instants as times, not ages (t).
 	absolute bool
-	// local shows windows in their model's zone and instants in the
-	// viewer's (T); UTC otherwise.
+	// local shows windows and instants in the viewer's zone (T); UTC
+	// otherwise.
 	local bool
 }
 
@@ -127,38 +126,23 @@ func (c *common) clockText(t time.Time) string { return zoned(t, c.instantLoc(),
 // toggle's zone ("14:05Z", "15:05 CET"): a retry on an incident card.
 func (c *common) clockShort(t time.Time) string { return zoned(t, c.instantLoc(), "15:04") }
 
-// modelLoc is the time zone of a model's grid, from the spec; UTC for a
-// model the spec does not have (a UI opened on the store alone).
-func (c *common) modelLoc(model string) *time.Location {
-	if c.eng.Spec() != nil {
-		if m := c.eng.Spec().Model(model); m != nil && m.Chunking.Location != nil {
-			return m.Chunking.Location
-		}
-	}
-	return time.UTC
-}
-
-// window prints a unit window of model as the toggle says: in UTC, or in
-// the model's own zone, named after it when that is not UTC
-// ("2026-01-02 CET").
-func (c *common) window(model string, w state.Window) string {
-	if !c.times.local || w.IsZero() {
-		return windowText(w)
-	}
-	loc := c.modelLoc(model)
-	if loc == time.UTC {
+// window prints a unit window in the zone the header names: UTC, bare
+// ("2026-01-01 05:00–06:00", a whole day as its date), or under T the
+// viewer's zone, named after it ("2026-01-01 06:00–07:00 CET"): a window
+// is a point in time like any other, so it reads in the zone every other
+// time on screen reads in, with no model's zone of its own.
+func (c *common) window(w state.Window) string {
+	loc := c.instantLoc()
+	if loc == time.UTC || w.IsZero() {
 		return windowText(w)
 	}
 	return windowTextIn(w, loc) + " " + zoneName(loc, w.Since)
 }
 
-// windowZone names the zone a table of model's windows is shown in when
-// it is not UTC ("CET"), for its heading; empty otherwise.
-func (c *common) windowZone(model string) string {
-	if !c.times.local {
-		return ""
-	}
-	if loc := c.modelLoc(model); loc != time.UTC {
+// windowZone names the zone a table of windows is shown in when it is
+// not UTC ("CET"), for its heading; empty otherwise.
+func (c *common) windowZone() string {
+	if loc := c.instantLoc(); loc != time.UTC {
 		return zoneName(loc, c.now())
 	}
 	return ""
@@ -166,21 +150,14 @@ func (c *common) windowZone(model string) string {
 
 // windowBare is window without the zone's name, for a table whose
 // heading names it (windowZone).
-func (c *common) windowBare(model string, w state.Window) string {
-	if !c.times.local {
-		return windowText(w)
-	}
-	return windowTextIn(w, c.modelLoc(model))
-}
+func (c *common) windowBare(w state.Window) string { return windowTextIn(w, c.instantLoc()) }
 
-// windows is windowsText for model's windows, as the toggle says.
-func (c *common) windows(model string, ws []state.Window) string {
-	if !c.times.local || c.modelLoc(model) == time.UTC {
+// windows is windowsText in the header's zone, the zone named once at the
+// end when it is not UTC.
+func (c *common) windows(ws []state.Window) string {
+	loc := c.instantLoc()
+	if loc == time.UTC || len(ws) == 0 {
 		return windowsText(ws)
 	}
-	parts := make([]string, len(ws))
-	for i, w := range ws {
-		parts[i] = c.window(model, w)
-	}
-	return strings.Join(parts, ", ")
+	return windowsTextIn(ws, loc) + " " + zoneName(loc, ws[0].Since)
 }

@@ -146,7 +146,7 @@ func (v *auditView) setFilter(s string) tea.Cmd {
 func (v *auditView) refilter() {
 	v.idx = matching(v.idx, len(v.entries), v.query, func(i int, q string) bool {
 		e := v.entries[i]
-		return strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+auditArgs(e.Args)+"\x00"+e.Outcome), q)
+		return strings.Contains(strings.ToLower(e.Actor+"\x00"+e.Action+"\x00"+v.c.auditArgs(e.Args)+"\x00"+e.Outcome), q)
 	})
 	v.cur.setLen(len(v.idx))
 }
@@ -167,6 +167,34 @@ func (v *auditView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
 
 func (v *auditView) bindings() []key.Binding { return nil }
 
+// actorShort is an actor as a list has room for it: an SSH session
+// ("ssh:SHA256:zKxrQ… oncall", ui/serve's Actor) as its user and the start
+// of its key's fingerprint, "oncall (zKxr…)", so a column of 14 cells at
+// 80 columns names the person and not only "ssh:SHA256:zK…"; any other
+// actor as it is. The record keeps the whole form, which the selected
+// entry's detail shows: the fingerprint is the verified part.
+func actorShort(actor string) string {
+	rest, ok := strings.CutPrefix(actor, "ssh:")
+	if !ok {
+		return actor
+	}
+	var fp, user string
+	for _, f := range strings.SplitN(rest, " ", 2) {
+		if after, isKey := strings.CutPrefix(f, "SHA256:"); isKey && fp == "" {
+			fp = after
+		} else {
+			user = f
+		}
+	}
+	if fp == "" {
+		return actor
+	}
+	if user == "" {
+		user = "ssh"
+	}
+	return user + " (" + string([]rune(fp)[:min(4, len([]rune(fp)))]) + "…)"
+}
+
 // auditOutcome is how an outcome reads at a glance: ok, an error, or a
 // refusal, each with its glyph, so it does not depend on colour.
 func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
@@ -184,9 +212,9 @@ func auditOutcome(t themes.Theme, outcome string) (glyph, text string) {
 
 // auditArgs prints an entry's arguments as k=v, sorted by key: env "" is
 // prod, a window is printed as the UI prints windows ("2026-01-01
-// 05:00–06:00"), and any other value with a space or nothing in it is
-// quoted.
-func auditArgs(args map[string]string) string {
+// 05:00–06:00", in the header's zone), and any other value with a space
+// or nothing in it is quoted.
+func (c *common) auditArgs(args map[string]string) string {
 	keys := slices.Sorted(maps.Keys(args))
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -196,7 +224,7 @@ func auditArgs(args map[string]string) string {
 		case k == "env":
 			val = spec.Env{Suffix: val}.String()
 		case isWindow:
-			val = windowText(w)
+			val = c.window(w)
 		case val == "" || strings.ContainsAny(val, " \t\""):
 			val = strconv.Quote(val)
 		}
@@ -230,7 +258,7 @@ func parseWindowArg(s string) (state.Window, bool) {
 
 // auditDetail is the lines under the list: the selected entry whole, for
 // what the columns cut.
-const auditDetail = 3
+const auditDetail = 4
 
 func (v *auditView) render(w, h int) []string {
 	if !v.loaded {
@@ -260,7 +288,7 @@ func (v *auditView) render(w, h int) []string {
 		e := v.entries[v.idx[i]]
 		glyph, outcome := auditOutcome(t, e.Outcome)
 		cells := []string{glyph, t.Muted.Render(v.c.whenAt(e.At))}
-		cells = append(cells, untrusted.Line(e.Actor), t.Accent.Render(untrusted.Line(e.Action)), outcome, t.Muted.Render(auditArgs(e.Args)))
+		cells = append(cells, untrusted.Line(actorShort(e.Actor)), t.Accent.Render(untrusted.Line(e.Action)), outcome, t.Muted.Render(v.c.auditArgs(e.Args)))
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))
 	}
 	lines = pad(lines, w, h-1-auditDetail)
@@ -278,8 +306,9 @@ func (v *auditView) render(w, h int) []string {
 	return append(lines, t.Muted.Render(foot))
 }
 
-// detail is the selected entry whole: its time to the second in UTC, its
-// action and actor; its outcome; its arguments.
+// detail is the selected entry whole: its time to the second (in the
+// header's zone, as every time on screen), its action and who; its actor as
+// the record has it; its outcome; its arguments.
 func (v *auditView) detail(w int) []string {
 	t := v.c.theme
 	e := v.selected()
@@ -289,8 +318,12 @@ func (v *auditView) detail(w int) []string {
 	glyph, outcome := auditOutcome(t, e.Outcome)
 	sep := t.Muted.Render(" · ")
 	return pad([]string{
-		" " + t.Border.Render("─ ") + t.Base.Render(e.At.UTC().Format(time.RFC3339)) + sep + t.Accent.Render(untrusted.Line(e.Action)) + sep + t.Base.Render(untrusted.Line(e.Actor)),
+		" " + t.Border.Render("─ ") + t.Base.Render(zoned(e.At, v.c.instantLoc(), "2006-01-02 15:04:05")) + sep + t.Accent.Render(untrusted.Line(e.Action)) +
+			sep + t.Base.Render(untrusted.Line(actorShort(e.Actor))),
+		// The actor as the record has it, on a line of its own: an SSH
+		// key's whole fingerprint does not fit beside the rest at 80.
+		"   " + t.Muted.Render("by ") + t.Base.Render(untrusted.Line(e.Actor)),
 		"   " + glyph + " " + outcome,
-		"     " + t.Muted.Render(auditArgs(e.Args)),
+		"     " + t.Muted.Render(v.c.auditArgs(e.Args)),
 	}, w, auditDetail)
 }

@@ -302,7 +302,7 @@ func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, v.c.keys.unitKeys()...):
 		v.c.openAction(v.c.keys.unitAction(msg, u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.Yank):
-		return v.c.yank("the unit", unitID(u.Model, u.Window))
+		return v.c.yank("the why command", v.c.whyCommand(u.Model, u.Window))
 	case key.Matches(msg, v.c.keys.YankError):
 		if u.Status == state.Failed {
 			return v.c.yank("the error", u.Error)
@@ -359,24 +359,33 @@ func (v *blockedView) render(w, h int) []string {
 	}
 	t := v.c.theme
 	nameW := min(28, max(14, w/4))
-	// A month's window, "2026-10-01 – 2026-11-01", is the widest.
-	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: 23}}
+	detail := v.detail(w)
+	v.cur.setHeight(max(1, h-2-len(detail)))
+	from, to := v.cur.visible()
+	// A month's window, "2026-10-01 – 2026-11-01", is the widest in UTC;
+	// under T wider when a window on screen needs it (a day that is not a
+	// local date, "2026-12-03 01:00 – 2026-12-04 01:00 CET").
+	windowW := 23
+	for i := from; i < to; i++ {
+		if l := v.lines[i]; l.unit >= 0 {
+			windowW = max(windowW, width(v.c.window(v.units[l.unit].Window)))
+		}
+	}
+	cols := []column{{w: 1}, {w: 6, right: true}, {w: nameW}, {w: min(windowW, max(23, w/2))}}
 	head := []string{"", "HOLDS", "MODEL", "WINDOW"}
 	wide := w >= 120
 	if wide {
-		cols = append(cols, column{w: 10}, column{w: 6})
-		head = append(head, "PIPELINE", "AGE")
+		// CHANGED is when the unit last changed: an age, or under t the
+		// time, as wide as the toggle prints it.
+		cols = append(cols, column{w: 10}, column{w: v.c.instantWidth()})
+		head = append(head, "PIPELINE", "CHANGED")
 	}
 	cols = append(cols, column{w: 0})
 	head = append(head, "DETAIL")
 	lines := []string{t.Muted.Render(" " + row(w-1, cols, head...))}
-	detail := v.detail(w)
-	v.cur.setHeight(max(1, h-2-len(detail)))
 	if len(v.idx) == 0 {
 		lines = append(lines, t.Muted.Render("   "+emptyList("nothing is failed or blocked", "failed or blocked unit", v.queueLayout.query)))
 	}
-	from, to := v.cur.visible()
-	now := v.c.now()
 	for i := from; i < to; i++ {
 		l := v.lines[i]
 		c := v.groups[l.group]
@@ -385,7 +394,7 @@ func (v *blockedView) render(w, h int) []string {
 			if c.holds > 0 {
 				n += fmt.Sprintf(" · holds %d", c.holds)
 			}
-			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(untrusted.Line(c.label())), t.Muted.Render(" · "+n), w-1))
+			lines = append(lines, " "+spread(t.Glyph(c.glyph())+" "+t.Title.Render(untrusted.Line(c.label(v.c.windows))), t.Muted.Render(" · "+n), w-1))
 			continue
 		}
 		u := v.units[l.unit]
@@ -403,10 +412,9 @@ func (v *blockedView) render(w, h int) []string {
 		default:
 			note = t.Muted.Render(untrusted.Line(v.otherReasons(u.Reason, c)))
 		}
-		cells := []string{t.Glyph(glyph), count(u.Holds), untrusted.Line(u.Model), windowText(u.Window)}
+		cells := []string{t.Glyph(glyph), count(u.Holds), untrusted.Line(u.Model), v.c.window(u.Window)}
 		if wide {
-			at := u.UpdatedAt
-			cells = append(cells, t.Muted.Render(untrusted.Line(u.Pipeline)), t.Muted.Render(ageText(now, &at)))
+			cells = append(cells, t.Muted.Render(untrusted.Line(u.Pipeline)), t.Muted.Render(v.c.whenAt(u.UpdatedAt)))
 		}
 		cells = append(cells, note)
 		lines = append(lines, listLine(t, i == v.cur.pos, row(w-1, cols, cells...), w))

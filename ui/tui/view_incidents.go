@@ -8,7 +8,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
 	"github.com/bollhav/bollhav/themes"
 	"github.com/bollhav/bollhav/ui/untrusted"
@@ -30,6 +29,13 @@ type incidentsView struct {
 	// firstLook is a glance read before the program (Options.FirstLook),
 	// the first load's answer; nil once taken.
 	firstLook *gate.IncidentReport
+	// pinned is the root the operator is on: the card selected when a
+	// traced report last found it, or the one the cursor was last moved
+	// to. A reload looks for it, not for what sits at the cursor: while a
+	// rerun goes on its root turns pending, "not loaded", even leaves the
+	// report for a frame, and comes back failed, and the cursor must not
+	// pass to whichever card took its place meanwhile.
+	pinned *gate.Incident
 }
 
 func newIncidents(c *common) *incidentsView {
@@ -67,23 +73,31 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 	if !ok {
 		return nil
 	}
-	var sel *gate.Incident
-	if s := v.selected(); s != nil {
-		c := *s
-		sel = &c
-	}
 	wasGlance := v.rep != nil && v.rep.Glance
+	sel := v.pinned
+	if sel == nil || wasGlance || m.data.Glance {
+		// A first look has no pin: its cursor is the selection.
+		sel, v.pinned = v.selectedCopy(), nil
+	}
 	v.rep = m.data
 	v.cur.setLen(len(v.rep.Incidents))
 	switch at := v.find(sel, wasGlance); {
 	case at >= 0:
 		v.cur.moveTo(at)
+		if !v.rep.Glance {
+			v.pinned = v.selectedCopy()
+		}
 	case wasGlance:
 		// The trace reorders everything and may have no card for the
 		// root the first look had selected: its first card, not
 		// whichever now sits at the old position.
 		v.cur.moveTo(0)
+		v.pinned = v.selectedCopy()
+	case sel == nil && !v.rep.Glance:
+		v.pinned = v.selectedCopy()
 	}
+	// Not found: the pin stays, and the cursor goes back to its root when
+	// a later report has it again.
 	if v.rep.Glance {
 		// A first look only: trace now. Landing waits for the traced
 		// report; a glance cannot tell all clear (retries, stale roots).
@@ -100,24 +114,68 @@ func (v *incidentsView) update(msg viewMsg) tea.Cmd {
 }
 
 // find is where sel's root is in the report (-1: nowhere). Across a
-// reload the selection keeps its kind and model. From a first look it
-// follows its model to the failed or gate-error card the trace makes of
-// it, and only when the cursor was moved: the traced report opens on its
-// own first card, the incident with holding the most.
+// reload the selection stays on its root — its model and window —
+// whatever its kind became: a failed hour rerun is "not loaded" while it
+// runs and failed again after, and a released day is blocked again when
+// its upstream fails once more. Of a model's cards, the one whose span
+// overlaps sel's wins (the same kind first), then one of the same kind.
+// From a first look it follows its model to the failed or gate-error
+// card the trace makes of it, and only when the cursor was moved: the
+// traced report opens on its own first card, the incident with holding
+// the most.
 func (v *incidentsView) find(sel *gate.Incident, fromGlance bool) int {
 	if sel == nil || fromGlance && v.cur.pos == 0 {
 		return -1
 	}
+	best, bestScore := -1, 0
 	for i, inc := range v.rep.Incidents {
-		same := inc.Kind == sel.Kind
-		if fromGlance {
-			same = inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError
+		if inc.Model != sel.Model {
+			continue
 		}
-		if same && inc.Model == sel.Model {
-			return i
+		if fromGlance {
+			if inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError {
+				return i
+			}
+			continue
+		}
+		score := 0
+		if sameRootWindow(inc.Span, sel.Span) {
+			score += 2
+		}
+		if inc.Kind == sel.Kind {
+			score++
+		}
+		if score > bestScore {
+			best, bestScore = i, score
 		}
 	}
-	return -1
+	return best
+}
+
+// sameRootWindow is whether two incidents' spans are of one root: they
+// overlap, or both are a timeless model's (zero).
+func sameRootWindow(a, b state.Window) bool {
+	if a.IsZero() || b.IsZero() {
+		return a.IsZero() && b.IsZero()
+	}
+	return a.Overlaps(b)
+}
+
+// selectedCopy is a copy of the selected incident, nil with none.
+func (v *incidentsView) selectedCopy() *gate.Incident {
+	if s := v.selected(); s != nil {
+		c := *s
+		return &c
+	}
+	return nil
+}
+
+// pin makes the selected card the root reloads keep the cursor on: the
+// operator moved to it.
+func (v *incidentsView) pin() {
+	if v.rep != nil && !v.rep.Glance {
+		v.pinned = v.selectedCopy()
+	}
 }
 
 func (v *incidentsView) affected(changes []state.Change) (bool, []string) {
@@ -133,6 +191,7 @@ func (v *incidentsView) selected() *gate.Incident {
 
 func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 	if v.cur.handleKey(v.c.keys, msg) {
+		v.pin()
 		return nil
 	}
 	inc := v.selected()
@@ -155,21 +214,25 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 			v.c.openModel(inc.Model)
 		}
 	case key.Matches(msg, v.c.keys.Yank) && inc.Focus.Model == "":
-		// No span read yet: the bare model name would name a timeless
+		// No unit read yet: a command without --at would name a timeless
 		// model's unit.
 		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.Yank):
-		return v.c.yank("the root", unitID(inc.Model, inc.Span))
+		return v.c.yank("the why command", v.c.whyCommand(inc.Focus.Model, inc.Focus.Window))
 	case key.Matches(msg, v.c.keys.YankError):
 		return v.c.yank("the error", inc.Detail)
 	case key.Matches(msg, v.c.keys.RunWindow) && inc.Focus.Model == "":
 		// Its span is not read yet: a run now would cover the whole model.
 		v.c.flash("its failed units are not read yet: wait for the trace", true)
 	case key.Matches(msg, v.c.keys.RunWindow):
-		// The root's own units: discover over its span re-runs the failed
-		// (and blocked, pending) ones there and leaves the applied alone.
-		act := action{kind: actionRun, model: inc.Model, mode: spec.Discover}
-		if !inc.Span.IsZero() {
+		// The root's own units, in the mode that fixes its kind
+		// (IncidentKind.Fix): a discover over its span re-runs the failed
+		// (and blocked, pending) ones there and leaves the applied alone;
+		// stale rows load again under a bulldozer of their span; outdated
+		// ones are rebuilt.
+		mode, outdated := inc.Kind.Fix()
+		act := action{kind: actionRun, model: inc.Model, mode: mode, outdated: outdated}
+		if !inc.Span.IsZero() && !outdated {
 			act.window = windowPtr(inc.Span)
 		}
 		v.c.openAction(act)
@@ -177,7 +240,11 @@ func (v *incidentsView) key(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (v *incidentsView) wheel(msg tea.MouseWheelMsg) { v.cur.handleWheel(msg) }
+func (v *incidentsView) wheel(msg tea.MouseWheelMsg) {
+	if v.cur.handleWheel(msg) {
+		v.pin()
+	}
+}
 
 func (v *incidentsView) bindings() []key.Binding {
 	k := v.c.keys
@@ -213,13 +280,18 @@ func (v *incidentsView) card(inc gate.Incident, selected bool, w int) []string {
 	title := t.Glyph(incidentGlyph(inc.Kind)) + " " + t.Accent.Render(untrusted.Line(inc.Model)) + " " +
 		t.Status(incidentGlyph(inc.Kind)).Render(inc.Kind.Word())
 	if !inc.Span.IsZero() {
-		title += " " + v.c.window(inc.Model, inc.Span)
+		title += " " + v.c.window(inc.Span)
 	}
 	if inc.Units > 1 {
 		title += t.Muted.Render(fmt.Sprintf(" (%d units)", inc.Units))
 	}
 	var right string
-	if !inc.Since.IsZero() {
+	switch {
+	case inc.Since.IsZero():
+	case v.c.times.absolute:
+		// Under t, when it began: every time on screen is absolute.
+		right = " " + t.Muted.Render("since "+absText(inc.Since, v.c.instantLoc()))
+	default:
 		right = " " + t.Muted.Render("for "+state.RoughDuration(now.Sub(inc.Since)))
 	}
 	lines := []string{spread(title, right, w-1)}

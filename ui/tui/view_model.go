@@ -232,7 +232,7 @@ func (v *modelView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, v.c.keys.Yank):
 		if u != nil {
-			return v.c.yank("the unit", unitID(v.name, u.Window))
+			return v.c.yank("the why command", v.c.whyCommand(v.name, u.Window))
 		}
 	case key.Matches(msg, v.c.keys.YankError):
 		if u != nil {
@@ -379,9 +379,17 @@ func (v *modelView) render(w, h int) []string {
 		return pad(lines, w, h)
 	}
 	wide := w >= 120
-	cols := []column{{w: 1}, {w: 24}, {w: 10}, {w: v.c.instantWidth()}}
+	v.cur.setHeight(max(1, h-len(lines)-1))
+	from, to := v.cur.visible()
+	// 24 fits a window in UTC; under T a window that is not a local date
+	// ("2025-12-31 18:00 – 2026-01-01 18:00") widens the column.
+	windowW := 24
+	for i := from; i < to; i++ {
+		windowW = max(windowW, width(v.c.windowBare(v.data.units[v.idx[i]].Window))+1)
+	}
+	cols := []column{{w: 1}, {w: min(windowW, max(24, w/2))}, {w: 10}, {w: v.c.instantWidth()}}
 	head := []string{"", "WINDOW", "STATUS", "APPLIED"}
-	if zone := v.c.windowZone(v.name); zone != "" {
+	if zone := v.c.windowZone(); zone != "" {
 		head[1] = "WINDOW (" + zone + ")"
 	}
 	if wide {
@@ -391,9 +399,6 @@ func (v *modelView) render(w, h int) []string {
 	cols = append(cols, column{w: 0})
 	head = append(head, "DETAIL")
 	lines = append(lines, t.Muted.Render(" "+row(w-1, cols, head...)))
-	listH := max(1, h-len(lines))
-	v.cur.setHeight(listH)
-	from, to := v.cur.visible()
 	for i := from; i < to; i++ {
 		u := v.data.units[v.idx[i]]
 		detail := u.BlockedReason
@@ -405,7 +410,7 @@ func (v *modelView) render(w, h int) []string {
 		case engine.UnitDefinition(u, st.Fingerprint) == engine.DefinitionOutdated:
 			detail = themes.Glyph(themes.Outdated) + " outdated" // why says what changed
 		}
-		cells := []string{t.Glyph(unitStatus(u.Status)), v.c.windowBare(v.name, u.Window), statusLabel(t, u.Status), t.Muted.Render(v.c.when(u.AppliedAt))}
+		cells := []string{t.Glyph(unitStatus(u.Status)), v.c.windowBare(u.Window), statusLabel(t, u.Status), t.Muted.Render(v.c.when(u.AppliedAt))}
 		if wide {
 			cells = append(cells, t.Muted.Render(fmt.Sprint(u.Attempts)))
 		}

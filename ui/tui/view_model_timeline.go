@@ -80,7 +80,7 @@ func (v *modelView) timelineInput() timelineInput {
 	now := v.c.now()
 	in := timelineInput{Model: v.data.status, Def: v.data.def, Cursor: v.selected(), Zoom: v.zoom, Span: v.data.span,
 		Range: v.data.fit, Now: now, Theme: v.c.theme, State: &v.tl}
-	in.CursorLabel = cursorLabel(in.Cursor, in.Model.Fingerprint, func(w state.Window) string { return v.c.window(v.name, w) }, v.c.when)
+	in.CursorLabel = cursorLabel(in.Cursor, in.Model.Fingerprint, func(w state.Window) string { return v.c.window(w) }, v.c.when)
 	gated := v.hasGate && in.Cursor != nil && in.Cursor.Window.Equal(v.gateFor)
 	for _, u := range v.data.upstreams {
 		tu := timelineUpstream{Source: u.src, Status: u.status, Def: u.def, Span: u.span}

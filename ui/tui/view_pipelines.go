@@ -128,6 +128,19 @@ func (v *pipelinesView) health(m engine.ModelStatus) themes.Status {
 	return h
 }
 
+// hasStatus reports whether q (lower case) begins a status the model
+// has — a count of its units ("failed", "blocked", "pending", "running",
+// "applied"), or "stale" or "outdated" — so /failed lists the models with
+// failed units, as the count columns and the health glyph show them.
+func (v *pipelinesView) hasStatus(m engine.ModelStatus, q string) bool {
+	for s, n := range m.Counts {
+		if n > 0 && strings.HasPrefix(string(s), q) {
+			return true
+		}
+	}
+	return v.stale[m.Name] && strings.HasPrefix("stale", q) || m.Outdated > 0 && strings.HasPrefix("outdated", q)
+}
+
 // affected: a change reloads only the models it names, when they are all
 // listed already; a new model means a full reload.
 func (v *pipelinesView) affected(changes []state.Change) (bool, []string) {
@@ -185,7 +198,7 @@ func (v *pipelinesView) rebuild(selected string) {
 		var members []plRow
 		for ; i < len(v.models) && v.models[i].Pipeline == p; i++ {
 			m := v.models[i]
-			if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(p), q) {
+			if q != "" && !strings.Contains(strings.ToLower(m.Name), q) && !strings.Contains(strings.ToLower(p), q) && !v.hasStatus(m, q) {
 				continue
 			}
 			for s, n := range m.Counts {
@@ -360,11 +373,13 @@ func (v *pipelinesView) bindings() []key.Binding {
 func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column, wide, wider bool) {
 	wide, wider = w >= 110, w >= 150
 	fixed := 2 + 9 + 1 + len(counts)*8
-	// LAST APPLIED also when the counts left room for it and a model
-	// name of 20.
-	wide = wide || fixed+13+20 <= w
+	// LAST APPLIED is as wide as the time toggle prints it ("2026-01-01
+	// 05:00Z" under t), its heading at least; also when the counts left
+	// room for it and a model name of 20.
+	lastW := max(12, v.c.instantWidth())
+	wide = wide || fixed+lastW+1+20 <= w
 	if wide {
-		fixed += 13
+		fixed += lastW + 1
 	}
 	if wider {
 		fixed += 32
@@ -378,7 +393,7 @@ func (v *pipelinesView) columns(w int, counts []state.UnitStatus) (cols []column
 		cols = append(cols, column{w: 7, right: true})
 	}
 	if wide {
-		cols = append(cols, column{w: 12, right: true})
+		cols = append(cols, column{w: lastW, right: true})
 	}
 	if wider {
 		cols = append(cols, column{w: 0})
@@ -521,7 +536,7 @@ func (c *common) coverageText(m engine.ModelStatus) string {
 	}
 	ws := m.Coverage.Windows()
 	first, last := ws[0], ws[len(ws)-1]
-	s := c.window(m.Name, state.Window{Since: first.Since, Until: last.Until})
+	s := c.window(state.Window{Since: first.Since, Until: last.Until})
 	if gaps := len(ws) - 1; gaps > 0 {
 		s += fmt.Sprintf(" (%s)", plural(gaps, "gap", "gaps"))
 	}

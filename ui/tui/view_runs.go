@@ -100,16 +100,12 @@ func runScope(r state.Run) string {
 	return fmt.Sprintf("%s +%d", r.Models[0], len(r.Models)-1)
 }
 
-// runWindow is a run's window: in its model's zone when it ran one model
-// and the time toggle says local, else UTC.
+// runWindow is a run's window, in the header's zone.
 func (c *common) runWindow(r state.Run) string {
 	if r.Window.Empty() {
 		return "no window"
 	}
-	if len(r.Models) == 1 {
-		return c.window(r.Models[0], r.Window)
-	}
-	return windowText(r.Window)
+	return c.window(r.Window)
 }
 
 func (v *runsView) render(w, h int) []string {
@@ -119,7 +115,7 @@ func (v *runsView) render(w, h int) []string {
 		lines = append(lines, " "+t.Title.Render("Started here")+t.Muted.Render(" · "+plural(len(v.c.runs), "run", "runs")+" this session"))
 		live, more := startedHere(v.c.runs, h)
 		for i := len(live) - 1; i >= 0; i-- {
-			lines = append(lines, liveRunLine(t, live[i], w))
+			lines = append(lines, liveRunLine(t, live[i], w, v.c.window))
 		}
 		if more > 0 {
 			lines = append(lines, t.Muted.Render(fmt.Sprintf("   +%d more started here, older (in the history below)", more)))
@@ -192,7 +188,7 @@ func took(r state.Run, now time.Time) string {
 
 // liveRunLine is one run started from this UI: its state and the progress
 // of its tasks.
-func liveRunLine(t themes.Theme, r *liveRun, w int) string {
+func liveRunLine(t themes.Theme, r *liveRun, w int, window func(state.Window) string) string {
 	st := themes.Running
 	what := "running"
 	switch {
@@ -205,7 +201,7 @@ func liveRunLine(t themes.Theme, r *liveRun, w int) string {
 	if r.runID > 0 {
 		id = fmt.Sprintf("run %d", r.runID)
 	}
-	line := " " + t.Status(st).Render(themes.Glyph(st)+" "+id+" "+what) + "  " + string(r.action.mode) + "  " + r.action.target()
+	line := " " + t.Status(st).Render(themes.Glyph(st)+" "+id+" "+what) + "  " + string(r.action.mode) + "  " + r.action.target(window)
 	if r.err != nil {
 		return fit(line+"  "+t.Error.Render(oneLine(r.err.Error())), w)
 	}

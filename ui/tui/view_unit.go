@@ -45,7 +45,7 @@ func (v *unitView) title() string {
 	if v.window.IsZero() {
 		return "unit " + v.model
 	}
-	return "unit " + v.model + " " + v.c.window(v.model, v.window)
+	return "unit " + v.model + " " + v.c.window(v.window)
 }
 
 func (v *unitView) load(gen uint64, _ []string) tea.Cmd {
@@ -97,7 +97,7 @@ func (v *unitView) key(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Enter):
 		v.c.openWhy(v.model, v.window.Since)
 	case key.Matches(msg, k.Yank):
-		return v.c.yank("the unit", unitID(v.model, v.window))
+		return v.c.yank("the why command", v.c.whyCommand(v.model, v.window))
 	case key.Matches(msg, k.YankError):
 		if v.data != nil && v.data.unit != nil {
 			return v.c.yank("the error", v.data.unit.Error)
@@ -123,7 +123,7 @@ func (v *unitView) render(w, h int) []string {
 	t := v.c.theme
 	u := v.data.unit
 	if u == nil {
-		return pad([]string{" " + t.Muted.Render("no unit of "+v.model+" at "+v.c.window(v.model, v.window)+" in the store")}, w, h)
+		return pad([]string{" " + t.Muted.Render("no unit of "+v.model+" at "+v.c.window(v.window)+" in the store")}, w, h)
 	}
 	var lines []string
 	add := func(s string) { lines = append(lines, s) }
@@ -132,7 +132,7 @@ func (v *unitView) render(w, h int) []string {
 			add(indent + l)
 		}
 	}
-	add(" " + t.Glyph(unitStatus(u.Status)) + " " + t.Accent.Render(v.model) + " " + v.c.window(v.model, u.Window) + "  " + statusLabel(t, u.Status))
+	add(" " + t.Glyph(unitStatus(u.Status)) + " " + t.Accent.Render(v.model) + " " + v.c.window(u.Window) + "  " + statusLabel(t, u.Status))
 	meta := fmt.Sprintf("attempts %d · applied %s", u.Attempts, v.c.when(u.AppliedAt))
 	if r := v.data.failures.Retry; r != nil {
 		meta += " · " + r.Line(v.c.absAt)

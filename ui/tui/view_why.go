@@ -89,12 +89,12 @@ func (v *whyView) title() string {
 		if v.r.Temporality == spec.Timeless {
 			return "why " + v.model
 		}
-		return "why " + v.model + " " + v.c.window(v.model, v.r.Window)
+		return "why " + v.model + " " + v.c.window(v.r.Window)
 	}
 	if v.at.IsZero() {
 		return "why " + v.model
 	}
-	return "why " + v.model + " @" + v.at.UTC().Format("2006-01-02 15:04")
+	return "why " + v.model + " @" + zoned(v.at, v.c.instantLoc(), "2006-01-02 15:04")
 }
 
 // crumb is the title under the view below: "why 2026-01-01" under its
@@ -189,7 +189,7 @@ func (v *whyView) build(cells int) {
 	t := v.c.theme
 
 	shape := spec.ShapeText(r.Temporality, r.Flexibility, r.Interval.String())
-	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + v.c.window(r.Model, r.Window) + "  " + statusLabel(t, r.Status))
+	text(" " + t.Glyph(unitStatus(r.Status)) + " " + t.Accent.Render(r.Model) + " " + v.c.window(r.Window) + "  " + statusLabel(t, r.Status))
 	meta := fmt.Sprintf("pipeline %s · %s · evaluated at %s", r.Pipeline, shape, v.c.absAt(r.Now))
 	if r.Attempts > 0 {
 		meta += fmt.Sprintf(" · attempts %d", r.Attempts)
@@ -270,7 +270,7 @@ func (v *whyView) build(cells int) {
 			}
 		} else {
 			it.kind = whyText
-			it.text = "   " + t.Accent.Render(l.Model) + " " + v.c.window(l.Model, l.Window) + "  " + statusLabel(t, l.Status)
+			it.text = "   " + t.Accent.Render(l.Model) + " " + v.c.window(l.Window) + "  " + statusLabel(t, l.Status)
 			if i == len(r.RootCause)-1 && r.Status != state.Applied && len(r.Upstreams) > 0 && !r.Satisfied {
 				it.text += t.Muted.Render("  (nothing upstream to name)")
 			}
@@ -384,7 +384,7 @@ func (v *whyView) key(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case key.Matches(msg, v.c.keys.Yank):
 		if t := v.actionTarget(); t != nil {
-			return v.c.yank("the unit", unitID(t.model, t.window))
+			return v.c.yank("the why command", v.c.whyCommand(t.model, t.window))
 		}
 	case key.Matches(msg, v.c.keys.YankError):
 		// The error the screen is about: the root cause's, else the
@@ -436,7 +436,11 @@ func (v *whyView) render(w, h int) []string {
 		v.build(w)
 	}
 	t := v.c.theme
-	upCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 10}, {w: 9}, {w: 9}, {w: 0}}
+	ageW := 9 // NEWEST, OLDEST: an age ("2d1h ago"), or under t the time
+	if v.c.times.absolute {
+		ageW = v.c.instantWidth()
+	}
+	upCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 12}, {w: 10}, {w: ageW}, {w: ageW}, {w: 0}}
 	frCols := []column{{w: 2}, {w: min(28, max(12, w/4))}, {w: 26}, {w: 20}, {w: 0}}
 	narrow := w < 100
 	if narrow {
@@ -479,7 +483,7 @@ func (v *whyView) render(w, h int) []string {
 		case whyUpstream:
 			u := it.up
 			verdict, detail := upstreamVerdict(u, v.c.windows)
-			cells := []string{"", u.Upstream, u.Level.String(), t.Label(verdict), t.Muted.Render(ageShort(v.r.Now, u.NewestAge))}
+			cells := []string{"", u.Upstream, u.Level.String(), t.Label(verdict), t.Muted.Render(v.ageCell(u.NewestAge))}
 			if narrow {
 				line = row(w, upCols, cells...)
 				if i == selLine {
@@ -491,7 +495,7 @@ func (v *whyView) render(w, h int) []string {
 				}
 				continue
 			}
-			cells = append(cells, t.Muted.Render(ageShort(v.r.Now, u.OldestAge)), detail)
+			cells = append(cells, t.Muted.Render(v.ageCell(u.OldestAge)), detail)
 			line = row(w, upCols, cells...)
 		case whyLink:
 			line = v.linkLine(it.link, false)
@@ -513,7 +517,7 @@ func (v *whyView) render(w, h int) []string {
 			if g.n > 1 {
 				rel += fmt.Sprintf(" each (%d windows)", g.n)
 			}
-			line = row(w, frCols, "", untrusted.Line(g.f.Model), v.c.window(g.f.Model, g.window), status, rel)
+			line = row(w, frCols, "", untrusted.Line(g.f.Model), v.c.window(g.window), status, rel)
 		}
 		if i == selLine {
 			line = listLine(t, true, ansiCut(line, 1), w)
@@ -530,7 +534,7 @@ func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
 	if l.Stale {
 		status = t.Label(themes.Stale)
 	}
-	line := "   → " + t.Accent.Render(untrusted.Line(l.Model)) + " " + v.c.window(l.Model, l.Window) + "  " + status
+	line := "   → " + t.Accent.Render(untrusted.Line(l.Model)) + " " + v.c.window(l.Window) + "  " + status
 	if root {
 		line += "  ← root cause"
 	}
@@ -540,7 +544,7 @@ func (v *whyView) linkLine(l *gate.ChainLink, root bool) string {
 // upstreamVerdict is an upstream's verdict as a status, and the detail to
 // show: its missing ranges (printed by windows), its freshness, its hard
 // error.
-func upstreamVerdict(u *gate.UpstreamReport, windows func(model string, ws []state.Window) string) (themes.Status, string) {
+func upstreamVerdict(u *gate.UpstreamReport, windows func(ws []state.Window) string) (themes.Status, string) {
 	switch {
 	case u.Skipped:
 		return themes.Applied, "deactivate_for_dev: trusted, not gated"
@@ -557,17 +561,21 @@ func upstreamVerdict(u *gate.UpstreamReport, windows func(model string, ws []sta
 	}
 	switch {
 	case len(u.Missing) > 0:
-		return themes.Blocked, "missing " + windows(u.Upstream, u.Missing)
+		return themes.Blocked, "missing " + windows(u.Missing)
 	case len(u.Outdated) > 0:
-		return themes.Outdated, gate.OutdatedText + ": " + windows(u.Upstream, u.Outdated)
+		return themes.Outdated, gate.OutdatedText + ": " + windows(u.Outdated)
 	}
 	return themes.Blocked, oneLine(u.Reason)
 }
 
-// ageShort is an age as "2d1h ago", or "-".
-func ageShort(_ time.Time, d *time.Duration) string {
+// ageCell is an age at the report's clock as the time toggle says: "2d1h
+// ago", or under t the time it was ("2026-01-01 05:00Z"); "-" for none.
+func (v *whyView) ageCell(d *time.Duration) string {
 	if d == nil {
 		return "-"
 	}
-	return durationText(*d)
+	if !v.c.times.absolute {
+		return durationText(*d)
+	}
+	return absText(v.r.Now.Add(-*d), v.c.instantLoc())
 }

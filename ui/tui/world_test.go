@@ -33,8 +33,8 @@ import (
 var worldSpec = enginetest.LineageSpecOf("raw.orders", "mart.daily", "mart.hourly", "mart.fresh", "report.snapshot")
 
 // viewerActor is the actor of the world's read-only viewer, as an SSH
-// session names its user.
-const viewerActor = "ssh:alice SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+// session names it (ui/serve's Actor: the key's fingerprint, then the user).
+const viewerActor = "ssh:SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8 alice"
 
 var (
 	t0       = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -67,6 +67,14 @@ type world struct {
 //	report.snapshot  blocked (WHOLE: mart.daily)
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldOf(t, worldSpec)
+}
+
+// newWorldOf is newWorld over specText, a variant of worldSpec with the
+// same models (the tests that need raw.orders' command to behave
+// otherwise).
+func newWorldOf(t *testing.T, specText string) *world {
+	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "state.db")
 	s, err := sqlite.Open(t.Context(), path)
@@ -74,7 +82,7 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	sp, err := spec.Parse("bollhav.yaml", []byte(worldSpec))
+	sp, err := spec.Parse("bollhav.yaml", []byte(specText))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	tea "charm.land/bubbletea/v2"
+	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -18,13 +19,10 @@ func (c *common) yank(what, text string) tea.Cmd {
 	return tea.SetClipboard(text)
 }
 
-// unitID is how a unit is named to paste into a command or a ticket: the
-// model and its window as the command line prints windows,
-// "raw.orders [2026-01-01T05:00:00Z, 2026-01-01T06:00:00Z)"; a timeless
-// model's one unit is the model alone.
-func unitID(model string, w state.Window) string {
-	if w.IsZero() {
-		return model
-	}
-	return model + " " + w.String()
+// whyCommand is how a unit is named to paste: the command line that
+// explains it, "bollhav why raw.orders --at 2026-01-01T05:00:00Z" (with
+// --env in a dev environment), which pastes into a shell as it is into a
+// ticket (gate.UnitRef.WhyCommand, the "explain:" line of `incidents`).
+func (c *common) whyCommand(model string, w state.Window) string {
+	return gate.UnitRef{Model: model, Window: w}.WhyCommand(c.eng.Env().Suffix)
 }

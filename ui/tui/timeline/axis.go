@@ -71,9 +71,11 @@ func buckets(model state.Grid, z Zoom) state.Grid {
 // bucket of the zoom's grid, [Range(c).Since, Range(c).Until); at scale k
 // each bucket is one cell k columns wide, so a short range fills the line.
 // Positions (Column: the ruler's labels, the cursor) then fall inside a
-// cell, its time cut into k equal parts; what a cell shows is its whole
-// bucket (Range). It is an immutable value; moving it returns a new one.
-// The zero Axis is zero columns wide.
+// cell, its time cut into k equal parts, and each column shows its own part
+// (Part): a cell reads its mix, as the grain's columns do — one failed hour
+// of a day k columns wide is one column or so, not the whole day, and the
+// days of a week before the model's start are blank. It is an immutable
+// value; moving it returns a new one. The zero Axis is zero columns wide.
 type Axis struct {
 	zoom  Zoom
 	model state.Grid
@@ -181,10 +183,9 @@ func (a Axis) Column(t time.Time) int {
 	return a.gridColumn(t) - a.first
 }
 
-// Range is the cell column col draws: its bucket of the zoom's grid, which
-// at scale k the bucket's k columns share (a cell shows the worst status
-// of its whole bucket, so zooming out reads the same at any width).
-// Columns off the axis continue the same grid.
+// Range is the cell column col belongs to: its bucket of the zoom's grid,
+// which at scale k the bucket's k columns share (the cursor and the ruler
+// move by it). Columns off the axis continue the same grid.
 func (a Axis) Range(col int) state.Window {
 	if a.Scale() == 1 && col >= 0 && col < a.Width() {
 		return state.Window{Since: a.bounds[col], Until: a.bounds[col+1]}
@@ -198,36 +199,26 @@ func (a Axis) bucket(col int) int {
 	return b
 }
 
-// cells calls fn with each visible column and its cell, working out each
-// bucket's window once however many columns it takes.
-func (a Axis) cells(fn func(col int, cell state.Window)) {
-	last, cell := 0, state.Window{}
-	for c := range a.Width() {
-		if a.Scale() == 1 {
-			fn(c, state.Window{Since: a.bounds[c], Until: a.bounds[c+1]})
-			continue
-		}
-		if b := a.bucket(c); c == 0 || b != last {
-			last, cell = b, a.grid.WindowAt(b)
-		}
-		fn(c, cell)
+// Part is the time column col covers: its whole bucket at scale 1, its
+// k-th of the bucket at scale k (Range for a column off the axis). What a
+// column shows is the worst status of its part alone.
+func (a Axis) Part(col int) state.Window {
+	if col >= 0 && col < a.Width() {
+		return state.Window{Since: a.bounds[col], Until: a.bounds[col+1]}
 	}
+	return a.Range(col)
 }
 
-// ranks calls fn with each column of a and the rank t has there, asking t
-// once per distinct cell (the columns of one cell share it) and carrying
-// its hint from cell to cell: the walk a strip and Present both make.
+// ranks calls fn with each column of a and the rank t has over the
+// column's part (Part), carrying its hint from column to column: the walk
+// a strip and Present both make.
 func (a Axis) ranks(t Track, fn func(col int, r rank)) {
 	hint := 0
 	var r rank
-	var prev state.Window
-	a.cells(func(c int, cell state.Window) {
-		if c == 0 || !cell.Equal(prev) {
-			r, hint = t.rank(cell.Since, cell.Until, hint)
-			prev = cell
-		}
+	for c := range a.Width() {
+		r, hint = t.rank(a.bounds[c], a.bounds[c+1], hint)
 		fn(c, r)
-	})
+	}
 }
 
 // columns returns the first and last column of the cells that w overlaps,

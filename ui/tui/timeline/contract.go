@@ -248,7 +248,7 @@ func Marks(a Axis, up Track, c Contract, st Styles) string {
 	default:
 		from, to := max(c0, 0), min(c1, w-1)
 		for col := from; col <= to; col++ {
-			part := a.Range(col)
+			part := a.Part(col)
 			part.Since = state.Later(part.Since, as.Need.Since)
 			part.Until = state.Earlier(part.Until, as.Need.Until)
 			if up.Applied(part) {

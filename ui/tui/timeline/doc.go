@@ -23,8 +23,11 @@
 //     cursor, upstream Lanes) in a given number of lines.
 //
 // An upstream's strip uses the downstream's axis, whatever its own grain:
-// an hourly upstream under a daily model shows the worst of each day's 24
-// hours, a monthly one repeats its month's status on every day.
+// under a daily model one column a day, an hourly upstream shows the worst
+// of each day's 24 hours; with a day k columns wide each column shows the
+// worst of its own part of the day (a cell reads its mix, as the grain's
+// columns do), and a monthly one repeats its month's status on every
+// column.
 //
 // Every line is exactly the axis's width in terminal cells, so nothing
 // wraps at 80 columns. Statuses are told apart by glyph (Unicode or the

@@ -168,8 +168,9 @@ func fit(s string, width int) string {
 	return b.String() + "…"
 }
 
-// Strip draws a model's coverage on the axis: one cell per column, the
-// glyph and colour of the worst status inside its bucket (see Order), the
+// Strip draws a model's coverage on the axis: one glyph per column, the
+// glyph and colour of the worst status inside the column's part of its
+// bucket (Axis.Part; see Order), the
 // cursor's columns in the Cursor style. cursor is the window under the
 // cursor — the downstream unit, or the same instant on an upstream's strip;
 // a zero window draws no cursor. The line is exactly a.Width() cells; a
