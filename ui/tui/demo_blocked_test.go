@@ -139,22 +139,7 @@ func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
 	r.Keys("R")
 	r.WaitText(t, "Run 2 units of mart.monthly_revenue in prod?")
 	r.Keys("y")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		n := 0
-		for _, u := range d.units(t, "mart.monthly_revenue") {
-			if u.Status == state.Applied {
-				n++
-			}
-		}
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the months did not apply: %+v", d.units(t, "mart.monthly_revenue"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitApplied(t, d, "mart.monthly_revenue", 2)
 	r.WaitText(t, "0 failed · 5 blocked · 1 cause")
 }
 
@@ -198,6 +183,27 @@ func waitStatus(t *testing.T, d *demo, model string, status state.UnitStatus, w 
 	}
 }
 
+// waitApplied waits until n units of model are applied.
+func waitApplied(t *testing.T, d *demo, model string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		applied := 0
+		for _, u := range d.units(t, model) {
+			if u.Status == state.Applied {
+				applied++
+			}
+		}
+		if applied == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d units of %s applied, want %d: %+v", applied, model, n, d.units(t, model))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // TestDemoReadyUnitsAndDownstreamRunInOneGo: once the fixed hour has
 // released the revenue days, R then d ("and downstream") and y run the
 // ready days and, in the same go, the months they release — no second R —
@@ -223,21 +229,6 @@ func TestDemoReadyUnitsAndDownstreamRunInOneGo(t *testing.T) {
 	for _, day := range days {
 		waitStatus(t, d, "core.daily_revenue", state.Applied, day)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		n := 0
-		for _, u := range d.units(t, "mart.monthly_revenue") {
-			if u.Status == state.Applied {
-				n++
-			}
-		}
-		if n == 2 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the months did not apply with the days: %+v", d.units(t, "mart.monthly_revenue"))
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitApplied(t, d, "mart.monthly_revenue", 2)
 	r.WaitText(t, "0 failed · 5 blocked · 1 cause")
 }

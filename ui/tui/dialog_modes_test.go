@@ -17,14 +17,7 @@ import (
 // would run nothing). Tabbed to discover, the plan of 0 units says why
 // and offers no Run: y changes nothing.
 func TestStaleIncidentRunsABulldozerAndAnEmptyPlanOffersNothing(t *testing.T) {
-	w := newWorld(t)
-	r := startLanding(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewIncidents)
-	r.keys("j")
-	r.waitFor(t, "the stale card selected", func(f string, _ viewKind) bool {
-		return strings.Contains(selectedLine(f), "raw.orders stale")
-	})
-	r.keys("r")
+	w, r := runOnTheStaleCard(t)
 	f := r.waitText(t, "STATE_MODE  discover  [bulldozer]", "Run 5 units of raw.orders in prod?")
 	if !strings.Contains(f, "reset     5 units  2026-01-01 00:00–05:00") {
 		t.Errorf("the bulldozer does not reset the five stale hours:\n%s", f)
@@ -93,14 +86,7 @@ func TestDialogModeAndDownstreamAreIndependent(t *testing.T) {
 // then runs what that releases: mart.fresh's five hours, held by the stale
 // rows, are applied by the same y.
 func TestStaleBulldozerWithDownstreamRunsWhatItReleases(t *testing.T) {
-	w := newWorld(t)
-	r := startLanding(t, w.e, 80, 24, Options{})
-	r.waitSettled(t, viewIncidents)
-	r.keys("j")
-	r.waitFor(t, "the stale card selected", func(f string, _ viewKind) bool {
-		return strings.Contains(selectedLine(f), "raw.orders stale")
-	})
-	r.keys("r")
+	w, r := runOnTheStaleCard(t)
 	r.waitText(t, "[bulldozer]", "Run 5 units of raw.orders in prod?")
 	r.keys("d")
 	r.waitText(t, "[bulldozer]", "[d] with downstream: on", "Run 5 units of raw.orders and downstream in prod?")
@@ -179,4 +165,19 @@ func TestDialogWarnsOfAppendRowsAddedAgain(t *testing.T) {
 	if strings.Contains(f, "append") {
 		t.Errorf("a discover, which runs no applied window, warns of append:\n%s", f)
 	}
+}
+
+// runOnTheStaleCard opens the world's Incidents at 80×24, selects the
+// stale raw.orders card and presses r.
+func runOnTheStaleCard(t *testing.T) (*world, *uiRun) {
+	t.Helper()
+	w := newWorld(t)
+	r := startLanding(t, w.e, 80, 24, Options{})
+	r.waitSettled(t, viewIncidents)
+	r.keys("j")
+	r.waitFor(t, "the stale card selected", func(f string, _ viewKind) bool {
+		return strings.Contains(selectedLine(f), "raw.orders stale")
+	})
+	r.keys("r")
+	return w, r
 }
