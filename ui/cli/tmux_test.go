@@ -21,6 +21,12 @@ func tmuxUI(t *testing.T, width, height string, args ...string) (capture func() 
 // tmux server's environment is its own, not the test's.
 func tmuxUIEnv(t *testing.T, env []string, width, height string, args ...string) (capture func() string, send func(keys ...string)) {
 	t.Helper()
+	return tmuxUIIn(t, "", env, width, height, args...)
+}
+
+// tmuxUIIn is tmuxUIEnv run in the folder dir ("" for tmux's own).
+func tmuxUIIn(t *testing.T, dir string, env []string, width, height string, args ...string) (capture func() string, send func(keys ...string)) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -30,6 +36,9 @@ func tmuxUIEnv(t *testing.T, env []string, width, height string, args ...string)
 		cmd += shellQuote(kv) + " "
 	}
 	cmd = "env " + cmd + shellQuote(os.Args[0]) + " -test.run=^$ --"
+	if dir != "" {
+		cmd = "cd " + shellQuote(dir) + " && " + cmd
+	}
 	for _, a := range args {
 		cmd += " " + shellQuote(a)
 	}
@@ -126,4 +135,81 @@ func TestUIInTmuxOnTheDemo(t *testing.T) {
 		row := rowOf(s, "raw.payments")
 		return row != "" && !strings.Contains(row, "✗ 1") && strings.Contains(row, "· 1")
 	})
+}
+
+// readmeBlock is the first fenced block of README.md whose first line
+// starts with first, as its lines.
+func readmeBlock(t *testing.T, first string) []string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, block := range strings.Split(string(b), "```")[1:] {
+		lines := strings.Split(strings.TrimPrefix(strings.TrimPrefix(block, "sh"), "\n"), "\n")
+		if strings.HasPrefix(lines[0], first) {
+			return lines
+		}
+	}
+	t.Fatalf("README.md has no block starting with %q", first)
+	return nil
+}
+
+// TestReadmeFirstStepsInTmux follows the README literally, as a newcomer
+// on a terminal would: its first screen's demo command (this test binary
+// stands in for `go run .`) in an empty folder, 80×24, ends in the UI on
+// the payments failure; the repair's first step (rm …/scripts/outage) and
+// the keys the README gives for the UI (r on the incident, d, y) fix it:
+// the failure's card goes, and the store holds nothing failed and nothing
+// blocked behind the payments hour.
+func TestReadmeFirstStepsInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the demo and drives tmux")
+	}
+	demo := readmeBlock(t, "go run . demo")[0]
+	args := strings.Fields(strings.SplitN(demo, "#", 2)[0])[3:] // after "go run ."
+	repair := readmeBlock(t, "rm bollhav-demo/scripts/outage")
+	dir := t.TempDir()
+	capture, send := tmuxUIIn(t, dir, nil, "80", "24", args...)
+	waitScreenFor(t, capture, 3*time.Minute, "the demo's UI on the payments failure", func(s string) bool {
+		return strings.Contains(s, "Incidents") && strings.Contains(s, "raw.payments failed") && !strings.Contains(s, "first look:")
+	})
+	rm := strings.Fields(repair[0]) // rm bollhav-demo/scripts/outage
+	if err := os.Remove(filepath.Join(dir, rm[1])); err != nil {
+		t.Fatalf("the README's %q: %v", repair[0], err)
+	}
+	send("r")
+	waitScreen(t, capture, "the run dialog on the failed hour", func(s string) bool { return strings.Contains(s, "Run 1 unit of raw.payments") })
+	send("d")
+	waitScreen(t, capture, "the run with downstream", func(s string) bool { return strings.Contains(s, "with downstream: on") })
+	send("y")
+	waitScreenFor(t, capture, 2*time.Minute, "the payments card gone", func(s string) bool {
+		return strings.Contains(s, "Incidents") && !strings.Contains(s, "raw.payments failed") && !strings.Contains(s, "Run 1 unit")
+	})
+	sp := filepath.Join(dir, "bollhav-demo", "bollhav.yaml")
+	var st demoStatus
+	jsonOf(t, &st, "status", "-o", "json", "--spec", sp)
+	for model, want := range map[string]map[string]int{"raw.payments": {"failed": 0}, "core.daily_revenue": {"blocked": 0, "failed": 0}} {
+		for status, n := range want {
+			if got := st.counts(model)[status]; got != n {
+				t.Errorf("after the README's repair %s has %d %s units, want %d", model, got, status, n)
+			}
+		}
+	}
+}
+
+// waitScreenFor is waitScreen with a limit of its own.
+func waitScreenFor(t *testing.T, capture func() string, limit time.Duration, what string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		screen := capture()
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not on the screen after %s:\n%s", what, limit, screen)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
