@@ -148,6 +148,8 @@ type runScope struct {
 	settled map[string]gate.AfterVerdict
 	// inFlight are the run's tasks in progress, shared by all of them.
 	inFlight *modelsInFlight
+	// slots bound the units the run's tasks hold between them.
+	slots *unitSlots
 }
 
 // Run registers the spec, plans the request, applies the plan's state changes
@@ -451,6 +453,8 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 	done := make(chan taskDone)
 	running := 0
 	inFlight := newModelsInFlight()
+	slots := newUnitSlots(unitsAtOnce)
+	most := tasksAtOnce(workers)
 	for {
 		if runErr == nil && ctx.Err() == nil {
 			// No attempt of a failed unit comes later in this run (a
@@ -480,6 +484,9 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 				if started[id] {
 					continue
 				}
+				if running == most {
+					break // the rest start as tasks end
+				}
 				started[id] = true
 				inProgress := graph.StatusInProgress
 				rs[id] = graph.TaskRunState{Status: &inProgress}
@@ -488,7 +495,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 				if len(sc.perWindow) > 0 {
 					sc.settled = settledEdges(g, rs, byID, runID, id)
 				}
-				sc.inFlight = inFlight
+				sc.inFlight, sc.slots = inFlight, slots
 				wave = append(wave, sc)
 			}
 			// Every task of the wave is in flight before any of them judges
