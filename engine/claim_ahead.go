@@ -44,6 +44,9 @@ type holdings struct {
 	// freed receives a value (dropped when one is already waiting)
 	// whenever a held unit is recorded: the loop may claim again.
 	freed chan struct{}
+	// slots, when not nil, are the run's: each held unit has one, given
+	// back as it is released.
+	slots *unitSlots
 
 	mu   sync.Mutex
 	held int
@@ -116,6 +119,7 @@ func (h *holdings) release() {
 	h.mu.Lock()
 	h.held--
 	h.mu.Unlock()
+	h.slots.give(1)
 	select {
 	case h.freed <- struct{}{}:
 	default:

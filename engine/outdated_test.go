@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -352,9 +353,21 @@ func TestWhyDiffsTheEarlierDefinition(t *testing.T) {
 
 // A registration written before definitions were kept (no fingerprint
 // given to Register) is kept, first seen when it was registered, when the
-// next apply replaces it; a unit built under a definition never kept has
-// no change to show.
+// next apply replaces it — its definition read on its own, or in the one
+// read of every registration an apply replacing many takes; a unit built
+// under a definition never kept has no change to show.
 func TestApplyKeepsTheReplacedRegistration(t *testing.T) {
+	for _, oneByOne := range []int{replacedOneByOne, 0} {
+		t.Run(fmt.Sprintf("one-by-one=%d", oneByOne), func(t *testing.T) {
+			was := replacedOneByOne
+			replacedOneByOne = oneByOne
+			t.Cleanup(func() { replacedOneByOne = was })
+			testApplyKeepsTheReplacedRegistration(t)
+		})
+	}
+}
+
+func testApplyKeepsTheReplacedRegistration(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		ctx := t.Context()
 		e := runEngine(t, s, outdatedSpec)

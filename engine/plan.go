@@ -204,6 +204,9 @@ func (e *Engine) plan(ctx context.Context, req RunRequest, now time.Time) (*Plan
 	}
 	req.Models = slices.Clone(req.Models)
 	p := &Plan{Env: e.opts.Env.Suffix, Request: req, Mode: mode, Now: now}
+	if len(names) > 0 {
+		p.Models = make([]ModelPlan, 0, len(names))
+	}
 	var errs []error
 	for _, name := range names {
 		var mp *ModelPlan
@@ -353,7 +356,7 @@ func (e *Engine) planStateless(ctx context.Context, m *spec.Model, mp *ModelPlan
 	}
 	mp.Stateless = true
 	mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
-	mp.record = &rec
+	mp.keepRecord(rec)
 	mp.Delete = span(all)
 	return mp, nil
 }
@@ -378,7 +381,7 @@ func (e *Engine) planLoaded(ctx context.Context, m *spec.Model, mp *ModelPlan, r
 			return nil, &GrainChangeError{Env: e.opts.Env.Suffix, Models: []GrainChange{{Model: m.Name, Registered: shapeName(old), Defined: shapeName(rec), Units: len(all)}}}
 		}
 		mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
-		mp.record = &rec
+		mp.keepRecord(rec)
 		return mp, mp.planTimeless(all)
 	}
 	mp.Flexibility = m.Chunking.Flexibility
@@ -392,7 +395,7 @@ func (e *Engine) planLoaded(ctx context.Context, m *spec.Model, mp *ModelPlan, r
 		mp.Chunk = *req.IntervalOverride
 	}
 	mp.Register = !registered || old.ContentHash != rec.ContentHash
-	mp.record = &rec
+	mp.keepRecord(rec)
 	if rng, ok := home.ContractRange(now, c.End); ok {
 		mp.ContractRange = rng
 	}
@@ -445,7 +448,7 @@ func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec
 		}
 	}
 	mp.Register = !registered || old.ContentHash != rec.ContentHash || !sameGrain(old, rec)
-	mp.record = &rec
+	mp.keepRecord(rec)
 	if rng, ok := grid.ContractRange(now, c.End); ok {
 		mp.ContractRange = rng
 	}
@@ -455,6 +458,17 @@ func (e *Engine) planGrid(ctx context.Context, m *spec.Model, mp *ModelPlan, rec
 		}
 	}
 	return mp, mp.planFixed(ctx, e, req, grid)
+}
+
+// keepRecord keeps rec for ApplyPlan to register first, when the plan
+// registers the model at all: a plan holds its models for as long as the
+// run lasts, and a definition with its hash and fingerprint for each of
+// 60,000 models that are registered already was 50 MB of it.
+func (mp *ModelPlan) keepRecord(rec state.ModelRecord) {
+	if mp.Register {
+		r := rec
+		mp.record = &r
+	}
 }
 
 func (mp *ModelPlan) warn(format string, args ...any) {

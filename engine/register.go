@@ -26,6 +26,17 @@ type ApplyResult struct {
 	Deferred []AppliedModel
 }
 
+// taskIDs is the task id of every model of the apply, by name.
+func (r *ApplyResult) taskIDs() map[string]int {
+	out := make(map[string]int, len(r.Created)+len(r.Changed)+len(r.Unchanged)+len(r.Deferred))
+	for _, group := range [][]AppliedModel{r.Created, r.Changed, r.Unchanged, r.Deferred} {
+		for _, m := range group {
+			out[m.Name] = m.TaskID
+		}
+	}
+	return out
+}
+
 // AppliedModel is one model's registration outcome.
 type AppliedModel struct {
 	Name   string
@@ -174,9 +185,10 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 		return nil, err
 	}
 	var (
-		recs    []state.ModelRecord
-		edges   []state.EdgeRecord
-		refused []GrainChange
+		included []*spec.Model
+		edges    []state.EdgeRecord
+		refused  []GrainChange
+		replaced []state.ModelRecord
 	)
 	res = &ApplyResult{Env: env}
 	for _, m := range e.spec.Models {
@@ -196,29 +208,42 @@ func (e *Engine) apply(ctx context.Context, torched map[string]bool, quiet bool)
 				continue
 			}
 		}
-		recs = append(recs, rec)
+		if ok && old.ContentHash != rec.ContentHash {
+			replaced = append(replaced, old)
+		}
+		included = append(included, m)
 		edges = append(edges, spec.EdgeRecords(env, e.spec, m)...)
 	}
 	if len(refused) > 0 {
 		return nil, &GrainChangeError{Env: env, Models: refused}
 	}
-	if err := e.keepReplaced(ctx, recs, existing); err != nil {
+	if err := e.keepReplaced(ctx, replaced); err != nil {
 		return nil, err
+	}
+	// The records are made again as the store writes them, not held: a
+	// definition, its hash and fingerprint for each of 60,000 models are
+	// 50 MB, beside a spec of as much.
+	records := func(yield func(state.ModelRecord) bool) {
+		for _, m := range included {
+			if !yield(spec.ModelRecord(env, m, state.Interval{})) {
+				return
+			}
+		}
 	}
 	// What was created or changed is the store's to say: the registry read
 	// above may be out of date by the time the registration commits (an
 	// apply beside this one registered the same models first).
-	reg, err := e.store.Register(ctx, env, recs, edges, now)
+	reg, err := e.store.RegisterSeq(ctx, env, records, edges, now)
 	if err != nil {
 		return nil, fmt.Errorf("registering the spec: %w", err)
 	}
 	created, changed := setOf(reg.Created), setOf(reg.Changed)
-	for _, rec := range recs {
-		am := AppliedModel{Name: rec.Name, TaskID: reg.TaskIDs[rec.Name]}
+	for _, m := range included {
+		am := AppliedModel{Name: m.Name, TaskID: reg.TaskIDs[m.Name]}
 		switch {
-		case created[rec.Name]:
+		case created[m.Name]:
 			res.Created = append(res.Created, am)
-		case changed[rec.Name]:
+		case changed[m.Name]:
 			res.Changed = append(res.Changed, am)
 		default:
 			res.Unchanged = append(res.Unchanged, am)
@@ -235,9 +260,12 @@ func setOf(names []string) map[string]bool {
 	return out
 }
 
-// registered is the environment's registrations by name.
+// registered is the environment's registrations by name, without their
+// definitions (Store.ModelHeads): a registry of 60,000 models holds 35 MB
+// of them, and only keepReplaced reads any, of the models an apply
+// replaces.
 func (e *Engine) registered(ctx context.Context) (map[string]state.ModelRecord, error) {
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
+	recs, err := e.store.ModelHeads(ctx, e.opts.Env.Suffix)
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
@@ -248,24 +276,54 @@ func (e *Engine) registered(ctx context.Context) (map[string]state.ModelRecord, 
 	return out, nil
 }
 
-// keepReplaced keeps, in the definition history, the registrations recs
-// are about to replace with another definition, first seen when they were
-// registered: a store written by a bollhav that kept no history has only
-// the current registration, and without it `why` could not say what
-// changed under the windows built before. A definition already kept keeps
-// its earlier time, so this changes nothing once the history is complete.
-func (e *Engine) keepReplaced(ctx context.Context, recs []state.ModelRecord, existing map[string]state.ModelRecord) error {
+// replacedOneByOne is the most replaced definitions keepReplaced reads one
+// registration at a time; more are read in one read of every registration
+// (a spec whose every definition changed), which holds them all at once.
+// A test lowers it to take that read.
+var replacedOneByOne = 1000
+
+// keepReplaced keeps, in the definition history, the registrations an
+// apply is about to replace with another definition (old, read without
+// their definitions), first seen when they were registered: a store
+// written by a bollhav that kept no history has only the current
+// registration, and without it `why` could not say what changed under the
+// windows built before. A definition already kept keeps its earlier time
+// (RecordDefinitions), so this changes nothing once the history is
+// complete.
+func (e *Engine) keepReplaced(ctx context.Context, old []state.ModelRecord) error {
+	if len(old) == 0 {
+		return nil
+	}
+	env := e.opts.Env.Suffix
+	var all map[string]state.ModelRecord
+	if len(old) > replacedOneByOne {
+		recs, err := e.store.Models(ctx, env)
+		if err != nil {
+			return fmt.Errorf("reading the registered models: %w", err)
+		}
+		all = make(map[string]state.ModelRecord, len(recs))
+		for _, r := range recs {
+			all[r.Name] = r
+		}
+	}
 	var defs []state.DefinitionRecord
-	for _, rec := range recs {
-		old, ok := existing[rec.Name]
-		if !ok || old.ContentHash == rec.ContentHash || len(old.Definition) == 0 {
+	for _, head := range old {
+		rec, ok := all[head.Name]
+		if all == nil {
+			r, err := e.store.Model(ctx, env, head.Name)
+			if err != nil && !errors.Is(err, state.ErrNotFound) {
+				return fmt.Errorf("reading the registration of %s: %w", head.Name, err)
+			}
+			rec, ok = r, err == nil
+		}
+		if !ok || len(rec.Definition) == 0 {
 			continue
 		}
-		fp, err := spec.RecordFingerprint(old)
+		fp, err := spec.RecordFingerprint(rec)
 		if err != nil || fp == "" {
 			continue // an unreadable old definition: nothing to diff against
 		}
-		defs = append(defs, state.DefinitionRecord{Env: e.opts.Env.Suffix, Model: old.Name, Fingerprint: fp, Definition: old.Definition, FirstSeen: old.RegisteredAt})
+		defs = append(defs, state.DefinitionRecord{Env: env, Model: rec.Name, Fingerprint: fp, Definition: rec.Definition, FirstSeen: rec.RegisteredAt})
 	}
 	if len(defs) == 0 {
 		return nil

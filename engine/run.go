@@ -93,7 +93,6 @@ type RunResult struct {
 	Mode  spec.StateMode
 	// Window is the run's window; zero when it has none.
 	Window state.Window
-	Plan   *Plan
 	Tasks  []TaskResult
 	// HardErrors counts units failed by a gate-time hard error.
 	HardErrors int
@@ -149,6 +148,8 @@ type runScope struct {
 	settled map[string]gate.AfterVerdict
 	// inFlight are the run's tasks in progress, shared by all of them.
 	inFlight *modelsInFlight
+	// slots bound the units the run's tasks hold between them.
+	slots *unitSlots
 }
 
 // Run registers the spec, plans the request, applies the plan's state changes
@@ -172,7 +173,8 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	if e.spec == nil {
 		return nil, errors.New("run needs a spec: the engine was opened from the store alone")
 	}
-	if _, err := e.ApplyFor(ctx, req); err != nil {
+	applied, err := e.ApplyFor(ctx, req)
+	if err != nil {
 		return nil, err
 	}
 	// Units left running by a worker that died come back to pending (with
@@ -196,7 +198,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 		return nil, err
 	}
 	mode := cmp.Or(req.Mode, spec.Bulldozer)
-	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window)
+	scopes, err := e.scopes(ctx, plan.ModelNames(), req.Window, applied.taskIDs())
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +228,7 @@ func (e *Engine) Run(ctx context.Context, req RunRequest, exec executor.Executor
 	res, err = e.execute(ctx, runID, begun, mode, scopes, graph.RunState{}, exec, req.Workers, progress, clock)
 	beat.stop()
 	if res != nil {
-		res.Plan, res.Window = plan, run.Window
+		res.Window = run.Window
 	}
 	if err == nil && (req.Downstream || req.RunReleased) && ctx.Err() == nil {
 		// What the run released downstream runs in the same command: for
@@ -284,7 +286,7 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	if !run.Window.Empty() {
 		window = &run.Window
 	}
-	scopes, err := e.scopes(ctx, run.Models, window)
+	scopes, err := e.scopes(ctx, run.Models, window, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -327,17 +329,21 @@ func (e *Engine) Retry(ctx context.Context, runID int64, exec executor.Executor,
 	return res, err
 }
 
-// scopes resolves the run's models to tasks with their registered ids.
-func (e *Engine) scopes(ctx context.Context, names []string, window *state.Window) ([]runScope, error) {
-	recs, err := e.store.Models(ctx, e.opts.Env.Suffix)
-	if err != nil {
-		return nil, err
+// scopes resolves the run's models to tasks with their registered ids:
+// ids, the ids the run's apply registered, or, when nil, the store's
+// registrations.
+func (e *Engine) scopes(ctx context.Context, names []string, window *state.Window, ids map[string]int) ([]runScope, error) {
+	if ids == nil {
+		recs, err := e.store.ModelHeads(ctx, e.opts.Env.Suffix)
+		if err != nil {
+			return nil, err
+		}
+		ids = make(map[string]int, len(recs))
+		for _, r := range recs {
+			ids[r.Name] = r.TaskID
+		}
 	}
-	ids := map[string]int{}
-	for _, r := range recs {
-		ids[r.Name] = r.TaskID
-	}
-	var out []runScope
+	out := make([]runScope, 0, len(names))
 	for _, name := range names {
 		m := e.spec.Model(name)
 		if m == nil {
@@ -447,6 +453,8 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 	done := make(chan taskDone)
 	running := 0
 	inFlight := newModelsInFlight()
+	slots := newUnitSlots(unitsAtOnce)
+	most := tasksAtOnce(workers)
 	for {
 		if runErr == nil && ctx.Err() == nil {
 			// No attempt of a failed unit comes later in this run (a
@@ -476,6 +484,9 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 				if started[id] {
 					continue
 				}
+				if running == most {
+					break // the rest start as tasks end
+				}
 				started[id] = true
 				inProgress := graph.StatusInProgress
 				rs[id] = graph.TaskRunState{Status: &inProgress}
@@ -484,7 +495,7 @@ func (e *Engine) execute(ctx context.Context, runID int64, begun time.Time, mode
 				if len(sc.perWindow) > 0 {
 					sc.settled = settledEdges(g, rs, byID, runID, id)
 				}
-				sc.inFlight = inFlight
+				sc.inFlight, sc.slots = inFlight, slots
 				wave = append(wave, sc)
 			}
 			// Every task of the wave is in flight before any of them judges

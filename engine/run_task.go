@@ -35,6 +35,7 @@ func (e *Engine) runTask(ctx context.Context, runID int64, mode spec.StateMode, 
 	t.others = e.newOtherWorkers(wake)
 	defer t.others.stop()
 	t.held = newHoldings(workers, !appliesItself(exec, sc.model))
+	t.held.slots = sc.slots
 	t.comp = e.startCompleter(ctx)
 	q := startUnitQueue(workers, t.held.limit(), t.runHeld)
 	t.claimLoop(q)
@@ -110,8 +111,20 @@ func (t *taskRun) claimLoop(q *unitQueue) {
 			<-t.held.freed
 			continue
 		}
+		room, given := t.held.slots.take(room)
+		if room == 0 {
+			// The run's tasks hold as many units as a process runs at
+			// once: wait for one to be recorded, this task's or another's.
+			select {
+			case <-given:
+			case <-t.held.freed:
+			case <-t.ctx.Done():
+			}
+			continue
+		}
 		lease := t.held.claimLease(t.e.lease())
 		claims, err := t.claim(room, lease)
+		t.held.slots.give(room - len(claims))
 		if err != nil {
 			t.fail(fmt.Errorf("claiming units of %s: %w", t.sc.model.Name, err))
 			return

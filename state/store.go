@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 )
 
@@ -44,8 +45,18 @@ type Store interface {
 	// one) and which of them it created or changed, as it found them in
 	// that transaction (Registered).
 	Register(ctx context.Context, env string, models []ModelRecord, edges []EdgeRecord, now time.Time) (Registered, error)
+	// RegisterSeq is Register of the models models yields, in that order,
+	// in the same one transaction: a caller registering tens of thousands
+	// of models makes each record as the store writes it rather than
+	// holding them all (the records of a 60,000-model spec are 50 MB).
+	RegisterSeq(ctx context.Context, env string, models iter.Seq[ModelRecord], edges []EdgeRecord, now time.Time) (Registered, error)
 	// Models lists an environment's registered models by name.
 	Models(ctx context.Context, env string) ([]ModelRecord, error)
+	// ModelHeads is Models without the definitions (Definition nil): what
+	// a caller that reads the registrations' shapes, content hashes and
+	// task ids reads, at a fraction of the memory — the definitions of a
+	// registry of 60,000 models are 35 MB.
+	ModelHeads(ctx context.Context, env string) ([]ModelRecord, error)
 	// Model returns one registration, or ErrNotFound.
 	Model(ctx context.Context, env, name string) (ModelRecord, error)
 	// Edges lists an environment's task edges.

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,42 +17,77 @@ import (
 )
 
 // Register records an environment's models and the edges of those models in
-// one transaction. Registrations of one environment are serialized by an
-// advisory lock, so two processes registering new models at once cannot hand
-// out the same task id, and what each counts as created or changed is what
-// it found under the lock.
+// one transaction (RegisterSeq).
 func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
-	names := make([]string, len(models))
-	seen := make(map[string]bool, len(models))
-	for i, m := range models {
-		if seen[m.Name] {
-			return state.Registered{}, fmt.Errorf("register: model %s is named twice", m.Name)
-		}
-		if len(m.Definition) > 0 && !json.Valid(m.Definition) {
-			return state.Registered{}, fmt.Errorf("register: model %s: the definition is not valid JSON", m.Name)
-		}
-		seen[m.Name] = true
-		names[i] = m.Name
-	}
+	return s.RegisterSeq(ctx, env, slices.Values(models), edges, now)
+}
+
+// registerBatch is how many models RegisterSeq writes in one statement.
+const registerBatch = 1000
+
+// RegisterSeq records an environment's models, as models yields them, and
+// the edges of those models in one transaction, the models written
+// registerBatch at a time. Registrations of one environment are serialized
+// by an advisory lock, so two processes registering new models at once
+// cannot hand out the same task id, and what each counts as created or
+// changed is what it found under the lock.
+func (s *Store) RegisterSeq(ctx context.Context, env string, models iter.Seq[state.ModelRecord], edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
 	var reg state.Registered
 	err := pgx.BeginTxFunc(ctx, s.pool, s.begin, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, lockKey("bollhav.register:"+s.schema+"\x00"+env)); err != nil {
 			return err
 		}
-		var err error
-		if reg, err = s.upsertModels(ctx, tx, env, models, names, now); err != nil {
-			return err
+		reg = state.Registered{TaskIDs: map[string]int{}}
+		seen := map[string]bool{}
+		batch := make([]state.ModelRecord, 0, registerBatch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			names := make([]string, len(batch))
+			for i, m := range batch {
+				names[i] = m.Name
+			}
+			done, err := s.upsertModels(ctx, tx, env, batch, names, now)
+			if err != nil {
+				return err
+			}
+			maps.Copy(reg.TaskIDs, done.TaskIDs)
+			reg.Created = append(reg.Created, done.Created...)
+			reg.Changed = append(reg.Changed, done.Changed...)
+			var defs []state.DefinitionRecord
+			for _, m := range batch {
+				if m.Fingerprint != "" {
+					defs = append(defs, state.DefinitionRecord{Env: env, Model: m.Name, Fingerprint: m.Fingerprint, Definition: m.Definition, FirstSeen: now})
+				}
+			}
+			if err := s.keepDefinitions(ctx, tx, defs); err != nil {
+				return fmt.Errorf("register: keeping the definitions: %w", err)
+			}
+			if _, err := tx.Exec(ctx, s.sql(`DELETE FROM {schema}.edges WHERE env = $1 AND task = ANY($2)`), env, names); err != nil {
+				return err
+			}
+			batch = batch[:0]
+			return nil
 		}
-		var defs []state.DefinitionRecord
-		for _, m := range models {
-			if m.Fingerprint != "" {
-				defs = append(defs, state.DefinitionRecord{Env: env, Model: m.Name, Fingerprint: m.Fingerprint, Definition: m.Definition, FirstSeen: now})
+		for m := range models {
+			if seen[m.Name] {
+				return fmt.Errorf("register: model %s is named twice", m.Name)
+			}
+			if len(m.Definition) > 0 && !json.Valid(m.Definition) {
+				return fmt.Errorf("register: model %s: the definition is not valid JSON", m.Name)
+			}
+			seen[m.Name] = true
+			if batch = append(batch, m); len(batch) == registerBatch {
+				if err := flush(); err != nil {
+					return err
+				}
 			}
 		}
-		if err := s.keepDefinitions(ctx, tx, defs); err != nil {
-			return fmt.Errorf("register: keeping the definitions: %w", err)
+		if err := flush(); err != nil {
+			return err
 		}
-		return s.replaceEdges(ctx, tx, env, names, edges)
+		return s.insertEdges(ctx, tx, env, edges)
 	})
 	if err != nil {
 		return state.Registered{}, err
@@ -150,11 +188,9 @@ func (s *Store) upsertModels(ctx context.Context, tx pgx.Tx, env string, models 
 	return reg, nil
 }
 
-// replaceEdges replaces the edges whose task is one of names with edges.
-func (s *Store) replaceEdges(ctx context.Context, tx pgx.Tx, env string, names []string, edges []state.EdgeRecord) error {
-	if _, err := tx.Exec(ctx, s.sql(`DELETE FROM {schema}.edges WHERE env = $1 AND task = ANY($2)`), env, names); err != nil {
-		return err
-	}
+// insertEdges adds edges (the edges of the models registered, whose old
+// edges are deleted).
+func (s *Store) insertEdges(ctx context.Context, tx pgx.Tx, env string, edges []state.EdgeRecord) error {
 	if len(edges) == 0 {
 		return nil
 	}
@@ -189,6 +225,19 @@ func scanModel(row pgx.CollectableRow) (state.ModelRecord, error) {
 // Models lists an environment's registered models by name.
 func (s *Store) Models(ctx context.Context, env string) ([]state.ModelRecord, error) {
 	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+modelColumns+` FROM {schema}.models WHERE env = $1 ORDER BY name`), env)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, scanModel)
+}
+
+// modelHeadColumns are modelColumns with no definition (NULL).
+const modelHeadColumns = `env, name, task_id, pipeline, temporality, flexibility, grain, timezone,
+	start_at, end_at, NULL::json, content_hash, registered_at`
+
+// ModelHeads is Models without the definitions.
+func (s *Store) ModelHeads(ctx context.Context, env string) ([]state.ModelRecord, error) {
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+modelHeadColumns+` FROM {schema}.models WHERE env = $1 ORDER BY name`), env)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"time"
 
 	"github.com/bollhav/bollhav/state"
@@ -43,19 +45,24 @@ func lookup(ctx context.Context, q querier, env, name string) (modelRef, error) 
 	return m, nil
 }
 
-// Register implements state.Store. The transaction is BEGIN IMMEDIATE on
+// Register implements state.Store (RegisterSeq).
+func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
+	return s.RegisterSeq(ctx, env, slices.Values(models), edges, now)
+}
+
+// RegisterSeq implements state.Store. The transaction is BEGIN IMMEDIATE on
 // the one write connection, so it reads each model's registration with no
 // other registration in between: what it counts as created or changed is
 // what it wrote.
-func (s *Store) Register(ctx context.Context, env string, models []state.ModelRecord, edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
+func (s *Store) RegisterSeq(ctx context.Context, env string, models iter.Seq[state.ModelRecord], edges []state.EdgeRecord, now time.Time) (state.Registered, error) {
 	var reg state.Registered
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		reg = state.Registered{TaskIDs: make(map[string]int, len(models))}
+		reg = state.Registered{TaskIDs: map[string]int{}}
 		var next int
 		if err := tx.QueryRowContext(ctx, `SELECT coalesce(max("task_id"), 0) + 1 FROM "models" WHERE "env" = ?`, env).Scan(&next); err != nil {
 			return err
 		}
-		for _, m := range models {
+		for m := range models {
 			if m.Name == "" {
 				return errors.New("sqlite: register: a model without a name")
 			}
@@ -165,9 +172,17 @@ func scanModel(sc rowScanner) (state.ModelRecord, error) {
 	return m, err
 }
 
+// modelHeadColumns are modelColumns with no definition (NULL).
+const modelHeadColumns = `"env", "name", "task_id", "pipeline", "temporality", "flexibility", "interval", "timezone", "start", "end", NULL, "content_hash", "registered_at"`
+
 // Models implements state.Store.
 func (s *Store) Models(ctx context.Context, env string) ([]state.ModelRecord, error) {
 	return queryAll(ctx, s.r, "models", scanModel, `SELECT `+modelColumns+` FROM "models" WHERE "env" = ? ORDER BY "name"`, env)
+}
+
+// ModelHeads implements state.Store.
+func (s *Store) ModelHeads(ctx context.Context, env string) ([]state.ModelRecord, error) {
+	return queryAll(ctx, s.r, "model heads", scanModel, `SELECT `+modelHeadColumns+` FROM "models" WHERE "env" = ? ORDER BY "name"`, env)
 }
 
 // Model implements state.Store.

@@ -18,6 +18,7 @@ var registryTests = []test{
 	{"NotFound", testNotFound},
 	{"RegisterSaysWhatItCreatedAndChanged", testRegisterOutcome},
 	{"ConcurrentRegistersCreateEachModelOnce", testConcurrentRegisters},
+	{"RegisterSeqIsRegister", testRegisterSeq},
 }
 
 // testRegistryRoundTrip: everything a UI needs to open a model from the
@@ -55,6 +56,24 @@ func testRegistryRoundTrip(t *testing.T, s state.Store, _ *config) {
 	one, err := s.Model(ctx, "", "raw.a")
 	must(t, "Model", err)
 	checkModel(t, one, a, clock(1))
+
+	// The heads are the same records without their definitions.
+	heads, err := s.ModelHeads(ctx, "")
+	must(t, "ModelHeads", err)
+	if len(heads) != 3 {
+		t.Fatalf("ModelHeads gave %d records, want 3", len(heads))
+	}
+	for i, want := range []state.ModelRecord{b, a, v} {
+		h := heads[i]
+		if h.Definition != nil {
+			t.Errorf("head of %s has a definition: %s", want.Name, h.Definition)
+		}
+		h.Definition = want.Definition // the rest as Models gives it
+		checkModel(t, h, want, clock(1))
+	}
+	if other, err := s.ModelHeads(ctx, "pr1"); err != nil || len(other) != 0 {
+		t.Errorf("ModelHeads(pr1) = %d models, %v; want none", len(other), err)
+	}
 
 	if other, err := s.Models(ctx, "pr1"); err != nil || len(other) != 0 {
 		t.Errorf("Models(pr1) = %d models, %v; want none", len(other), err)
@@ -303,4 +322,68 @@ func testConcurrentRegisters(t *testing.T, s state.Store, c *config) {
 			eq(t, env+": task ids of "+name, got, ids["w0"])
 		}
 	}
+}
+
+// testRegisterSeq: RegisterSeq registers what it is yielded as Register
+// registers the same records — ids in the order given, what it created
+// and changed, the registrations, their edges and definitions — over more
+// models than a store may write in one statement.
+func testRegisterSeq(t *testing.T, s state.Store, _ *config) {
+	ctx := t.Context()
+	const n = 2500
+	models := make([]state.ModelRecord, n)
+	var edges []state.EdgeRecord
+	for i := range models {
+		models[i] = withDefinition(fixModel(fmt.Sprintf("m%04d", i)), fmt.Sprintf(`{"m": %d}`, i), fmt.Sprintf("%016x", i))
+		if i > 0 {
+			edges = append(edges, state.EdgeRecord{Task: models[i].Name, DependsOn: models[i-1].Name, Type: "SUCCESS", Implicit: true})
+		}
+	}
+	yielded := 0
+	seq := func(recs []state.ModelRecord) func(func(state.ModelRecord) bool) {
+		return func(yield func(state.ModelRecord) bool) {
+			for _, m := range recs {
+				yielded++
+				if !yield(m) {
+					return
+				}
+			}
+		}
+	}
+	reg, err := s.RegisterSeq(ctx, "", seq(models), edges, clock(1))
+	must(t, "RegisterSeq", err)
+	eq(t, "models yielded", yielded, n)
+	eq(t, "created", len(reg.Created), n)
+	if len(reg.Created) == n {
+		eq(t, "created in the order given", []string{reg.Created[0], reg.Created[n-1]}, []string{"m0000", fmt.Sprintf("m%04d", n-1)})
+	}
+	for i, m := range models {
+		if reg.TaskIDs[m.Name] != i+1 {
+			t.Fatalf("task id of %s = %d, want %d (new models take the next ids in the order given)", m.Name, reg.TaskIDs[m.Name], i+1)
+		}
+	}
+	got, err := s.Models(ctx, "")
+	must(t, "Models", err)
+	eq(t, "registered", len(got), n)
+	es, err := s.Edges(ctx, "")
+	must(t, "Edges", err)
+	eq(t, "edges", len(es), n-1)
+
+	// The same records again, but one definition changed past the first
+	// thousand, and the edges of the models named replaced.
+	again := slices.Clone(models)
+	again[1500] = withDefinition(again[1500], `{"m": "changed"}`, "00000000000000ff")
+	reg, err = s.RegisterSeq(ctx, "", seq(again), edges[:10], clock(2))
+	must(t, "RegisterSeq again", err)
+	eq(t, "created again", len(reg.Created), 0)
+	eq(t, "changed again", reg.Changed, []string{"m1500"})
+	es, err = s.Edges(ctx, "")
+	must(t, "Edges", err)
+	eq(t, "edges after registering with ten", len(es), 10)
+	ds, err := s.Definitions(ctx, "", "m1500")
+	must(t, "Definitions", err)
+	eq(t, "definitions kept of m1500", len(ds), 2)
+	one, err := s.Model(ctx, "", "m1500")
+	must(t, "Model", err)
+	eqJSON(t, "m1500's definition", one.Definition, []byte(`{"m": "changed"}`))
 }
