@@ -20,7 +20,8 @@ a fixed model is a migration, done by 'bollhav run MODEL --mode torch'.`,
 			"bollhav apply",
 			"bollhav apply --dsn postgres://bollhav@db/warehouse --env pr123",
 		},
-		run: runApply,
+		run:         runApply,
+		memoryLimit: batchMemoryLimit,
 	})
 }
 

@@ -88,6 +88,10 @@ type command struct {
 	// second signal ends the process at once. Any other command a signal
 	// stops exits ExitInterrupted, and the next signal ends the process.
 	ownsSignals bool
+	// memoryLimit, when not zero, is the process's soft memory limit while
+	// the command runs (boundMemory): batchMemoryLimit for the commands
+	// that work over the whole spec at once.
+	memoryLimit int64
 }
 
 // cmdContext is what a running command gets: the parsed globals and
@@ -225,6 +229,9 @@ func (p process) runCommand(cmd *command, g Globals, globals *pflag.FlagSet, arg
 	}
 	if !cmd.ownsSignals {
 		defer gocontext.AfterFunc(p.ctx, p.restoreSignals)()
+	}
+	if cmd.memoryLimit > 0 {
+		defer boundMemory(cmd.memoryLimit)()
 	}
 	code := cmd.run(c, fs.Args())
 	if code == ExitOK {

@@ -74,8 +74,9 @@ its task runs its work once, without a unit.`,
 			"STATE_MODE=torch bollhav plan stage.events --env pr123",
 			"bollhav plan --outdated",
 		},
-		flags: func(fs *pflag.FlagSet) { f.register(fs, false) },
-		run:   func(c *cmdContext, args []string) int { return runPlan(c, args, &f) },
+		flags:       func(fs *pflag.FlagSet) { f.register(fs, false) },
+		run:         func(c *cmdContext, args []string) int { return runPlan(c, args, &f) },
+		memoryLimit: batchMemoryLimit,
 	})
 }
 

@@ -138,6 +138,7 @@ picks up skipped tasks' pending units.`,
 		run:   func(c *cmdContext, args []string) int { return runRun(c, args, &f) },
 		// A signal cancels the run, which exits 1 (the help says so).
 		ownsSignals: true,
+		memoryLimit: batchMemoryLimit,
 	})
 }
 
