@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -121,7 +122,7 @@ func (e *Engine) Lineage(ctx context.Context, model string, up, down int, at tim
 		if layers[a] != layers[b] {
 			return layers[a] - layers[b]
 		}
-		return compareStrings(a, b)
+		return cmp.Compare(a, b)
 	})
 	for _, name := range names {
 		m := e.spec.Model(name)
@@ -244,14 +245,4 @@ func modelShape(m *spec.Model) string {
 		interval, flex = m.Chunking.Interval.String(), m.Chunking.Flexibility
 	}
 	return spec.ShapeText(m.Temporality, flex, interval)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

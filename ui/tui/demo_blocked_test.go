@@ -71,15 +71,7 @@ func TestDemoBlockedListsTheFailedRootFirst(t *testing.T) {
 // two months that waited on the days are ready in turn, and R, y applies
 // them too.
 func TestDemoFixedHourReleasesReadyUnitsThatRRuns(t *testing.T) {
-	d := seedDemo(t)
-	days := d.revenueDaysFixed(t)
-	r, _ := d.startOnIncidents(t)
-	r.Keys("2")
-	r.WaitView(t, "blocked")
-	r.Keys("r")
-	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
-	r.Keys("y")
-	waitStatus(t, d, "raw.payments", state.Applied, d.outage)
+	d, r, days := rerunTheFixedHourFromBlocked(t)
 	// The revenue days and the months behind them are one cause, as they
 	// are one released incident (holds 4), beside the stale clicks.
 	f := r.WaitFor(t, "the released revenue days, 4 units with the months, and 2 causes", func(f string) bool {
@@ -204,11 +196,11 @@ func waitApplied(t *testing.T, d *demo, model string, n int) {
 	}
 }
 
-// TestDemoReadyUnitsAndDownstreamRunInOneGo: once the fixed hour has
-// released the revenue days, R then d ("and downstream") and y run the
-// ready days and, in the same go, the months they release — no second R —
-// after the plan, and the Blocked view is left with the stale cause alone.
-func TestDemoReadyUnitsAndDownstreamRunInOneGo(t *testing.T) {
+// rerunTheFixedHourFromBlocked seeds the demo with the provider back,
+// opens Blocked and reruns the failed payments hour with r, y; it returns
+// the demo, the program and the revenue days the hour held.
+func rerunTheFixedHourFromBlocked(t *testing.T) (*demo, *tui.DemoUI, []state.Window) {
+	t.Helper()
 	d := seedDemo(t)
 	days := d.revenueDaysFixed(t)
 	r, _ := d.startOnIncidents(t)
@@ -218,6 +210,15 @@ func TestDemoReadyUnitsAndDownstreamRunInOneGo(t *testing.T) {
 	r.WaitText(t, "Run 1 unit of raw.payments in prod?")
 	r.Keys("y")
 	waitStatus(t, d, "raw.payments", state.Applied, d.outage)
+	return d, r, days
+}
+
+// TestDemoReadyUnitsAndDownstreamRunInOneGo: once the fixed hour has
+// released the revenue days, R then d ("and downstream") and y run the
+// ready days and, in the same go, the months they release — no second R —
+// after the plan, and the Blocked view is left with the stale cause alone.
+func TestDemoReadyUnitsAndDownstreamRunInOneGo(t *testing.T) {
+	d, r, days := rerunTheFixedHourFromBlocked(t)
 	r.WaitText(t, "(2 ready: R runs them)")
 	r.Keys("R")
 	f := r.WaitText(t, "Run 2 units of core.daily_revenue in prod?", "[d] and downstream: off")
