@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -118,12 +117,8 @@ func (e *Engine) Lineage(ctx context.Context, model string, up, down int, at tim
 	for n := range layers {
 		names = append(names, n)
 	}
-	slices.SortFunc(names, func(a, b string) int {
-		if layers[a] != layers[b] {
-			return layers[a] - layers[b]
-		}
-		return cmp.Compare(a, b)
-	})
+	slices.Sort(names) // by name within a layer
+	slices.SortStableFunc(names, func(a, b string) int { return layers[a] - layers[b] })
 	for _, name := range names {
 		m := e.spec.Model(name)
 		node := LineageNode{Model: name, Pipeline: m.Pipeline, Shape: modelShape(m), Layer: layers[name], Counts: counts[name]}
