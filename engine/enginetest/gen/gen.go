@@ -15,13 +15,16 @@
 // under a lease, backfilled history and stale units (applied before an
 // upstream re-applied the rows they read).
 //
-// The state is written only through the public state.Store API (Prefill,
-// SetStatus, Claim), so the generator works on every backend and puts no SQL
-// outside the stores.
+// The state is written only through the public state.Store API, so the
+// generator works on every backend and puts no SQL outside the stores: into
+// an empty store in one bulk copy (state.StoreCopier, as `bollhav store
+// copy` fills one; copy.go), into any other with Prefill, SetStatus and
+// Claim.
 package gen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -83,11 +86,12 @@ func Spec(cfg Config) []byte {
 // when that is nil, so the engine sees the state as it was generated. The
 // store's environment must hold none of the project's models yet.
 //
-// Writing costs one transaction per model and per run of units that share
-// a status, about 10,000 for a million units. On PostgreSQL each is a
-// commit, so open the store being populated with synchronous_commit=off in
-// its DSN (pgx passes it to the server) unless the disk flushes fast: the
-// data is a fixture, and a flush per commit would dominate.
+// An empty store is filled in one bulk copy. Any other is written one
+// transaction per model and per run of units that share a status, about
+// 10,000 for a million units; on PostgreSQL each is a commit, so open the
+// store being populated with synchronous_commit=off in its DSN (pgx passes
+// it to the server) unless the disk flushes fast: the data is a fixture,
+// and a flush per commit would dominate.
 func Populate(ctx context.Context, s state.Store, opts engine.Options, cfg Config) (*engine.Engine, Summary, error) {
 	started := time.Now()
 	p := layout(cfg)
@@ -95,11 +99,18 @@ func Populate(ctx context.Context, s state.Store, opts engine.Options, cfg Confi
 	if err != nil {
 		return nil, Summary{}, err
 	}
-	if _, err := e.Apply(ctx); err != nil {
-		return nil, Summary{}, fmt.Errorf("gen: apply: %w", err)
-	}
 	plan := planState(p, cfg.Seed)
-	if err := writeState(ctx, s, e.Env().Suffix, p, plan); err != nil {
+	err = populateByCopy(ctx, s, e.Env().Suffix, p, plan, func(scratch state.Store) error {
+		_, err := engine.New(scratch, e.Spec(), projectOptions(opts)).Apply(ctx)
+		return err
+	})
+	if errors.Is(err, errNoCopy) {
+		if _, err := e.Apply(ctx); err != nil {
+			return nil, Summary{}, fmt.Errorf("gen: apply: %w", err)
+		}
+		err = writeState(ctx, s, e.Env().Suffix, p, plan)
+	}
+	if err != nil {
 		return nil, Summary{}, fmt.Errorf("gen: writing the state: %w", err)
 	}
 	sum := summarize(p, plan)
@@ -125,11 +136,18 @@ func Seed(ctx context.Context, s state.Store, env string, cfg Config) (*spec.Spe
 		recs = append(recs, spec.ModelRecord(env, m, state.Interval{}))
 		edges = append(edges, spec.EdgeRecords(env, sp, m)...)
 	}
-	if _, err := s.Register(ctx, env, recs, edges, AsOf); err != nil {
-		return nil, Summary{}, fmt.Errorf("gen: register: %w", err)
-	}
 	plan := planState(p, cfg.Seed)
-	if err := writeState(ctx, s, env, p, plan); err != nil {
+	err = populateByCopy(ctx, s, env, p, plan, func(scratch state.Store) error {
+		_, err := scratch.Register(ctx, env, recs, edges, AsOf)
+		return err
+	})
+	if errors.Is(err, errNoCopy) {
+		if _, err := s.Register(ctx, env, recs, edges, AsOf); err != nil {
+			return nil, Summary{}, fmt.Errorf("gen: register: %w", err)
+		}
+		err = writeState(ctx, s, env, p, plan)
+	}
+	if err != nil {
 		return nil, Summary{}, fmt.Errorf("gen: writing the state: %w", err)
 	}
 	sum := summarize(p, plan)
@@ -159,12 +177,18 @@ func setUp(s state.Store, opts engine.Options, p *project) (*engine.Engine, erro
 	if err != nil {
 		return nil, fmt.Errorf("gen: the generated spec does not parse: %w", err)
 	}
+	return engine.New(s, sp, projectOptions(opts)), nil
+}
+
+// projectOptions are opts as the project's engines run with them: the
+// clock at AsOf when opts has none, and lint errors allowed — starts are
+// drawn at random, so some gated upstreams start after their downstream
+// (lint's upstream-starts-later): the gate's hard cases, on purpose. The
+// project is registered knowingly.
+func projectOptions(opts engine.Options) engine.Options {
 	if opts.Now == nil {
 		opts.Now = func() time.Time { return AsOf }
 	}
-	// Starts are drawn at random, so some gated upstreams start after
-	// their downstream (lint's upstream-starts-later): the gate's hard
-	// cases, on purpose. The project is registered knowingly.
 	opts.AllowLintErrors = true
-	return engine.New(s, sp, opts), nil
+	return opts
 }
