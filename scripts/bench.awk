@@ -74,6 +74,13 @@ BEGIN {
     # empty PostgreSQL schema (a move's direction) and back (a snapshot's).
     value = human(m["ns/op"])
     goal = sprintf("< 60 s (%.0f units/s)", m["units/s"]); ok = verdict(m["ns/op"], 60e9, 1)
+  } else if (name ~ /^Populate/) {
+    # Issue 33: making a benchmark fixture (gen.Populate into an empty
+    # store: one bulk copy). The goal is 10 minutes for 10M units,
+    # prorated to the fixture's size.
+    value = human(m["ns/op"]); units = m["units/s"] * m["s/fixture"]
+    limit = 600e9 * units / 1e7
+    goal = sprintf("< %s (10 min at 10M; %.0f units/s)", human(limit), m["units/s"]); ok = verdict(m["ns/op"], limit, 1)
   } else if (name ~ /^UpgradeLock/) {
     # Issue 35: the longest a worker's write waited while the store was
     # upgraded from version 7, beside its slowest write before the upgrade.

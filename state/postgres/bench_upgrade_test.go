@@ -87,7 +87,8 @@ type upgradeWaits struct {
 // on it. The units are written in one statement with the version-7 indexes
 // on units dropped and then built again, which is faster than keeping them
 // up to date row by row and leaves the same indexes. Most of its time is
-// the GiST index on applied spans: about 5 s for 100k units here.
+// the GiST index on applied spans version 7 had: about 5 s for 100k units
+// here.
 func upgradeFixture(b *testing.B, dsn string, units, models int, ms []migration) (string, *pgxpool.Pool) {
 	b.Helper()
 	ctx := b.Context()

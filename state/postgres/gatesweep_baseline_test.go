@@ -40,7 +40,7 @@ WITH edge AS (
         AS e (down, up, level, within_us, scope_all, up_end)
 ), up AS (
     -- Each upstream once, its coverage only when a level needs it.
-    SELECT m.name, m.temporality, m.flexibility, m.start_at,
+    SELECT m.name, m.temporality, m.flexibility, m.start_at, m.longest_unit,
            CASE WHEN n.coverage THEN (
                SELECT range_agg(a.span) FROM {schema}.units a
                WHERE a.env = $1 AND a.model = m.name AND a.status = 'applied' AND a.span IS NOT NULL) END AS cov
@@ -51,7 +51,7 @@ WITH edge AS (
     WHERE u.env = $1 AND u.status <> 'applied'
 ), pair AS (
     SELECT t.id, t.since, t.until, t.span, e.up, e.level, e.within_us, e.scope_all, e.up_end,
-           p.name IS NOT NULL AS registered, p.temporality, p.flexibility, p.start_at, p.cov,
+           p.name IS NOT NULL AS registered, p.temporality, p.flexibility, p.start_at, p.longest_unit, p.cov,
            $8::timestamptz - e.within_us * interval '1 microsecond' AS cut
     FROM todo t JOIN edge e ON e.down = t.model LEFT JOIN up p ON p.name = e.up
 ), verdict AS (
@@ -72,7 +72,10 @@ WITH edge AS (
     SELECT n.id, coalesce(n.cov @> n.need, false) AND (n.within_us IS NULL OR coalesce((
         SELECT CASE WHEN n.scope_all THEN min(a.applied_at) ELSE max(a.applied_at) END >= n.cut
         FROM {schema}.units a
-        WHERE a.env = $1 AND a.model = n.up AND a.status = 'applied' AND a.span && n.need), false))
+        WHERE a.env = $1 AND a.model = n.up AND a.status = 'applied' AND a.span && n.need
+          -- The rows overlapping need, as a range scan of units_sweep_applied.
+          AND a.since < upper(n.need) AND a.until > lower(n.need)
+          AND a.since >= lower(n.need) - n.longest_unit * interval '1 microsecond'), false))
     FROM (
         SELECT p.*, CASE p.level
             WHEN 'ENCAPSULATE' THEN p.span

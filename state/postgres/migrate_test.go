@@ -19,20 +19,39 @@ import (
 
 // destructive matches SQL that loses data. An upgrade must never run it: a
 // customer's state store outlives every bollhav binary that touches it.
-var destructive = regexp.MustCompile(`(?i)\b(DROP\s+(TABLE|COLUMN|SCHEMA|INDEX)|ALTER\s+TABLE\s+\S+\s+DROP|TRUNCATE|DELETE\s+FROM|RENAME)\b`)
+var destructive = regexp.MustCompile(`(?i)\b(DROP\s+(TABLE|COLUMN|SCHEMA)|ALTER\s+TABLE\s+\S+\s+DROP|TRUNCATE|DELETE\s+FROM|RENAME)\b`)
+
+// dropIndex matches an index drop and names the index. An index holds no
+// data of its own, so a migration may drop one that no longer pays for its
+// writes, but only a plain one an earlier migration made: a unique index
+// is a rule the store keeps, not a speed-up.
+var dropIndex = regexp.MustCompile(`(?i)\bDROP\s+INDEX\s+(?:CONCURRENTLY\s+)?(?:IF\s+EXISTS\s+)?(?:\{schema\}\.)?([a-z_][a-z0-9_]*)`)
 
 // TestMigrationsNeverDropData reads every embedded migration (without its
-// comments) for a statement that loses data.
+// comments) for a statement that loses data, and for the drop of an index
+// that is unique or that no earlier migration made as a plain index.
 func TestMigrationsNeverDropData(t *testing.T) {
 	ms, err := embeddedMigrations()
 	if err != nil {
 		t.Fatal(err)
 	}
 	comment := regexp.MustCompile(`--[^\n]*`)
+	var earlier strings.Builder
 	for _, m := range ms {
-		if bad := destructive.FindString(comment.ReplaceAllString(m.sql, "")); bad != "" {
+		sql := comment.ReplaceAllString(m.sql, "")
+		if bad := destructive.FindString(sql); bad != "" {
 			t.Errorf("migration %s runs %q; migrations only add", m.name, bad)
 		}
+		for _, d := range dropIndex.FindAllStringSubmatch(sql, -1) {
+			made := regexp.MustCompile(`(?i)\bCREATE\s+INDEX\s+(?:CONCURRENTLY\s+)?` + d[1] + `\s+ON\b`)
+			if !made.MatchString(earlier.String()) {
+				t.Errorf("migration %s drops index %s, which no earlier migration made as a plain (not unique) index", m.name, d[1])
+			}
+		}
+		earlier.WriteString(sql)
+	}
+	if !dropIndex.MatchString("DROP INDEX IF EXISTS {schema}.units_status;") || destructive.MatchString("DROP INDEX x") {
+		t.Error("the patterns no longer tell an index drop from a data loss")
 	}
 }
 

@@ -235,6 +235,9 @@ const coverageRebuild = `, touched AS (
 		        + CASE WHEN t.grown THEN t.h
 		               ELSE coalesce((SELECT range_agg(u.span) FROM {schema}.units u
 		                              WHERE u.env = t.env AND u.model = t.model AND u.status = 'applied'
-		                                AND u.span && range_merge(t.h) AND u.span && t.h), '{}'::tstzmultirange) * t.h END
+		                                AND u.since < upper(t.h) AND u.until > lower(t.h)
+		                                AND u.since >= lower(t.h) - (SELECT m.longest_unit FROM {schema}.models m
+		                                                             WHERE m.env = t.env AND m.name = t.model) * interval '1 microsecond'
+		                                AND u.span && t.h), '{}'::tstzmultirange) * t.h END
 		    ) AS r
 		)`

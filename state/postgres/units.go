@@ -175,8 +175,9 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 	return st, err
 }
 
-// Applied returns the model's applied rows overlapping w, by window, from the
-// GiST index on (env, model, span) rather than a scan of the model's history.
+// Applied returns the model's applied rows overlapping w, by window: a
+// range scan of units_sweep_applied from longest_unit before w, rather than
+// a scan of the model's history.
 func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) ([]state.AppliedRow, error) {
 	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
 		return nil, err
@@ -188,7 +189,7 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 	if !w.IsZero() {
 		query = `
 		SELECT since, until, applied_at, fingerprint FROM {schema}.units
-		WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
+		WHERE env = $1 AND model = $2 AND status = 'applied' AND ` + appliedOverlap + `
 		ORDER BY since, until`
 		args = append(args, w.Since, w.Until)
 	}
@@ -231,6 +232,13 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 	return out, rows.Err()
 }
 
+// appliedOverlap is "the unit overlaps [$3, $4)" for a model's applied
+// units ($1 env, $2 model) as a range scan of units_sweep_applied (env,
+// model, since, until): no unit starts more than the model's longest_unit
+// before a window it overlaps.
+const appliedOverlap = `since < $4 AND until > $3
+		    AND since >= $3 - (SELECT longest_unit FROM {schema}.models WHERE env = $1 AND name = $2) * interval '1 microsecond'`
+
 // Coverage is the union of the model's applied windows within w, computed
 // by the server: range_agg merges the applied spans into a multirange, which
 // is clipped to w and returned one island per row.
@@ -247,7 +255,7 @@ func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window)
 		query = `
 		SELECT lower(r), upper(r) FROM unnest((
 		    SELECT range_agg(span) FROM {schema}.units
-		    WHERE env = $1 AND model = $2 AND status = 'applied' AND span && tstzrange($3, $4, '[)')
+		    WHERE env = $1 AND model = $2 AND status = 'applied' AND ` + appliedOverlap + `
 		) * tstzmultirange(tstzrange($3, $4, '[)'))) AS r`
 		args = append(args, w.Since, w.Until)
 	}

@@ -1,0 +1,12 @@
+-- The GiST index over (env, model, span) of applied units is gone. It was
+-- the cost of every write of an applied unit: inserting 1M units took 81 s
+-- with it and 4 s without (docs/BENCHMARKS.md, StoreCopy), every
+-- completion paid a GiST insert, and a 10M-unit store could not be filled
+-- in ten minutes. What it served reads the B-tree units_sweep_applied
+-- (env, model, since, until) instead: the applied rows overlapping a window
+-- start at most models.longest_unit before it, so "overlaps [a, b)" is the
+-- range scan since in [a - longest_unit, b) with until > a, as claims and
+-- change regions already read it. Dropping an index is a catalog change:
+-- it waits for the queries on units running at that moment, not for a
+-- build.
+DROP INDEX IF EXISTS {schema}.units_applied_span;
