@@ -88,6 +88,9 @@ type liveState struct {
 	old map[string][]AppliedRow
 	// down lists, for an upstream name, the judged models gating on it.
 	down map[string][]string
+	// flips holds the judged models' flips, earliest first
+	// (live_flips.go).
+	flips flipHeap
 }
 
 // liveModel is one model's units in window order, with the verdict of each
@@ -116,6 +119,8 @@ type liveModel struct {
 	// flip is a lower bound of the Unix nanosecond after which the clock
 	// alone may change one of the verdicts (noFlip: it cannot).
 	flip int64
+	// queued is the flip last put in the live state's heap (noFlip: none).
+	queued int64
 }
 
 // NewLive builds a live index from one full read of r's environment, as
@@ -160,7 +165,7 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 		}
 	}
 	for name, us := range units {
-		st.models[name] = &liveModel{name: name, units: us}
+		st.models[name] = &liveModel{name: name, units: us, queued: noFlip}
 	}
 	for _, name := range lin.names {
 		m := st.model(name)
@@ -202,6 +207,7 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 		st.buildEdges(m)
 		st.judgeRange(m, 0, len(m.units))
 	})
+	st.requeueFlips()
 	return st, nil
 }
 
@@ -209,7 +215,7 @@ func (l *Live) build(ctx context.Context) (*liveState, error) {
 func (st *liveState) model(name string) *liveModel {
 	m := st.models[name]
 	if m == nil {
-		m = &liveModel{name: name, disjoint: true}
+		m = &liveModel{name: name, disjoint: true, queued: noFlip}
 		st.models[name] = m
 	}
 	return m
@@ -379,16 +385,11 @@ func (l *Live) Seq() int64 {
 func (l *Live) NextChange() (time.Time, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	flip := int64(noFlip)
-	for _, m := range l.st.models {
-		if m.judged && m.counts.Outstanding > 0 {
-			flip = min(flip, m.flip)
-		}
-	}
-	if flip == noFlip {
+	// Writers leave the heap's top current (dropStaleFlips).
+	if len(l.st.flips) == 0 {
 		return time.Time{}, false
 	}
-	return time.Unix(0, flip+1).UTC(), true
+	return time.Unix(0, l.st.flips[0].at+1).UTC(), true
 }
 
 // Report is what Sweep reports for f, at Now.

@@ -205,7 +205,9 @@ func (l *Live) apply(ctx context.Context, changes []state.Change) (ApplyStats, e
 	for m, t := range afterTables {
 		m.after = t
 		stats.Rejudged += st.judgeRange(m, 0, len(m.units))
+		st.queueFlip(m)
 	}
+	st.dropStaleFlips()
 	st.seq = last
 	return stats, nil
 }
@@ -499,8 +501,15 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 		}
 		return t
 	}
-	for _, m := range st.models {
-		if m.judged && (back || nowNS > m.flip) {
+	if back {
+		// The clock went back: any verdict may be younger again.
+		for _, m := range st.models {
+			if m.judged {
+				get(m).all = true
+			}
+		}
+	} else {
+		for _, m := range st.dueFlips(nowNS) {
 			get(m).all = true
 		}
 	}
@@ -574,8 +583,10 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 	for m, t := range touched {
 		if m.judged {
 			n += st.rejudge(m, t)
+			st.queueFlip(m)
 		}
 	}
+	st.dropStaleFlips()
 	return n
 }
 
