@@ -516,10 +516,9 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 	for _, rd := range reads {
 		m := rd.m
 		t := get(m)
-		var (
-			changed     []span
-			changedRows [][]state.SweepUnit // the store's units in each changed span
-		)
+		var changed []span // the spans whose applied rows changed
+		// moved is set when m.units changed, from the position from on.
+		moved, from := false, len(m.units)
 		if rd.whole {
 			if !slices.Equal(m.units, rd.rows) {
 				if !sameApplied(m.units, rd.rows) {
@@ -529,6 +528,7 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 				m.counts = ModelReadiness{Model: m.name, Pipeline: m.pipeline, Err: m.err}
 				m.disjoint = isDisjoint(m.units)
 				t.all = true
+				moved, from = true, 0
 			}
 		} else {
 			// Last span first, so the indexes of the earlier ones hold.
@@ -539,7 +539,7 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 					continue
 				}
 				if !sameApplied(m.units[lo:hi], rows) {
-					changed, changedRows = append(changed, s), append(changedRows, rows)
+					changed = append(changed, s)
 				}
 				for k := lo; k < hi; k++ {
 					m.counts.tally(m.units[k], m.verdicts[k], -1)
@@ -551,23 +551,23 @@ func (st *liveState) update(now time.Time, reads []modelRead, cur map[string]cur
 					m.disjoint = false
 				}
 				t.own = append(t.own, s)
+				moved, from = true, lo
 			}
 		}
-		if len(changed) == 0 {
-			continue
-		}
-		if ix, ok := st.ix[m.name]; ok {
-			spliced := !rd.whole
-			for k := range changed {
-				spliced = spliced && ix.splice(changed[k], changedRows[k], now)
-			}
-			if !spliced {
+		ix, indexed := st.ix[m.name]
+		if indexed && moved {
+			// The index references m.units, which may have moved: point
+			// it at them again, merging the coverage around what changed.
+			if rd.whole || !ix.respan(m.units, changed, from, now) {
 				st.ix[m.name] = newUpstreamIndex(st.shapes[m.name], m.units, now)
 			}
-			for _, d := range st.down[m.name] {
-				for _, s := range changed {
-					get(st.models[d]).reach = append(get(st.models[d]).reach, upstreamReach{up: m.name, s: s})
-				}
+		}
+		if !indexed || len(changed) == 0 {
+			continue
+		}
+		for _, d := range st.down[m.name] {
+			for _, s := range changed {
+				get(st.models[d]).reach = append(get(st.models[d]).reach, upstreamReach{up: m.name, s: s})
 			}
 		}
 	}

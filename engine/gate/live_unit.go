@@ -75,7 +75,7 @@ func (st *liveState) upstreamState(src spec.Source, w *state.Window) UpstreamSta
 			a, b = up.Start.UnixMicro(), up.RangeEnd.UnixMicro()
 		}
 	}
-	up.Applied = ix.rows(a, b)
+	up.Applied = ix.appliedRows(a, b)
 	if split {
 		up.Applied = append(up.Applied, st.outdatedRows(src.Name, a, b)...)
 		slices.SortStableFunc(up.Applied, func(x, y AppliedRow) int { return x.Window.Since.Compare(y.Window.Since) })
@@ -83,24 +83,26 @@ func (st *liveState) upstreamState(src spec.Source, w *state.Window) UpstreamSta
 	return up
 }
 
-// rows returns the applied rows overlapping [a, b) (Unix µs), an
+// appliedRows returns the applied rows overlapping [a, b) (Unix µs), an
 // existence row always.
-func (ix *upstreamIndex) rows(a, b int64) []AppliedRow {
-	j := sort.Search(len(ix.since), func(i int) bool { return ix.since[i] >= b })
+func (ix *upstreamIndex) appliedRows(a, b int64) []AppliedRow {
+	rows := ix.rows
+	j := sort.Search(len(rows), func(i int) bool { return rows[i].Since >= b })
 	i := 0
 	if ix.disjoint {
 		// Ordered untils: the rows ending by a are a prefix.
-		i = sort.Search(j, func(k int) bool { return ix.until[k] > a || ix.since[k] == 0 && ix.until[k] == 0 })
+		i = sort.Search(j, func(k int) bool { return rows[k].Until > a || rows[k].Since == 0 && rows[k].Until == 0 })
 	}
 	var out []AppliedRow
 	for k := i; k < j; k++ {
-		zero := ix.since[k] == 0 && ix.until[k] == 0
-		if !zero && ix.until[k] <= a {
+		u := rows[k]
+		zero := u.Since == 0 && u.Until == 0
+		if u.Status != state.CodeApplied || !zero && u.Until <= a {
 			continue
 		}
-		r := AppliedRow{AppliedAt: time.UnixMicro(ix.at[k]).UTC()}
+		r := AppliedRow{AppliedAt: time.UnixMicro(u.AppliedAt).UTC()}
 		if !zero {
-			r.Window = state.Window{Since: time.UnixMicro(ix.since[k]).UTC(), Until: time.UnixMicro(ix.until[k]).UTC()}
+			r.Window = state.Window{Since: time.UnixMicro(u.Since).UTC(), Until: time.UnixMicro(u.Until).UTC()}
 		}
 		out = append(out, r)
 	}

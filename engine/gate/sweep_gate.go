@@ -137,7 +137,7 @@ func (e *sweepEdge) evalWindow(a, b int64) (edgeVerdict, int64) {
 		if !ok {
 			return edgeMissing, noFlip
 		}
-		return e.judge(ix.at[k], ix.at[k], true)
+		return e.judge(ix.at(k), ix.at(k), true)
 	case spec.Encapsulate:
 		if !ix.covers(a, b) {
 			return edgeMissing, noFlip

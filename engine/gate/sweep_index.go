@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -14,16 +15,24 @@ import (
 // order, their merged coverage, and running extremes of applied_at for the
 // freshness of prefixes. Times are Unix microseconds, as the store keeps
 // them, so a question about a window is a few binary searches on integers.
+//
+// The rows are the upstream's units as the caller holds them, referenced,
+// not copied: a live index keeps one slice of a model's units, which its
+// own verdicts and every downstream's gate read (at 10M units a copy of the
+// applied rows was a third of the index). The searches skip the units that
+// are not applied.
 type upstreamIndex struct {
 	shape upstreamShape
 	// start and rangeEnd bound the contract range at the sweep's now;
 	// hasRange is false when no window has completed yet.
 	start, rangeEnd int64
 	hasRange        bool
-	// since, until and at are the applied rows, by since then until.
-	since, until, at []int64
-	// disjoint is true when no two applied rows overlap — the normal case:
-	// then the rows overlapping a window are one contiguous run of indexes.
+	// rows are the upstream's units by since then until, applied or not;
+	// only the applied ones are the gate's rows.
+	rows []state.SweepUnit
+	// disjoint is true when no two rows overlap — the normal case: then
+	// the rows overlapping a window are one contiguous run of indexes,
+	// and their untils are in order too.
 	disjoint bool
 	// islands is the coverage: the union of the applied rows, merged
 	// (touching rows join), as since/until pairs in order.
@@ -31,32 +40,27 @@ type upstreamIndex struct {
 	// rangeAt is the now start, rangeEnd and hasRange were set for.
 	rangeAt time.Time
 	// prefixMax and prefixMin hold the newest and oldest applied_at of
-	// rows [0, i], built when a freshness limit first asks (once, however
-	// many goroutines ask).
+	// the applied rows among rows [0, i] (noneNewest and noneOldest when
+	// there is none), built when a freshness limit first asks (once,
+	// however many goroutines ask).
 	prefixMax, prefixMin []int64
 	prefixOnce           sync.Once
 }
 
+// The running extremes of a prefix without an applied row.
+const (
+	noneNewest = math.MinInt64
+	noneOldest = math.MaxInt64
+)
+
+// newUpstreamIndex indexes units, which it keeps (the caller must not
+// change them but through the index's respan).
 func newUpstreamIndex(sh upstreamShape, units []state.SweepUnit, now time.Time) *upstreamIndex {
-	ix := &upstreamIndex{shape: sh, disjoint: true}
+	ix := &upstreamIndex{shape: sh, rows: units, disjoint: isDisjoint(units)}
 	ix.setRange(now)
-	n := 0
 	for _, u := range units {
-		if u.Status == state.CodeApplied {
-			n++
-		}
-	}
-	ix.since, ix.until, ix.at = make([]int64, 0, n), make([]int64, 0, n), make([]int64, 0, n)
-	for _, u := range units {
-		if u.Status != state.CodeApplied {
-			continue
-		}
-		if k := len(ix.until); k > 0 && ix.until[k-1] > u.Since {
-			ix.disjoint = false
-		}
-		ix.since, ix.until, ix.at = append(ix.since, u.Since), append(ix.until, u.Until), append(ix.at, u.AppliedAt)
-		if u.Since == u.Until {
-			continue // an existence row covers no time
+		if u.Status != state.CodeApplied || u.Since == u.Until {
+			continue // not applied, or an existence row, which covers no time
 		}
 		if k := len(ix.islands); k > 0 && u.Since <= ix.islands[k-1] {
 			ix.islands[k-1] = max(ix.islands[k-1], u.Until)
@@ -114,59 +118,52 @@ func (ix *upstreamIndex) covers(a, b int64) bool {
 
 // exact returns the index of the applied row whose window is exactly [a, b).
 func (ix *upstreamIndex) exact(a, b int64) (int, bool) {
-	i := sort.Search(len(ix.since), func(i int) bool { return ix.since[i] > a || ix.since[i] == a && ix.until[i] >= b })
-	return i, i < len(ix.since) && ix.since[i] == a && ix.until[i] == b
+	rows := ix.rows
+	i := sort.Search(len(rows), func(i int) bool { return rows[i].Since > a || rows[i].Since == a && rows[i].Until >= b })
+	return i, i < len(rows) && rows[i].Since == a && rows[i].Until == b && rows[i].Status == state.CodeApplied
 }
 
-// span returns the newest and oldest applied_at of the rows overlapping
-// [a, b); ok is false when none does.
+// at is row k's applied_at.
+func (ix *upstreamIndex) at(k int) int64 { return ix.rows[k].AppliedAt }
+
+// span returns the newest and oldest applied_at of the applied rows
+// overlapping [a, b); ok is false when none does.
 func (ix *upstreamIndex) span(a, b int64) (newest, oldest int64, ok bool) {
-	j := sort.Search(len(ix.since), func(i int) bool { return ix.since[i] >= b }) // rows [0, j) start before b
-	if !ix.disjoint {
-		for k := range j {
-			if ix.until[k] > a {
-				newest, oldest, ok = ext(newest, oldest, ok, ix.at[k])
-			}
+	rows := ix.rows
+	j := sort.Search(len(rows), func(i int) bool { return rows[i].Since >= b }) // rows [0, j) start before b
+	i := 0
+	if ix.disjoint {
+		// Disjoint rows in order have ordered untils too: those ending by
+		// a are a prefix.
+		i = sort.Search(j, func(i int) bool { return rows[i].Until > a })
+		if i >= j {
+			return 0, 0, false
 		}
-		return newest, oldest, ok
-	}
-	// Disjoint rows in order have ordered untils too: those ending by a
-	// are a prefix.
-	i := sort.Search(j, func(i int) bool { return ix.until[i] > a })
-	if i >= j {
-		return 0, 0, false
-	}
-	if i == 0 && j > 16 {
-		ix.buildPrefix()
-		return ix.prefixMax[j-1], ix.prefixMin[j-1], true
+		if i == 0 && j > 16 {
+			ix.buildPrefix()
+			newest, oldest = ix.prefixMax[j-1], ix.prefixMin[j-1]
+			return newest, oldest, newest != noneNewest
+		}
 	}
 	for k := i; k < j; k++ {
-		newest, oldest, ok = ext(newest, oldest, ok, ix.at[k])
+		if rows[k].Status == state.CodeApplied && rows[k].Until > a {
+			newest, oldest, ok = ext(newest, oldest, ok, rows[k].AppliedAt)
+		}
 	}
 	return newest, oldest, ok
 }
 
 // all returns the newest and oldest applied_at of every applied row.
 func (ix *upstreamIndex) all() (newest, oldest int64, ok bool) {
-	if len(ix.at) == 0 {
+	if len(ix.rows) == 0 {
 		return 0, 0, false
 	}
 	ix.buildPrefix()
-	return ix.prefixMax[len(ix.at)-1], ix.prefixMin[len(ix.at)-1], true
+	newest, oldest = ix.prefixMax[len(ix.rows)-1], ix.prefixMin[len(ix.rows)-1]
+	return newest, oldest, newest != noneNewest
 }
 
-func (ix *upstreamIndex) buildPrefix() { ix.prefixOnce.Do(ix.fillPrefix) }
-
-func (ix *upstreamIndex) fillPrefix() {
-	ix.prefixMax, ix.prefixMin = make([]int64, len(ix.at)), make([]int64, len(ix.at))
-	for k, t := range ix.at {
-		if k == 0 {
-			ix.prefixMax[k], ix.prefixMin[k] = t, t
-			continue
-		}
-		ix.prefixMax[k], ix.prefixMin[k] = max(ix.prefixMax[k-1], t), min(ix.prefixMin[k-1], t)
-	}
-}
+func (ix *upstreamIndex) buildPrefix() { ix.prefixOnce.Do(func() { ix.refreshPrefix(0) }) }
 
 func ext(newest, oldest int64, ok bool, t int64) (int64, int64, bool) {
 	if !ok {

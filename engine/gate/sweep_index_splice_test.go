@@ -9,12 +9,13 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// A live index moves a model's changed applied rows into its upstream
-// index in place (splice) instead of building the index from every unit
-// again. After any run of such changes the index holds what a fresh build
-// from the same units holds: the rows, the merged coverage and the running
-// extremes of applied_at, built before the change or not.
-func TestUpstreamIndexSpliceEqualsRebuild(t *testing.T) {
+// A live index points a model's upstream index at its units again after a
+// batch replaced some (respan), merging the coverage only around what
+// changed, instead of building the index from every unit again. After any
+// run of such changes the index holds what a fresh build from the same
+// units holds: the merged coverage and the running extremes of applied_at,
+// built before the change or not.
+func TestUpstreamIndexRespanEqualsRebuild(t *testing.T) {
 	const hour = int64(time.Hour / time.Microsecond)
 	r := rand.New(rand.NewPCG(7, 21))
 	now := time.Unix(1_800_000_000, 0)
@@ -47,31 +48,54 @@ func TestUpstreamIndexSpliceEqualsRebuild(t *testing.T) {
 				read = append(read, randomUnit(r, u.Since, u.Until))
 			}
 		}
+		var changed []span
+		if !sameApplied(units[lo:hi], read) {
+			changed = []span{s}
+		}
 		after := slices.Concat(units[:lo], read, units[hi:])
-		if !ix.splice(s, read, now) {
-			t.Fatalf("round %d: splice refused disjoint rows inside the span", round)
+		if !ix.respan(after, changed, lo, now) {
+			t.Fatalf("round %d: respan refused disjoint rows inside the span", round)
 		}
 		want := newUpstreamIndex(upstreamShape{}, after, now)
 		if ix.prefixMax != nil {
 			want.buildPrefix()
 		}
 		for name, pair := range map[string][2][]int64{
-			"since": {ix.since, want.since}, "until": {ix.until, want.until}, "at": {ix.at, want.at},
 			"islands": {ix.islands, want.islands}, "newest": {ix.prefixMax, want.prefixMax}, "oldest": {ix.prefixMin, want.prefixMin},
 		} {
 			if !slices.Equal(pair[0], pair[1]) {
-				t.Fatalf("round %d: after the splice of [%d, %d) %s is %v, a rebuild has %v", round, s.a/hour, s.b/hour, name, pair[0], pair[1])
+				t.Fatalf("round %d: after the change of [%d, %d) %s is %v, a rebuild has %v", round, s.a/hour, s.b/hour, name, pair[0], pair[1])
 			}
 		}
-		if !ix.disjoint {
-			t.Fatalf("round %d: disjoint rows marked overlapping", round)
+		if !slices.Equal(ix.rows, after) || !ix.disjoint {
+			t.Fatalf("round %d: the index reads other rows than the model's units, or takes them for overlapping", round)
+		}
+		// What the gate asks of the index, against a scan of the units.
+		for range 5 {
+			a := r.Int64N(at + hour)
+			b := a + 1 + r.Int64N(4*hour)
+			gotN, gotO, gotOK := ix.span(a, b)
+			wantN, wantO, wantOK := scanSpan(after, a, b)
+			if gotOK != wantOK || gotOK && (gotN != wantN || gotO != wantO) {
+				t.Fatalf("round %d: span(%d, %d) = %d, %d, %v; a scan finds %d, %d, %v", round, a, b, gotN, gotO, gotOK, wantN, wantO, wantOK)
+			}
 		}
 	}
 }
 
-// A splice that would leave rows overlapping, or reads a row reaching out
+// scanSpan is upstreamIndex.span by a scan of every unit.
+func scanSpan(units []state.SweepUnit, a, b int64) (newest, oldest int64, ok bool) {
+	for _, u := range units {
+		if u.Status == state.CodeApplied && u.Since < b && u.Until > a {
+			newest, oldest, ok = ext(newest, oldest, ok, u.AppliedAt)
+		}
+	}
+	return newest, oldest, ok
+}
+
+// A respan that would leave rows overlapping, or reads a row reaching out
 // of its span, is refused and changes nothing: the caller builds anew.
-func TestUpstreamIndexSpliceRefusesOverlap(t *testing.T) {
+func TestUpstreamIndexRespanRefusesOverlap(t *testing.T) {
 	const hour = int64(time.Hour / time.Microsecond)
 	now := time.Unix(1_800_000_000, 0)
 	units := []state.SweepUnit{appliedRow(0, hour, 5), appliedRow(hour, 2*hour, 6), appliedRow(2*hour, 3*hour, 7)}
@@ -80,12 +104,13 @@ func TestUpstreamIndexSpliceRefusesOverlap(t *testing.T) {
 		{appliedRow(hour, 2*hour, 9), appliedRow(hour, 2*hour, 10)}, // two rows over one window
 	} {
 		ix := newUpstreamIndex(upstreamShape{}, units, now)
-		before := slices.Clone(ix.at)
-		if ix.splice(span{hour, 2 * hour}, read, now) {
-			t.Fatalf("splice took %v over [1h, 2h)", read)
+		before := slices.Clone(ix.islands)
+		after := slices.Concat(units[:1], read, units[2:])
+		if ix.respan(after, []span{{hour, 2 * hour}}, 1, now) {
+			t.Fatalf("respan took %v over [1h, 2h)", read)
 		}
-		if !slices.Equal(ix.at, before) {
-			t.Fatalf("a refused splice changed the rows: %v, was %v", ix.at, before)
+		if !slices.Equal(ix.rows, units) || !slices.Equal(ix.islands, before) {
+			t.Fatalf("a refused respan changed the index: %v, %v", ix.rows, ix.islands)
 		}
 	}
 }

@@ -257,7 +257,7 @@ func checkScaleFrame(b *testing.B, frame, view, model string) {
 	case "model":
 		want = []string{model, "WINDOW"}
 	case "blocked":
-		want = []string{"IMPACT", "causes"}
+		want = []string{"HOLDS", "WINDOW"}
 	}
 	for _, w := range want {
 		if !strings.Contains(frame, w) {
