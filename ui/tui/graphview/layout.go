@@ -41,12 +41,20 @@ type Layout struct {
 	height int
 	strs   map[string]uint32 // label clusters not in the base table
 	extra  []string
+	marks  []text // the edges' marks (Edge.Mark), by ekind.mark
+	// startCrossings are the crossings in the order given, before the
+	// sweeps: what a test compares Crossings with.
+	startCrossings int
+	// boxRows is a box's height: boxH, or one more when a node has a Sub
+	// line.
+	boxRows int
 }
 
 // nodeInfo is a node with its measured texts.
 type nodeInfo struct {
 	Node
 	label, detail text
+	sub           text // Node.Sub, measured
 	stub          text // first cross-pipeline label, "" when none
 	stubMore      text // " +N" when there are more
 	stubType      graph.DependencyType
@@ -60,8 +68,8 @@ type item struct {
 	x     int // left column of the footprint
 	w     int // footprint width: the box plus its cross stub
 	boxW  int
-	port  int                  // the stem's column, as an offset from x
-	typ   graph.DependencyType // a dummy's edge type
+	port  int   // the stem's column, as an offset from x
+	typ   ekind // a dummy's edge kind
 	up    []link
 	down  []link
 	// arrows are the in-ports on a box's top border.
@@ -70,12 +78,12 @@ type item struct {
 
 type link struct {
 	item int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 type arrow struct {
 	x   int
-	typ graph.DependencyType
+	typ ekind
 }
 
 // band is a horizontal strip of the picture: a layer (boxes and dummies'
@@ -94,13 +102,14 @@ type band struct {
 type seg struct {
 	x0, y0, x1, y1 int
 	owner          int
-	typ            graph.DependencyType
+	typ            ekind
 }
 
-// mark is a conditional edge's letter, just above its arrow head.
+// mark is an edge's mark (a conditional edge's letter, or Edge.Mark) just
+// above its arrow head, from row y down.
 type mark struct {
 	x, y int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 // text is a measured string, split into cells: each cluster is drawn in
@@ -258,24 +267,28 @@ func NewLayoutWith(nodes []Node, edges []Edge, waves [][]int, opt Options) *Layo
 	if opt.MaxDetail <= 0 {
 		opt.MaxDetail = defaultMaxDetail
 	}
-	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}}
+	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}, boxRows: boxH}
 	for _, n := range nodes {
 		if _, dup := l.byID[n.ID]; dup {
 			continue
 		}
 		l.byID[n.ID] = len(l.nodes)
 		l.nodes = append(l.nodes, l.measure(n, opt))
+		if n.Sub != "" {
+			l.boxRows = boxH + 1
+		}
 	}
 	layerOf, initial := l.assignLayers(edges, waves)
 	l.buildItems(edges, layerOf, initial)
-	l.order()
+	l.order(opt.Roots)
 	l.place()
 	l.route()
 	return l
 }
 
 func (l *Layout) measure(n Node, opt Options) nodeInfo {
-	info := nodeInfo{Node: n, label: l.makeText(n.Label, opt.MaxLabel), detail: l.makeText(n.Detail, opt.MaxDetail)}
+	info := nodeInfo{Node: n, label: l.makeText(n.Label, opt.MaxLabel), detail: l.makeText(n.Detail, opt.MaxDetail),
+		sub: l.makeText(n.Sub, opt.MaxLabel+opt.MaxDetail)}
 	if len(n.Cross) > 0 {
 		info.stub = l.makeText(n.Cross[0].Label, opt.MaxLabel)
 		info.stubType = n.Cross[0].Type
@@ -315,7 +328,7 @@ func (n *nodeInfo) boxWidth() int {
 	if n.detail.w > 0 {
 		w += 1 + n.detail.w
 	}
-	return max(w, 7)
+	return max(w, 4+n.sub.w+2, 7)
 }
 
 // stubWidth is the cross stub's width beside the box: "◄─", the letter of a
@@ -452,25 +465,26 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 	}
 	type key struct {
 		from, to int
-		typ      graph.DependencyType
+		typ      ekind
 	}
 	seen := make(map[key]bool, len(edges))
 	var hops []hop
 	for _, e := range edges {
 		from, to, ok := l.validEdge(e)
-		if !ok || layerOf[from] >= layerOf[to] || seen[key{from, to, e.Type}] {
+		k := l.kindOf(e)
+		if !ok || layerOf[from] >= layerOf[to] || seen[key{from, to, k}] {
 			continue
 		}
-		seen[key{from, to, e.Type}] = true
+		seen[key{from, to, k}] = true
 		prev := from
 		for ly := layerOf[from] + 1; ly < layerOf[to]; ly++ {
 			d := len(l.items)
-			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, typ: e.Type})
+			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, typ: k})
 			l.layers[ly] = append(l.layers[ly], d)
-			hops = append(hops, hop{prev, d, e.Type})
+			hops = append(hops, hop{prev, d, k})
 			prev = d
 		}
-		hops = append(hops, hop{prev, to, e.Type})
+		hops = append(hops, hop{prev, to, k})
 	}
 	l.link(hops)
 	// A box gets an in-port per arriving (source, type), each on its own
@@ -495,7 +509,7 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 // hop is one layer-to-layer step of an edge.
 type hop struct {
 	u, v int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 // link sets every item's up and down links, carved out of one array.
@@ -517,9 +531,10 @@ func (l *Layout) link(hops []hop) {
 	}
 }
 
-// order reduces crossings: barycenter sweeps down and up, keeping the best
-// ordering seen.
-func (l *Layout) order() {
+// order reduces crossings: from the better of the order given and a
+// depth-first order grown from roots, barycenter sweeps down and up,
+// keeping the best ordering seen.
+func (l *Layout) order(roots []int) {
 	pos := make([]int, len(l.items))
 	setPos := func(ly []int) {
 		for p, it := range ly {
@@ -531,6 +546,16 @@ func (l *Layout) order() {
 	}
 	best := cloneLayers(l.layers)
 	bestC := l.crossings(pos)
+	l.startCrossings = bestC
+	if bestC > 0 {
+		l.layers = l.depthFirst(roots)
+		for _, ly := range l.layers {
+			setPos(ly)
+		}
+		if c := l.crossings(pos); c < bestC {
+			bestC, best = c, cloneLayers(l.layers)
+		}
+	}
 	keys := make([]float64, len(l.items))
 	for s := 0; s < sweeps && bestC > 0; s++ {
 		down := s%2 == 0
@@ -575,6 +600,50 @@ func (l *Layout) order() {
 	for _, ly := range l.layers {
 		setPos(ly)
 	}
+}
+
+// depthFirst orders every layer by when a depth-first walk over the
+// links, either way, first reaches its items: from the nodes of roots,
+// then from whatever is left, layer by layer. Grown from a lineage's focus,
+// where every model is reached along a path that runs only away from it,
+// each subtree keeps to a run of every layer, so a tree is drawn without a
+// crossing, which barycenter sweeps from an arbitrary start do not always
+// find.
+func (l *Layout) depthFirst(roots []int) [][]int {
+	out := make([][]int, len(l.layers))
+	seen := make([]bool, len(l.items))
+	var stack []int
+	walk := func(start int) {
+		stack = append(stack[:0], start)
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[it] {
+				continue
+			}
+			seen[it] = true
+			m := &l.items[it]
+			out[m.layer] = append(out[m.layer], it)
+			// Pushed in reverse, so they are visited in link order.
+			for i := len(m.down) - 1; i >= 0; i-- {
+				stack = append(stack, m.down[i].item)
+			}
+			for i := len(m.up) - 1; i >= 0; i-- {
+				stack = append(stack, m.up[i].item)
+			}
+		}
+	}
+	for _, id := range roots {
+		if ni, ok := l.byID[id]; ok {
+			walk(ni)
+		}
+	}
+	for _, ly := range l.layers {
+		for _, it := range ly {
+			walk(it)
+		}
+	}
+	return out
 }
 
 func cloneLayers(ls [][]int) [][]int {
@@ -772,4 +841,17 @@ func (l *Layout) fixDummies() {
 			}
 		}
 	}
+}
+
+// Crossings is how many pairs of edges cross between adjacent layers in the
+// order the layout drew: what the barycenter sweeps minimise, exposed so a
+// test can hold a crossing-free graph to zero and report the rest.
+func (l *Layout) Crossings() int {
+	pos := make([]int, len(l.items))
+	for _, ly := range l.layers {
+		for p, it := range ly {
+			pos[it] = p
+		}
+	}
+	return l.crossings(pos)
 }

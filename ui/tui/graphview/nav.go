@@ -27,14 +27,14 @@ func (l *Layout) Bounds(id int) (x, y, w, h int, ok bool) {
 		return 0, 0, 0, 0, false
 	}
 	m := &l.items[ni]
-	return m.x, l.layerY[m.layer], m.boxW, boxH, true
+	return m.x, l.layerY[m.layer], m.boxW, l.boxRows, true
 }
 
 // NodeAt is the id of the node whose box or stub covers the picture cell
 // (x, y), for a mouse click; ok is false when none does.
 func (l *Layout) NodeAt(x, y int) (id int, ok bool) {
 	for li, ly := range l.layers {
-		if top := l.layerY[li]; y < top || y >= top+boxH {
+		if top := l.layerY[li]; y < top || y >= top+l.boxRows {
 			continue
 		}
 		for _, it := range ly {
@@ -118,7 +118,7 @@ func (l *Layout) ScrollTo(selected, width, height, scrollX, scrollY int) (int, i
 		if w > width {
 			w = m.boxW
 		}
-		y, h := l.layerY[m.layer], boxH
+		y, h := l.layerY[m.layer], l.boxRows
 		if h+2 <= height {
 			y, h = y-1, h+2
 		}

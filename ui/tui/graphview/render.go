@@ -75,8 +75,9 @@ const (
 	stEdge
 	stCond
 	stCross
-	stHealth  // + Health
-	numStyles = stHealth + uint8(numHealth)
+	stHealth                                // + Health
+	stClass   = stHealth + uint8(numHealth) // + Edge.Class - 1
+	numStyles = stClass + maxClasses
 )
 
 // slot is a style reduced to the escape sequences around a run of text.
@@ -165,14 +166,13 @@ func (st *Styles) slot(i uint8, selHealth Health) slot {
 	case stCross:
 		return clean(st.Cross)
 	}
-	return clean(st.Health(Health(i - stHealth)))
-}
-
-func edgeSlot(t graph.DependencyType) uint8 {
-	if t == graph.Success {
-		return stEdge
+	if i >= stClass {
+		if c := int(i - stClass); c < len(st.Classes) {
+			return clean(st.Classes[c])
+		}
+		return clean(st.Edge)
 	}
-	return stCond
+	return clean(st.Health(Health(i - stHealth)))
 }
 
 // cell is one cell of the visible window: text (s, or the right half of a
@@ -182,7 +182,7 @@ type cell struct {
 	s      uint32 // text, as an index in the layout's strings; 0 for none
 	st     uint8
 	hm, vm uint8
-	ht, vt uint8 // route types: graph.Success (0) or a conditional one
+	ht, vt uint8 // route kinds, ekind.cellByte: dashed or not, and the class
 	cont   bool
 }
 
@@ -236,19 +236,11 @@ func along(p, a, b int, back, ahead uint8) uint8 {
 // directions, type and owner): the type of the first segment through it,
 // or of a success one, which wins over a conditional one.
 func route(dirs, typ *uint8, owner *int32, m uint8, s seg) {
-	if *dirs == 0 || s.typ == graph.Success {
-		*typ = typeByte(s.typ)
+	if *dirs == 0 || !s.typ.cond() {
+		*typ = s.typ.cellByte()
 	}
 	*dirs |= m
 	*owner = int32(s.owner)
-}
-
-// typeByte keeps what a cell needs of an edge type: SUCCESS or not.
-func typeByte(t graph.DependencyType) uint8 {
-	if t == graph.Success {
-		return 0
-	}
-	return 1
 }
 
 // unwide turns a wide cluster that cell gx is part of into spaces, before gx
@@ -308,20 +300,21 @@ func (c *cell) lineChar(ch *chars) (string, uint8) {
 	case c.hm == 0 && c.vm == 0:
 		return " ", stPlain
 	case c.hm == 0 || (c.vm != 0 && c.ho != c.vo):
-		if c.vt == 0 {
-			return ch.v, stEdge
+		if c.vt&1 == 0 {
+			return ch.v, byteSlot(c.vt)
 		}
-		return ch.vCond, stCond
+		return ch.vCond, byteSlot(c.vt)
 	case c.vm == 0:
-		if c.ht == 0 {
-			return ch.h, stEdge
+		if c.ht&1 == 0 {
+			return ch.h, byteSlot(c.ht)
 		}
-		return ch.hCond, stCond
+		return ch.hCond, byteSlot(c.ht)
 	}
-	if c.vt == 0 || c.ht == 0 {
-		return ch.junction[c.hm|c.vm], stEdge
+	// A junction of one source: solid when either run is.
+	if c.vt&1 == 0 {
+		return ch.junction[c.hm|c.vm], byteSlot(c.vt)
 	}
-	return ch.junction[c.hm|c.vm], stCond
+	return ch.junction[c.hm|c.vm], byteSlot(c.ht)
 }
 
 // Render draws the window of the picture whose top-left corner is
@@ -359,7 +352,9 @@ func (l *Layout) Render(width, height, selected, scrollX, scrollY int, st Styles
 			continue
 		}
 		for _, mk := range b.marks {
-			g.put(mk.x, mk.y, sid(edgeLetter(mk.typ)), 1, stCond)
+			for i, c := range l.markText(mk.typ).cl {
+				g.put(mk.x, mk.y+i, c.s, c.w, markSlot(mk.typ))
+			}
 		}
 		if b.layer < 0 {
 			continue
@@ -429,17 +424,28 @@ func (l *Layout) drawBox(g *grid, m *item, selected bool, ch *chars) {
 		bc, box, glyph = ch.selBox, stSelBox, stSelBox
 		lab, det, fill, marker = stSelLabel, stSelDetail, stSelFill, sid(ch.marker)
 	}
-	hz := sid(bc.h)
+	hz, bottom := sid(bc.h), y+l.boxRows-1
 	for cx := x + 1; cx < right; cx++ {
 		g.put(cx, y, hz, 1, box)
-		g.put(cx, y+2, hz, 1, box)
+		g.put(cx, bottom, hz, 1, box)
 	}
 	g.put(x, y, sid(bc.tl), 1, box)
 	g.put(right, y, sid(bc.tr), 1, box)
-	g.put(x, y+2, sid(bc.bl), 1, box)
-	g.put(right, y+2, sid(bc.br), 1, box)
+	g.put(x, bottom, sid(bc.bl), 1, box)
+	g.put(right, bottom, sid(bc.br), 1, box)
 	if len(m.down) > 0 {
-		g.put(x+m.port, y+2, sid(bc.stem), 1, box)
+		g.put(x+m.port, bottom, sid(bc.stem), 1, box)
+	}
+	if l.boxRows > boxH {
+		g.put(x, y+2, sid(bc.v), 1, box)
+		for cx := x + 1; cx < x+4; cx++ {
+			g.put(cx, y+2, space, 1, fill)
+		}
+		cx := g.text(x+4, y+2, n.sub, det)
+		for ; cx < right; cx++ {
+			g.put(cx, y+2, space, 1, fill)
+		}
+		g.put(right, y+2, sid(bc.v), 1, box)
 	}
 	for _, a := range m.arrows {
 		g.put(a.x, y, sid(ch.arrow), 1, edgeSlot(a.typ))
