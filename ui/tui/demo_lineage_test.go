@@ -119,7 +119,7 @@ func TestLineageHoldsWhatTheIncidentsCardHolds(t *testing.T) {
 	r.Keys("L")
 	r.WaitText(t, "raw.payments 2026-06-08 16:00–17:00 ✗ failed", card)
 	r.Keys("right")
-	r.WaitText(t, "raw.payments 2026-06-08 17:00–18:00 ✓ applied", "no incident rooted here: it holds nothing")
+	r.WaitText(t, "raw.payments 2026-06-08 17:00–18:00 ✓ applied", "not an incident's root here")
 	r.Keys("left")
 	f := r.WaitText(t, "raw.payments 2026-06-08 16:00–17:00 ✗ failed", card)
 	tui.CheckFrame(t, f, 80, 24)

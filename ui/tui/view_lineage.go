@@ -249,7 +249,7 @@ func (v *lineageView) summary(w int) []string {
 	if r != nil && r.Problem == "" {
 		head += " " + t.Glyph(unitGlyph(r.Status)) + " " + string(r.Status)
 	}
-	holds := "no incident rooted here: it holds nothing"
+	holds := "not an incident's root here: what it holds counts under its root's card"
 	if v.data.holds != nil {
 		holds = v.data.holds.HoldsText()
 	}
