@@ -118,7 +118,7 @@ func (b *lineageBox) node(held map[string]bool) graphview.Node {
 	var parts []string
 	for _, s := range []state.UnitStatus{state.Failed, state.Blocked, state.Running, state.Pending, state.Applied, ""} {
 		if c := counts[s]; c > 0 {
-			parts = append(parts, fmt.Sprintf("%d%s", c, themes.Glyph(unitGlyph(s))))
+			parts = append(parts, fmt.Sprintf("%d%s", c, themes.Glyph(unitStatus(s))))
 		}
 	}
 	sub := strings.Join(parts, " ")

@@ -129,24 +129,20 @@ func lineageEdge(from, to int, e engine.LineageEdge) graphview.Edge {
 	return ge
 }
 
-// lineageHealth is a node's health from its unit's status at the focus.
+// lineageHealths are the healths of a node's unit statuses at the focus;
+// any other (no unit: missing) is Unknown.
+var lineageHealths = map[state.UnitStatus]graphview.Health{
+	state.Applied: graphview.Applied, state.Failed: graphview.Failed, state.Blocked: graphview.Blocked,
+	state.Running: graphview.Running, state.Pending: graphview.Pending,
+}
+
+// lineageHealth is a node's health from its unit's status at the focus;
+// Unknown when it was not judged.
 func lineageHealth(n *engine.LineageNode) graphview.Health {
 	if n.Problem != "" {
 		return graphview.Unknown
 	}
-	switch n.Status {
-	case state.Applied:
-		return graphview.Applied
-	case state.Failed:
-		return graphview.Failed
-	case state.Blocked:
-		return graphview.Blocked
-	case state.Running:
-		return graphview.Running
-	case state.Pending:
-		return graphview.Pending
-	}
-	return graphview.Unknown
+	return lineageHealths[n.Status]
 }
 
 // lineageStrip is a node's units around the focus as glyphs, its own in
@@ -154,7 +150,7 @@ func lineageHealth(n *engine.LineageNode) graphview.Health {
 func lineageStrip(n *engine.LineageNode) string {
 	var b strings.Builder
 	for i, s := range n.Strip {
-		g := themes.Glyph(unitGlyph(s))
+		g := themes.Glyph(unitStatus(s))
 		if i == n.StripAt {
 			g = "[" + g + "]"
 		}
