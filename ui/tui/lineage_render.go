@@ -25,6 +25,14 @@ func (v *lineageView) render(w, h int) []string {
 	if g == nil {
 		lines = append(lines, pad(v.plainList(w), w, gh)...)
 	} else {
+		if !v.placed {
+			// The first frame centres the focus, so what it reads and what
+			// reads it both show: halfway between the scrolls that put it
+			// at the window's top and at its bottom.
+			_, top := g.Scroll(v.sel, w, gh, 0, 1<<30)
+			_, bottom := g.Scroll(v.sel, w, gh, 0, -1<<30)
+			v.y, v.placed = (top+bottom)/2, true
+		}
 		v.x, v.y = g.Scroll(v.sel, w, gh, v.x, v.y)
 		lines = append(lines, g.Render(w, gh, v.sel, v.x, v.y)...)
 	}

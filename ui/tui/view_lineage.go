@@ -33,6 +33,8 @@ type lineageView struct {
 	graph pipelineGraph
 	sel   string
 	x, y  int
+	// placed is set once the first frame has centred the focus.
+	placed bool
 	// expanded are the pipelines' groups (lineageGroupKey) opened with
 	// enter: their models drawn one by one however many.
 	expanded map[string]bool
@@ -176,6 +178,10 @@ func (v *lineageView) selectedNode() *engine.LineageNode {
 // instant inside it, which the engine turns into the unit holding it.
 func (v *lineageView) moveWindow(later bool) {
 	r := v.root()
+	if r != nil && r.Problem != "" {
+		v.c.flash(untrusted.Line(r.Problem), true)
+		return
+	}
 	if r == nil || r.Window.IsZero() {
 		if r != nil {
 			v.c.flash(v.model+" is timeless: one unit, no other window to focus", false)
