@@ -29,6 +29,8 @@ type lineageInput struct {
 	// Expanded are the groups (lineageGroupKey) drawn model by model.
 	Expanded map[string]bool
 	Theme    themes.Theme
+	// Wide draws names up to 40 cells before "…" (20 otherwise).
+	Wide bool
 }
 
 // lineageForm adapts a graphview.Layout to pipelineGraph: node names
@@ -68,6 +70,10 @@ func newLineageForm(in lineageInput) pipelineGraph {
 			ws = append(ws, waves[ly])
 		}
 	}
+	maxLabel := 20
+	if in.Wide {
+		maxLabel = 40
+	}
 	var edges []graphview.Edge
 	for _, e := range in.Report.Edges {
 		from, okF := f.ids[into[e.From]]
@@ -76,7 +82,7 @@ func newLineageForm(in lineageInput) pipelineGraph {
 			edges = append(edges, lineageEdge(from, to, e))
 		}
 	}
-	f.layout = graphview.NewLayoutWith(nodes, edges, ws, graphview.Options{Roots: []int{f.ids[in.Report.Focus]}})
+	f.layout = graphview.NewLayoutWith(nodes, edges, ws, graphview.Options{Roots: []int{f.ids[in.Report.Focus]}, MaxLabel: maxLabel})
 	f.styles = graphStyles(in.Theme)
 	f.styles.Classes = lineageClasses(in.Theme)
 	return f

@@ -150,3 +150,20 @@ func BenchmarkLineageScreen(b *testing.B) {
 		})
 	}
 }
+
+func TestLineageCutsLongNamesOnANarrowTerminal(t *testing.T) {
+	// 39 cells of name: cut with "…" at 20 in a box at 80 columns, whole
+	// at 160; the summary line above names it whole at both.
+	name := "core.revenue_by_customer_segment_region"
+	rep := &engine.LineageReport{Focus: name, Nodes: []engine.LineageNode{{Model: name, Pipeline: "core", StripAt: -1}}}
+	for _, c := range []struct {
+		w, h int
+		box  string
+	}{{80, 24, "▸? core.revenue_by_cus… "}, {160, 48, "▸? " + name + " "}} {
+		a, _ := lineageBench(t, rep, c.w, c.h)
+		frame := ansi.Strip(a.render())
+		if !strings.Contains(frame, c.box) || !strings.Contains(frame, " "+name+" ") {
+			t.Errorf("at %d×%d want the box %q and the whole name above:\n%s", c.w, c.h, c.box, frame)
+		}
+	}
+}

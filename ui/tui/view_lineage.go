@@ -37,9 +37,15 @@ type lineageView struct {
 	placed bool
 	// expanded are the pipelines' groups (lineageGroupKey) opened with
 	// enter: their models drawn one by one however many.
-	expanded map[string]bool
-	builtFor themes.Theme
+	expanded  map[string]bool
+	builtFor  themes.Theme
+	builtWide bool
 }
+
+// lineageWide is the terminal width from which the lineage draws model
+// names whole up to 40 cells (Wide), rather than cut at 20 for two or
+// three boxes across 80 columns.
+const lineageWide = 120
 
 // lineageData is a lineage and the incident rooted at its focus window.
 type lineageData struct {
@@ -114,9 +120,11 @@ func (v *lineageView) picture() pipelineGraph {
 	if v.data == nil || v.c.render.lineage == nil {
 		return nil
 	}
-	if v.graph == nil || v.builtFor.Name != v.c.theme.Name {
-		v.graph = v.c.render.lineage(lineageInput{Report: v.data.rep, Holds: v.data.holds, Expanded: v.expanded, Theme: v.c.theme})
-		v.builtFor = v.c.theme
+	wide := v.c.width >= lineageWide
+	if v.graph == nil || v.builtFor.Name != v.c.theme.Name || v.builtWide != wide {
+		v.graph = v.c.render.lineage(lineageInput{Report: v.data.rep, Holds: v.data.holds, Expanded: v.expanded,
+			Theme: v.c.theme, Wide: wide})
+		v.builtFor, v.builtWide = v.c.theme, wide
 	}
 	return v.graph
 }
