@@ -29,8 +29,10 @@ type lineageInput struct {
 	// Expanded are the groups (lineageGroupKey) drawn model by model.
 	Expanded map[string]bool
 	Theme    themes.Theme
-	// Wide draws names up to 40 cells before "…" (20 otherwise).
-	Wide bool
+	// Width is the terminal's: from lineageWide, names are drawn up to
+	// 40 cells before "…" (20 below), and the layers run left to right
+	// when that picture fits across.
+	Width int
 }
 
 // lineageForm adapts a graphview.Layout to pipelineGraph: node names
@@ -71,7 +73,7 @@ func newLineageForm(in lineageInput) pipelineGraph {
 		}
 	}
 	maxLabel := 20
-	if in.Wide {
+	if in.Width >= lineageWide {
 		maxLabel = 40
 	}
 	var edges []graphview.Edge
@@ -82,7 +84,19 @@ func newLineageForm(in lineageInput) pipelineGraph {
 			edges = append(edges, lineageEdge(from, to, e))
 		}
 	}
-	f.layout = graphview.NewLayoutWith(nodes, edges, ws, graphview.Options{Roots: []int{f.ids[in.Report.Focus]}, MaxLabel: maxLabel})
+	opt := graphview.Options{Roots: []int{f.ids[in.Report.Focus]}, MaxLabel: maxLabel}
+	if in.Width >= lineageWide {
+		// Upstream left, downstream right, where that fits across;
+		// top to bottom, which holds more boxes across, otherwise.
+		opt.LeftToRight = true
+		if lr := graphview.NewLayoutWith(nodes, edges, ws, opt); lr.Width() <= in.Width {
+			f.layout = lr
+		}
+		opt.LeftToRight = false
+	}
+	if f.layout == nil {
+		f.layout = graphview.NewLayoutWith(nodes, edges, ws, opt)
+	}
 	f.styles = graphStyles(in.Theme)
 	f.styles.Classes = lineageClasses(in.Theme)
 	return f

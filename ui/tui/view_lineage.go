@@ -37,14 +37,15 @@ type lineageView struct {
 	placed bool
 	// expanded are the pipelines' groups (lineageGroupKey) opened with
 	// enter: their models drawn one by one however many.
-	expanded  map[string]bool
-	builtFor  themes.Theme
-	builtWide bool
+	expanded   map[string]bool
+	builtFor   themes.Theme
+	builtWidth int
 }
 
 // lineageWide is the terminal width from which the lineage draws model
-// names whole up to 40 cells (Wide), rather than cut at 20 for two or
-// three boxes across 80 columns.
+// names whole up to 40 cells, rather than cut at 20 for two or three boxes
+// across 80 columns, and lays its layers out left to right when they fit
+// across.
 const lineageWide = 120
 
 // lineageData is a lineage and the incident rooted at its focus window.
@@ -120,11 +121,10 @@ func (v *lineageView) picture() pipelineGraph {
 	if v.data == nil || v.c.render.lineage == nil {
 		return nil
 	}
-	wide := v.c.width >= lineageWide
-	if v.graph == nil || v.builtFor.Name != v.c.theme.Name || v.builtWide != wide {
+	if v.graph == nil || v.builtFor.Name != v.c.theme.Name || v.builtWidth != v.c.width {
 		v.graph = v.c.render.lineage(lineageInput{Report: v.data.rep, Holds: v.data.holds, Expanded: v.expanded,
-			Theme: v.c.theme, Wide: wide})
-		v.builtFor, v.builtWide = v.c.theme, wide
+			Theme: v.c.theme, Width: v.c.width})
+		v.builtFor, v.builtWidth = v.c.theme, v.c.width
 	}
 	return v.graph
 }

@@ -129,6 +129,11 @@ type Options struct {
 	MaxLabel int
 	// MaxDetail is the widest a node's detail is drawn. Default 12.
 	MaxDetail int
+	// LeftToRight lays the layers out as columns, left to right, each a
+	// column of boxes, edges leaving a box's right border and arriving on
+	// the next one's left (the lineage screen where it fits across); cross
+	// stubs are not drawn in it.
+	LeftToRight bool
 	// Roots are the nodes (ids) a depth-first first ordering grows from,
 	// such as a lineage's focus; see Layout.depthFirst.
 	Roots []int

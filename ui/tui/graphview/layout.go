@@ -35,8 +35,15 @@ type Layout struct {
 	byID   map[int]int // task id → index in nodes (and items)
 	items  []item      // nodes first (same index), then dummies
 	layers [][]int     // item indices per layer, left to right
-	layerY []int       // top row of each layer's band
-	bands  []band      // top to bottom
+	layerY []int       // top row of each layer's band (its left column, left to right)
+	// thick is each layer's thickness across: boxRows top to bottom, its
+	// widest box left to right.
+	thick []int
+	// lr lays the layers out left to right: the layout is worked out in
+	// the same coordinates (x along a layer, y across layers) and turned
+	// when it is drawn (real).
+	lr     bool
+	bands  []band // top to bottom
 	width  int
 	height int
 	strs   map[string]uint32 // label clusters not in the base table
@@ -68,10 +75,13 @@ type item struct {
 	x     int // left column of the footprint
 	w     int // footprint width: the box plus its cross stub
 	boxW  int
-	port  int   // the stem's column, as an offset from x
-	typ   ekind // a dummy's edge kind
-	up    []link
-	down  []link
+	// size is the box's extent along its layer: its width top to bottom,
+	// its height (rows) left to right; 1 for a dummy.
+	size int
+	port int   // the stem's column, as an offset from x
+	typ  ekind // a dummy's edge kind
+	up   []link
+	down []link
 	// arrows are the in-ports on a box's top border.
 	arrows []arrow
 }
@@ -136,11 +146,11 @@ var base = func() *strtab {
 	t := &strtab{strs: []string{""}, idx: map[string]uint32{"": 0}}
 	for _, c := range []*chars{&unicodeChars, &asciiChars} {
 		for _, b := range []boxChars{c.box, c.selBox} {
-			for _, s := range []string{b.tl, b.tr, b.bl, b.br, b.h, b.v, b.stem} {
+			for _, s := range []string{b.tl, b.tr, b.bl, b.br, b.h, b.v, b.stem, b.stemR} {
 				t.add(s)
 			}
 		}
-		for _, s := range []string{c.v, c.h, c.vCond, c.hCond, c.arrow, c.marker, c.stubArrow} {
+		for _, s := range []string{c.v, c.h, c.vCond, c.hCond, c.arrow, c.arrowR, c.marker, c.stubArrow} {
 			t.add(s)
 		}
 	}
@@ -267,7 +277,7 @@ func NewLayoutWith(nodes []Node, edges []Edge, waves [][]int, opt Options) *Layo
 	if opt.MaxDetail <= 0 {
 		opt.MaxDetail = defaultMaxDetail
 	}
-	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}, boxRows: boxH}
+	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}, boxRows: boxH, lr: opt.LeftToRight}
 	for _, n := range nodes {
 		if _, dup := l.byID[n.ID]; dup {
 			continue
@@ -457,7 +467,10 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 	for i := range l.nodes {
 		n := &l.nodes[i]
 		bw := n.boxWidth()
-		l.items[i] = item{node: i, layer: layerOf[i], boxW: bw, w: bw + n.stubWidth(), port: bw / 2}
+		l.items[i] = item{node: i, layer: layerOf[i], boxW: bw, w: bw + n.stubWidth(), port: bw / 2, size: bw}
+		if l.lr { // along a column: the box's rows, its stem on the label's
+			l.items[i].w, l.items[i].port, l.items[i].size = l.boxRows, 1, l.boxRows
+		}
 	}
 	l.layers = make([][]int, len(initial))
 	for i, ly := range initial {
@@ -479,7 +492,7 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 		prev := from
 		for ly := layerOf[from] + 1; ly < layerOf[to]; ly++ {
 			d := len(l.items)
-			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, typ: k})
+			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, size: 1, typ: k})
 			l.layers[ly] = append(l.layers[ly], d)
 			hops = append(hops, hop{prev, d, k})
 			prev = d
@@ -497,9 +510,13 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 				k++
 			}
 		}
-		if k > 2 && m.boxW < 2*k+3 {
+		switch {
+		case l.lr && k > m.size-2: // a row of the left border each
+			m.size, m.w = k+2, k+2
+		case !l.lr && k > 2 && m.boxW < 2*k+3:
 			grow := 2*k + 3 - m.boxW
 			m.boxW += grow
+			m.size += grow
 			m.w += grow
 			m.port = m.boxW / 2
 		}
@@ -688,7 +705,7 @@ func (l *Layout) crossings(pos []int) int {
 
 // gap is the blank columns kept between two neighbours in a layer.
 func (l *Layout) gap(a, b int) int {
-	if l.items[a].node < 0 || l.items[b].node < 0 {
+	if l.lr || l.items[a].node < 0 || l.items[b].node < 0 {
 		return 1
 	}
 	return 2

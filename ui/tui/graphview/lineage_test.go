@@ -41,6 +41,61 @@ func TestLineageBoxesMarksAndDashes(t *testing.T) {
 ┗━━━━━━━━━━━━━━┛  └──────────────┘`)
 }
 
+func TestLineageLeftToRight(t *testing.T) {
+	// The same kinds of edges with the layers as columns: each stem leaves
+	// its box's right border on the label's row, each edge arrives on the
+	// left border with its mark before the head (T then ✗), the after:
+	// edge dashed; ↑/↓ move along a column, ←/→ across.
+	l := NewLayoutWith([]Node{
+		{ID: 1, Label: "raw.pay", Health: Failed, Sub: "ingest"},
+		{ID: 2, Label: "core.day", Health: Blocked, Sub: "core"},
+		{ID: 3, Label: "ops.alert", Health: Applied},
+		{ID: 4, Label: "mart.mo", Health: Unknown},
+	}, []Edge{
+		{From: 1, To: 2, Type: S, Class: 2, Mark: "T✗"},
+		{From: 1, To: 3, Type: S, Dashed: true, Mark: "f"},
+		{From: 2, To: 4, Type: S, Class: 2, Mark: "W✗"},
+	}, [][]int{{1}, {2, 3}, {4}}, Options{LeftToRight: true})
+	want(t, whole(l, 0, 2, Styles{}), 49, `
+                  ┏━━━━━━━━━━━━┓    ┌───────────┐
+             ┌──T✗▶▸⊘ core.day ┠──W✗▶ ? mart.mo │
+┌───────────┐│    ┃   core     ┃    │           │
+│ ✗ raw.pay ├┴┐   ┗━━━━━━━━━━━━┛    └───────────┘
+│   ingest  │ ╎
+└───────────┘ ╎   ┌─────────────┐
+              └╌╌f▶ ✓ ops.alert │
+                  │             │
+                  └─────────────┘`)
+	for _, c := range []struct {
+		from int
+		dir  Direction
+		to   int
+	}{{2, Down, 3}, {3, Up, 2}, {2, Right, 4}, {2, Left, 1}, {1, Down, 1}} {
+		if got := l.Neighbour(c.from, c.dir); got != c.to {
+			t.Errorf("Neighbour(%d, %v) = %d, want %d", c.from, c.dir, got, c.to)
+		}
+	}
+	if x, y, w, h, _ := l.Bounds(3); x != 18 || y != 5 || w != 15 || h != 4 {
+		t.Errorf("ops.alert's box at %d,%d %d×%d, want 18,5 15×4", x, y, w, h)
+	}
+}
+
+func TestThousandModelLineageLeftToRight(t *testing.T) {
+	// Left to right is the same ordering turned: the tree still crosses
+	// nowhere, and every box is inside the picture.
+	nodes, edges, waves := treeLineage(1000, 0, 1)
+	l := NewLayoutWith(nodes, edges, waves, Options{Roots: []int{0}, LeftToRight: true})
+	if c := l.Crossings(); c != 0 {
+		t.Errorf("%d crossings left to right, want 0", c)
+	}
+	pw, ph := l.Size()
+	for _, n := range nodes {
+		if x, y, w, h, _ := l.Bounds(n.ID); x < 0 || y < 0 || x+w > pw || y+h > ph {
+			t.Fatalf("node %d's box %d,%d %d×%d outside the %d×%d picture", n.ID, x, y, w, h, pw, ph)
+		}
+	}
+}
+
 func TestEdgesOfOneSourceSplitByClass(t *testing.T) {
 	// One source, two readers, two verdicts: two nets, so the class 1
 	// edge and the class 2 edge are coloured apart all the way down.

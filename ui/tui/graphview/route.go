@@ -41,10 +41,18 @@ func (l *Layout) route() {
 		chans[li] = l.routeChannel(li, inc)
 	}
 	l.layerY = make([]int, len(l.layers))
+	l.thick = make([]int, len(l.layers))
 	y := 0
-	for li := range l.layers {
+	for li, ly := range l.layers {
 		l.layerY[li] = y
-		y += l.boxRows
+		l.thick[li] = l.boxRows
+		if l.lr {
+			l.thick[li] = 1
+			for _, it := range ly {
+				l.thick[li] = max(l.thick[li], l.items[it].boxW)
+			}
+		}
+		y += l.thick[li]
 		if li < len(chans) {
 			y += chans[li].rows
 		}
@@ -54,16 +62,19 @@ func (l *Layout) route() {
 	}
 	for li := range l.layers {
 		ly := l.layerY[li]
-		b := band{y0: ly, y1: ly + l.boxRows, layer: li}
+		b := band{y0: ly, y1: ly + l.thick[li], layer: li}
 		for _, it := range l.layers[li] {
 			if m := &l.items[it]; m.node < 0 {
-				b.segs = append(b.segs, seg{m.x, ly, m.x, ly + l.boxRows - 1, it, m.typ})
+				b.segs = append(b.segs, seg{m.x, ly, m.x, ly + l.thick[li] - 1, it, m.typ})
 			}
 		}
 		l.bands = append(l.bands, b)
 		if li < len(chans) {
 			l.bands = append(l.bands, l.channelBand(li, &chans[li]))
 		}
+	}
+	if l.lr { // worked out along and across layers: turned, they are rows and columns
+		l.width, l.height = l.height, l.width
 	}
 }
 
@@ -134,6 +145,9 @@ func (l *Layout) routeChannel(li int, inc [][]portRef) channel {
 	}
 	ch.tracks = assignTracks(ch.nets)
 	ch.rows = ch.tracks + ch.label
+	if l.lr { // a cell of line between a stem and the marks
+		ch.rows++
+	}
 	ch.rows = max(ch.rows, 1)
 	return ch
 }
@@ -246,7 +260,7 @@ func (l *Layout) assignPorts(v int, refs []portRef, nets []net, stems map[int]in
 		}
 		return compareKind(na.typ, nb.typ)
 	})
-	lo, hi := m.x+1, m.x+m.boxW-2
+	lo, hi := m.x+1, m.x+m.size-2
 	cands := make([]int, 0, hi-lo+1)
 	for c := lo; c <= hi; c++ {
 		cands = append(cands, c)
@@ -328,16 +342,25 @@ func pickPorts(cands []int, want []float64, ok func(i, c int) bool) []int {
 
 // channelBand turns channel li's nets into segments and letters.
 func (l *Layout) channelBand(li int, ch *channel) band {
-	yb := l.layerY[li] + l.boxRows - 1 // the sources' bottom border
-	yt := l.layerY[li+1]               // the targets' top border
+	yb := l.layerY[li] + l.thick[li] - 1 // the sources' bottom border
+	yt := l.layerY[li+1]                 // the targets' top border
 	b := band{y0: yb, y1: yt + 1, layer: -1}
+	if l.lr {
+		b.y0 = l.layerY[li] // the stems from narrow boxes start inside the column
+	}
 	for _, n := range ch.nets {
+		// A stem leaves its box's far border: left to right a narrow box's
+		// is short of the column's, and the stem runs on to it.
+		far := yb
+		if o := &l.items[n.owner]; l.lr && o.node >= 0 {
+			far = l.layerY[li] + o.boxW - 1
+		}
 		if n.track < 0 {
-			b.segs = append(b.segs, seg{n.stem, yb, n.stem, yt, n.owner, n.typ})
+			b.segs = append(b.segs, seg{n.stem, far, n.stem, yt, n.owner, n.typ})
 		} else {
 			yr := yb + 1 + n.track
 			b.segs = append(b.segs,
-				seg{n.stem, yb, n.stem, yr, n.owner, n.typ},
+				seg{n.stem, far, n.stem, yr, n.owner, n.typ},
 				seg{n.lo, yr, n.hi, yr, n.owner, n.typ})
 			for _, p := range n.ports {
 				b.segs = append(b.segs, seg{p, yr, p, yt, n.owner, n.typ})
