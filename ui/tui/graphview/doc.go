@@ -33,6 +33,11 @@
 // dashed success edge (an after: edge); and Edge.Mark, up to two cells
 // stacked over the arrow head (its contract's letter over its verdict's
 // glyph). Edges of one source that differ in any of these route apart.
+// Options.LeftToRight turns the picture: the layers are columns, a stem
+// leaves its box's right border and arrives on the next one's left (▶),
+// marks read before the head ("T✗▶"). It is the same layout worked out
+// along and across the layers and turned when drawn (Layout.real), so the
+// ordering, placement and routing are shared; cross stubs are not drawn.
 // Styles.ASCII draws the same picture with - | + v < and ASCII glyphs.
 //
 // The layout is a small Sugiyama: layers are the waves (graph.Waves); an
