@@ -140,13 +140,8 @@ func BenchmarkLineageScreen(b *testing.B) {
 			}
 		})
 		b.Run(c.name+"/cursor-move", func(b *testing.B) {
-			keys := []tea.KeyPressMsg{{Code: 'j', Text: "j"}, {Code: 'l', Text: "l"}, {Code: 'j', Text: "j"}, {Code: 'h', Text: "h"}, {Code: 'k', Text: "k"}}
-			i := 0
-			for b.Loop() {
-				a.Update(keys[i%len(keys)])
-				i++
-				_ = a.render()
-			}
+			key := func(r rune) tea.KeyPressMsg { return tea.KeyPressMsg{Code: r, Text: string(r)} }
+			benchKeys(b, a, key('j'), key('l'), key('j'), key('h'), key('k'))
 		})
 	}
 }
