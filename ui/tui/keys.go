@@ -147,7 +147,7 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		WindowOn:   key.NewBinding(key.WithKeys("right")),
 		NodeLeft:   key.NewBinding(key.WithKeys("h")),
 		NodeRight:  key.NewBinding(key.WithKeys("l")),
-		NodeMove:   bindAs("hjkl/↑↓", "move"),
+		NodeMove:   bindAs("hjkl/↑↓", "move", "h", "l"), // the help's line: NodeLeft, NodeRight and Up, Down move
 		MoreHops:   bindAs("+/_", "hops", "+", "="),
 		FewerHops:  key.NewBinding(key.WithKeys("_")),
 	}
