@@ -37,7 +37,10 @@ type lineageView struct {
 	placed bool
 	// expanded are the pipelines' groups (lineageGroupKey) opened with
 	// enter: their models drawn one by one however many.
-	expanded   map[string]bool
+	expanded map[string]bool
+	// builtFor and builtWidth are the theme and the terminal width graph
+	// was built for: either changing builds it again (colours; the
+	// direction and the names' cut).
 	builtFor   themes.Theme
 	builtWidth int
 }
