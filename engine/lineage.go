@@ -49,7 +49,17 @@ type LineageNode struct {
 	// Problem says why the model was not judged at At (At before its
 	// start); empty otherwise.
 	Problem string
+	// Strip is the statuses of the model's units around Window, in
+	// window order: at most LineageStripSide before and after it (the
+	// lineage screen's status strip). StripAt is Window's own unit's
+	// place in it; -1 when it has none (the window is missing).
+	Strip   []state.UnitStatus
+	StripAt int
 }
+
+// LineageStripSide is how many units either side of a node's own unit its
+// Strip holds: seven cells in all, which fit a box beside a model's name.
+const LineageStripSide = 3
 
 // LineageEdge is one dependency of a lineage and its verdict at At.
 type LineageEdge struct {
@@ -121,12 +131,15 @@ func (e *Engine) Lineage(ctx context.Context, model string, up, down int, at tim
 	slices.SortStableFunc(names, func(a, b string) int { return layers[a] - layers[b] })
 	for _, name := range names {
 		m := e.spec.Model(name)
-		node := LineageNode{Model: name, Pipeline: m.Pipeline, Shape: modelShape(m), Layer: layers[name], Counts: counts[name]}
+		node := LineageNode{Model: name, Pipeline: m.Pipeline, Shape: modelShape(m), Layer: layers[name], Counts: counts[name], StripAt: -1}
 		r, err := e.Why(ctx, name, at)
 		switch {
 		case err == nil:
 			node.Window, node.Status = r.Window, r.Status
 			rep.Edges = append(rep.Edges, lineageEdges(m, r, layers)...)
+			if node.Strip, node.StripAt, err = e.lineageStrip(ctx, name, r.Window); err != nil {
+				return nil, fmt.Errorf("lineage: %s: %w", name, err)
+			}
 		case errors.Is(err, gate.ErrBeforeStart):
 			node.Problem = err.Error()
 		default:
@@ -135,6 +148,73 @@ func (e *Engine) Lineage(ctx context.Context, model string, up, down int, at tim
 		rep.Nodes = append(rep.Nodes, node)
 	}
 	return rep, nil
+}
+
+// lineageStrip is the statuses of model's units around w, and where w's
+// own unit is among them (-1: none); a timeless model's is its one unit.
+func (e *Engine) lineageStrip(ctx context.Context, model string, w state.Window) ([]state.UnitStatus, int, error) {
+	span := w
+	if !w.IsZero() {
+		d := time.Duration(LineageStripSide) * w.Until.Sub(w.Since)
+		span = state.Window{Since: w.Since.Add(-d), Until: w.Until.Add(d)}
+	}
+	var before, after []state.UnitStatus
+	var own []state.UnitStatus
+	err := e.ScanStoredUnits(ctx, model, span, nil, func(u state.Unit) error {
+		switch {
+		case w.IsZero() || u.Window.Overlaps(w):
+			own = append(own, u.Status)
+		case !u.Window.Until.After(w.Since):
+			before = append(before, u.Status)
+		case len(after) < LineageStripSide:
+			after = append(after, u.Status)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, -1, err
+	}
+	before = before[max(0, len(before)-LineageStripSide):]
+	strip := append(before, own[:min(len(own), 1)]...)
+	at := -1
+	if len(own) > 0 {
+		at = len(before)
+	}
+	return append(strip, after...), at, nil
+}
+
+// LineageHolds is the incident rooted at model's unit w, as the Incidents
+// screen has it (Engine.Incidents), nil when none is: what the lineage
+// screen says the root holds and marks, so its count and the Incidents
+// card's are one number (RootIncident picks it out of the report).
+func (e *Engine) LineageHolds(ctx context.Context, model string, w state.Window) (*gate.Incident, error) {
+	rep, err := e.Incidents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return RootIncident(rep, model, w), nil
+}
+
+// RootIncident is rep's incident of model whose span meets w (both zero
+// for a timeless model), the first in the report's order (failures
+// first); nil when there is none.
+func RootIncident(rep *gate.IncidentReport, model string, w state.Window) *gate.Incident {
+	for i := range rep.Incidents {
+		inc := &rep.Incidents[i]
+		if inc.Model != model {
+			continue
+		}
+		if w.IsZero() || inc.Span.IsZero() {
+			if w.IsZero() && inc.Span.IsZero() {
+				return inc
+			}
+			continue
+		}
+		if inc.Span.Overlaps(w) {
+			return inc
+		}
+	}
+	return nil
 }
 
 // lineageAdjacency is what each model reads or follows (its model
@@ -240,4 +320,15 @@ func modelShape(m *spec.Model) string {
 		interval, flex = m.Chunking.Interval.String(), m.Chunking.Flexibility
 	}
 	return spec.ShapeText(m.Temporality, flex, interval)
+}
+
+// Node is the report's node of model; nil when the lineage does not reach
+// it.
+func (r *LineageReport) Node(model string) *LineageNode {
+	for i := range r.Nodes {
+		if r.Nodes[i].Model == model {
+			return &r.Nodes[i]
+		}
+	}
+	return nil
 }

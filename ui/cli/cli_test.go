@@ -159,7 +159,7 @@ func TestCommandHelpListsTheFlagsItUses(t *testing.T) {
 		{"incidents", []string{"--spec", "--dsn", "--env", "--output", "--as-of"}, []string{"--read-only", "--allow-lint-errors", "--theme"}},
 		{"run", []string{"--spec", "--dsn", "--read-only", "--allow-lint-errors", "--mode", "--since"}, []string{"--as-of"}},
 		{"worker", []string{"--spec", "--dsn", "--lease"}, []string{"--as-of", "--output", "--theme"}},
-		{"demo", []string{"--dir", "--no-ui", "--theme"}, []string{"--spec", "--dsn", "--env", "--as-of", "--read-only", "--output"}},
+		{"demo", []string{"--dir", "--no-ui", "--theme", "--as-of"}, []string{"--spec", "--dsn", "--env", "--read-only", "--output"}},
 		{"serve", []string{"--ssh", "--metrics", "--dsn", "--read-only"}, []string{"--as-of", "--output"}},
 		{"store", []string{"--to", "--dsn", "--read-only"}, []string{"--env", "--as-of", "--theme"}},
 	} {

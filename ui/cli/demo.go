@@ -20,7 +20,7 @@ func init() {
 	register(&command{
 		name:    "demo",
 		summary: "build and run a demo shop project in ./bollhav-demo, then open the UI",
-		globals: []string{gTheme},
+		globals: []string{gTheme, gAsOf},
 		long: `demo creates ./bollhav-demo (a spec, scripts, landing CSV files and the embedded
 SQLite store, which also holds the models' data) and runs a small web shop's
 pipelines in it: ingest (orders, payments, clicks, an alert on failure), core
@@ -33,6 +33,10 @@ The outage lasts until scripts/outage in the folder is removed: then the
 provider is back, and the failed hour loads when it runs again — from the UI
 (r on its incident, d for what waits downstream, y), or with mark and run as
 the demo prints. A rerun of demo does not bring the outage back.
+
+--as-of TIME tells the story as of TIME instead of now (a new folder's
+timeline follows it), so a demo made on any day has the same dates; the UI
+it opens then is read-only, as every --as-of UI is.
 
 The demo runs on SQLite only: its SQL is SQLite's, and its data lives in
 the embedded store's file. examples/shop runs on PostgreSQL.
@@ -76,11 +80,16 @@ func runDemo(c *cmdContext, f demoFlags, args []string) int {
 		return c.fail("demo", &usageError{"the demo writes its own spec; use --dir to choose its folder"})
 	case c.ReadOnly:
 		return c.fail("demo", &usageError{"the demo writes its project and runs it; drop --read-only"})
-	case c.AsOf != "":
-		return c.fail("demo", &usageError{"the demo runs as of now; drop --as-of"})
 	}
 	ctx := c.ctx
 	now := time.Now().UTC().Truncate(time.Second)
+	if c.AsOf != "" {
+		// A demo whose story is told as of a fixed instant: the same
+		// dates on every day it is made (the UI's golden screens, the
+		// captures in docs/ui.md). checkGlobals has parsed it already.
+		at, _ := state.ParseTime(c.AsOf)
+		now = at.UTC().Truncate(time.Second)
+	}
 	clock, rerun := readDemoClock(f.dir)
 	if !rerun {
 		clock = newDemoClock(now)

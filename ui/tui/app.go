@@ -409,6 +409,12 @@ func (a *App) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return a.switchTo(topViews[i].kind)
 		}
 	}
+	if s, ok := top.(lineageSource); ok && key.Matches(msg, a.keys.Lineage) {
+		if model, at, ok := s.lineageAt(); ok {
+			return a.push(newLineage(a.common, model, at))
+		}
+		return a.setFlash("L: no model selected here", false)
+	}
 	if j, ok := top.(problemJumper); ok && (key.Matches(msg, a.keys.NextProblem) || key.Matches(msg, a.keys.PrevProblem)) {
 		return a.jumpProblem(j, msg)
 	}

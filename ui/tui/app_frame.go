@@ -210,7 +210,14 @@ func (a *App) helpBody(w, h int) []string {
 			}
 			continue
 		}
-		lines = append(lines, "   "+t.Accent.Render(c.name)+" "+t.Muted.Render(c.args)+strings.Repeat(" ", max(1, 22-width(c.name+" "+c.args)))+c.help)
+		name, help := c.name, c.help
+		switch c.name {
+		case "lineage": // on why's line: the same arguments, and a line less
+			continue
+		case "why":
+			name, help = "why|lineage", "explain MODEL at TIME, or draw its lineage"
+		}
+		lines = append(lines, "   "+t.Accent.Render(name)+" "+t.Muted.Render(c.args)+strings.Repeat(" ", max(1, 22-width(name+" "+c.args)))+help)
 	}
 	tight := len(lines) > h
 	out := lines[:0]

@@ -32,14 +32,25 @@ type demo struct {
 
 func seedDemo(t *testing.T) *demo {
 	t.Helper()
+	return seedDemoAs(t, time.Time{})
+}
+
+// seedDemoAs is the demo told as of asOf (demo --as-of; zero: now), with
+// an engine whose clock stays there.
+func seedDemoAs(t *testing.T, asOf time.Time) *demo {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("seeds the demo shop")
 	}
 	// Seeded once per run of the package's tests; each test works on a
 	// copy of its own.
-	dir := enginetest.CopyOfTemplate(t, "shop", func(dir string) error {
+	template, args := "shop", []string{"demo", "--no-ui"}
+	if !asOf.IsZero() {
+		template, args = "shop-as-of-"+asOf.Format("20060102T150405"), append(args, "--as-of", asOf.Format(time.RFC3339))
+	}
+	dir := enginetest.CopyOfTemplate(t, template, func(dir string) error {
 		var out, errb bytes.Buffer
-		if code := cli.Main([]string{"demo", "--dir", dir, "--no-ui"}, cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		if code := cli.Main(append(args, "--dir", dir), cli.Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
 			return fmt.Errorf("demo: exit %d\n%s\n%s", code, out.String(), errb.String())
 		}
 		return nil
@@ -50,6 +61,9 @@ func seedDemo(t *testing.T) *demo {
 		t.Fatal(err)
 	}
 	opts := engine.Options{SpecDir: dir, Actor: "test"}
+	if !asOf.IsZero() {
+		opts.Now = func() time.Time { return asOf }
+	}
 	return &demo{dir: dir, e: engine.New(store, sp, opts), s: store, opts: opts,
 		outage: state.Window{Since: at, Until: at.Add(time.Hour)}}
 }

@@ -31,11 +31,14 @@ type renderers struct {
 	// visible is the time the timeline shows at width (what a frame
 	// would draw), so the view can load what it needs before it draws.
 	visible func(in timelineInput, width int) state.Window
+	// lineage builds the lineage screen's picture (lineage_hook.go),
+	// driven as a pipeline's graph is; nil lists the nodes instead.
+	lineage func(in lineageInput) pipelineGraph
 }
 
 // standardRenderers are ui/graphview's and ui/timeline's.
 func standardRenderers() renderers {
-	return renderers{graph: newGraphForm, timeline: renderTimeline, visible: visibleTimeline}
+	return renderers{graph: newGraphForm, timeline: renderTimeline, visible: visibleTimeline, lineage: newLineageForm}
 }
 
 // pipelineGraph is one pipeline's task graph as the pipelines view's graph

@@ -66,6 +66,13 @@ type keyMap struct {
 	// RunReady runs every unit the Blocked view found ready (its gate
 	// passes now), after their plan.
 	RunReady key.Binding
+
+	// Lineage (L) opens the lineage of the selected row's model at its
+	// window, from any screen with one (lineage_sources.go). On the
+	// lineage screen ←/→ move the focus window (WindowBack, WindowOn),
+	// h/l move between nodes of a layer (NodeLeft, NodeRight; NodeMove is
+	// the help's line for them and ↑/↓), + and _ change the hops.
+	Lineage, WindowBack, WindowOn, NodeLeft, NodeRight, NodeMove, MoreHops, FewerHops key.Binding
 }
 
 // bind is a binding of the one key k, which its help names, doing what.
@@ -134,6 +141,15 @@ func newKeyMap(readOnly bool, rs renderers) keyMap {
 		MarkPending: bind("p", "mark pending"),
 		RunReady:    bind("R", "run every ready unit"),
 		Rebuild:     bind("O", "rebuild outdated"),
+
+		Lineage:    bind("L", "lineage"),
+		WindowBack: bindAs("←/→", "window", "left"),
+		WindowOn:   key.NewBinding(key.WithKeys("right")),
+		NodeLeft:   key.NewBinding(key.WithKeys("h")),
+		NodeRight:  key.NewBinding(key.WithKeys("l")),
+		NodeMove:   bindAs("hjkl/↑↓", "move", "h", "l"), // the help's line: NodeLeft, NodeRight and Up, Down move
+		MoreHops:   bindAs("+/_", "hops", "+", "="),
+		FewerHops:  key.NewBinding(key.WithKeys("_")),
 	}
 	for _, t := range topViews {
 		k.Screens = append(k.Screens, key.NewBinding(key.WithKeys(t.key), key.WithHelp(t.key, string(t.kind))))
@@ -188,7 +204,7 @@ func (k keyMap) navigation() []key.Binding {
 
 // global is the group every screen has.
 func (k keyMap) global() []key.Binding {
-	g := []key.Binding{k.Palette, k.Filter, k.Back, k.Previous}
+	g := []key.Binding{k.Palette, k.Filter, k.Back, k.Previous, k.Lineage}
 	g = append(g, k.Screens...)
 	return append(g, k.OpenRun, k.TimesHelp, k.Help, k.Quit)
 }

@@ -246,14 +246,18 @@ func BenchmarkPipelinesGraph1000(b *testing.B) {
 		}
 	})
 	b.Run("keystroke", func(b *testing.B) {
-		keys := []tea.KeyPressMsg{{Code: tea.KeyDown}, {Code: tea.KeyRight}, {Code: tea.KeyDown}, {Code: tea.KeyLeft}}
-		i := 0
-		for b.Loop() {
-			a.Update(keys[i%len(keys)])
-			i++
-			_ = a.render()
-		}
+		benchKeys(b, a, tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyRight}, tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyLeft})
 	})
+}
+
+// benchKeys times a frame after each key, the keys in turn.
+func benchKeys(b *testing.B, a *App, keys ...tea.KeyPressMsg) {
+	i := 0
+	for b.Loop() {
+		a.Update(keys[i%len(keys)])
+		i++
+		_ = a.render()
+	}
 }
 
 // BenchmarkModelUnits is the model view with 1,000,000 loaded units, and its

@@ -33,6 +33,7 @@ var paletteCommands = func() []paletteCommand {
 	cs := []paletteCommand{
 		{"model", "NAME", "open a model"},
 		{"why", "MODEL [TIME]", "explain MODEL at TIME, or its worst unit"},
+		{"lineage", "MODEL [TIME]", "MODEL's lineage across pipelines, focused on TIME"},
 	}
 	for _, t := range topViews {
 		cs = append(cs, paletteCommand{string(t.kind), "", t.help})
@@ -44,7 +45,7 @@ var paletteCommands = func() []paletteCommand {
 }()
 
 func newPalette(a *App) *palette {
-	p := &palette{input: lineInput{prompt: ":", placeholder: "model NAME · why MODEL TIME · blocked · runs · env SUFFIX · theme NAME"}}
+	p := &palette{input: lineInput{prompt: ":", placeholder: "model NAME · why MODEL TIME · lineage MODEL · blocked · runs · env SUFFIX · theme NAME"}}
 	p.suggest(a)
 	return p
 }
@@ -71,7 +72,7 @@ func (p *palette) suggest(a *App) {
 	} else {
 		var cands []string
 		switch cmd {
-		case "model", "why":
+		case "model", "why", "lineage":
 			cands = a.knownModels()
 		case "theme":
 			cands = themes.Names()
@@ -148,9 +149,9 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 			return nil, err
 		}
 		return a.jump(a.overview(newModel(a.common, args[0]))), nil
-	case "why":
+	case "why", "lineage":
 		if len(args) < 1 || len(args) > 2 {
-			return nil, fmt.Errorf("why MODEL [TIME]: TIME is RFC 3339 or a date")
+			return nil, fmt.Errorf("%s MODEL [TIME]: TIME is RFC 3339 or a date", cmd)
 		}
 		if err := a.knownModel(args[0]); err != nil {
 			return nil, err
@@ -162,6 +163,9 @@ func (p *palette) run(a *App, line string) (tea.Cmd, error) {
 				return nil, err
 			}
 			at = t
+		}
+		if cmd == "lineage" {
+			return a.jump(a.overview(newModel(a.common, args[0]), newLineage(a.common, args[0], at))), nil
 		}
 		return a.jump(a.overview(newModel(a.common, args[0]), newWhy(a.common, args[0], at))), nil
 	case "env":

@@ -118,17 +118,9 @@ func (v *pipelinesView) renderGraph(w, h int) []string {
 	v.graphX, v.graphY = g.Scroll(v.graphSel, w, gh, v.graphX, v.graphY)
 	// Which ways the picture goes on past the window.
 	pw, ph := g.Size()
-	more := ""
-	for _, m := range []struct {
-		ok bool
-		s  string
-	}{{v.graphX > 0, "◂"}, {v.graphX+w < pw, "▸"}, {v.graphY > 0, "▴"}, {v.graphY+gh < ph, "▾"}} {
-		if m.ok {
-			more += m.s
-		}
-	}
+	more := scrollHint(v.graphX, v.graphY, w, gh, pw, ph)
 	if more != "" {
-		more = t.Muted.Render("more " + more + " ")
+		more = t.Muted.Render(more + " ")
 	}
 	for from := 0; from < at && width(head+tabs+" "+more) > w; {
 		from++

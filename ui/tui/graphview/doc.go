@@ -28,6 +28,16 @@
 // are dashed (╌ ╎) and carry a letter, f, a or d, just above their arrow
 // head. Where lines of two different sources cross, the vertical one runs
 // through unbroken; ├ ┬ ┼ and the like only ever join lines of one source.
+// The lineage screen adds to this: Node.Sub, a second line in every box;
+// Edge.Class, a colour of Styles.Classes (its verdict); Edge.Dashed, a
+// dashed success edge (an after: edge); and Edge.Mark, up to two cells
+// stacked over the arrow head (its contract's letter over its verdict's
+// glyph). Edges of one source that differ in any of these route apart.
+// Options.LeftToRight turns the picture: the layers are columns, a stem
+// leaves its box's right border and arrives on the next one's left (▶),
+// marks read before the head ("T✗▶"). It is the same layout worked out
+// along and across the layers and turned when drawn (Layout.real), so the
+// ordering, placement and routing are shared; cross stubs are not drawn.
 // Styles.ASCII draws the same picture with - | + v < and ASCII glyphs.
 //
 // The layout is a small Sugiyama: layers are the waves (graph.Waves); an
@@ -38,6 +48,9 @@
 // (source, edge type) a track row, first fit, and every arriving edge its
 // own in-port on the target's top border (a box with many inputs widens to
 // hold them), off other sources' stems, so two routes do not run along each
-// other. NewLayout does all of it once; Render draws only the visible
+// other. Before the sweeps, a depth-first order grown from Options.Roots
+// (a lineage's focus) replaces the given one when it crosses less: it
+// draws any lineage tree without a crossing (Layout.Crossings counts them).
+// NewLayout does all of it once; Render draws only the visible
 // window, so its cost follows the window, not the graph.
 package graphview

@@ -60,6 +60,10 @@ type Node struct {
 	// Cross lists the task's dependencies on tasks of other pipelines, drawn
 	// as a stub beside the box ("◄─ ingest.raw_orders", "+N" for more).
 	Cross []CrossEdge
+	// Sub is a second line under the label, in the detail's style (the
+	// lineage screen's pipeline and grain); a layout with any node's Sub
+	// gives every box the line.
+	Sub string
 }
 
 // CrossEdge is a dependency on a task outside the pipeline: Label names the
@@ -76,7 +80,24 @@ type CrossEdge struct {
 type Edge struct {
 	From, To int
 	Type     graph.DependencyType
+	// Class colours the edge with Styles.Classes[Class-1] (the lineage
+	// screen's verdicts); 0 colours it by its type (Edge or CondEdge).
+	Class uint8
+	// Dashed draws the edge dashed, as a conditional one, whatever its
+	// type: the lineage's after: task edges beside its data edges.
+	Dashed bool
+	// Mark is written just above the arrow head, one cell a row from the
+	// top (at most two: a contract's letter over its verdict's glyph);
+	// empty, a conditional type's letter is.
+	Mark string
 }
+
+// maxClasses is how many colour classes edges can have; maxMark how many
+// cells of a mark are drawn.
+const (
+	maxClasses = 8
+	maxMark    = 2
+)
 
 // EdgesOf returns every same-pipeline edge of g as Edges, in task order.
 func EdgesOf(g *graph.DependencyGraph) []Edge {
@@ -108,6 +129,14 @@ type Options struct {
 	MaxLabel int
 	// MaxDetail is the widest a node's detail is drawn. Default 12.
 	MaxDetail int
+	// LeftToRight lays the layers out as columns, left to right, each a
+	// column of boxes, edges leaving a box's right border and arriving on
+	// the next one's left (the lineage screen where it fits across); cross
+	// stubs are not drawn in it.
+	LeftToRight bool
+	// Roots are the nodes (ids) a depth-first first ordering grows from,
+	// such as a lineage's focus; see Layout.depthFirst.
+	Roots []int
 }
 
 // Styles colour the picture. Only colours and text attributes (bold,
@@ -129,6 +158,9 @@ type Styles struct {
 	Edge, CondEdge lipgloss.Style
 	// Cross draws cross-pipeline stubs.
 	Cross lipgloss.Style
+	// Classes colour the edges of Edge.Class 1, 2, … (at most
+	// maxClasses), their arrow heads and marks.
+	Classes []lipgloss.Style
 	// ASCII draws with -|+v> and plain glyphs instead of box drawing, for
 	// terminals without it.
 	ASCII bool

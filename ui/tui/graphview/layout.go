@@ -35,18 +35,33 @@ type Layout struct {
 	byID   map[int]int // task id → index in nodes (and items)
 	items  []item      // nodes first (same index), then dummies
 	layers [][]int     // item indices per layer, left to right
-	layerY []int       // top row of each layer's band
-	bands  []band      // top to bottom
+	layerY []int       // top row of each layer's band (its left column, left to right)
+	// thick is each layer's thickness across: boxRows top to bottom, its
+	// widest box left to right.
+	thick []int
+	// lr lays the layers out left to right: the layout is worked out in
+	// the same coordinates (x along a layer, y across layers) and turned
+	// when it is drawn (real).
+	lr     bool
+	bands  []band // top to bottom
 	width  int
 	height int
 	strs   map[string]uint32 // label clusters not in the base table
 	extra  []string
+	marks  []text // the edges' marks (Edge.Mark), by ekind.mark
+	// startCrossings are the crossings in the order given, before the
+	// sweeps: what a test compares Crossings with.
+	startCrossings int
+	// boxRows is a box's height: boxH, or one more when a node has a Sub
+	// line.
+	boxRows int
 }
 
 // nodeInfo is a node with its measured texts.
 type nodeInfo struct {
 	Node
 	label, detail text
+	sub           text // Node.Sub, measured
 	stub          text // first cross-pipeline label, "" when none
 	stubMore      text // " +N" when there are more
 	stubType      graph.DependencyType
@@ -60,22 +75,25 @@ type item struct {
 	x     int // left column of the footprint
 	w     int // footprint width: the box plus its cross stub
 	boxW  int
-	port  int                  // the stem's column, as an offset from x
-	typ   graph.DependencyType // a dummy's edge type
-	up    []link
-	down  []link
+	// size is the box's extent along its layer: its width top to bottom,
+	// its height (rows) left to right; 1 for a dummy.
+	size int
+	port int   // the stem's column, as an offset from x
+	typ  ekind // a dummy's edge kind
+	up   []link
+	down []link
 	// arrows are the in-ports on a box's top border.
 	arrows []arrow
 }
 
 type link struct {
 	item int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 type arrow struct {
 	x   int
-	typ graph.DependencyType
+	typ ekind
 }
 
 // band is a horizontal strip of the picture: a layer (boxes and dummies'
@@ -94,13 +112,14 @@ type band struct {
 type seg struct {
 	x0, y0, x1, y1 int
 	owner          int
-	typ            graph.DependencyType
+	typ            ekind
 }
 
-// mark is a conditional edge's letter, just above its arrow head.
+// mark is an edge's mark (a conditional edge's letter, or Edge.Mark) just
+// above its arrow head, from row y down.
 type mark struct {
 	x, y int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 // text is a measured string, split into cells: each cluster is drawn in
@@ -127,11 +146,11 @@ var base = func() *strtab {
 	t := &strtab{strs: []string{""}, idx: map[string]uint32{"": 0}}
 	for _, c := range []*chars{&unicodeChars, &asciiChars} {
 		for _, b := range []boxChars{c.box, c.selBox} {
-			for _, s := range []string{b.tl, b.tr, b.bl, b.br, b.h, b.v, b.stem} {
+			for _, s := range []string{b.tl, b.tr, b.bl, b.br, b.h, b.v, b.stem, b.stemR} {
 				t.add(s)
 			}
 		}
-		for _, s := range []string{c.v, c.h, c.vCond, c.hCond, c.arrow, c.marker, c.stubArrow} {
+		for _, s := range []string{c.v, c.h, c.vCond, c.hCond, c.arrow, c.arrowR, c.marker, c.stubArrow} {
 			t.add(s)
 		}
 	}
@@ -258,24 +277,28 @@ func NewLayoutWith(nodes []Node, edges []Edge, waves [][]int, opt Options) *Layo
 	if opt.MaxDetail <= 0 {
 		opt.MaxDetail = defaultMaxDetail
 	}
-	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}}
+	l := &Layout{byID: make(map[int]int, len(nodes)), strs: map[string]uint32{}, boxRows: boxH, lr: opt.LeftToRight}
 	for _, n := range nodes {
 		if _, dup := l.byID[n.ID]; dup {
 			continue
 		}
 		l.byID[n.ID] = len(l.nodes)
 		l.nodes = append(l.nodes, l.measure(n, opt))
+		if n.Sub != "" {
+			l.boxRows = boxH + 1
+		}
 	}
 	layerOf, initial := l.assignLayers(edges, waves)
 	l.buildItems(edges, layerOf, initial)
-	l.order()
+	l.order(opt.Roots)
 	l.place()
 	l.route()
 	return l
 }
 
 func (l *Layout) measure(n Node, opt Options) nodeInfo {
-	info := nodeInfo{Node: n, label: l.makeText(n.Label, opt.MaxLabel), detail: l.makeText(n.Detail, opt.MaxDetail)}
+	info := nodeInfo{Node: n, label: l.makeText(n.Label, opt.MaxLabel), detail: l.makeText(n.Detail, opt.MaxDetail),
+		sub: l.makeText(n.Sub, opt.MaxLabel+opt.MaxDetail)}
 	if len(n.Cross) > 0 {
 		info.stub = l.makeText(n.Cross[0].Label, opt.MaxLabel)
 		info.stubType = n.Cross[0].Type
@@ -315,7 +338,7 @@ func (n *nodeInfo) boxWidth() int {
 	if n.detail.w > 0 {
 		w += 1 + n.detail.w
 	}
-	return max(w, 7)
+	return max(w, 4+n.sub.w+2, 7)
 }
 
 // stubWidth is the cross stub's width beside the box: "◄─", the letter of a
@@ -444,7 +467,10 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 	for i := range l.nodes {
 		n := &l.nodes[i]
 		bw := n.boxWidth()
-		l.items[i] = item{node: i, layer: layerOf[i], boxW: bw, w: bw + n.stubWidth(), port: bw / 2}
+		l.items[i] = item{node: i, layer: layerOf[i], boxW: bw, w: bw + n.stubWidth(), port: bw / 2, size: bw}
+		if l.lr { // along a column: the box's rows, its stem on the label's
+			l.items[i].w, l.items[i].port, l.items[i].size = l.boxRows, 1, l.boxRows
+		}
 	}
 	l.layers = make([][]int, len(initial))
 	for i, ly := range initial {
@@ -452,25 +478,26 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 	}
 	type key struct {
 		from, to int
-		typ      graph.DependencyType
+		typ      ekind
 	}
 	seen := make(map[key]bool, len(edges))
 	var hops []hop
 	for _, e := range edges {
 		from, to, ok := l.validEdge(e)
-		if !ok || layerOf[from] >= layerOf[to] || seen[key{from, to, e.Type}] {
+		k := l.kindOf(e)
+		if !ok || layerOf[from] >= layerOf[to] || seen[key{from, to, k}] {
 			continue
 		}
-		seen[key{from, to, e.Type}] = true
+		seen[key{from, to, k}] = true
 		prev := from
 		for ly := layerOf[from] + 1; ly < layerOf[to]; ly++ {
 			d := len(l.items)
-			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, typ: e.Type})
+			l.items = append(l.items, item{node: -1, layer: ly, w: 1, boxW: 1, size: 1, typ: k})
 			l.layers[ly] = append(l.layers[ly], d)
-			hops = append(hops, hop{prev, d, e.Type})
+			hops = append(hops, hop{prev, d, k})
 			prev = d
 		}
-		hops = append(hops, hop{prev, to, e.Type})
+		hops = append(hops, hop{prev, to, k})
 	}
 	l.link(hops)
 	// A box gets an in-port per arriving (source, type), each on its own
@@ -483,9 +510,13 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 				k++
 			}
 		}
-		if k > 2 && m.boxW < 2*k+3 {
+		switch {
+		case l.lr && k > m.size-2: // a row of the left border each
+			m.size, m.w = k+2, k+2
+		case !l.lr && k > 2 && m.boxW < 2*k+3:
 			grow := 2*k + 3 - m.boxW
 			m.boxW += grow
+			m.size += grow
 			m.w += grow
 			m.port = m.boxW / 2
 		}
@@ -495,7 +526,7 @@ func (l *Layout) buildItems(edges []Edge, layerOf []int, initial [][]int) {
 // hop is one layer-to-layer step of an edge.
 type hop struct {
 	u, v int
-	typ  graph.DependencyType
+	typ  ekind
 }
 
 // link sets every item's up and down links, carved out of one array.
@@ -517,9 +548,10 @@ func (l *Layout) link(hops []hop) {
 	}
 }
 
-// order reduces crossings: barycenter sweeps down and up, keeping the best
-// ordering seen.
-func (l *Layout) order() {
+// order reduces crossings: from the better of the order given and a
+// depth-first order grown from roots, barycenter sweeps down and up,
+// keeping the best ordering seen.
+func (l *Layout) order(roots []int) {
 	pos := make([]int, len(l.items))
 	setPos := func(ly []int) {
 		for p, it := range ly {
@@ -531,6 +563,16 @@ func (l *Layout) order() {
 	}
 	best := cloneLayers(l.layers)
 	bestC := l.crossings(pos)
+	l.startCrossings = bestC
+	if bestC > 0 {
+		l.layers = l.depthFirst(roots)
+		for _, ly := range l.layers {
+			setPos(ly)
+		}
+		if c := l.crossings(pos); c < bestC {
+			bestC, best = c, cloneLayers(l.layers)
+		}
+	}
 	keys := make([]float64, len(l.items))
 	for s := 0; s < sweeps && bestC > 0; s++ {
 		down := s%2 == 0
@@ -577,6 +619,50 @@ func (l *Layout) order() {
 	}
 }
 
+// depthFirst orders every layer by when a depth-first walk over the
+// links, either way, first reaches its items: from the nodes of roots,
+// then from whatever is left, layer by layer. Grown from a lineage's focus,
+// where every model is reached along a path that runs only away from it,
+// each subtree keeps to a run of every layer, so a tree is drawn without a
+// crossing, which barycenter sweeps from an arbitrary start do not always
+// find.
+func (l *Layout) depthFirst(roots []int) [][]int {
+	out := make([][]int, len(l.layers))
+	seen := make([]bool, len(l.items))
+	var stack []int
+	walk := func(start int) {
+		stack = append(stack[:0], start)
+		for len(stack) > 0 {
+			it := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[it] {
+				continue
+			}
+			seen[it] = true
+			m := &l.items[it]
+			out[m.layer] = append(out[m.layer], it)
+			// Pushed in reverse, so they are visited in link order.
+			for i := len(m.down) - 1; i >= 0; i-- {
+				stack = append(stack, m.down[i].item)
+			}
+			for i := len(m.up) - 1; i >= 0; i-- {
+				stack = append(stack, m.up[i].item)
+			}
+		}
+	}
+	for _, id := range roots {
+		if ni, ok := l.byID[id]; ok {
+			walk(ni)
+		}
+	}
+	for _, ly := range l.layers {
+		for _, it := range ly {
+			walk(it)
+		}
+	}
+	return out
+}
+
 func cloneLayers(ls [][]int) [][]int {
 	out := make([][]int, len(ls))
 	for i, ly := range ls {
@@ -619,7 +705,7 @@ func (l *Layout) crossings(pos []int) int {
 
 // gap is the blank columns kept between two neighbours in a layer.
 func (l *Layout) gap(a, b int) int {
-	if l.items[a].node < 0 || l.items[b].node < 0 {
+	if l.lr || l.items[a].node < 0 || l.items[b].node < 0 {
 		return 1
 	}
 	return 2
@@ -772,4 +858,17 @@ func (l *Layout) fixDummies() {
 			}
 		}
 	}
+}
+
+// Crossings is how many pairs of edges cross between adjacent layers in the
+// order the layout drew: what the barycenter sweeps minimise, exposed so a
+// test can hold a crossing-free graph to zero and report the rest.
+func (l *Layout) Crossings() int {
+	pos := make([]int, len(l.items))
+	for _, ly := range l.layers {
+		for p, it := range ly {
+			pos[it] = p
+		}
+	}
+	return l.crossings(pos)
 }

@@ -108,7 +108,7 @@ func TestOrderingRemovesAvoidableCrossings(t *testing.T) {
 	// Given in the worst order: a feeds d, b feeds c. The sweeps swap one
 	// row, so both edges run straight down.
 	l := NewLayout([]Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 3, Label: "c"}, {ID: 4, Label: "d"}},
-		[]Edge{{1, 4, S}, {2, 3, S}}, [][]int{{1, 2}, {3, 4}})
+		[]Edge{{From: 1, To: 4, Type: S}, {From: 2, To: 3, Type: S}}, [][]int{{1, 2}, {3, 4}})
 	want(t, whole(l, 0, -1, Styles{}), 16, `
 ┌─────┐  ┌─────┐
 │ ? a │  │ ? b │
@@ -123,7 +123,7 @@ func TestManyInputsWidenTheBox(t *testing.T) {
 	// Four sources into one short-named box: it widens to give each its own
 	// in-port (2×4+3 = 11 cells).
 	nodes := []Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 3, Label: "c"}, {ID: 4, Label: "d"}, {ID: 5, Label: "e"}}
-	l := NewLayout(nodes, []Edge{{1, 5, S}, {2, 5, S}, {3, 5, S}, {4, 5, S}}, nil)
+	l := NewLayout(nodes, []Edge{{From: 1, To: 5, Type: S}, {From: 2, To: 5, Type: S}, {From: 3, To: 5, Type: S}, {From: 4, To: 5, Type: S}}, nil)
 	if _, _, w, _, _ := l.Bounds(5); w != 11 {
 		t.Errorf("box width %d, want 11", w)
 	}

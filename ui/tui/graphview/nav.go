@@ -26,20 +26,24 @@ func (l *Layout) Bounds(id int) (x, y, w, h int, ok bool) {
 	if !ok {
 		return 0, 0, 0, 0, false
 	}
-	m := &l.items[ni]
-	return m.x, l.layerY[m.layer], m.boxW, boxH, true
+	x, y, w, h = l.boxRect(&l.items[ni])
+	return x, y, w, h, true
 }
 
 // NodeAt is the id of the node whose box or stub covers the picture cell
 // (x, y), for a mouse click; ok is false when none does.
 func (l *Layout) NodeAt(x, y int) (id int, ok bool) {
-	for li, ly := range l.layers {
-		if top := l.layerY[li]; y < top || y >= top+boxH {
-			continue
-		}
+	for _, ly := range l.layers {
 		for _, it := range ly {
 			m := &l.items[it]
-			if m.node >= 0 && x >= m.x && x < m.x+m.w {
+			if m.node < 0 {
+				continue
+			}
+			bx, by, bw, bh := l.boxRect(m)
+			if !l.lr {
+				bw = m.w // with its cross stub
+			}
+			if x >= bx && x < bx+bw && y >= by && y < by+bh {
 				return l.nodes[m.node].ID, true
 			}
 		}
@@ -59,6 +63,9 @@ func (l *Layout) Neighbour(selected int, dir Direction) int {
 			return id
 		}
 		return selected
+	}
+	if l.lr { // ↑/↓ along a column, ←/→ across the layers
+		dir = [...]Direction{Up: Left, Down: Right, Left: Up, Right: Down}[dir]
 	}
 	m := &l.items[ni]
 	ly := l.layers[m.layer]
@@ -82,7 +89,7 @@ func (l *Layout) Neighbour(selected int, dir Direction) int {
 		if dir == Up {
 			step = -1
 		}
-		centre := 2*m.x + m.boxW // doubled, to stay in integers
+		centre := 2*m.x + m.size // doubled, to stay in integers
 		for li := m.layer + step; li >= 0 && li < len(l.layers); li += step {
 			best, bestD := -1, 0
 			for _, it := range l.layers[li] {
@@ -90,7 +97,7 @@ func (l *Layout) Neighbour(selected int, dir Direction) int {
 				if o.node < 0 {
 					continue
 				}
-				d := 2*o.x + o.boxW - centre
+				d := 2*o.x + o.size - centre
 				if d < 0 {
 					d = -d
 				}
@@ -114,11 +121,10 @@ func (l *Layout) Neighbour(selected int, dir Direction) int {
 func (l *Layout) ScrollTo(selected, width, height, scrollX, scrollY int) (int, int) {
 	if ni, ok := l.byID[selected]; ok {
 		m := &l.items[ni]
-		x, w := m.x, m.w
-		if w > width {
-			w = m.boxW
+		x, y, w, h := l.boxRect(m)
+		if !l.lr && m.w <= width {
+			w = m.w // with its cross stub
 		}
-		y, h := l.layerY[m.layer], boxH
 		if h+2 <= height {
 			y, h = y-1, h+2
 		}
@@ -143,3 +149,6 @@ func keepIn(s, at, size, n int) int {
 func clampScroll(s, total, n int) int {
 	return max(0, min(s, total-n))
 }
+
+// Width is the whole picture's width in cells.
+func (l *Layout) Width() int { return l.width }

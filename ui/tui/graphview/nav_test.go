@@ -33,7 +33,7 @@ func TestNeighbourSkipsDummies(t *testing.T) {
 	// a→c runs through b's wave as a dummy beside b; Right from b finds no
 	// node there, and Down from a still reaches b.
 	l := NewLayout([]Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 3, Label: "c"}},
-		[]Edge{{1, 2, S}, {2, 3, S}, {1, 3, S}}, nil)
+		[]Edge{{From: 1, To: 2, Type: S}, {From: 2, To: 3, Type: S}, {From: 1, To: 3, Type: S}}, nil)
 	if got := l.Neighbour(2, Right); got != 2 {
 		t.Errorf("Right from b = %d, want 2", got)
 	}
@@ -136,7 +136,7 @@ func TestInputsTolerated(t *testing.T) {
 	// an empty wave is dropped. Layers keep a blank row between them even
 	// with no edge to route.
 	nodes := []Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 2, Label: "dup"}, {ID: 3, Label: "c"}}
-	edges := []Edge{{1, 2, S}, {1, 2, S}, {1, 9, S}, {3, 3, S}, {2, 1, S}}
+	edges := []Edge{{From: 1, To: 2, Type: S}, {From: 1, To: 2, Type: S}, {From: 1, To: 9, Type: S}, {From: 3, To: 3, Type: S}, {From: 2, To: 1, Type: S}}
 	l := NewLayout(nodes, edges, [][]int{{1}, {}, {2}})
 	if l.Len() != 3 {
 		t.Errorf("Len = %d, want 3", l.Len())
@@ -156,7 +156,7 @@ func TestInputsTolerated(t *testing.T) {
 
 	// Without waves, the layers come from the edges' longest paths, the
 	// same as graph.Waves.
-	edges = []Edge{{1, 2, S}, {2, 3, S}, {1, 3, S}}
+	edges = []Edge{{From: 1, To: 2, Type: S}, {From: 2, To: 3, Type: S}, {From: 1, To: 3, Type: S}}
 	tasks := []graph.TaskNode{{ID: 1}, {ID: 2}, {ID: 3}}
 	g, err := graph.Build(tasks, []graph.TaskEdge{{TaskID: 2, DependsOnTaskID: 1}, {TaskID: 3, DependsOnTaskID: 2}, {TaskID: 3, DependsOnTaskID: 1}})
 	if err != nil {
@@ -179,7 +179,7 @@ func TestEdgesOf(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := EdgesOf(g)
-	w := []Edge{{1, 2, S}, {1, 3, F}, {2, 3, D}}
+	w := []Edge{{From: 1, To: 2, Type: S}, {From: 1, To: 3, Type: F}, {From: 2, To: 3, Type: D}}
 	if !slices.Equal(got, w) {
 		t.Errorf("EdgesOf = %v, want %v", got, w)
 	}

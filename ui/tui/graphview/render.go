@@ -18,7 +18,7 @@ const (
 )
 
 // boxChars draw a node's box.
-type boxChars struct{ tl, tr, bl, br, h, v, stem string }
+type boxChars struct{ tl, tr, bl, br, h, v, stem, stemR string }
 
 // chars are the characters of one drawing mode.
 type chars struct {
@@ -26,6 +26,7 @@ type chars struct {
 	junction           [16]string // corners and junctions, by direction mask
 	box, selBox        boxChars
 	arrow              string // an in-port on a box's top border
+	arrowR             string // an in-port on a box's left border (left to right)
 	marker             string // before the selected node's glyph
 	stubArrow          string // a cross-pipeline stub's head
 }
@@ -38,9 +39,9 @@ var unicodeChars = chars{
 		"─", "┘", "┐", "┤",
 		"─", "┴", "┬", "┼",
 	},
-	box:    boxChars{"┌", "┐", "└", "┘", "─", "│", "┬"},
-	selBox: boxChars{"┏", "┓", "┗", "┛", "━", "┃", "┯"},
-	arrow:  "▼", marker: "▸", stubArrow: "◄",
+	box:    boxChars{"┌", "┐", "└", "┘", "─", "│", "┬", "├"},
+	selBox: boxChars{"┏", "┓", "┗", "┛", "━", "┃", "┯", "┠"},
+	arrow:  "▼", arrowR: "▶", marker: "▸", stubArrow: "◄",
 }
 
 var asciiChars = chars{
@@ -51,9 +52,9 @@ var asciiChars = chars{
 		"-", "+", "+", "+",
 		"-", "+", "+", "+",
 	},
-	box:    boxChars{"+", "+", "+", "+", "-", "|", "+"},
-	selBox: boxChars{"*", "*", "*", "*", "=", "|", "+"},
-	arrow:  "v", marker: ">", stubArrow: "<",
+	box:    boxChars{"+", "+", "+", "+", "-", "|", "+", "+"},
+	selBox: boxChars{"*", "*", "*", "*", "=", "|", "+", "+"},
+	arrow:  "v", arrowR: ">", marker: ">", stubArrow: "<",
 }
 
 func charsFor(ascii bool) *chars {
@@ -75,8 +76,9 @@ const (
 	stEdge
 	stCond
 	stCross
-	stHealth  // + Health
-	numStyles = stHealth + uint8(numHealth)
+	stHealth                                // + Health
+	stClass   = stHealth + uint8(numHealth) // + Edge.Class - 1
+	numStyles = stClass + maxClasses
 )
 
 // slot is a style reduced to the escape sequences around a run of text.
@@ -165,14 +167,13 @@ func (st *Styles) slot(i uint8, selHealth Health) slot {
 	case stCross:
 		return clean(st.Cross)
 	}
-	return clean(st.Health(Health(i - stHealth)))
-}
-
-func edgeSlot(t graph.DependencyType) uint8 {
-	if t == graph.Success {
-		return stEdge
+	if i >= stClass {
+		if c := int(i - stClass); c < len(st.Classes) {
+			return clean(st.Classes[c])
+		}
+		return clean(st.Edge)
 	}
-	return stCond
+	return clean(st.Health(Health(i - stHealth)))
 }
 
 // cell is one cell of the visible window: text (s, or the right half of a
@@ -182,7 +183,7 @@ type cell struct {
 	s      uint32 // text, as an index in the layout's strings; 0 for none
 	st     uint8
 	hm, vm uint8
-	ht, vt uint8 // route types: graph.Success (0) or a conditional one
+	ht, vt uint8 // route kinds, ekind.cellByte: dashed or not, and the class
 	cont   bool
 }
 
@@ -236,19 +237,11 @@ func along(p, a, b int, back, ahead uint8) uint8 {
 // directions, type and owner): the type of the first segment through it,
 // or of a success one, which wins over a conditional one.
 func route(dirs, typ *uint8, owner *int32, m uint8, s seg) {
-	if *dirs == 0 || s.typ == graph.Success {
-		*typ = typeByte(s.typ)
+	if *dirs == 0 || !s.typ.cond() {
+		*typ = s.typ.cellByte()
 	}
 	*dirs |= m
 	*owner = int32(s.owner)
-}
-
-// typeByte keeps what a cell needs of an edge type: SUCCESS or not.
-func typeByte(t graph.DependencyType) uint8 {
-	if t == graph.Success {
-		return 0
-	}
-	return 1
 }
 
 // unwide turns a wide cluster that cell gx is part of into spaces, before gx
@@ -308,20 +301,21 @@ func (c *cell) lineChar(ch *chars) (string, uint8) {
 	case c.hm == 0 && c.vm == 0:
 		return " ", stPlain
 	case c.hm == 0 || (c.vm != 0 && c.ho != c.vo):
-		if c.vt == 0 {
-			return ch.v, stEdge
+		if c.vt&1 == 0 {
+			return ch.v, byteSlot(c.vt)
 		}
-		return ch.vCond, stCond
+		return ch.vCond, byteSlot(c.vt)
 	case c.vm == 0:
-		if c.ht == 0 {
-			return ch.h, stEdge
+		if c.ht&1 == 0 {
+			return ch.h, byteSlot(c.ht)
 		}
-		return ch.hCond, stCond
+		return ch.hCond, byteSlot(c.ht)
 	}
-	if c.vt == 0 || c.ht == 0 {
-		return ch.junction[c.hm|c.vm], stEdge
+	// A junction of one source: solid when either run is.
+	if c.vt&1 == 0 {
+		return ch.junction[c.hm|c.vm], byteSlot(c.vt)
 	}
-	return ch.junction[c.hm|c.vm], stCond
+	return ch.junction[c.hm|c.vm], byteSlot(c.ht)
 }
 
 // Render draws the window of the picture whose top-left corner is
@@ -345,11 +339,16 @@ func (l *Layout) Render(width, height, selected, scrollX, scrollY int, st Styles
 	if ni, ok := l.byID[selected]; ok {
 		sel, selHealth = ni, l.nodes[ni].Health
 	}
-	visible := func(b *band) bool { return b.y1 > scrollY && b.y0 < scrollY+height }
+	// Bands run across layers: rows top to bottom, columns left to right.
+	across, span, along, alongSpan := scrollY, height, scrollX, width
+	if l.lr {
+		across, span, along, alongSpan = scrollX, width, scrollY, height
+	}
+	visible := func(b *band) bool { return b.y1 > across && b.y0 < across+span }
 	for bi := range l.bands {
 		if b := &l.bands[bi]; visible(b) {
 			for _, s := range b.segs {
-				g.seg(s)
+				g.seg(l.real(s))
 			}
 		}
 	}
@@ -359,14 +358,17 @@ func (l *Layout) Render(width, height, selected, scrollX, scrollY int, st Styles
 			continue
 		}
 		for _, mk := range b.marks {
-			g.put(mk.x, mk.y, sid(edgeLetter(mk.typ)), 1, stCond)
+			for i, c := range l.markText(mk.typ).cl {
+				x, y := l.realXY(mk.x, mk.y+i)
+				g.put(x, y, c.s, c.w, markSlot(mk.typ))
+			}
 		}
 		if b.layer < 0 {
 			continue
 		}
 		for _, it := range l.layers[b.layer] {
 			m := &l.items[it]
-			if m.node >= 0 && m.x < scrollX+width && m.x+m.w > scrollX {
+			if m.node >= 0 && m.x < along+alongSpan && m.x+m.w > along {
 				l.drawBox(g, m, m.node == sel, ch)
 			}
 		}
@@ -414,51 +416,90 @@ func (l *Layout) Render(width, height, selected, scrollX, scrollY int, st Styles
 // space is the index of " ".
 var space = sid(" ")
 
-// drawBox draws a node's box at its place, and its cross stub.
+// real is a segment worked out along and across layers, in the picture's
+// rows and columns.
+func (l *Layout) real(s seg) seg {
+	if l.lr {
+		s.x0, s.y0, s.x1, s.y1 = s.y0, s.x0, s.y1, s.x1
+	}
+	return s
+}
+
+// realXY is a cell along and across layers in the picture's columns and
+// rows.
+func (l *Layout) realXY(x, y int) (int, int) {
+	if l.lr {
+		return y, x
+	}
+	return x, y
+}
+
+// boxRect is m's box in the picture: left, top, width, height.
+func (l *Layout) boxRect(m *item) (x, y, w, h int) {
+	if l.lr {
+		return l.layerY[m.layer], m.x, m.boxW, m.size
+	}
+	return m.x, l.layerY[m.layer], m.boxW, l.boxRows
+}
+
+// drawBox draws a node's box at its place, and its cross stub (top to
+// bottom only). Top to bottom the stem leaves the bottom border and the
+// in-ports are on the top one; left to right, the right border and the
+// left one.
 func (l *Layout) drawBox(g *grid, m *item, selected bool, ch *chars) {
 	n := &l.nodes[m.node]
-	x, y := m.x, l.layerY[m.layer]
-	right := x + m.boxW - 1
-	h := n.Health
-	if h < 0 || h >= numHealth {
-		h = Unknown
+	x, y, w, h := l.boxRect(m)
+	right, bottom := x+w-1, y+h-1
+	hl := n.Health
+	if hl < 0 || hl >= numHealth {
+		hl = Unknown
 	}
-	bc, box, glyph := ch.box, stHealth+uint8(h), stHealth+uint8(h)
+	bc, box, glyph := ch.box, stHealth+uint8(hl), stHealth+uint8(hl)
 	lab, det, fill, marker := stLabel, stDetail, stPlain, space
 	if selected {
 		bc, box, glyph = ch.selBox, stSelBox, stSelBox
 		lab, det, fill, marker = stSelLabel, stSelDetail, stSelFill, sid(ch.marker)
 	}
-	hz := sid(bc.h)
+	hz, vt := sid(bc.h), sid(bc.v)
 	for cx := x + 1; cx < right; cx++ {
 		g.put(cx, y, hz, 1, box)
-		g.put(cx, y+2, hz, 1, box)
+		g.put(cx, bottom, hz, 1, box)
+	}
+	for cy := y + 1; cy < bottom; cy++ {
+		g.put(x, cy, vt, 1, box)
+		g.put(right, cy, vt, 1, box)
+		for cx := x + 1; cx < right; cx++ {
+			g.put(cx, cy, space, 1, fill)
+		}
 	}
 	g.put(x, y, sid(bc.tl), 1, box)
 	g.put(right, y, sid(bc.tr), 1, box)
-	g.put(x, y+2, sid(bc.bl), 1, box)
-	g.put(right, y+2, sid(bc.br), 1, box)
-	if len(m.down) > 0 {
-		g.put(x+m.port, y+2, sid(bc.stem), 1, box)
+	g.put(x, bottom, sid(bc.bl), 1, box)
+	g.put(right, bottom, sid(bc.br), 1, box)
+	switch {
+	case len(m.down) > 0 && l.lr:
+		g.put(right, y+m.port, sid(bc.stemR), 1, box)
+	case len(m.down) > 0:
+		g.put(x+m.port, bottom, sid(bc.stem), 1, box)
 	}
 	for _, a := range m.arrows {
-		g.put(a.x, y, sid(ch.arrow), 1, edgeSlot(a.typ))
+		if l.lr {
+			g.put(x, a.x, sid(ch.arrowR), 1, edgeSlot(a.typ))
+		} else {
+			g.put(a.x, y, sid(ch.arrow), 1, edgeSlot(a.typ))
+		}
 	}
 	mid := y + 1
-	g.put(x, mid, sid(bc.v), 1, box)
 	g.put(x+1, mid, marker, 1, box)
-	g.put(x+2, mid, sid(h.Glyph(ch == &asciiChars)), 1, glyph)
-	g.put(x+3, mid, space, 1, fill)
+	g.put(x+2, mid, sid(hl.Glyph(ch == &asciiChars)), 1, glyph)
 	cx := g.text(x+4, mid, n.label, lab)
 	if n.detail.w > 0 {
-		g.put(cx, mid, space, 1, fill)
-		cx = g.text(cx+1, mid, n.detail, det)
+		g.text(cx+1, mid, n.detail, det)
 	}
-	for ; cx < right; cx++ {
-		g.put(cx, mid, space, 1, fill)
+	if l.boxRows > boxH {
+		g.text(x+4, y+2, n.sub, det)
 	}
-	g.put(right, mid, sid(bc.v), 1, box)
-	if len(n.Cross) == 0 {
+	if len(n.Cross) == 0 || l.lr {
 		return
 	}
 	sx := right + 1

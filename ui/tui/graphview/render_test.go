@@ -52,7 +52,7 @@ func diamond() *Layout {
 		{ID: 2, Label: "b", Health: Applied},
 		{ID: 3, Label: "c", Health: Blocked},
 		{ID: 4, Label: "d", Health: Failed},
-	}, []Edge{{1, 2, S}, {1, 3, S}, {2, 4, S}, {3, 4, S}}, [][]int{{1}, {2, 3}, {4}})
+	}, []Edge{{From: 1, To: 2, Type: S}, {From: 1, To: 3, Type: S}, {From: 2, To: 4, Type: S}, {From: 3, To: 4, Type: S}}, [][]int{{1}, {2, 3}, {4}})
 }
 
 func TestChain(t *testing.T) {
@@ -60,7 +60,7 @@ func TestChain(t *testing.T) {
 		{ID: 1, Label: "extract", Health: Applied, Detail: "24/24"},
 		{ID: 2, Label: "transform", Health: Applied, Detail: "24/24"},
 		{ID: 3, Label: "load", Health: Pending, Detail: "0/24"},
-	}, []Edge{{1, 2, S}, {2, 3, S}}, [][]int{{1}, {2}, {3}})
+	}, []Edge{{From: 1, To: 2, Type: S}, {From: 2, To: 3, Type: S}}, [][]int{{1}, {2}, {3}})
 	if w, h := l.Size(); w != 21 || h != 11 {
 		t.Fatalf("Size = %d×%d, want 21×11", w, h)
 	}
@@ -128,7 +128,7 @@ func TestFailureEdge(t *testing.T) {
 	l := NewLayout([]Node{
 		{ID: 1, Label: "load", Health: Failed},
 		{ID: 2, Label: "alert", Health: Pending},
-	}, []Edge{{1, 2, F}}, nil)
+	}, []Edge{{From: 1, To: 2, Type: F}}, nil)
 	// Boxes of 10 and 11 cells, both centred on column 5.
 	want(t, whole(l, 0, -1, Styles{}), 11, `
 ┌────────┐
@@ -145,7 +145,7 @@ func TestFailureEdge(t *testing.T) {
 		{ID: 1, Label: "load", Health: Failed},
 		{ID: 2, Label: "publish"},
 		{ID: 3, Label: "alert"},
-	}, []Edge{{1, 2, S}, {1, 3, F}}, nil)
+	}, []Edge{{From: 1, To: 2, Type: S}, {From: 1, To: 3, Type: F}}, nil)
 	want(t, whole(l, 0, 3, Styles{}), 26, `
         ┌────────┐
         │ ✗ load │
@@ -174,7 +174,7 @@ func TestLongEdgesAndConditionalTypes(t *testing.T) {
 	// its letter appears only above the arrow into c. At a's fork the stem
 	// feeds both nets, so ┼ there is one source's junction.
 	l := NewLayout([]Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 3, Label: "c"}, {ID: 4, Label: "d"}},
-		[]Edge{{1, 2, S}, {2, 3, S}, {1, 4, S}, {3, 4, S}, {1, 3, A}}, nil)
+		[]Edge{{From: 1, To: 2, Type: S}, {From: 2, To: 3, Type: S}, {From: 1, To: 4, Type: S}, {From: 3, To: 4, Type: S}, {From: 1, To: 3, Type: A}}, nil)
 	want(t, whole(l, 0, -1, Styles{}), 13, `
       ┌─────┐
       │ ? a │
@@ -200,7 +200,7 @@ func TestCrossingIsNotAJunction(t *testing.T) {
 	// track to c runs under a's drop to d, which stays │, not ┼. b's
 	// HAS_DATA edge to d drops straight down, lettered d.
 	l := NewLayout([]Node{{ID: 1, Label: "a"}, {ID: 2, Label: "b"}, {ID: 3, Label: "c"}, {ID: 4, Label: "d"}},
-		[]Edge{{1, 3, S}, {1, 4, S}, {2, 3, S}, {2, 4, D}}, nil)
+		[]Edge{{From: 1, To: 3, Type: S}, {From: 1, To: 4, Type: S}, {From: 2, To: 3, Type: S}, {From: 2, To: 4, Type: D}}, nil)
 	want(t, whole(l, 0, -1, Styles{}), 16, `
 ┌─────┐  ┌─────┐
 │ ? a │  │ ? b │
@@ -219,7 +219,7 @@ func TestCrossPipelineStub(t *testing.T) {
 			Cross: []CrossEdge{{"ingest.raw_orders", S}, {"ref.fx_rates", S}}},
 		{ID: 2, Label: "core.daily_revenue", Health: Stale, Detail: "20/24",
 			Cross: []CrossEdge{{"ingest.raw_payments", F}}},
-	}, []Edge{{1, 2, S}}, nil)
+	}, []Edge{{From: 1, To: 2, Type: S}}, nil)
 	want(t, whole(l, 0, -1, Styles{}), 53, `
  ┌──────────────────────────┐
  │ ✓ core.order_facts 24/24 │◄─ ingest.raw_orders +1
@@ -257,7 +257,7 @@ func TestTruncation(t *testing.T) {
 	l = NewLayoutWith([]Node{
 		{ID: 1, Label: "core.a_very_long_model_name_indeed", Health: Blocked, Detail: "3/24 blocked"},
 		{ID: 2, Label: "データパイプライン", Health: Running, Detail: "12/24"},
-	}, []Edge{{1, 2, S}}, nil, Options{MaxLabel: 10})
+	}, []Edge{{From: 1, To: 2, Type: S}}, nil, Options{MaxLabel: 10})
 	want(t, whole(l, 0, -1, Styles{}), 29, `
 ┌───────────────────────────┐
 │ ⊘ core.a_ve… 3/24 blocked │

@@ -4,8 +4,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-
-	"github.com/bollhav/bollhav/graph"
 )
 
 // net is what leaves one item for the layer below with one edge type: a
@@ -14,7 +12,7 @@ import (
 // type share a net, a tree; a source's nets share its stem.
 type net struct {
 	owner   int
-	typ     graph.DependencyType
+	typ     ekind
 	stem    int   // column
 	targets []int // items
 	ports   []int // in-port column per target
@@ -26,7 +24,7 @@ type net struct {
 type channel struct {
 	nets   []net
 	tracks int
-	label  bool // a row for conditional edges' letters
+	label  int // rows for the edges' marks (conditional edges' letters)
 	rows   int
 }
 
@@ -43,10 +41,18 @@ func (l *Layout) route() {
 		chans[li] = l.routeChannel(li, inc)
 	}
 	l.layerY = make([]int, len(l.layers))
+	l.thick = make([]int, len(l.layers))
 	y := 0
-	for li := range l.layers {
+	for li, ly := range l.layers {
 		l.layerY[li] = y
-		y += boxH
+		l.thick[li] = l.boxRows
+		if l.lr {
+			l.thick[li] = 1
+			for _, it := range ly {
+				l.thick[li] = max(l.thick[li], l.items[it].boxW)
+			}
+		}
+		y += l.thick[li]
 		if li < len(chans) {
 			y += chans[li].rows
 		}
@@ -56,16 +62,19 @@ func (l *Layout) route() {
 	}
 	for li := range l.layers {
 		ly := l.layerY[li]
-		b := band{y0: ly, y1: ly + boxH, layer: li}
+		b := band{y0: ly, y1: ly + l.thick[li], layer: li}
 		for _, it := range l.layers[li] {
 			if m := &l.items[it]; m.node < 0 {
-				b.segs = append(b.segs, seg{m.x, ly, m.x, ly + boxH - 1, it, m.typ})
+				b.segs = append(b.segs, seg{m.x, ly, m.x, ly + l.thick[li] - 1, it, m.typ})
 			}
 		}
 		l.bands = append(l.bands, b)
 		if li < len(chans) {
 			l.bands = append(l.bands, l.channelBand(li, &chans[li]))
 		}
+	}
+	if l.lr { // worked out along and across layers: turned, they are rows and columns
+		l.width, l.height = l.height, l.width
 	}
 }
 
@@ -86,13 +95,13 @@ func (l *Layout) routeChannel(li int, inc [][]portRef) channel {
 			continue
 		}
 		stems[m.x+m.port] = u
-		var types []graph.DependencyType
+		var types []ekind
 		for _, d := range m.down {
 			if !slices.Contains(types, d.typ) {
 				types = append(types, d.typ)
 			}
 		}
-		slices.Sort(types)
+		slices.SortFunc(types, compareKind)
 		for _, typ := range types {
 			targets := targetArena[:0]
 			for _, d := range m.down {
@@ -126,17 +135,17 @@ func (l *Layout) routeChannel(li int, inc [][]portRef) channel {
 			n.lo, n.hi = min(n.lo, p), max(n.hi, p)
 		}
 		n.track = -1
-		if n.typ != graph.Success {
+		if h := len(l.markText(n.typ).cl); h > ch.label {
 			for _, t := range n.targets {
 				if l.items[t].node >= 0 {
-					ch.label = true
+					ch.label = h
 				}
 			}
 		}
 	}
 	ch.tracks = assignTracks(ch.nets)
-	ch.rows = ch.tracks
-	if ch.label {
+	ch.rows = ch.tracks + ch.label
+	if l.lr { // a cell of line between a stem and the marks
 		ch.rows++
 	}
 	ch.rows = max(ch.rows, 1)
@@ -249,9 +258,9 @@ func (l *Layout) assignPorts(v int, refs []portRef, nets []net, stems map[int]in
 		if na.stem != nb.stem {
 			return na.stem - nb.stem
 		}
-		return int(na.typ) - int(nb.typ)
+		return compareKind(na.typ, nb.typ)
 	})
-	lo, hi := m.x+1, m.x+m.boxW-2
+	lo, hi := m.x+1, m.x+m.size-2
 	cands := make([]int, 0, hi-lo+1)
 	for c := lo; c <= hi; c++ {
 		cands = append(cands, c)
@@ -333,28 +342,37 @@ func pickPorts(cands []int, want []float64, ok func(i, c int) bool) []int {
 
 // channelBand turns channel li's nets into segments and letters.
 func (l *Layout) channelBand(li int, ch *channel) band {
-	yb := l.layerY[li] + boxH - 1 // the sources' bottom border
-	yt := l.layerY[li+1]          // the targets' top border
+	yb := l.layerY[li] + l.thick[li] - 1 // the sources' bottom border
+	yt := l.layerY[li+1]                 // the targets' top border
 	b := band{y0: yb, y1: yt + 1, layer: -1}
-	labelRow := yt - 1
+	if l.lr {
+		b.y0 = l.layerY[li] // the stems from narrow boxes start inside the column
+	}
 	for _, n := range ch.nets {
+		// A stem leaves its box's far border: left to right a narrow box's
+		// is short of the column's, and the stem runs on to it.
+		far := yb
+		if o := &l.items[n.owner]; l.lr && o.node >= 0 {
+			far = l.layerY[li] + o.boxW - 1
+		}
 		if n.track < 0 {
-			b.segs = append(b.segs, seg{n.stem, yb, n.stem, yt, n.owner, n.typ})
+			b.segs = append(b.segs, seg{n.stem, far, n.stem, yt, n.owner, n.typ})
 		} else {
 			yr := yb + 1 + n.track
 			b.segs = append(b.segs,
-				seg{n.stem, yb, n.stem, yr, n.owner, n.typ},
+				seg{n.stem, far, n.stem, yr, n.owner, n.typ},
 				seg{n.lo, yr, n.hi, yr, n.owner, n.typ})
 			for _, p := range n.ports {
 				b.segs = append(b.segs, seg{p, yr, p, yt, n.owner, n.typ})
 			}
 		}
-		if edgeLetter(n.typ) == "" {
+		h := len(l.markText(n.typ).cl)
+		if h == 0 {
 			continue
 		}
 		for ti, t := range n.targets {
 			if l.items[t].node >= 0 {
-				b.marks = append(b.marks, mark{n.ports[ti], labelRow, n.typ})
+				b.marks = append(b.marks, mark{n.ports[ti], yt - h, n.typ})
 			}
 		}
 	}
