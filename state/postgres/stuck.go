@@ -1,0 +1,89 @@
+package postgres
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+var _ state.StuckReader = (*Store)(nil)
+
+// StuckGroups implements state.StuckReader: one grouped read of the
+// partial index units_stuck (migration 0014) and the rows it points at.
+// The statuses are written as literals beside the index's own condition,
+// so the planner proves the index applies.
+func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
+	list, err := state.StuckStatusList(statuses)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.pool.Query(ctx, s.sql(`
+		SELECT model, status, blocked_reason, count(*), min(since), max(until)
+		FROM {schema}.units
+		WHERE env = $1 AND status IN ('blocked', 'failed') AND status IN (`+list+`)
+		GROUP BY model, status, blocked_reason`), env)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		g      state.StuckGroup
+		status string
+		n      int64
+		a, b   pgtype.Timestamptz
+		out    []state.StuckGroup
+	)
+	_, err = pgx.ForEachRow(rows, []any{&g.Model, &status, &g.Reason, &n, &a, &b}, func() error {
+		g.Status, g.Units, g.Span = state.UnitStatus(status), int(n), windowOf(a, b)
+		out = append(out, g)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	state.SortStuckGroups(out)
+	return out, nil
+}
+
+// StuckPage implements state.StuckReader: a seek of units_stuck past the
+// last window, in its order. A timeless model's existence row has no
+// since (NULL), sorts last and is its model's only unit.
+func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.Unit, error) {
+	list, err := state.CheckStuckPage(q)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
+		return nil, err
+	}
+	if q.After != nil && q.After.IsZero() {
+		return nil, nil
+	}
+	args := []any{q.Env, q.Model}
+	after := ""
+	if q.After != nil {
+		args = append(args, q.After.Since, q.After.Until)
+		after = ` AND (u.since, u.until) > ($3, $4)`
+	}
+	args = append(args, q.Limit)
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+unitColumns+` FROM {schema}.units u
+		WHERE u.env = $1 AND u.model = $2 AND u.status IN ('blocked', 'failed') AND u.status IN (`+list+`)`+after+`
+		ORDER BY u.since, u.until LIMIT $`+strconv.Itoa(len(args))), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []state.Unit
+	sc := newUnitScanner()
+	for rows.Next() {
+		u, err := sc.scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
