@@ -1,0 +1,248 @@
+package gate
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+// stuckReadPage is how many of a model's stuck units one StuckPage reads.
+const stuckReadPage = 1000
+
+// BlockedPages is Blocked handed over a page of at most size units at a
+// time, in Blocked's order, without reading every blocked unit first:
+// what `bollhav blocked` prints from, its first page as soon as it is
+// known (issue 33). fn returning an error stops it with that error.
+func (g *Reader) BlockedPages(ctx context.Context, f BlockedFilter, size int, fn func([]BlockedUnit) error) error {
+	return g.stuckPages(ctx, f, []state.UnitStatus{state.Blocked}, size, fn)
+}
+
+// TriagePages is Triage a page at a time, as BlockedPages is Blocked.
+func (g *Reader) TriagePages(ctx context.Context, f BlockedFilter, size int, fn func([]BlockedUnit) error) error {
+	return g.stuckPages(ctx, f, []state.UnitStatus{state.Failed, state.Blocked}, size, fn)
+}
+
+// stuckCandidate is a model with stuck units, before they are read: what
+// its units can hold at most, from the span of their windows.
+type stuckCandidate struct {
+	model string
+	// span holds every stuck unit's window of the model; zero for a
+	// timeless model.
+	span state.Window
+	// failed: the model has a failed unit, which ranks before a blocked
+	// one at equal holds.
+	failed bool
+	// bound is what a unit inside span can hold at most: the outstanding
+	// units the whole span reaches. Reach only grows with the window, so
+	// no unit of the model holds more.
+	bound int
+}
+
+// beatenBy reports whether u comes before every unit of c in stuckOrder:
+// before the first place one of them could take (its bound, its best
+// status, its model), so u can be handed over before c is read.
+func (c stuckCandidate) beatenBy(u BlockedUnit) bool {
+	if u.Holds != c.bound {
+		return u.Holds > c.bound
+	}
+	rank := stuckRank(state.Blocked)
+	if c.failed {
+		rank = stuckRank(state.Failed)
+	}
+	if r := stuckRank(u.Status); r != rank {
+		return r < rank
+	}
+	return u.Model < c.model
+}
+
+// stuckPages hands over stuck's answer in pages, in stuckOrder, reading
+// the units a model at a time from a state.StuckReader: the grouped read
+// gives which models have stuck units and the span of their windows; each
+// model's bound (what its units hold at most) orders the models; a heap
+// keeps the units read and not yet handed over, and a unit leaves it once
+// no model still unread could place a unit before it. So the order is
+// exact, pages leave as soon as they are known, and what is held at once
+// is the units of the models read whose holds are below some unread
+// model's bound, not every stuck unit; the counts reuse reachCounter's
+// window indexes of the outstanding units, 16 bytes a unit. A store that
+// is no StuckReader gets stuck's full read, paged.
+func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []state.UnitStatus, size int, fn func([]BlockedUnit) error) error {
+	if size < 1 {
+		return fmt.Errorf("a page of %d units", size)
+	}
+	sr, ok := g.Store.(state.StuckReader)
+	if !ok {
+		all, err := g.stuck(ctx, f, statuses)
+		if err != nil {
+			return err
+		}
+		for page := range slices.Chunk(all, size) {
+			if err := fn(page); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	lin, err := g.gatedLineage(ctx)
+	if err != nil {
+		return err
+	}
+	counter := newReachCounter(g, lin, outstandingStatuses)
+	cands, err := g.stuckCandidates(ctx, sr, lin, f, statuses, counter)
+	if err != nil {
+		return err
+	}
+	out := &pager{size: size, fn: fn}
+	var held stuckHeap
+	for _, c := range cands {
+		for len(held) > 0 && c.beatenBy(held[0]) {
+			if err := out.add(heap.Pop(&held).(BlockedUnit)); err != nil {
+				return err
+			}
+		}
+		err := stuckUnitsOf(ctx, sr, g.Env.Suffix, c.model, statuses, func(u state.Unit) error {
+			b := blockedOf(u, lin)
+			var err error
+			b.Holds, err = counter.count(ctx, b.Model, b.Window)
+			heap.Push(&held, b)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	for len(held) > 0 {
+		if err := out.add(heap.Pop(&held).(BlockedUnit)); err != nil {
+			return err
+		}
+	}
+	return out.flush()
+}
+
+// stuckCandidates reads the grouped stuck units of the models f selects
+// and orders them by the first place a unit of theirs could take.
+func (g *Reader) stuckCandidates(ctx context.Context, sr state.StuckReader, lin *gatedLineage, f BlockedFilter, statuses []state.UnitStatus, counter *reachCounter) ([]stuckCandidate, error) {
+	names, err := lin.selectModels(g, f)
+	if err != nil {
+		return nil, err
+	}
+	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, statuses)
+	if err != nil {
+		return nil, fmt.Errorf("reading the %s units: %w", joinStatuses(statuses), err)
+	}
+	var cands []stuckCandidate
+	for _, gr := range groups {
+		if (f.Model != "" || f.Pipeline != "") && !slices.Contains(names, gr.Model) {
+			continue
+		}
+		if n := len(cands); n > 0 && cands[n-1].model == gr.Model {
+			c := &cands[n-1]
+			c.span = hull(c.span, gr.Span)
+			c.failed = c.failed || gr.Status == state.Failed
+			continue
+		}
+		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed})
+	}
+	for i := range cands {
+		if cands[i].bound, err = counter.count(ctx, cands[i].model, cands[i].span); err != nil {
+			return nil, err
+		}
+	}
+	slices.SortFunc(cands, func(a, b stuckCandidate) int {
+		if a.bound != b.bound {
+			return b.bound - a.bound
+		}
+		if a.failed != b.failed {
+			if a.failed {
+				return -1
+			}
+			return 1
+		}
+		if a.model < b.model {
+			return -1
+		}
+		return 1
+	})
+	return cands, nil
+}
+
+// stuckUnitsOf calls fn with each stuck unit of model, a page of the store
+// at a time.
+func stuckUnitsOf(ctx context.Context, sr state.StuckReader, env, model string, statuses []state.UnitStatus, fn func(state.Unit) error) error {
+	var after *state.Window
+	for {
+		page, err := sr.StuckPage(ctx, state.StuckPageQuery{Env: env, Model: model, Statuses: statuses, After: after, Limit: stuckReadPage})
+		if err != nil {
+			return fmt.Errorf("reading the %s units of %s: %w", joinStatuses(statuses), model, err)
+		}
+		for _, u := range page {
+			if err := fn(u); err != nil {
+				return err
+			}
+		}
+		if len(page) < stuckReadPage {
+			return nil
+		}
+		w := page[len(page)-1].Window
+		after = &w
+	}
+}
+
+// stuckHeap is a min-heap of units in stuckOrder.
+type stuckHeap []BlockedUnit
+
+func (h stuckHeap) Len() int           { return len(h) }
+func (h stuckHeap) Less(i, j int) bool { return stuckOrder(h[i], h[j]) < 0 }
+func (h stuckHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *stuckHeap) Push(x any)        { *h = append(*h, x.(BlockedUnit)) }
+func (h *stuckHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// pager gathers units into pages of size and hands each to fn when full.
+type pager struct {
+	size int
+	page []BlockedUnit
+	fn   func([]BlockedUnit) error
+}
+
+func (p *pager) add(u BlockedUnit) error {
+	p.page = append(p.page, u)
+	if len(p.page) < p.size {
+		return nil
+	}
+	return p.flush()
+}
+
+func (p *pager) flush() error {
+	if len(p.page) == 0 {
+		return nil
+	}
+	page := p.page
+	p.page = nil
+	return p.fn(page)
+}
+
+// hull is the smallest window holding a and b; the zero window (a
+// timeless model's, whose only unit it is) stands for itself.
+func hull(a, b state.Window) state.Window {
+	if a.IsZero() || b.IsZero() {
+		if a.IsZero() {
+			return b
+		}
+		return a
+	}
+	if b.Since.Before(a.Since) {
+		a.Since = b.Since
+	}
+	if b.Until.After(a.Until) {
+		a.Until = b.Until
+	}
+	return a
+}
