@@ -41,6 +41,13 @@ func (e *Engine) Blocked(ctx context.Context, f gate.BlockedFilter) ([]gate.Bloc
 	return e.gates().Blocked(ctx, f)
 }
 
+// BlockedPages is Blocked a page at a time, in its order, the first page
+// handed over before every blocked unit is read; see
+// gate.Reader.BlockedPages.
+func (e *Engine) BlockedPages(ctx context.Context, f gate.BlockedFilter, size int, fn func(gate.StuckPage) error) error {
+	return e.gates().BlockedPages(ctx, f, size, fn)
+}
+
 // Triage lists the failed and blocked units the filter selects with their
 // downstream impact, the UI's triage queue; see gate.Reader.Triage.
 func (e *Engine) Triage(ctx context.Context, f gate.BlockedFilter) ([]gate.BlockedUnit, error) {

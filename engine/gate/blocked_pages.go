@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -12,16 +13,35 @@ import (
 // stuckReadPage is how many of a model's stuck units one StuckPage reads.
 const stuckReadPage = 1000
 
+// StuckPage is one page of BlockedPages or TriagePages.
+type StuckPage struct {
+	// Units are the page's units, in Blocked's (Triage's) order.
+	Units []BlockedUnit
+	// Models are the models with units in the listing, by name: known
+	// before the first page from the grouped read, the same on every page,
+	// so a caller can lay out what it prints before the rest is read.
+	Models []StuckModel
+}
+
+// StuckModel is a model with units in a paged listing.
+type StuckModel struct {
+	Model string
+	// Units counts its units in the listing.
+	Units int
+	// Span holds every one of their windows; zero for a timeless model.
+	Span state.Window
+}
+
 // BlockedPages is Blocked handed over a page of at most size units at a
 // time, in Blocked's order, without reading every blocked unit first:
 // what `bollhav blocked` prints from, its first page as soon as it is
 // known (issue 33). fn returning an error stops it with that error.
-func (g *Reader) BlockedPages(ctx context.Context, f BlockedFilter, size int, fn func([]BlockedUnit) error) error {
+func (g *Reader) BlockedPages(ctx context.Context, f BlockedFilter, size int, fn func(StuckPage) error) error {
 	return g.stuckPages(ctx, f, []state.UnitStatus{state.Blocked}, size, fn)
 }
 
 // TriagePages is Triage a page at a time, as BlockedPages is Blocked.
-func (g *Reader) TriagePages(ctx context.Context, f BlockedFilter, size int, fn func([]BlockedUnit) error) error {
+func (g *Reader) TriagePages(ctx context.Context, f BlockedFilter, size int, fn func(StuckPage) error) error {
 	return g.stuckPages(ctx, f, []state.UnitStatus{state.Failed, state.Blocked}, size, fn)
 }
 
@@ -35,6 +55,8 @@ type stuckCandidate struct {
 	// failed: the model has a failed unit, which ranks before a blocked
 	// one at equal holds.
 	failed bool
+	// units counts them.
+	units int
 	// bound is what a unit inside span can hold at most: the outstanding
 	// units the whole span reaches. Reach only grows with the window, so
 	// no unit of the model holds more.
@@ -69,7 +91,7 @@ func (c stuckCandidate) beatenBy(u BlockedUnit) bool {
 // model's bound, not every stuck unit; the counts reuse reachCounter's
 // window indexes of the outstanding units, 16 bytes a unit. A store that
 // is no StuckReader gets stuck's full read, paged.
-func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []state.UnitStatus, size int, fn func([]BlockedUnit) error) error {
+func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []state.UnitStatus, size int, fn func(StuckPage) error) error {
 	if size < 1 {
 		return fmt.Errorf("a page of %d units", size)
 	}
@@ -79,8 +101,9 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 		if err != nil {
 			return err
 		}
+		models := stuckModelsOf(all)
 		for page := range slices.Chunk(all, size) {
-			if err := fn(page); err != nil {
+			if err := fn(StuckPage{Units: page, Models: models}); err != nil {
 				return err
 			}
 		}
@@ -95,7 +118,7 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 	if err != nil {
 		return err
 	}
-	out := &pager{size: size, fn: fn}
+	out := &pager{size: size, fn: fn, models: modelsOfCandidates(cands)}
 	var held stuckHeap
 	for _, c := range cands {
 		for len(held) > 0 && c.beatenBy(held[0]) {
@@ -142,9 +165,10 @@ func (g *Reader) stuckCandidates(ctx context.Context, sr state.StuckReader, lin 
 			c := &cands[n-1]
 			c.span = hull(c.span, gr.Span)
 			c.failed = c.failed || gr.Status == state.Failed
+			c.units += gr.Units
 			continue
 		}
-		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed})
+		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed, units: gr.Units})
 	}
 	for i := range cands {
 		if cands[i].bound, err = counter.count(ctx, cands[i].model, cands[i].span); err != nil {
@@ -207,9 +231,10 @@ func (h *stuckHeap) Pop() any {
 
 // pager gathers units into pages of size and hands each to fn when full.
 type pager struct {
-	size int
-	page []BlockedUnit
-	fn   func([]BlockedUnit) error
+	size   int
+	page   []BlockedUnit
+	models []StuckModel
+	fn     func(StuckPage) error
 }
 
 func (p *pager) add(u BlockedUnit) error {
@@ -226,7 +251,37 @@ func (p *pager) flush() error {
 	}
 	page := p.page
 	p.page = nil
-	return p.fn(page)
+	return p.fn(StuckPage{Units: page, Models: p.models})
+}
+
+// modelsOfCandidates is the listing's models, by name.
+func modelsOfCandidates(cands []stuckCandidate) []StuckModel {
+	out := make([]StuckModel, len(cands))
+	for i, c := range cands {
+		out[i] = StuckModel{Model: c.model, Units: c.units, Span: c.span}
+	}
+	slices.SortFunc(out, func(a, b StuckModel) int { return strings.Compare(a.Model, b.Model) })
+	return out
+}
+
+// stuckModelsOf is the models of a full listing, by name.
+func stuckModelsOf(units []BlockedUnit) []StuckModel {
+	byModel := map[string]*StuckModel{}
+	var out []StuckModel
+	for _, u := range units {
+		m, ok := byModel[u.Model]
+		if !ok {
+			m = &StuckModel{Model: u.Model, Span: u.Window}
+			byModel[u.Model] = m
+		}
+		m.Units++
+		m.Span = hull(m.Span, u.Window)
+	}
+	for _, m := range byModel {
+		out = append(out, *m)
+	}
+	slices.SortFunc(out, func(a, b StuckModel) int { return strings.Compare(a.Model, b.Model) })
+	return out
 }
 
 // hull is the smallest window holding a and b; the zero window (a
