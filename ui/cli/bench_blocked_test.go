@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/state"
+	"github.com/bollhav/bollhav/state/postgres"
+	"github.com/bollhav/bollhav/state/postgres/pgtest"
+	"github.com/bollhav/bollhav/state/sqlite"
+)
+
+// BenchmarkBlockedCLI is issue 33's `bollhav blocked` row: the command as
+// an operator runs it, a process of its own (TestMain's BOLLHAV_CLI_MAIN),
+// on a generated project of BOLLHAV_BENCH_MODELS models and
+// BOLLHAV_BENCH_UNITS units (gen.BenchConfig), on each store. first-line-s
+// is exec to the first line out (the table's header, printed with the
+// first page, ranked); all-s is exec to the end of the listing; peak-MB is
+// the child's own peak RSS (getrusage's ru_maxrss of the child alone).
+// full-read-s is, for reference, Engine.Blocked's whole read in the
+// benchmark's process: what the command did before it paged.
+func BenchmarkBlockedCLI(b *testing.B) {
+	cfg := gen.BenchConfig(gen.BenchUnits())
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run("store="+backend+"/units="+gen.SizeName(cfg.Units), func(b *testing.B) {
+			dir := b.TempDir()
+			specPath := filepath.Join(dir, gen.SpecFile)
+			if err := os.WriteFile(specPath, gen.Spec(cfg), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			dsn, schema, e := blockedFixture(b, backend, dir, cfg)
+			start := time.Now()
+			all, err := e.Blocked(b.Context(), gate.BlockedFilter{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			full := time.Since(start)
+			b.Logf("%d blocked units; the full read took %s", len(all), full.Round(time.Millisecond))
+			var first, whole time.Duration
+			var peak float64
+			for b.Loop() {
+				first, whole, peak, err = blockedOnce(specPath, dsn, schema, len(all))
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(first.Seconds(), "first-line-s")
+			b.ReportMetric(whole.Seconds(), "all-s")
+			b.ReportMetric(peak, "peak-MB")
+			b.ReportMetric(full.Seconds(), "full-read-s")
+			b.ReportMetric(float64(len(all)), "blocked-units")
+		})
+	}
+}
+
+// blockedFixture generates cfg's project into a store of backend (a
+// SQLite file in dir, or a PostgreSQL schema: BOLLHAV_BENCH_KEEP's kept
+// one when set) and returns its DSN, schema and an engine over it.
+func blockedFixture(b *testing.B, backend, dir string, cfg gen.Config) (string, string, *engine.Engine) {
+	b.Helper()
+	ctx := b.Context()
+	var (
+		s      state.Store
+		dsn    string
+		schema string
+		err    error
+	)
+	populate := true
+	if backend == "sqlite" {
+		dsn = filepath.Join(dir, "state.db")
+		s, err = sqlite.Open(ctx, dsn)
+	} else {
+		dsn = pgtest.DSN(b)
+		var kept bool
+		if schema, kept = gen.KeptSchema(cfg); !kept {
+			schema = pgtest.Schema(b, dsn)
+		}
+		s, err = postgres.Open(ctx, gen.FixtureDSN(dsn), postgres.Options{Schema: schema})
+		if err == nil && kept {
+			n, _ := s.StatusCounts(ctx, "")
+			populate = len(n) == 0
+		}
+	}
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close() })
+	opts := engine.Options{Actor: "bench"}
+	if populate {
+		e, sum, err := gen.Populate(ctx, s, opts, cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("generated %d models, %d units in %s", sum.Models, sum.Units, sum.Elapsed.Round(time.Second))
+		return dsn, schema, e
+	}
+	sp, err := spec.Parse(gen.SpecFile, gen.Spec(cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dsn, schema, engine.New(s, sp, opts)
+}
+
+// blockedOnce runs `bollhav blocked` as a process of its own and returns
+// the time to its first line, to its end, and its peak RSS in MB; the
+// listing must count want units.
+func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Duration, peakMB float64, err error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "blocked", "--spec", specPath, "--dsn", dsn,
+		"--as-of", state.FormatTime(gen.AsOf))
+	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1", "BOLLHAV_PG_SCHEMA="+schema)
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, err
+	}
+	r := bufio.NewReader(out)
+	var last string
+	for n := 0; ; n++ {
+		line, err := r.ReadString('\n')
+		if n == 0 {
+			first = time.Since(start)
+		}
+		if line != "" {
+			last = line
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, 0, err
+	}
+	whole = time.Since(start)
+	if wantLast := fmt.Sprintf("%d blocked unit%s\n", want, plural(want)); last != wantLast {
+		return 0, 0, 0, fmt.Errorf("the listing ends %q, want %q", last, wantLast)
+	}
+	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if ru != nil {
+		peakMB = float64(ru.Maxrss) / 1024
+	}
+	return first, whole, peakMB, nil
+}
