@@ -121,6 +121,20 @@ func (e *Engine) Glance(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Glance(ctx)
 }
 
+// BlockedCounts counts the blocked units by model from the store's grouped
+// read, without reading them; see gate.Reader.BlockedCounts.
+func (e *Engine) BlockedCounts(ctx context.Context) (map[string]int, error) {
+	return e.gates().BlockedCounts(ctx)
+}
+
+// IncidentsReport is the incidents report alone (gate.Reader.Incidents:
+// the blocked units read twice, never held whole), without Incidents'
+// recheck of a quiet store: what a caller that reads it again and again
+// (the metrics refresh, the why pick) reads.
+func (e *Engine) IncidentsReport(ctx context.Context) (*gate.IncidentReport, error) {
+	return e.gates().Incidents(ctx)
+}
+
 // IncidentsOf is Incidents over blocked units already read with Blocked;
 // see gate.Reader.IncidentsOf.
 func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {

@@ -28,6 +28,13 @@ type StuckReader interface {
 	// twice unless its own window moved. An unregistered model is
 	// ErrNotFound; a limit below one is refused.
 	StuckPage(ctx context.Context, q StuckPageQuery) ([]Unit, error)
+	// OutstandingWindows calls fn with the window of each unit of env's
+	// model that is not applied, in window order, as Unix microseconds
+	// (0, 0 for a timeless model's existence row, as SweepUnit has it):
+	// an index-only read of the windows what a stuck unit holds is
+	// counted from, without the rest of each row. An unregistered model
+	// has none.
+	OutstandingWindows(ctx context.Context, env, model string, fn func(since, until int64) error) error
 }
 
 // StuckGroup is a count of one model's units of one status and blocked

@@ -383,6 +383,10 @@ type reachCounter struct {
 	statuses []state.UnitStatus
 	idx      map[string]*windowIndex
 	reach    map[string]map[string]reachKind
+	// windows, when set, reads the outstanding units' windows alone
+	// (state.StuckReader.OutstandingWindows, statuses being
+	// outstandingStatuses) instead of scanning whole units.
+	windows state.StuckReader
 }
 
 func newReachCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus) *reachCounter {
@@ -418,6 +422,9 @@ func (c *reachCounter) index(ctx context.Context, model string) (*windowIndex, e
 		return ix, nil
 	}
 	ix := &windowIndex{}
+	if c.windows != nil {
+		return ix, c.indexFrom(ctx, model, ix)
+	}
 	err := c.g.Store.ScanUnits(ctx, state.UnitQuery{Env: c.g.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
 		if u.Window.IsZero() {
 			ix.zero++

@@ -3,6 +3,7 @@ package gate
 import (
 	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,6 +115,7 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 		return err
 	}
 	counter := newReachCounter(g, lin, outstandingStatuses)
+	counter.windows = sr
 	cands, err := g.stuckCandidates(ctx, sr, lin, f, statuses, counter)
 	if err != nil {
 		return err
@@ -300,4 +302,51 @@ func hull(a, b state.Window) state.Window {
 		a.Until = b.Until
 	}
 	return a
+}
+
+// BlockedCounts counts the environment's blocked units by model (models
+// with none left out) from the grouped read, without reading a unit; from
+// a scan of the blocked units, counted and dropped, on a store that is no
+// state.StuckReader. What the metrics refresh gauges.
+func (g *Reader) BlockedCounts(ctx context.Context) (map[string]int, error) {
+	out := map[string]int{}
+	blocked := []state.UnitStatus{state.Blocked}
+	if sr, ok := g.Store.(state.StuckReader); ok {
+		groups, err := sr.StuckGroups(ctx, g.Env.Suffix, blocked)
+		if err != nil {
+			return nil, fmt.Errorf("counting the blocked units: %w", err)
+		}
+		for _, gr := range groups {
+			out[gr.Model] += gr.Units
+		}
+		return out, nil
+	}
+	err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: g.Env.Suffix, Statuses: blocked}, func(u state.Unit) error {
+		out[u.Model]++
+		return nil
+	})
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return nil, fmt.Errorf("counting the blocked units: %w", err)
+	}
+	return out, nil
+}
+
+// indexFrom fills ix with model's outstanding windows from the store's
+// index-only read, and keeps it.
+func (c *reachCounter) indexFrom(ctx context.Context, model string, ix *windowIndex) error {
+	err := c.windows.OutstandingWindows(ctx, c.g.Env.Suffix, model, func(since, until int64) error {
+		if since == 0 && until == 0 {
+			ix.zero++
+			return nil
+		}
+		ix.sinces = append(ix.sinces, since)
+		ix.untils = append(ix.untils, until)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("reading the units of %s: %w", model, err)
+	}
+	slices.Sort(ix.untils) // sinces come in window order
+	c.idx[model] = ix
+	return nil
 }

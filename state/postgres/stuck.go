@@ -87,3 +87,32 @@ func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.
 	}
 	return out, rows.Err()
 }
+
+// OutstandingWindows implements state.StuckReader: an index-only scan of
+// units_sweep_outstanding (migration 0009), in its order; the existence
+// row's NULL window sorts last and is its model's only unit.
+func (s *Store) OutstandingWindows(ctx context.Context, env, model string, fn func(since, until int64) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT since, until FROM {schema}.units
+		WHERE env = $1 AND model = $2 AND status <> 'applied' ORDER BY since, until`), env, model)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var a, b pgtype.Timestamptz
+	for rows.Next() {
+		if err := rows.Scan(&a, &b); err != nil {
+			return err
+		}
+		var since, until int64
+		if a.Valid {
+			since, until = a.Time.UnixMicro(), b.Time.UnixMicro()
+		}
+		if err := fn(since, until); err != nil {
+			cancel()
+			return err
+		}
+	}
+	return rows.Err()
+}

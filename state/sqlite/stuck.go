@@ -87,3 +87,29 @@ func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.
 	}
 	return out, rows.Err()
 }
+
+// OutstandingWindows implements state.StuckReader from the covering index
+// units_sweep_outstanding (migration 0008): no row of the table is read.
+func (s *Store) OutstandingWindows(ctx context.Context, env, model string, fn func(since, until int64) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT u."since", u."until"
+		FROM "models" m JOIN "units" u INDEXED BY "units_sweep_outstanding" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND m."name" = ? AND u."status" <> 'applied'
+		ORDER BY u."since", u."until"`, env, model)
+	if err != nil {
+		return fmt.Errorf("sqlite: outstanding windows of %s: %w", model, err)
+	}
+	defer rows.Close()
+	var since, until int64
+	for rows.Next() {
+		if err := rows.Scan(&since, &until); err != nil {
+			return fmt.Errorf("sqlite: outstanding windows of %s: %w", model, err)
+		}
+		if since == zeroMicros && until == zeroMicros {
+			since, until = 0, 0
+		}
+		if err := fn(since, until); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

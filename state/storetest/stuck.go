@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -13,6 +14,7 @@ var stuckTests = []test{
 	{"PagesInWindowOrder", testStuckPages},
 	{"PageKeysetSurvivesChanges", testStuckPageKeyset},
 	{"Refusals", testStuckRefusals},
+	{"OutstandingWindows", testOutstandingWindows},
 }
 
 // stuckStore registers a (fixed, hourly), f (flexible) and t (timeless)
@@ -178,4 +180,39 @@ func testStuckRefusals(t *testing.T, s state.Store, _ *config) {
 	}
 	_, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "nope", Statuses: []state.UnitStatus{state.Blocked}, Limit: 1})
 	wantNotFound(t, "StuckPage of an unknown model", err)
+}
+
+// testOutstandingWindows: the windows of a model's units that are not
+// applied are those ScanUnits reads for pending, running, blocked and
+// failed units, in window order, as microseconds (0, 0 for the timeless
+// row); environments stay apart and an unregistered model has none.
+func testOutstandingWindows(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	claimExactly(t, s, "", "a", 1, clock(3)) // one running unit
+	outstanding := []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
+	read := func(env, model string) []string {
+		t.Helper()
+		var out []string
+		err := sr.OutstandingWindows(ctx, env, model, func(since, until int64) error {
+			w := state.Window{}
+			if since != 0 || until != 0 {
+				w = state.Window{Since: time.UnixMicro(since).UTC(), Until: time.UnixMicro(until).UTC()}
+			}
+			out = append(out, hw(w))
+			return nil
+		})
+		must(t, "OutstandingWindows", err)
+		return out
+	}
+	for _, m := range []string{"a", "f", "t"} {
+		var want []string
+		for _, u := range scanQ(t, s, state.UnitQuery{Model: m, Statuses: outstanding}) {
+			want = append(want, hw(u.Window))
+		}
+		eq(t, m+"'s outstanding windows", read("", m), want)
+	}
+	eq(t, "a's outstanding windows, a count", len(read("", "a")), 25)
+	eq(t, "dev's a", len(read("dev", "a")), 30)
+	eq(t, "an unregistered model", len(read("", "nope")), 0)
 }
