@@ -29,12 +29,13 @@ type StuckReader interface {
 	// ErrNotFound; a limit below one is refused.
 	StuckPage(ctx context.Context, q StuckPageQuery) ([]Unit, error)
 	// OutstandingWindows calls fn with the window of each unit of env's
-	// model that is not applied, in window order, as Unix microseconds
+	// models that is not applied, each model's together and in window
+	// order (the models in no particular order), as Unix microseconds
 	// (0, 0 for a timeless model's existence row, as SweepUnit has it):
 	// an index-only read of the windows what a stuck unit holds is
-	// counted from, without the rest of each row. An unregistered model
-	// has none.
-	OutstandingWindows(ctx context.Context, env, model string, fn func(since, until int64) error) error
+	// counted from, without the rest of each row, in one statement for
+	// many models. An unregistered model has none.
+	OutstandingWindows(ctx context.Context, env string, models []string, fn func(model string, since, until int64) error) error
 }
 
 // StuckGroup is a count of one model's units of one status and blocked
@@ -95,12 +96,16 @@ func StuckStatusList(statuses []UnitStatus) (string, error) {
 	return strings.Join(ss, ", "), nil
 }
 
-// CheckStuckPage refuses a page query that cannot be answered.
-func CheckStuckPage(q StuckPageQuery) (string, error) {
+// CheckStuckPage refuses a page query that cannot be answered and gives
+// its statuses as StuckStatusList writes them; done reports a query
+// after the zero window (a timeless model's one unit), after which
+// nothing comes.
+func CheckStuckPage(q StuckPageQuery) (list string, done bool, err error) {
 	if q.Limit < 1 {
-		return "", fmt.Errorf("a stuck page needs a limit of at least one, not %d", q.Limit)
+		return "", false, fmt.Errorf("a stuck page needs a limit of at least one, not %d", q.Limit)
 	}
-	return StuckStatusList(q.Statuses)
+	list, err = StuckStatusList(q.Statuses)
+	return list, err == nil && q.After != nil && q.After.IsZero(), err
 }
 
 // SortStuckGroups puts groups in StuckGroups' order: by model, status and

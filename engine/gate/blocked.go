@@ -421,10 +421,13 @@ func (c *reachCounter) index(ctx context.Context, model string) (*windowIndex, e
 	if ix, ok := c.idx[model]; ok {
 		return ix, nil
 	}
-	ix := &windowIndex{}
 	if c.windows != nil {
-		return ix, c.indexFrom(ctx, model, ix)
+		if err := c.preload(ctx, []string{model}); err != nil {
+			return nil, err
+		}
+		return c.idx[model], nil
 	}
+	ix := &windowIndex{}
 	err := c.g.Store.ScanUnits(ctx, state.UnitQuery{Env: c.g.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {
 		if u.Window.IsZero() {
 			ix.zero++

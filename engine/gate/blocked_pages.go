@@ -165,12 +165,26 @@ func (g *Reader) stuckCandidates(ctx context.Context, sr state.StuckReader, lin 
 		}
 		if n := len(cands); n > 0 && cands[n-1].model == gr.Model {
 			c := &cands[n-1]
-			c.span = hull(c.span, gr.Span)
+			c.span = state.Hull(c.span, gr.Span)
 			c.failed = c.failed || gr.Status == state.Failed
 			c.units += gr.Units
 			continue
 		}
 		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed, units: gr.Units})
+	}
+	// Every index the bounds need, in one read.
+	var down []string
+	for _, c := range cands {
+		start := reachSame
+		if c.span.IsZero() {
+			start = reachAll
+		}
+		for d := range lin.downstreamReach(c.model, start) {
+			down = append(down, d)
+		}
+	}
+	if err := counter.preload(ctx, down); err != nil {
+		return nil, err
 	}
 	for i := range cands {
 		if cands[i].bound, err = counter.count(ctx, cands[i].model, cands[i].span); err != nil {
@@ -277,31 +291,13 @@ func stuckModelsOf(units []BlockedUnit) []StuckModel {
 			byModel[u.Model] = m
 		}
 		m.Units++
-		m.Span = hull(m.Span, u.Window)
+		m.Span = state.Hull(m.Span, u.Window)
 	}
 	for _, m := range byModel {
 		out = append(out, *m)
 	}
 	slices.SortFunc(out, func(a, b StuckModel) int { return strings.Compare(a.Model, b.Model) })
 	return out
-}
-
-// hull is the smallest window holding a and b; the zero window (a
-// timeless model's, whose only unit it is) stands for itself.
-func hull(a, b state.Window) state.Window {
-	if a.IsZero() || b.IsZero() {
-		if a.IsZero() {
-			return b
-		}
-		return a
-	}
-	if b.Since.Before(a.Since) {
-		a.Since = b.Since
-	}
-	if b.Until.After(a.Until) {
-		a.Until = b.Until
-	}
-	return a
 }
 
 // BlockedCounts counts the environment's blocked units by model (models
@@ -331,10 +327,19 @@ func (g *Reader) BlockedCounts(ctx context.Context) (map[string]int, error) {
 	return out, nil
 }
 
-// indexFrom fills ix with model's outstanding windows from the store's
-// index-only read, and keeps it.
-func (c *reachCounter) indexFrom(ctx context.Context, model string, ix *windowIndex) error {
-	err := c.windows.OutstandingWindows(ctx, c.g.Env.Suffix, model, func(since, until int64) error {
+// preload reads the window indexes of models not read yet in one call of
+// the store's index-only read (state.StuckReader.OutstandingWindows): on
+// PostgreSQL one round trip for them all instead of one a model.
+func (c *reachCounter) preload(ctx context.Context, models []string) error {
+	var todo []string
+	for _, m := range models {
+		if _, ok := c.idx[m]; !ok { // set below, so each model once
+			todo = append(todo, m)
+			c.idx[m] = &windowIndex{}
+		}
+	}
+	err := c.windows.OutstandingWindows(ctx, c.g.Env.Suffix, todo, func(model string, since, until int64) error {
+		ix := c.idx[model]
 		if since == 0 && until == 0 {
 			ix.zero++
 			return nil
@@ -344,9 +349,13 @@ func (c *reachCounter) indexFrom(ctx context.Context, model string, ix *windowIn
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("reading the units of %s: %w", model, err)
+		for _, m := range todo {
+			delete(c.idx, m)
+		}
+		return fmt.Errorf("reading the units of %s: %w", strings.Join(todo, ", "), err)
 	}
-	slices.Sort(ix.untils) // sinces come in window order
-	c.idx[model] = ix
+	for _, m := range todo {
+		slices.Sort(c.idx[m].untils) // sinces come in window order
+	}
 	return nil
 }

@@ -12,10 +12,10 @@ import (
 
 var _ state.StuckReader = (*Store)(nil)
 
-// StuckGroups implements state.StuckReader: one grouped read of the
-// partial index units_stuck (migration 0014) and the rows it points at.
-// The statuses are written as literals beside the index's own condition,
-// so the planner proves the index applies.
+// StuckGroups implements state.StuckReader with a GROUP BY over the rows
+// units_stuck (migration 0014) points at. Literal statuses beside the
+// index's predicate let the planner prove the partial index applies,
+// which it cannot for a parameter.
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	list, err := state.StuckStatusList(statuses)
 	if err != nil {
@@ -52,15 +52,12 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 // last window, in its order. A timeless model's existence row has no
 // since (NULL), sorts last and is its model's only unit.
 func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.Unit, error) {
-	list, err := state.CheckStuckPage(q)
-	if err != nil {
-		return nil, err
-	}
 	if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
 		return nil, err
 	}
-	if q.After != nil && q.After.IsZero() {
-		return nil, nil
+	list, done, err := state.CheckStuckPage(q)
+	if err != nil || done {
+		return nil, err
 	}
 	args := []any{q.Env, q.Model}
 	after := ""
@@ -89,27 +86,36 @@ func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.
 }
 
 // OutstandingWindows implements state.StuckReader: an index-only scan of
-// units_sweep_outstanding (migration 0009), in its order; the existence
+// units_sweep_outstanding (migration 0009) for every model named, in one
+// statement, so a thousand models cost one round trip; the existence
 // row's NULL window sorts last and is its model's only unit.
-func (s *Store) OutstandingWindows(ctx context.Context, env, model string, fn func(since, until int64) error) error {
+func (s *Store) OutstandingWindows(ctx context.Context, env string, models []string, fn func(model string, since, until int64) error) error {
+	if len(models) == 0 {
+		return nil
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, s.sql(`SELECT since, until FROM {schema}.units
-		WHERE env = $1 AND model = $2 AND status <> 'applied' ORDER BY since, until`), env, model)
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT model, since, until FROM {schema}.units
+		WHERE env = $1 AND model = ANY($2) AND status <> 'applied' ORDER BY model, since, until`), env, models)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	var a, b pgtype.Timestamptz
+	var (
+		model []byte
+		name  string
+		a, b  pgtype.Timestamptz
+	)
 	for rows.Next() {
-		if err := rows.Scan(&a, &b); err != nil {
+		if err := rows.Scan(&model, &a, &b); err != nil {
 			return err
 		}
+		name = reuse(model, name)
 		var since, until int64
 		if a.Valid {
 			since, until = a.Time.UnixMicro(), b.Time.UnixMicro()
 		}
-		if err := fn(since, until); err != nil {
+		if err := fn(name, since, until); err != nil {
 			cancel()
 			return err
 		}

@@ -185,34 +185,42 @@ func testStuckRefusals(t *testing.T, s state.Store, _ *config) {
 // testOutstandingWindows: the windows of a model's units that are not
 // applied are those ScanUnits reads for pending, running, blocked and
 // failed units, in window order, as microseconds (0, 0 for the timeless
-// row); environments stay apart and an unregistered model has none.
+// row), each model's together, for many models at once; environments
+// stay apart and an unregistered model has none.
 func testOutstandingWindows(t *testing.T, s state.Store, _ *config) {
 	sr := stuckStore(t, s)
 	ctx := t.Context()
 	claimExactly(t, s, "", "a", 1, clock(3)) // one running unit
 	outstanding := []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
-	read := func(env, model string) []string {
+	read := func(env string, models ...string) map[string][]string {
 		t.Helper()
-		var out []string
-		err := sr.OutstandingWindows(ctx, env, model, func(since, until int64) error {
+		out := map[string][]string{}
+		last := ""
+		err := sr.OutstandingWindows(ctx, env, models, func(model string, since, until int64) error {
+			if model != last && out[model] != nil {
+				t.Errorf("%s's windows come apart", model)
+			}
+			last = model
 			w := state.Window{}
 			if since != 0 || until != 0 {
 				w = state.Window{Since: time.UnixMicro(since).UTC(), Until: time.UnixMicro(until).UTC()}
 			}
-			out = append(out, hw(w))
+			out[model] = append(out[model], hw(w))
 			return nil
 		})
 		must(t, "OutstandingWindows", err)
 		return out
 	}
+	all := read("", "a", "f", "t", "nope")
 	for _, m := range []string{"a", "f", "t"} {
 		var want []string
 		for _, u := range scanQ(t, s, state.UnitQuery{Model: m, Statuses: outstanding}) {
 			want = append(want, hw(u.Window))
 		}
-		eq(t, m+"'s outstanding windows", read("", m), want)
+		eq(t, m+"'s outstanding windows", all[m], want)
 	}
-	eq(t, "a's outstanding windows, a count", len(read("", "a")), 25)
-	eq(t, "dev's a", len(read("dev", "a")), 30)
-	eq(t, "an unregistered model", len(read("", "nope")), 0)
+	eq(t, "a's outstanding windows, a count", len(all["a"]), 25)
+	eq(t, "dev's a", len(read("dev", "a")["a"]), 30)
+	eq(t, "an unregistered model", len(all["nope"]), 0)
+	eq(t, "no model", len(read("")), 0)
 }

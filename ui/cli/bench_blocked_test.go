@@ -7,18 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
-	"github.com/bollhav/bollhav/engine/spec"
 	"github.com/bollhav/bollhav/state"
-	"github.com/bollhav/bollhav/state/postgres"
-	"github.com/bollhav/bollhav/state/postgres/pgtest"
-	"github.com/bollhav/bollhav/state/sqlite"
 )
 
 // BenchmarkBlockedCLI is issue 33's `bollhav blocked` row: the command as
@@ -27,7 +23,7 @@ import (
 // BOLLHAV_BENCH_UNITS units (gen.BenchConfig), on each store. first-line-s
 // is exec to the first line out (the table's header, printed with the
 // first page, ranked); all-s is exec to the end of the listing; peak-MB is
-// the child's own peak RSS (getrusage's ru_maxrss of the child alone).
+// the child's own peak RSS (GNU time's maximum resident set size).
 // full-read-s is, for reference, Engine.Blocked's whole read in the
 // benchmark's process: what the command did before it paged.
 func BenchmarkBlockedCLI(b *testing.B) {
@@ -64,60 +60,15 @@ func BenchmarkBlockedCLI(b *testing.B) {
 	}
 }
 
-// blockedFixture generates cfg's project into a store of backend (a
-// SQLite file in dir, or a PostgreSQL schema: BOLLHAV_BENCH_KEEP's kept
-// one when set) and returns its DSN, schema and an engine over it.
-func blockedFixture(b *testing.B, backend, dir string, cfg gen.Config) (string, string, *engine.Engine) {
-	b.Helper()
-	ctx := b.Context()
-	var (
-		s      state.Store
-		dsn    string
-		schema string
-		err    error
-	)
-	populate := true
-	if backend == "sqlite" {
-		dsn = filepath.Join(dir, "state.db")
-		s, err = sqlite.Open(ctx, dsn)
-	} else {
-		dsn = pgtest.DSN(b)
-		var kept bool
-		if schema, kept = gen.KeptSchema(cfg); !kept {
-			schema = pgtest.Schema(b, dsn)
-		}
-		s, err = postgres.Open(ctx, gen.FixtureDSN(dsn), postgres.Options{Schema: schema})
-		if err == nil && kept {
-			n, _ := s.StatusCounts(ctx, "")
-			populate = len(n) == 0
-		}
-	}
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close() })
-	opts := engine.Options{Actor: "bench"}
-	if populate {
-		e, sum, err := gen.Populate(ctx, s, opts, cfg)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("generated %d models, %d units in %s", sum.Models, sum.Units, sum.Elapsed.Round(time.Second))
-		return dsn, schema, e
-	}
-	sp, err := spec.Parse(gen.SpecFile, gen.Spec(cfg))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return dsn, schema, engine.New(s, sp, opts)
-}
-
 // blockedOnce runs `bollhav blocked` as a process of its own and returns
 // the time to its first line, to its end, and its peak RSS in MB; the
 // listing must count want units.
 func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Duration, peakMB float64, err error) {
-	cmd := exec.Command(os.Args[0], "-test.run=^$", "--", "blocked", "--spec", specPath, "--dsn", dsn,
-		"--as-of", state.FormatTime(gen.AsOf))
+	// GNU time, not this process's wait4: a child forked from a large
+	// process and exec'd carries the parent's peak in its ru_maxrss.
+	peakFile := filepath.Join(filepath.Dir(specPath), "time.out")
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", peakFile, os.Args[0], "-test.run=^$", "--", "blocked",
+		"--spec", specPath, "--dsn", dsn, "--as-of", state.FormatTime(gen.AsOf))
 	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1", "BOLLHAV_PG_SCHEMA="+schema)
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
@@ -149,9 +100,13 @@ func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Dura
 	if wantLast := fmt.Sprintf("%d blocked unit%s\n", want, plural(want)); last != wantLast {
 		return 0, 0, 0, fmt.Errorf("the listing ends %q, want %q", last, wantLast)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if ru != nil {
-		peakMB = float64(ru.Maxrss) / 1024
+	raw, err := os.ReadFile(peakFile)
+	if err != nil {
+		return 0, 0, 0, err
 	}
-	return first, whole, peakMB, nil
+	kb, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("GNU time's peak: %w", err)
+	}
+	return first, whole, float64(kb) / 1024, nil
 }

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/engine/enginetest/gen"
 	"github.com/bollhav/bollhav/engine/gate"
 	"github.com/bollhav/bollhav/state"
@@ -22,18 +20,14 @@ import (
 // over several pages, for the environment and for one pipeline.
 func TestBlockedPrintsPagesAsTheWholeListing(t *testing.T) {
 	dir := t.TempDir()
-	db := filepath.Join(dir, "state.db")
 	cfg := gen.Config{Models: 60, Units: 8000, Seed: 3}
-	s, err := sqlite.Open(context.Background(), db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, _, err := gen.Populate(t.Context(), s, engine.Options{Actor: "test"}, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, _, e := blockedFixture(t, "sqlite", dir, cfg)
 	specPath := filepath.Join(dir, "bollhav.yaml")
 	if err := os.WriteFile(specPath, gen.Spec(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(t.Context(), db)
+	if err != nil {
 		t.Fatal(err)
 	}
 	// The generated state blocks no timeless unit: block one, which
