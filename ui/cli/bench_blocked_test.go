@@ -17,18 +17,22 @@ import (
 	"github.com/bollhav/bollhav/state"
 )
 
-// BenchmarkBlockedCLI is issue 33's `bollhav blocked` row: the command as
-// an operator runs it, a process of its own (TestMain's BOLLHAV_CLI_MAIN),
-// on a generated project of BOLLHAV_BENCH_MODELS models and
-// BOLLHAV_BENCH_UNITS units (gen.BenchConfig), on each store. first-line-s
-// is exec to the first line out (the table's header, printed with the
-// first page, ranked); all-s is exec to the end of the listing; peak-MB is
-// the child's own peak RSS (GNU time's maximum resident set size).
-// full-read-s is, for reference, Engine.Blocked's whole read in the
-// benchmark's process: what the command did before it paged.
+// blockedBackends are the stores BenchmarkBlockedCLI measures.
+var blockedBackends = []string{"sqlite", "postgres"}
+
+// BenchmarkBlockedCLI is issue 33's `bollhav blocked` row, the command
+// run as an operator runs it: a process of its own (TestMain's
+// BOLLHAV_CLI_MAIN) over gen.BenchConfig's project, on each store.
+//
+//   - first-line-s: exec to the first line out, the table's header, which
+//     is printed with the first page, ranked;
+//   - all-s: exec to the end of the listing;
+//   - peak-MB: the child's own peak RSS, GNU time's maximum resident set;
+//   - full-read-s: Engine.Blocked's whole read, in this process, for
+//     reference: what the command did before it paged.
 func BenchmarkBlockedCLI(b *testing.B) {
 	cfg := gen.BenchConfig(gen.BenchUnits())
-	for _, backend := range []string{"sqlite", "postgres"} {
+	for _, backend := range blockedBackends {
 		b.Run("store="+backend+"/units="+gen.SizeName(cfg.Units), func(b *testing.B) {
 			dir := b.TempDir()
 			specPath := filepath.Join(dir, gen.SpecFile)
