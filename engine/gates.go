@@ -41,6 +41,13 @@ func (e *Engine) Blocked(ctx context.Context, f gate.BlockedFilter) ([]gate.Bloc
 	return e.gates().Blocked(ctx, f)
 }
 
+// BlockedPages is Blocked a page at a time, in its order, the first page
+// handed over before every blocked unit is read; see
+// gate.Reader.BlockedPages.
+func (e *Engine) BlockedPages(ctx context.Context, f gate.BlockedFilter, size int, fn func(gate.StuckPage) error) error {
+	return e.gates().BlockedPages(ctx, f, size, fn)
+}
+
 // Triage lists the failed and blocked units the filter selects with their
 // downstream impact, the UI's triage queue; see gate.Reader.Triage.
 func (e *Engine) Triage(ctx context.Context, f gate.BlockedFilter) ([]gate.BlockedUnit, error) {
@@ -112,6 +119,20 @@ func (e *Engine) Recheck(ctx context.Context, f gate.BlockedFilter) (*gate.Sweep
 // blocked units wait to be traced; see gate.Reader.Glance.
 func (e *Engine) Glance(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Glance(ctx)
+}
+
+// BlockedCounts counts the blocked units by model from the store's grouped
+// read, without reading them; see gate.Reader.BlockedCounts.
+func (e *Engine) BlockedCounts(ctx context.Context) (map[string]int, error) {
+	return e.gates().BlockedCounts(ctx)
+}
+
+// IncidentsReport is the incidents report alone (gate.Reader.Incidents:
+// the blocked units read twice, never held whole), without Incidents'
+// recheck of a quiet store: what a caller that reads it again and again
+// (the metrics refresh, the why pick) reads.
+func (e *Engine) IncidentsReport(ctx context.Context) (*gate.IncidentReport, error) {
+	return e.gates().Incidents(ctx)
 }
 
 // IncidentsOf is Incidents over blocked units already read with Blocked;

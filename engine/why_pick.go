@@ -14,6 +14,9 @@ import (
 // with errors.Is.
 var ErrNothingToExplain = errors.New("no failed or blocked unit")
 
+// errFirstPage stops a paged read after its first page.
+var errFirstPage = errors.New("the first page is enough")
+
 // WorstUnitAt is the unit `why MODEL` explains when no time is given — the
 // command line's `bollhav why MODEL` and the UI's `:why MODEL` alike: inside
 // model's failed or blocked unit that holds the most, either the failed units
@@ -31,11 +34,10 @@ func (e *Engine) WorstUnitAt(ctx context.Context, model string) (time.Time, erro
 	if st.Timeless() {
 		return time.Time{}, nil
 	}
-	blocked, err := e.Blocked(ctx, gate.BlockedFilter{})
-	if err != nil {
-		return time.Time{}, err
-	}
-	rep, err := e.IncidentsOf(ctx, blocked)
+	// The incidents from their own bounded read and the model's first
+	// blocked unit in Blocked's order (its most holds, the earliest of a
+	// tie): neither holds every blocked unit of the environment.
+	rep, err := e.IncidentsReport(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -46,10 +48,14 @@ func (e *Engine) WorstUnitAt(ctx context.Context, model string) (time.Time, erro
 			at, best = inc.Span.Since, inc.Blocked
 		}
 	}
-	for _, b := range blocked {
-		if b.Model == model && b.Holds > best {
+	err = e.BlockedPages(ctx, gate.BlockedFilter{Model: model}, 1, func(p gate.StuckPage) error {
+		if b := p.Units[0]; b.Holds > best {
 			at, best = b.Window.Since, b.Holds
 		}
+		return errFirstPage
+	})
+	if err != nil && !errors.Is(err, errFirstPage) {
+		return time.Time{}, err
 	}
 	if best < 0 {
 		return time.Time{}, fmt.Errorf("%s has %w", model, ErrNothingToExplain)

@@ -383,6 +383,10 @@ type reachCounter struct {
 	statuses []state.UnitStatus
 	idx      map[string]*windowIndex
 	reach    map[string]map[string]reachKind
+	// windows, when set, reads the outstanding units' windows alone
+	// (state.StuckReader.OutstandingWindows, statuses being
+	// outstandingStatuses) instead of scanning whole units.
+	windows state.StuckReader
 }
 
 func newReachCounter(g *Reader, lin *gatedLineage, statuses []state.UnitStatus) *reachCounter {
@@ -416,6 +420,12 @@ func (c *reachCounter) count(ctx context.Context, model string, w state.Window) 
 func (c *reachCounter) index(ctx context.Context, model string) (*windowIndex, error) {
 	if ix, ok := c.idx[model]; ok {
 		return ix, nil
+	}
+	if c.windows != nil {
+		if err := c.preload(ctx, []string{model}); err != nil {
+			return nil, err
+		}
+		return c.idx[model], nil
 	}
 	ix := &windowIndex{}
 	err := c.g.Store.ScanUnits(ctx, state.UnitQuery{Env: c.g.Env.Suffix, Model: model, Statuses: c.statuses}, func(u state.Unit) error {

@@ -247,14 +247,25 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	var down []string
 	for _, c := range counts {
 		if c.Counts[state.Blocked] == 0 {
 			continue
 		}
 		for d := range lin.downstreamReach(c.Model, reachSame) {
-			if _, err := counter.index(ctx, d); err != nil {
-				return nil, err
-			}
+			down = append(down, d)
+		}
+	}
+	if sr, ok := g.Store.(state.StuckReader); ok {
+		// The windows alone, every model's in one read (blocked_pages.go).
+		counter.windows = sr
+		if err := counter.preload(ctx, down); err != nil {
+			return nil, err
+		}
+	}
+	for _, d := range down {
+		if _, err := counter.index(ctx, d); err != nil {
+			return nil, err
 		}
 	}
 	top := &mostHolds{limit: MaxTracedBlocked}

@@ -179,5 +179,6 @@ func groups() []group {
 		{"Fingerprints", fingerprintTests},
 		{"Definitions", definitionTests},
 		{"Copy", copyTests},
+		{"Stuck", stuckTests},
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	gocontext "context"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
@@ -79,40 +78,34 @@ type blockedUnitJSON struct {
 	Attempts int          `json:"attempts"`
 }
 
+// runBlocked prints the blocked units a page at a time (blocked_stream.go):
+// the first page, ranked exactly, before the rest is read.
 func runBlocked(ctx gocontext.Context, c *cmdContext, e *engine.Engine, filter gate.BlockedFilter) int {
-	units, err := e.Blocked(ctx, filter)
-	if err != nil {
+	p := &blockedPrinter{w: c.Out, json: c.Output == "json"}
+	if err := e.BlockedPages(ctx, filter, blockedPageSize, p.page); err != nil {
 		fmt.Fprintf(c.Err, "bollhav blocked: %s\n", oneLine(err.Error()))
 		return ExitUsage
 	}
-	if c.Output == "json" {
-		out := blockedJSON{Units: []blockedUnitJSON{}}
-		for _, u := range units {
-			out.Units = append(out.Units, blockedUnitJSON{unitRefJSON: unitRef(u.Model, u.Window),
-				Reason: u.Reason, Reasons: reasonsJSON(u.Reason), Holds: u.Holds, Pipeline: u.Pipeline, Attempts: u.Attempts})
-		}
-		writeJSON(c.Out, out)
-		return ExitOK
-	}
-	printBlocked(c.Out, units)
+	p.end()
 	return ExitOK
 }
 
-func printBlocked(w io.Writer, units []gate.BlockedUnit) {
-	if len(units) == 0 {
-		fmt.Fprintln(w, "no blocked units")
-		return
+// blockedRow is a blocked unit as a row of the table.
+func blockedRow(u gate.BlockedUnit) []string {
+	since, until := "-", "-"
+	if s, un := whyWindowJSON(u.Window); s != nil {
+		since, until = *s, *un
 	}
-	rows := make([][]string, 0, len(units))
-	for _, u := range units {
-		since, until := "-", "-"
-		if s, un := whyWindowJSON(u.Window); s != nil {
-			since, until = *s, *un
-		}
-		rows = append(rows, []string{untrusted.Line(u.Model), since, until, strconv.Itoa(u.Holds), oneLine(u.Reason)})
-	}
-	printTable(w, []string{"MODEL", "SINCE", "UNTIL", "HOLDS", "REASON"}, rows)
-	fmt.Fprintf(w, "%d blocked unit%s\n", len(units), plural(len(units)))
+	return []string{untrusted.Line(u.Model), since, until, strconv.Itoa(u.Holds), oneLine(u.Reason)}
+}
+
+// blockedHeader is the table's header.
+var blockedHeader = []string{"MODEL", "SINCE", "UNTIL", "HOLDS", "REASON"}
+
+// blockedUnitOf is a blocked unit as `blocked -o json` gives it.
+func blockedUnitOf(u gate.BlockedUnit) blockedUnitJSON {
+	return blockedUnitJSON{unitRefJSON: unitRef(u.Model, u.Window),
+		Reason: u.Reason, Reasons: reasonsJSON(u.Reason), Holds: u.Holds, Pipeline: u.Pipeline, Attempts: u.Attempts}
 }
 
 type recheckJSON struct {

@@ -88,6 +88,13 @@ func printTable(w io.Writer, header []string, rows [][]string) {
 	for _, r := range rows {
 		measure(r)
 	}
+	printTableRows(w, widths, header, rows)
+}
+
+// printTableRows is printTable with the column widths given: what a
+// listing printed a page at a time lays out once, before its first page.
+// A nil header prints the rows alone.
+func printTableRows(w io.Writer, widths []int, header []string, rows [][]string) {
 	out := colorWriter(w)
 	line := func(r []string, style func(string) string) {
 		var b strings.Builder
@@ -97,12 +104,14 @@ func printTable(w io.Writer, header []string, rows [][]string) {
 			}
 			b.WriteString(style(cell))
 			if i < len(r)-1 && i < len(widths) {
-				b.WriteString(strings.Repeat(" ", widths[i]-lipgloss.Width(cell)))
+				b.WriteString(strings.Repeat(" ", max(widths[i]-lipgloss.Width(cell), 0)))
 			}
 		}
 		fmt.Fprintln(out, strings.TrimRight(b.String(), " "))
 	}
-	line(header, func(s string) string { return headerStyle.Render(s) })
+	if header != nil {
+		line(header, func(s string) string { return headerStyle.Render(s) })
+	}
 	for _, r := range rows {
 		line(r, func(s string) string { return s })
 	}

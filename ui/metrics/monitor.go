@@ -42,8 +42,8 @@ type Config struct {
 	// FeedPoll, Interval and FullEvery: DefaultFeedPoll, DefaultInterval
 	// and DefaultFullEvery when zero.
 	FeedPoll, Interval, FullEvery time.Duration
-	// Incidents reads the open incidents; when nil, Engine.IncidentsOf the
-	// blocked units the refresh read (what `bollhav incidents` reports). It
+	// Incidents reads the open incidents; when nil, Engine.IncidentsReport
+	// (what `bollhav incidents` reports). It
 	// is called by the refresh, in the background, never by a scrape;
 	// tests replace it.
 	Incidents func(ctx context.Context) (*gate.IncidentReport, error)
@@ -333,14 +333,17 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 			m.obs.zero(models[i].name, models[i].pipeline)
 		}
 	}
-	blocked, err := e.Blocked(ctx, gate.BlockedFilter{})
+	// The blocked counts from the store's grouped read and the incidents
+	// from their own two-pass read: the refresh never holds every blocked
+	// unit (issue 33).
+	blocked, err := e.BlockedCounts(ctx)
 	if err != nil {
 		return &refreshError{"blocked", err}
 	}
 	withBlocked(models, blocked)
 	count := m.cfg.Incidents
 	if count == nil {
-		count = func(ctx context.Context) (*gate.IncidentReport, error) { return e.IncidentsOf(ctx, blocked) }
+		count = e.IncidentsReport
 	}
 	rep, err := count(ctx)
 	if err != nil {

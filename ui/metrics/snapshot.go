@@ -75,18 +75,11 @@ func (m modelSnap) withStats(st state.UnitStats) modelSnap {
 	return m
 }
 
-// withBlocked sets every model's blocked count from Blocked's list (models
-// absent from it have none).
-func withBlocked(models []modelSnap, units []gate.BlockedUnit) {
-	idx := make(map[string]int, len(models))
+// withBlocked sets every model's blocked count from the counts by model
+// (models absent from them have none).
+func withBlocked(models []modelSnap, counts map[string]int) {
 	for i := range models {
-		models[i].blocked = 0
-		idx[models[i].name] = i
-	}
-	for _, u := range units {
-		if i, ok := idx[u.Model]; ok {
-			models[i].blocked++
-		}
+		models[i].blocked = counts[models[i].name]
 	}
 }
 

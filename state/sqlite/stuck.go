@@ -1,0 +1,122 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+var _ state.StuckReader = (*Store)(nil)
+
+// OutstandingWindows implements state.StuckReader from the covering index
+// units_sweep_outstanding (migration 0008): no row of the table is read.
+// A statement a model: an embedded database's round trip is a call.
+func (s *Store) OutstandingWindows(ctx context.Context, env string, models []string, fn func(model string, since, until int64) error) error {
+	for _, model := range models {
+		if err := s.outstandingWindows(ctx, env, model, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) outstandingWindows(ctx context.Context, env, model string, fn func(model string, since, until int64) error) error {
+	rows, err := s.r.QueryContext(ctx, `SELECT u."since", u."until"
+		FROM "models" m JOIN "units" u INDEXED BY "units_sweep_outstanding" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND m."name" = ? AND u."status" <> 'applied'
+		ORDER BY u."since", u."until"`, env, model)
+	if err != nil {
+		return fmt.Errorf("sqlite: outstanding windows of %s: %w", model, err)
+	}
+	defer rows.Close()
+	var since, until int64
+	for rows.Next() {
+		if err := rows.Scan(&since, &until); err != nil {
+			return fmt.Errorf("sqlite: outstanding windows of %s: %w", model, err)
+		}
+		if since == zeroMicros && until == zeroMicros {
+			since, until = 0, 0
+		}
+		if err := fn(model, since, until); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// StuckPage implements state.StuckReader: a seek of units_stuck past the
+// last window, in its order. The zero window of a timeless model's
+// existence row is the smallest key, and its model's only unit.
+func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.Unit, error) {
+	m, err := lookup(ctx, s.r, q.Env, q.Model)
+	if err != nil {
+		return nil, err
+	}
+	list, done, err := state.CheckStuckPage(q)
+	if err != nil || done {
+		return nil, err
+	}
+	args := []any{m.id}
+	after := ""
+	if q.After != nil {
+		args = append(args, micros(q.After.Since), micros(q.After.Until))
+		after = ` AND ("since", "until") > (?, ?)`
+	}
+	args = append(args, q.Limit)
+	rows, err := s.r.QueryContext(ctx, `SELECT `+unitColumns+` FROM "units" INDEXED BY "units_stuck"
+		WHERE "model_id" = ? AND "status" IN ('blocked', 'failed') AND "status" IN (`+list+`)`+after+`
+		ORDER BY "since", "until" LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: stuck page of %s: %w", q.Model, err)
+	}
+	defer rows.Close()
+	var out []state.Unit
+	for rows.Next() {
+		u, err := scanUnit(rows, m)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: stuck page of %s: %w", q.Model, err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// StuckGroups implements state.StuckReader: one grouped read of the
+// partial index units_stuck (migration 0013) joined to the models of env.
+// The index's own condition is repeated word for word beside the
+// statuses asked for: SQLite reads a partial index only for a WHERE that
+// contains its terms.
+func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
+	list, err := state.StuckStatusList(statuses)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.r.QueryContext(ctx, `
+		SELECT m."name", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until")
+		FROM "models" m JOIN "units" u INDEXED BY "units_stuck" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed') AND u."status" IN (`+list+`)
+		GROUP BY m."name", u."status", u."blocked_reason"`, env)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+	}
+	defer rows.Close()
+	var out []state.StuckGroup
+	for rows.Next() {
+		var (
+			g            state.StuckGroup
+			status       string
+			since, until int64
+		)
+		if err := rows.Scan(&g.Model, &status, &g.Reason, &g.Units, &since, &until); err != nil {
+			return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+		}
+		g.Status, g.Span = state.UnitStatus(status), window(since, until)
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+	}
+	state.SortStuckGroups(out)
+	return out, nil
+}

@@ -1,0 +1,226 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/state"
+)
+
+var stuckTests = []test{
+	{"GroupsByModelStatusAndReason", testStuckGroups},
+	{"PagesInWindowOrder", testStuckPages},
+	{"PageKeysetSurvivesChanges", testStuckPageKeyset},
+	{"Refusals", testStuckRefusals},
+	{"OutstandingWindows", testOutstandingWindows},
+}
+
+// stuckStore registers a (fixed, hourly), f (flexible) and t (timeless)
+// in the default environment and a in dev, and leaves them with:
+// a blocked [0,10) for "r1", blocked [10,15) for "r2", failed [20,23),
+// pending and applied elsewhere; f's units [0,2) [0,3) [1,2) [4,6)
+// blocked for "r1" (two share a since); t's existence row blocked for
+// "r3"; dev's a blocked [0,2) for "r1".
+func stuckStore(t *testing.T, s state.Store) state.StuckReader {
+	t.Helper()
+	sr := storeAs[state.StuckReader](t, s, "StuckGroups")
+	register(t, s, "", fixModel("a"), flexModel("f"), timelessModel("t"))
+	register(t, s, "dev", fixModel("a"))
+	prefill(t, s, "", "a", hourly(0, 30), clock(0))
+	prefill(t, s, "dev", "a", hourly(0, 30), clock(0))
+	prefill(t, s, "", "f", []state.Window{win(0, 2), win(0, 3), win(1, 2), win(4, 6)}, clock(0))
+	prefill(t, s, "", "t", []state.Window{{}}, clock(0))
+	move := func(env, model string, w state.Window, to state.UnitStatus, reason string) {
+		t.Helper()
+		_, err := s.SetStatus(t.Context(), state.StatusChange{Env: env, Model: model, Window: w,
+			From: []state.UnitStatus{state.Pending}, To: to, Reason: reason, Now: clock(1)})
+		must(t, "SetStatus", err)
+	}
+	move("", "a", win(0, 10), state.Blocked, "r1")
+	move("", "a", win(10, 15), state.Blocked, "r2")
+	move("", "a", win(20, 23), state.Failed, "")
+	move("", "a", win(25, 30), state.Applied, "")
+	move("", "f", state.Window{}, state.Blocked, "r1")
+	move("", "t", state.Window{}, state.Blocked, "r3")
+	move("dev", "a", win(0, 2), state.Blocked, "r1")
+	return sr
+}
+
+func groupBriefs(gs []state.StuckGroup) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = fmt.Sprintf("%s %s %q %d %s", g.Model, g.Status, g.Reason, g.Units, hw(g.Span))
+	}
+	return out
+}
+
+// testStuckGroups: the grouped read counts each model's stuck units by
+// status and stored reason with the span of their windows, keeps
+// environments apart and reads only the statuses asked for.
+func testStuckGroups(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	got, err := sr.StuckGroups(ctx, "", []state.UnitStatus{state.Failed, state.Blocked})
+	must(t, "StuckGroups", err)
+	eq(t, "blocked and failed groups", groupBriefs(got), []string{
+		`a blocked "r1" 10 [0h,10h)`,
+		`a blocked "r2" 5 [10h,15h)`,
+		`a failed "" 3 [20h,23h)`,
+		`f blocked "r1" 4 [0h,6h)`,
+		`t blocked "r3" 1 timeless`,
+	})
+	got, err = sr.StuckGroups(ctx, "", []state.UnitStatus{state.Blocked})
+	must(t, "StuckGroups", err)
+	eq(t, "blocked groups", len(got), 4)
+	got, err = sr.StuckGroups(ctx, "dev", []state.UnitStatus{state.Blocked, state.Failed})
+	must(t, "StuckGroups", err)
+	eq(t, "dev groups", groupBriefs(got), []string{`a blocked "r1" 2 [0h,2h)`})
+	got, err = sr.StuckGroups(ctx, "nowhere", []state.UnitStatus{state.Blocked})
+	must(t, "StuckGroups", err)
+	eq(t, "an environment without models", len(got), 0)
+}
+
+// pageAll reads every stuck unit of model a page of limit at a time and
+// returns them with the size of each page.
+func pageAll(t *testing.T, sr state.StuckReader, model string, statuses []state.UnitStatus, limit int) ([]state.Unit, []int) {
+	t.Helper()
+	var (
+		all   []state.Unit
+		sizes []int
+		after *state.Window
+	)
+	for {
+		page, err := sr.StuckPage(t.Context(), state.StuckPageQuery{Model: model, Statuses: statuses, After: after, Limit: limit})
+		must(t, "StuckPage", err)
+		sizes = append(sizes, len(page))
+		if len(page) == 0 {
+			return all, sizes
+		}
+		all = append(all, page...)
+		w := page[len(page)-1].Window
+		after = &w
+		if len(sizes) > 100 {
+			t.Fatalf("%s: paging does not end", model)
+		}
+	}
+}
+
+// testStuckPages: paging a model's stuck units a few at a time reads each
+// once, in window order (since, then until), with what ScanUnits reads
+// for them; a timeless model's one unit is one page.
+func testStuckPages(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	both := []state.UnitStatus{state.Blocked, state.Failed}
+	got, sizes := pageAll(t, sr, "a", both, 4)
+	want := scanQ(t, s, state.UnitQuery{Model: "a", Statuses: both})
+	eq(t, "a's stuck units paged", briefs(got), briefs(want))
+	eq(t, "a's page sizes", sizes, []int{4, 4, 4, 4, 2, 0})
+	if !slices.EqualFunc(got, want, func(a, b state.Unit) bool { return a.ID == b.ID && a.BlockedReason == b.BlockedReason }) {
+		t.Errorf("paged units differ from scanned ones in id or reason")
+	}
+	got, _ = pageAll(t, sr, "a", []state.UnitStatus{state.Failed}, 2)
+	eq(t, "a's failed units", briefs(got), []string{"a [20h,21h) failed", "a [21h,22h) failed", "a [22h,23h) failed"})
+	got, sizes = pageAll(t, sr, "f", both, 1)
+	eq(t, "f's units, one a page", hws(windowsOf(got)), hws([]state.Window{win(0, 2), win(0, 3), win(1, 2), win(4, 6)}))
+	eq(t, "f's page sizes", sizes, []int{1, 1, 1, 1, 0})
+	got, sizes = pageAll(t, sr, "t", both, 5)
+	eq(t, "t's existence row", briefs(got), []string{"t timeless blocked"})
+	eq(t, "t's page sizes", sizes, []int{1, 0})
+	if got[0].BlockedReason != "r3" {
+		t.Errorf("t's reason %q, want r3", got[0].BlockedReason)
+	}
+}
+
+func windowsOf(us []state.Unit) []state.Window {
+	out := make([]state.Window, len(us))
+	for i, u := range us {
+		out[i] = u.Window
+	}
+	return out
+}
+
+// testStuckPageKeyset: a page goes on after the last window read, so a
+// unit of a page already read that is released, or one further on that
+// becomes blocked in between, neither shifts nor repeats what follows.
+func testStuckPageKeyset(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	blocked := []state.UnitStatus{state.Blocked}
+	first, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "a", Statuses: blocked, Limit: 5})
+	must(t, "StuckPage", err)
+	eq(t, "first page", hws(windowsOf(first)), hws(hourly(0, 5)))
+	_, err = s.SetStatus(ctx, state.StatusChange{Model: "a", Window: win(0, 3), From: blocked, To: state.Pending, Now: clock(2)})
+	must(t, "SetStatus", err)
+	_, err = s.SetStatus(ctx, state.StatusChange{Model: "a", Window: win(15, 16), From: []state.UnitStatus{state.Pending}, To: state.Blocked, Reason: "r4", Now: clock(2)})
+	must(t, "SetStatus", err)
+	after := first[len(first)-1].Window
+	next, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "a", Statuses: blocked, After: &after, Limit: 100})
+	must(t, "StuckPage", err)
+	eq(t, "the rest", hws(windowsOf(next)), hws(hourly(5, 16)))
+}
+
+// testStuckRefusals: a status that is not stuck, no status, a limit below
+// one and an unknown model are refused.
+func testStuckRefusals(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	if _, err := sr.StuckGroups(ctx, "", []state.UnitStatus{state.Pending}); err == nil {
+		t.Error("StuckGroups of pending units: no error")
+	}
+	if _, err := sr.StuckGroups(ctx, "", nil); err == nil {
+		t.Error("StuckGroups of no status: no error")
+	}
+	if _, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "a", Statuses: []state.UnitStatus{state.Blocked}}); err == nil {
+		t.Error("StuckPage with no limit: no error")
+	}
+	if _, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "a", Statuses: []state.UnitStatus{state.Applied}, Limit: 1}); err == nil {
+		t.Error("StuckPage of applied units: no error")
+	}
+	_, err := sr.StuckPage(ctx, state.StuckPageQuery{Model: "nope", Statuses: []state.UnitStatus{state.Blocked}, Limit: 1})
+	wantNotFound(t, "StuckPage of an unknown model", err)
+}
+
+// testOutstandingWindows: the windows of a model's units that are not
+// applied are those ScanUnits reads for pending, running, blocked and
+// failed units, in window order, as microseconds (0, 0 for the timeless
+// row), each model's together, for many models at once; environments
+// stay apart and an unregistered model has none.
+func testOutstandingWindows(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	claimExactly(t, s, "", "a", 1, clock(3)) // one running unit
+	outstanding := []state.UnitStatus{state.Pending, state.Running, state.Blocked, state.Failed}
+	read := func(env string, models ...string) map[string][]string {
+		t.Helper()
+		out := map[string][]string{}
+		last := ""
+		err := sr.OutstandingWindows(ctx, env, models, func(model string, since, until int64) error {
+			if model != last && out[model] != nil {
+				t.Errorf("%s's windows come apart", model)
+			}
+			last = model
+			w := state.Window{}
+			if since != 0 || until != 0 {
+				w = state.Window{Since: time.UnixMicro(since).UTC(), Until: time.UnixMicro(until).UTC()}
+			}
+			out[model] = append(out[model], hw(w))
+			return nil
+		})
+		must(t, "OutstandingWindows", err)
+		return out
+	}
+	all := read("", "a", "f", "t", "nope")
+	for _, m := range []string{"a", "f", "t"} {
+		var want []string
+		for _, u := range scanQ(t, s, state.UnitQuery{Model: m, Statuses: outstanding}) {
+			want = append(want, hw(u.Window))
+		}
+		eq(t, m+"'s outstanding windows", all[m], want)
+	}
+	eq(t, "a's outstanding windows, a count", len(all["a"]), 25)
+	eq(t, "dev's a", len(read("dev", "a")["a"]), 30)
+	eq(t, "an unregistered model", len(all["nope"]), 0)
+	eq(t, "no model", len(read("")), 0)
+}

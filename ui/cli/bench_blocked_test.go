@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
+)
+
+// blockedBackends are the stores BenchmarkBlockedCLI measures.
+var blockedBackends = []string{"sqlite", "postgres"}
+
+// BenchmarkBlockedCLI is issue 33's `bollhav blocked` row, the command
+// run as an operator runs it: a process of its own (TestMain's
+// BOLLHAV_CLI_MAIN) over gen.BenchConfig's project, on each store.
+//
+//   - first-line-s: exec to the first line out, the table's header, which
+//     is printed with the first page, ranked;
+//   - all-s: exec to the end of the listing;
+//   - peak-MB: the child's own peak RSS, GNU time's maximum resident set;
+//   - full-read-s: Engine.Blocked's whole read, in this process, for
+//     reference: what the command did before it paged.
+func BenchmarkBlockedCLI(b *testing.B) {
+	cfg := gen.BenchConfig(gen.BenchUnits())
+	for _, backend := range blockedBackends {
+		b.Run("store="+backend+"/units="+gen.SizeName(cfg.Units), func(b *testing.B) {
+			dir := b.TempDir()
+			specPath := filepath.Join(dir, gen.SpecFile)
+			if err := os.WriteFile(specPath, gen.Spec(cfg), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			dsn, schema, e := blockedFixture(b, backend, dir, cfg)
+			start := time.Now()
+			all, err := e.Blocked(b.Context(), gate.BlockedFilter{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			full := time.Since(start)
+			b.Logf("%d blocked units; the full read took %s", len(all), full.Round(time.Millisecond))
+			var first, whole time.Duration
+			var peak float64
+			for b.Loop() {
+				first, whole, peak, err = blockedOnce(specPath, dsn, schema, len(all))
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(first.Seconds(), "first-line-s")
+			b.ReportMetric(whole.Seconds(), "all-s")
+			b.ReportMetric(peak, "peak-MB")
+			b.ReportMetric(full.Seconds(), "full-read-s")
+			b.ReportMetric(float64(len(all)), "blocked-units")
+		})
+	}
+}
+
+// blockedOnce runs `bollhav blocked` as a process of its own and returns
+// the time to its first line, to its end, and its peak RSS in MB; the
+// listing must count want units.
+func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Duration, peakMB float64, err error) {
+	// GNU time, not this process's wait4: a child forked from a large
+	// process and exec'd carries the parent's peak in its ru_maxrss.
+	peakFile := filepath.Join(filepath.Dir(specPath), "time.out")
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", peakFile, os.Args[0], "-test.run=^$", "--", "blocked",
+		"--spec", specPath, "--dsn", dsn, "--as-of", state.FormatTime(gen.AsOf))
+	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1", "BOLLHAV_PG_SCHEMA="+schema)
+	cmd.Stderr = io.Discard
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, 0, err
+	}
+	r := bufio.NewReader(out)
+	var last string
+	for n := 0; ; n++ {
+		line, err := r.ReadString('\n')
+		if n == 0 {
+			first = time.Since(start)
+		}
+		if line != "" {
+			last = line
+		}
+		if err != nil {
+			break
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		return 0, 0, 0, err
+	}
+	whole = time.Since(start)
+	if wantLast := fmt.Sprintf("%d blocked unit%s\n", want, plural(want)); last != wantLast {
+		return 0, 0, 0, fmt.Errorf("the listing ends %q, want %q", last, wantLast)
+	}
+	raw, err := os.ReadFile(peakFile)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	kb, err := strconv.Atoi(strings.TrimSpace(string(raw)))
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("GNU time's peak: %w", err)
+	}
+	return first, whole, float64(kb) / 1024, nil
+}
