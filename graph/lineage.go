@@ -1,10 +1,10 @@
 package graph
 
 import (
-	"container/heap"
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // Lineage is the model lineage DAG: which managed models read which. It is
@@ -132,40 +132,27 @@ func (l *Lineage) findCycle() []string {
 	return nil
 }
 
-// nameHeap is a min-heap of names, so Kahn's algorithm breaks ties by name.
-type nameHeap []string
-
-func (h nameHeap) Len() int           { return len(h) }
-func (h nameHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h nameHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *nameHeap) Push(x any)        { *h = append(*h, x.(string)) }
-func (h *nameHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
 // kahn orders the acyclic model graph upstream first, smallest name first
 // among the models free to go next.
 func (l *Lineage) kahn() []string {
 	indegree := make(map[string]int, len(l.models))
-	h := &nameHeap{}
+	var free []string
 	for _, m := range l.models {
 		indegree[m] = len(l.upstream[m])
 		if indegree[m] == 0 {
-			*h = append(*h, m)
+			free = append(free, m)
 		}
 	}
-	heap.Init(h)
+	h := NewHeap(strings.Compare)
+	h.Reset(free...)
 	order := make([]string, 0, len(l.models))
 	for h.Len() > 0 {
-		m := heap.Pop(h).(string)
+		m := h.Pop()
 		order = append(order, m)
 		for _, d := range l.downstream[m] {
 			indegree[d]--
 			if indegree[d] == 0 {
-				heap.Push(h, d)
+				h.Push(d)
 			}
 		}
 	}

@@ -1,13 +1,13 @@
 package gate
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -121,10 +121,10 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 		return err
 	}
 	out := &pager{size: size, fn: fn, models: modelsOfCandidates(cands)}
-	var held stuckHeap
+	held := graph.NewHeap(stuckOrder)
 	for _, c := range cands {
-		for len(held) > 0 && c.beatenBy(held[0]) {
-			if err := out.add(heap.Pop(&held).(BlockedUnit)); err != nil {
+		for held.Len() > 0 && c.beatenBy(held.Peek()) {
+			if err := out.add(held.Pop()); err != nil {
 				return err
 			}
 		}
@@ -132,15 +132,15 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 			b := blockedOf(u, lin)
 			var err error
 			b.Holds, err = counter.count(ctx, b.Model, b.Window)
-			heap.Push(&held, b)
+			held.Push(b)
 			return err
 		})
 		if err != nil {
 			return err
 		}
 	}
-	for len(held) > 0 {
-		if err := out.add(heap.Pop(&held).(BlockedUnit)); err != nil {
+	for held.Len() > 0 {
+		if err := out.add(held.Pop()); err != nil {
 			return err
 		}
 	}
@@ -229,20 +229,6 @@ func stuckUnitsOf(ctx context.Context, sr state.StuckReader, env, model string, 
 		w := page[len(page)-1].Window
 		after = &w
 	}
-}
-
-// stuckHeap is a min-heap of units in stuckOrder.
-type stuckHeap []BlockedUnit
-
-func (h stuckHeap) Len() int           { return len(h) }
-func (h stuckHeap) Less(i, j int) bool { return stuckOrder(h[i], h[j]) < 0 }
-func (h stuckHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *stuckHeap) Push(x any)        { *h = append(*h, x.(BlockedUnit)) }
-func (h *stuckHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // pager gathers units into pages of size and hands each to fn when full.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
+	"github.com/bollhav/bollhav/graph"
 	"github.com/bollhav/bollhav/state"
 )
 
@@ -90,7 +91,7 @@ type liveState struct {
 	down map[string][]string
 	// flips holds the judged models' flips, earliest first
 	// (live_flips.go).
-	flips flipHeap
+	flips *graph.Heap[flipEntry]
 }
 
 // liveModel is one model's units in window order, with the verdict of each
@@ -386,10 +387,10 @@ func (l *Live) NextChange() (time.Time, bool) {
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	// Writers leave the heap's top current (dropStaleFlips).
-	if len(l.st.flips) == 0 {
+	if l.st.flips.Len() == 0 {
 		return time.Time{}, false
 	}
-	return time.Unix(0, l.st.flips[0].at+1).UTC(), true
+	return time.Unix(0, l.st.flips.Peek().at+1).UTC(), true
 }
 
 // Report is what Sweep reports for f, at Now.

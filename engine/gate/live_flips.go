@@ -1,6 +1,10 @@
 package gate
 
-import "container/heap"
+import (
+	"cmp"
+
+	"github.com/bollhav/bollhav/graph"
+)
 
 // A batch of changes used to look at every model for one whose verdicts
 // the clock may have flipped since the last batch (m.flip passed): ten
@@ -22,19 +26,7 @@ type flipEntry struct {
 	m  *liveModel
 }
 
-// flipHeap orders entries by time, earliest first (container/heap).
-type flipHeap []flipEntry
-
-func (h flipHeap) Len() int           { return len(h) }
-func (h flipHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h flipHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *flipHeap) Push(x any)        { *h = append(*h, x.(flipEntry)) }
-func (h *flipHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return e
-}
+func earlierFlip(a, b flipEntry) int { return cmp.Compare(a.at, b.at) }
 
 // current reports whether e is its model's flip as last queued.
 func (e flipEntry) current() bool { return e.m.queued == e.at }
@@ -56,8 +48,8 @@ func (st *liveState) queueFlip(m *liveModel) {
 	if want == noFlip {
 		return
 	}
-	heap.Push(&st.flips, flipEntry{at: want, m: m})
-	if len(st.flips) > 2*len(st.models)+64 {
+	st.flips.Push(flipEntry{at: want, m: m})
+	if st.flips.Len() > 2*len(st.models)+64 {
 		st.requeueFlips()
 	}
 }
@@ -65,23 +57,26 @@ func (st *liveState) queueFlip(m *liveModel) {
 // requeueFlips builds the heap again from every model's flip, dropping
 // the stale entries a long run of batches left.
 func (st *liveState) requeueFlips() {
-	st.flips = st.flips[:0]
+	var entries []flipEntry
 	for _, m := range st.models {
 		m.queued = noFlip
 		if m.judged && m.flip != noFlip && m.counts.Outstanding > 0 {
 			m.queued = m.flip
-			st.flips = append(st.flips, flipEntry{at: m.flip, m: m})
+			entries = append(entries, flipEntry{at: m.flip, m: m})
 		}
 	}
-	heap.Init(&st.flips)
+	if st.flips == nil {
+		st.flips = graph.NewHeap(earlierFlip)
+	}
+	st.flips.Reset(entries...)
 }
 
 // dueFlips takes out of the heap, and returns, the models whose flip is
 // before nowNS: the clock alone may have changed one of their verdicts.
 func (st *liveState) dueFlips(nowNS int64) []*liveModel {
 	var due []*liveModel
-	for len(st.flips) > 0 && st.flips[0].at < nowNS {
-		e := heap.Pop(&st.flips).(flipEntry)
+	for st.flips.Len() > 0 && st.flips.Peek().at < nowNS {
+		e := st.flips.Pop()
 		if e.current() {
 			e.m.queued = noFlip
 			due = append(due, e.m)
@@ -94,7 +89,7 @@ func (st *liveState) dueFlips(nowNS int64) []*liveModel {
 // dropStaleFlips pops stale entries off the top, so that the top, when
 // there is one, is the earliest current flip.
 func (st *liveState) dropStaleFlips() {
-	for len(st.flips) > 0 && !st.flips[0].current() {
-		heap.Pop(&st.flips)
+	for st.flips.Len() > 0 && !st.flips.Peek().current() {
+		st.flips.Pop()
 	}
 }
