@@ -32,7 +32,7 @@ var bollhavBinary = sync.OnceValues(func() (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, "bollhav")
-	cmd := exec.Command("go", "build", "-o", bin, "..")
+	cmd := exec.Command("go", "build", "-o", bin, "../..")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
