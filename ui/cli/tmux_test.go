@@ -181,7 +181,11 @@ func TestReadmeFirstStepsInTmux(t *testing.T) {
 	send("r")
 	waitScreen(t, capture, "the run dialog on the failed hour", func(s string) bool { return strings.Contains(s, "Run 1 unit of raw.payments") })
 	send("d")
-	waitScreen(t, capture, "the run with downstream", func(s string) bool { return strings.Contains(s, "with downstream: on") })
+	// d plans again; y before that plan is ready is refused ("wait for
+	// the plan"), as a user sees: wait for it as a user would.
+	waitScreen(t, capture, "the run with downstream, planned", func(s string) bool {
+		return strings.Contains(s, "with downstream: on") && !strings.Contains(s, "working out the plan") && strings.Contains(s, "models in prod?")
+	})
 	send("y")
 	waitScreenFor(t, capture, 2*time.Minute, "the payments card gone", func(s string) bool {
 		return strings.Contains(s, "Incidents") && !strings.Contains(s, "raw.payments failed") && !strings.Contains(s, "Run 1 unit")
