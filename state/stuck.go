@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // StuckReader is a Store that reads an environment's blocked and failed
@@ -49,6 +50,10 @@ type StuckGroup struct {
 	// group's units: every one of their windows lies inside it. Zero for
 	// a timeless model.
 	Span Window
+	// Changed is the earliest updated_at of the group's units: how long
+	// the oldest of them has been stuck, what an incident's age counts
+	// from without reading each unit (issue 33).
+	Changed time.Time
 }
 
 // StuckPageQuery asks for a page of a model's stuck units.

@@ -114,9 +114,20 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 	if err != nil {
 		return err
 	}
+	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, statuses)
+	if err != nil {
+		return fmt.Errorf("reading the %s units: %w", joinStatuses(statuses), err)
+	}
 	counter := newReachCounter(g, lin, outstandingStatuses)
 	counter.windows = sr
-	cands, err := g.stuckCandidates(ctx, sr, lin, f, statuses, counter)
+	return g.pagesOf(ctx, sr, lin, counter, f, statuses, groups, size, fn)
+}
+
+// pagesOf is stuckPages from groups, the grouped read of the statuses'
+// units (Incidents reads them once for its first page and its counts).
+func (g *Reader) pagesOf(ctx context.Context, sr state.StuckReader, lin *gatedLineage, counter *reachCounter, f BlockedFilter,
+	statuses []state.UnitStatus, groups []state.StuckGroup, size int, fn func(StuckPage) error) error {
+	cands, err := g.stuckCandidates(ctx, lin, f, groups, counter)
 	if err != nil {
 		return err
 	}
@@ -147,16 +158,12 @@ func (g *Reader) stuckPages(ctx context.Context, f BlockedFilter, statuses []sta
 	return out.flush()
 }
 
-// stuckCandidates reads the grouped stuck units of the models f selects
-// and orders them by the first place a unit of theirs could take.
-func (g *Reader) stuckCandidates(ctx context.Context, sr state.StuckReader, lin *gatedLineage, f BlockedFilter, statuses []state.UnitStatus, counter *reachCounter) ([]stuckCandidate, error) {
+// stuckCandidates are the models f selects of groups (the grouped stuck
+// units) ordered by the first place a unit of theirs could take.
+func (g *Reader) stuckCandidates(ctx context.Context, lin *gatedLineage, f BlockedFilter, groups []state.StuckGroup, counter *reachCounter) ([]stuckCandidate, error) {
 	names, err := lin.selectModels(g, f)
 	if err != nil {
 		return nil, err
-	}
-	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, statuses)
-	if err != nil {
-		return nil, fmt.Errorf("reading the %s units: %w", joinStatuses(statuses), err)
 	}
 	var cands []stuckCandidate
 	for _, gr := range groups {

@@ -226,51 +226,53 @@ func (r *IncidentReport) AllClear() bool {
 // that holds it back) and counted on every root they end at. It only
 // reads the store.
 //
-// It reads the blocked units twice instead of holding them: a million
-// blocked units are a few hundred MB as BlockedUnits. The first pass keeps
-// the MaxTracedBlocked with the most holds, in Blocked's order; the
-// second puts every other on a traced incident by model and reason. The
-// two passes are not one snapshot, so a unit blocked between them is
-// counted by its reason like any untraced one.
+// It never holds every blocked unit: the MaxTracedBlocked that hold the
+// most, in Blocked's order, are traced, and every other is put on a
+// traced incident by model and reason. On a state.StuckReader both come
+// from the store: the first page of BlockedPages, and the grouped counts
+// by model and reason (incidents_grouped.go), so a million blocked units
+// cost a grouped read, not a million rows. Elsewhere the blocked units are
+// read twice (incidentsByScan). Either way the two reads are not one
+// snapshot, so a unit blocked between them is counted by its reason like
+// any untraced one.
 func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 	lin, err := g.gatedLineage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	counter := newReachCounter(g, lin, outstandingStatuses)
+	counts, err := g.statusCounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if sr, ok := g.Store.(state.StuckReader); ok {
+		return g.incidentsFromGroups(ctx, sr, lin, counts, counter)
+	}
+	return g.incidentsByScan(ctx, lin, counts, counter)
+}
+
+// incidentsByScan is Incidents on a store without the grouped read: the
+// first scan of the blocked units keeps the MaxTracedBlocked with the most
+// holds, the second hands over every other, one at a time.
+func (g *Reader) incidentsByScan(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter) (*IncidentReport, error) {
 	// The indexes a blocked unit's holds need are read before the scan,
 	// for every model the kept counts show blocked units of: counting
 	// inside the scan holds a second connection of the pool while it
 	// reads. Only a model blocked after the counts were read has its
 	// downstream indexes read inside the scan.
-	counts, err := g.statusCounts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var down []string
 	for _, c := range counts {
 		if c.Counts[state.Blocked] == 0 {
 			continue
 		}
 		for d := range lin.downstreamReach(c.Model, reachSame) {
-			down = append(down, d)
-		}
-	}
-	if sr, ok := g.Store.(state.StuckReader); ok {
-		// The windows alone, every model's in one read (blocked_pages.go).
-		counter.windows = sr
-		if err := counter.preload(ctx, down); err != nil {
-			return nil, err
-		}
-	}
-	for _, d := range down {
-		if _, err := counter.index(ctx, d); err != nil {
-			return nil, err
+			if _, err := counter.index(ctx, d); err != nil {
+				return nil, err
+			}
 		}
 	}
 	top := &mostHolds{limit: MaxTracedBlocked}
 	q := state.UnitQuery{Env: g.Env.Suffix, Statuses: []state.UnitStatus{state.Blocked}}
-	err = g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+	err := g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 		bu := blockedOf(u, lin)
 		var err error
 		if bu.Holds, err = counter.count(ctx, bu.Model, bu.Window); err != nil {
@@ -287,12 +289,12 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 	for _, bu := range traced {
 		seen[bu.Model+"\x00"+bu.Window.String()] = true
 	}
-	rest := func(fn func(BlockedUnit) error) error {
+	rest := func(fn func(heldGroup) error) error {
 		err := g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
 			if seen[u.Model+"\x00"+u.Window.String()] {
 				return nil
 			}
-			return fn(blockedOf(u, lin))
+			return fn(heldGroup{model: u.Model, reason: u.BlockedReason, units: 1, changed: u.UpdatedAt})
 		})
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
 			return fmt.Errorf("reading the blocked units: %w", err)
@@ -300,6 +302,20 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 		return nil
 	}
 	return g.incidents(ctx, lin, counts, counter, traced, rest)
+}
+
+// heldGroup is blocked units past the traced ones that share a model and
+// a stored reason: one unit of a scan, or a group of the grouped read.
+type heldGroup struct {
+	model, reason string
+	units         int
+	// changed is the earliest updated_at of the units, or of a group
+	// with its traced units.
+	changed time.Time
+	// exact, when set, is the earliest updated_at of the group's untraced
+	// units alone: read when a traced unit of the group went to other
+	// roots and may be the one changed names.
+	exact func() (time.Time, error)
 }
 
 // IncidentsOf is Incidents over blocked, the environment's blocked units as
@@ -311,9 +327,9 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 		return nil, err
 	}
 	traced := blocked[:min(len(blocked), MaxTracedBlocked)]
-	rest := func(fn func(BlockedUnit) error) error {
+	rest := func(fn func(heldGroup) error) error {
 		for _, bu := range blocked[len(traced):] {
-			if err := fn(bu); err != nil {
+			if err := fn(heldGroup{model: bu.Model, reason: bu.Reason, units: 1, changed: bu.UpdatedAt}); err != nil {
 				return err
 			}
 		}
@@ -341,7 +357,7 @@ func (g *Reader) statusCounts(ctx context.Context) ([]state.ModelCounts, error) 
 // with the very same reason, or counted untraced. counts are the kept
 // unit counts, read once by the caller.
 func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter,
-	traced []BlockedUnit, rest func(func(BlockedUnit) error) error) (*IncidentReport, error) {
+	traced []BlockedUnit, rest func(func(heldGroup) error) error) (*IncidentReport, error) {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
 	// A model with no failed and no pending unit has no failed root: its
@@ -375,17 +391,38 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 			idle[bu.Model+"\x00"+bu.Reason] = true // an alert that did not fire: nothing to fix
 			continue
 		}
-		b.behind(incs, bu)
+		for _, inc := range incs {
+			if inc.Blocked == 0 { // traced in Blocked's order: what holds the most first
+				inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
+			}
+		}
+		b.behind(incs, heldGroup{model: bu.Model, reason: bu.Reason, units: 1, changed: bu.UpdatedAt})
 		if key := bu.Model + "\x00" + bu.Reason; byReason[key] == nil {
 			byReason[key] = incs
 		}
 	}
-	err := rest(func(bu BlockedUnit) error {
+	// A traced unit whose roots are not those the rest of its reason
+	// joins: a group's earliest change may be its, which must not age
+	// the others' roots (heldGroup.exact).
+	apart := map[string][]time.Time{}
+	for _, bu := range traced {
 		key := bu.Model + "\x00" + bu.Reason
+		if !slices.Equal(byUnit[bu.Model+"\x00"+bu.Window.String()], byReason[key]) {
+			apart[key] = append(apart[key], bu.UpdatedAt)
+		}
+	}
+	err := rest(func(h heldGroup) error {
+		key := h.model + "\x00" + h.reason
 		if incs := byReason[key]; incs != nil {
-			b.behind(incs, bu)
+			if h.exact != nil && slices.ContainsFunc(apart[key], func(t time.Time) bool { return !t.After(h.changed) }) {
+				var err error
+				if h.changed, err = h.exact(); err != nil {
+					return err
+				}
+			}
+			b.behind(incs, h)
 		} else if !idle[key] {
-			b.report.Untraced++
+			b.report.Untraced += h.units
 		}
 		return nil
 	})
@@ -756,24 +793,21 @@ func windowText(w state.Window) string {
 	return w.String()
 }
 
-// behind counts bu, a blocked unit, on every incident that holds it, and
-// as released by the one incident alone that holds it, if one does. The
-// report counts it once.
-func (b *incidentBuilder) behind(incs []*Incident, bu BlockedUnit) {
-	b.report.Held++
+// behind counts h's blocked units on every incident that holds them, and
+// as released by the one incident alone that holds them, if one does. The
+// report counts each once.
+func (b *incidentBuilder) behind(incs []*Incident, h heldGroup) {
+	b.report.Held += h.units
 	for _, inc := range incs {
-		if inc.Blocked == 0 { // Blocked lists what holds the most first
-			inc.Focus = UnitRef{Model: bu.Model, Window: bu.Window}
-		}
-		inc.Blocked++
+		inc.Blocked += h.units
 		if len(incs) == 1 {
-			inc.Releases++
+			inc.Releases += h.units
 		}
-		if !slices.Contains(inc.BlockedModels, bu.Model) {
-			inc.BlockedModels = append(inc.BlockedModels, bu.Model)
+		if !slices.Contains(inc.BlockedModels, h.model) {
+			inc.BlockedModels = append(inc.BlockedModels, h.model)
 			slices.Sort(inc.BlockedModels)
 		}
-		inc.Since = earliest(inc.Since, bu.UpdatedAt)
+		inc.Since = earliest(inc.Since, h.changed)
 	}
 }
 

@@ -232,6 +232,60 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
 	})
 }
 
+// Past the trace bound a blocked unit joins the roots of the first traced
+// unit with its model and reason, and ages them by its own last change
+// alone: not by that of a traced unit with the same reason that traced
+// elsewhere. Here one stored reason covers 600 down.h hours: the first 300
+// behind up.h's failed hours, the next 200 behind its pending ones (and
+// blocked longest), the 100 past the bound joining the failure. The
+// failure's age is that of its own units and the 400 behind it; on the
+// grouped read the group's earliest change is the pending-held hours', so
+// the untraced ones are read again for theirs.
+func TestIncidentsAgeTheUntracedByTheirOwnChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 1,200 units")
+	}
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		sp := enginetest.RegisterYAML(t, s, `models:
+  - {name: up.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: down.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: up.h, contract: encapsulate}], run: {command: ["true"]}}
+`, t0)
+		const failed, missing, past = 300, 200, 100
+		now := t0.Add((failed + missing + past + 1) * time.Hour)
+		var us []enginetest.UnitOpts
+		for h := range failed + missing + past {
+			w := hours(h, h+1)
+			up := enginetest.UnitOpts{Model: "up.h", Window: w, Status: state.Failed, At: now, Error: "exit status 1: down"}
+			down := enginetest.UnitOpts{Model: "down.h", Window: w, Status: state.Blocked, At: now, BlockedReason: "held"}
+			switch {
+			case h >= failed+missing:
+				down.At = now.Add(-time.Hour)
+			case h >= failed:
+				up = enginetest.UnitOpts{Model: "up.h", Window: w, Status: state.Pending, At: now}
+				down.At = now.Add(-5 * time.Hour)
+			}
+			us = append(us, up, down)
+		}
+		enginetest.Units(t, s, us...)
+		g := &gate.Reader{Store: s, Spec: sp, Now: at(now)}
+		rep := mustIncidents(t, g)
+		got := map[gate.IncidentKind]gate.Incident{}
+		for _, inc := range rep.Incidents {
+			got[inc.Kind] = inc
+		}
+		if f := got[gate.IncidentFailed]; f.Model != "up.h" || f.Blocked != failed+past || !f.Since.Equal(now.Add(-time.Hour)) {
+			t.Errorf("the failure: %s blocked=%d since %s, want up.h holding %d since %s", f.Model, f.Blocked, f.Since, failed+past, now.Add(-time.Hour))
+		}
+		if m := got[gate.IncidentMissing]; m.Model != "up.h" || m.Blocked != missing || !m.Since.Equal(now.Add(-5*time.Hour)) {
+			t.Errorf("the missing hours: %s blocked=%d since %s, want up.h holding %d since %s", m.Model, m.Blocked, m.Since, missing, now.Add(-5*time.Hour))
+		}
+		if len(rep.Incidents) != 2 || rep.Held != failed+missing+past || rep.Untraced != 0 {
+			t.Errorf("incidents %v held=%d untraced=%d, want the two with all %d held", incidentStrings(rep), rep.Held, rep.Untraced, failed+missing+past)
+		}
+	})
+}
+
 func mustGlance(t *testing.T, g *gate.Reader) *gate.IncidentReport {
 	t.Helper()
 	rep, err := g.Glance(t.Context())
@@ -377,9 +431,11 @@ func TestGlanceReadsTheMostFailedModelsFirst(t *testing.T) {
 	})
 }
 
-// Incidents reads the blocked units in two passes, holding only the ones it
-// traces; the report must be the one made from every blocked unit held in a
-// list (IncidentsOf over Blocked), on a generated project with more
+// Incidents holds only the blocked units it traces: on both stores its
+// first page and grouped counts from the store, and on a store without
+// the grouped read two scans. Each report must be the one made from every
+// blocked unit held in a list (IncidentsOf over Blocked, the full
+// computation kept as the oracle), on a generated project with more
 // blocked units than MaxTracedBlocked, so the untraced ones are put on
 // incidents by reason or counted.
 func TestIncidentsStreamedEqualTheListed(t *testing.T) {
@@ -402,7 +458,17 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 		}
 		want, got := reportLines(listed), reportLines(streamed)
 		if !slices.Equal(got, want) {
-			t.Errorf("streamed report differs from the listed one:\n got  %q\n want %q", got, want)
+			t.Errorf("grouped report differs from the listed one:\n got  %q\n want %q", got, want)
+		}
+		// And the two scans a store without the grouped read gets.
+		plain := *g
+		plain.Store = hideStuck{s}
+		scanned, err := plain.Incidents(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reportLines(scanned); !slices.Equal(got, want) {
+			t.Errorf("scanned report differs from the listed one:\n got  %q\n want %q", got, want)
 		}
 		// Each blocked unit counts once in the report (held), and under
 		// every root that holds it: the incidents' sum is at least that.
@@ -421,10 +487,10 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 
 // reportLines is a report in full, one line an incident, for comparison.
 func reportLines(rep *gate.IncidentReport) []string {
-	out := []string{fmt.Sprintf("untraced=%d now=%s", rep.Untraced, rep.Now)}
+	out := []string{fmt.Sprintf("untraced=%d held=%d now=%s", rep.Untraced, rep.Held, rep.Now)}
 	for _, inc := range rep.Incidents {
-		out = append(out, fmt.Sprintf("%s %s %s units=%d since=%s blocked=%d %v reach=%d focus=%s %s retry=%v detail=%q",
-			inc.Kind, inc.Model, inc.Span, inc.Units, inc.Since, inc.Blocked, inc.BlockedModels, inc.Reach,
+		out = append(out, fmt.Sprintf("%s %s %s units=%d since=%s blocked=%d releases=%d %v reach=%d focus=%s %s retry=%v detail=%q",
+			inc.Kind, inc.Model, inc.Span, inc.Units, inc.Since, inc.Blocked, inc.Releases, inc.BlockedModels, inc.Reach,
 			inc.Focus.Model, inc.Focus.Window, inc.Retry != nil, inc.Detail))
 	}
 	return out

@@ -458,7 +458,7 @@ func (w *liveWorld) remove() {
 	// Both stores refuse, changing nothing, a torch of a running unit and
 	// an uncover whose trimmed part would land on another unit's window
 	// (overlapping flexible units, which this test prefills on purpose).
-	if err != nil && !errors.Is(err, state.ErrUnitsRunning) && !strings.Contains(strings.ToLower(err.Error()), "unique") {
+	if err != nil && !errors.Is(err, state.ErrUnitsRunning) && !errors.Is(err, state.ErrWindowTaken) {
 		w.rt.Fatal(err)
 	}
 	w.dirty = true

@@ -22,7 +22,7 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 		return nil, err
 	}
 	rows, err := s.pool.Query(ctx, s.sql(`
-		SELECT model, status, blocked_reason, count(*), min(since), max(until)
+		SELECT model, status, blocked_reason, count(*), min(since), max(until), min(updated_at)
 		FROM {schema}.units
 		WHERE env = $1 AND status IN ('blocked', 'failed') AND status IN (`+list+`)
 		GROUP BY model, status, blocked_reason`), env)
@@ -30,14 +30,14 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 		return nil, err
 	}
 	var (
-		g      state.StuckGroup
-		status string
-		n      int64
-		a, b   pgtype.Timestamptz
-		out    []state.StuckGroup
+		g       state.StuckGroup
+		status  string
+		n       int64
+		a, b, c pgtype.Timestamptz
+		out     []state.StuckGroup
 	)
-	_, err = pgx.ForEachRow(rows, []any{&g.Model, &status, &g.Reason, &n, &a, &b}, func() error {
-		g.Status, g.Units, g.Span = state.UnitStatus(status), int(n), windowOf(a, b)
+	_, err = pgx.ForEachRow(rows, []any{&g.Model, &status, &g.Reason, &n, &a, &b, &c}, func() error {
+		g.Status, g.Units, g.Span, g.Changed = state.UnitStatus(status), int(n), windowOf(a, b), timeOf(c)
 		out = append(out, g)
 		return nil
 	})

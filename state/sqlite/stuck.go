@@ -93,7 +93,7 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 		return nil, err
 	}
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT m."name", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until")
+		SELECT m."name", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until"), min(u."updated_at")
 		FROM "models" m JOIN "units" u INDEXED BY "units_stuck" ON u."model_id" = m."id"
 		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed') AND u."status" IN (`+list+`)
 		GROUP BY m."name", u."status", u."blocked_reason"`, env)
@@ -107,11 +107,12 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 			g            state.StuckGroup
 			status       string
 			since, until int64
+			changed      int64
 		)
-		if err := rows.Scan(&g.Model, &status, &g.Reason, &g.Units, &since, &until); err != nil {
+		if err := rows.Scan(&g.Model, &status, &g.Reason, &g.Units, &since, &until, &changed); err != nil {
 			return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
 		}
-		g.Status, g.Span = state.UnitStatus(status), window(since, until)
+		g.Status, g.Span, g.Changed = state.UnitStatus(status), window(since, until), fromMicros(changed)
 		out = append(out, g)
 	}
 	if err := rows.Err(); err != nil {

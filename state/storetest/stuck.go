@@ -32,26 +32,29 @@ func stuckStore(t *testing.T, s state.Store) state.StuckReader {
 	prefill(t, s, "dev", "a", hourly(0, 30), clock(0))
 	prefill(t, s, "", "f", []state.Window{win(0, 2), win(0, 3), win(1, 2), win(4, 6)}, clock(0))
 	prefill(t, s, "", "t", []state.Window{{}}, clock(0))
-	move := func(env, model string, w state.Window, to state.UnitStatus, reason string) {
+	move := func(env, model string, w state.Window, to state.UnitStatus, reason string, minute int) {
 		t.Helper()
 		_, err := s.SetStatus(t.Context(), state.StatusChange{Env: env, Model: model, Window: w,
-			From: []state.UnitStatus{state.Pending}, To: to, Reason: reason, Now: clock(1)})
+			From: []state.UnitStatus{state.Pending}, To: to, Reason: reason, Now: clock(minute)})
 		must(t, "SetStatus", err)
 	}
-	move("", "a", win(0, 10), state.Blocked, "r1")
-	move("", "a", win(10, 15), state.Blocked, "r2")
-	move("", "a", win(20, 23), state.Failed, "")
-	move("", "a", win(25, 30), state.Applied, "")
-	move("", "f", state.Window{}, state.Blocked, "r1")
-	move("", "t", state.Window{}, state.Blocked, "r3")
-	move("dev", "a", win(0, 2), state.Blocked, "r1")
+	// Two moves for "r1" at minutes 3 and 1: the group's change is the
+	// earlier one.
+	move("", "a", win(5, 10), state.Blocked, "r1", 3)
+	move("", "a", win(0, 5), state.Blocked, "r1", 1)
+	move("", "a", win(10, 15), state.Blocked, "r2", 2)
+	move("", "a", win(20, 23), state.Failed, "", 1)
+	move("", "a", win(25, 30), state.Applied, "", 1)
+	move("", "f", state.Window{}, state.Blocked, "r1", 1)
+	move("", "t", state.Window{}, state.Blocked, "r3", 1)
+	move("dev", "a", win(0, 2), state.Blocked, "r1", 1)
 	return sr
 }
 
 func groupBriefs(gs []state.StuckGroup) []string {
 	out := make([]string, len(gs))
 	for i, g := range gs {
-		out[i] = fmt.Sprintf("%s %s %q %d %s", g.Model, g.Status, g.Reason, g.Units, hw(g.Span))
+		out[i] = fmt.Sprintf("%s %s %q %d %s since +%gm", g.Model, g.Status, g.Reason, g.Units, hw(g.Span), g.Changed.Sub(clock(0)).Minutes())
 	}
 	return out
 }
@@ -65,18 +68,18 @@ func testStuckGroups(t *testing.T, s state.Store, _ *config) {
 	got, err := sr.StuckGroups(ctx, "", []state.UnitStatus{state.Failed, state.Blocked})
 	must(t, "StuckGroups", err)
 	eq(t, "blocked and failed groups", groupBriefs(got), []string{
-		`a blocked "r1" 10 [0h,10h)`,
-		`a blocked "r2" 5 [10h,15h)`,
-		`a failed "" 3 [20h,23h)`,
-		`f blocked "r1" 4 [0h,6h)`,
-		`t blocked "r3" 1 timeless`,
+		`a blocked "r1" 10 [0h,10h) since +1m`,
+		`a blocked "r2" 5 [10h,15h) since +2m`,
+		`a failed "" 3 [20h,23h) since +1m`,
+		`f blocked "r1" 4 [0h,6h) since +1m`,
+		`t blocked "r3" 1 timeless since +1m`,
 	})
 	got, err = sr.StuckGroups(ctx, "", []state.UnitStatus{state.Blocked})
 	must(t, "StuckGroups", err)
 	eq(t, "blocked groups", len(got), 4)
 	got, err = sr.StuckGroups(ctx, "dev", []state.UnitStatus{state.Blocked, state.Failed})
 	must(t, "StuckGroups", err)
-	eq(t, "dev groups", groupBriefs(got), []string{`a blocked "r1" 2 [0h,2h)`})
+	eq(t, "dev groups", groupBriefs(got), []string{`a blocked "r1" 2 [0h,2h) since +1m`})
 	got, err = sr.StuckGroups(ctx, "nowhere", []state.UnitStatus{state.Blocked})
 	must(t, "StuckGroups", err)
 	eq(t, "an environment without models", len(got), 0)

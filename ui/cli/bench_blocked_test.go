@@ -29,7 +29,9 @@ var blockedBackends = []string{"sqlite", "postgres"}
 //   - all-s: exec to the end of the listing;
 //   - peak-MB: the child's own peak RSS, GNU time's maximum resident set;
 //   - full-read-s: Engine.Blocked's whole read, in this process, for
-//     reference: what the command did before it paged.
+//     reference: what the command did before it paged;
+//   - incidents-s, incidents-peak-MB: `bollhav incidents`, exec to its
+//     end (the report is printed whole), and its peak RSS.
 func BenchmarkBlockedCLI(b *testing.B) {
 	cfg := gen.BenchConfig(gen.BenchUnits())
 	for _, backend := range blockedBackends {
@@ -55,6 +57,15 @@ func BenchmarkBlockedCLI(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			// `bollhav incidents`, the whole report, after it: the same
+			// store, its pages warm as the operator's second command
+			// finds them.
+			_, incWhole, incPeak, _, err := cliOnce(specPath, dsn, schema, "incidents")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(incWhole.Seconds(), "incidents-s")
+			b.ReportMetric(incPeak, "incidents-peak-MB")
 			b.ReportMetric(first.Seconds(), "first-line-s")
 			b.ReportMetric(whole.Seconds(), "all-s")
 			b.ReportMetric(peak, "peak-MB")
@@ -68,23 +79,36 @@ func BenchmarkBlockedCLI(b *testing.B) {
 // the time to its first line, to its end, and its peak RSS in MB; the
 // listing must count want units.
 func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Duration, peakMB float64, err error) {
+	first, whole, peakMB, last, err := cliOnce(specPath, dsn, schema, "blocked")
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if wantLast := fmt.Sprintf("%d blocked unit%s\n", want, plural(want)); last != wantLast {
+		return 0, 0, 0, fmt.Errorf("the listing ends %q, want %q", last, wantLast)
+	}
+	return first, whole, peakMB, nil
+}
+
+// cliOnce runs `bollhav COMMAND --spec … --dsn … --as-of …` as a process
+// of its own and returns the time to its first line, to its end, its peak
+// RSS in MB and its last line.
+func cliOnce(specPath, dsn, schema, command string) (first, whole time.Duration, peakMB float64, last string, err error) {
 	// GNU time, not this process's wait4: a child forked from a large
 	// process and exec'd carries the parent's peak in its ru_maxrss.
 	peakFile := filepath.Join(filepath.Dir(specPath), "time.out")
-	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", peakFile, os.Args[0], "-test.run=^$", "--", "blocked",
+	cmd := exec.Command("/usr/bin/time", "-f", "%M", "-o", peakFile, os.Args[0], "-test.run=^$", "--", command,
 		"--spec", specPath, "--dsn", dsn, "--as-of", state.FormatTime(gen.AsOf))
 	cmd.Env = append(os.Environ(), "BOLLHAV_CLI_MAIN=1", "BOLLHAV_PG_SCHEMA="+schema)
 	cmd.Stderr = io.Discard
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, "", err
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, "", err
 	}
 	r := bufio.NewReader(out)
-	var last string
 	for n := 0; ; n++ {
 		line, err := r.ReadString('\n')
 		if n == 0 {
@@ -98,19 +122,16 @@ func blockedOnce(specPath, dsn, schema string, want int) (first, whole time.Dura
 		}
 	}
 	if err := cmd.Wait(); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, "", fmt.Errorf("bollhav %s: %w", command, err)
 	}
 	whole = time.Since(start)
-	if wantLast := fmt.Sprintf("%d blocked unit%s\n", want, plural(want)); last != wantLast {
-		return 0, 0, 0, fmt.Errorf("the listing ends %q, want %q", last, wantLast)
-	}
 	raw, err := os.ReadFile(peakFile)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, 0, "", err
 	}
 	kb, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("GNU time's peak: %w", err)
+		return 0, 0, 0, "", fmt.Errorf("GNU time's peak: %w", err)
 	}
-	return first, whole, float64(kb) / 1024, nil
+	return first, whole, float64(kb) / 1024, last, nil
 }
