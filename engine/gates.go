@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/gate"
@@ -52,6 +53,22 @@ func (e *Engine) BlockedPages(ctx context.Context, f gate.BlockedFilter, size in
 // downstream impact, the UI's triage queue; see gate.Reader.Triage.
 func (e *Engine) Triage(ctx context.Context, f gate.BlockedFilter) ([]gate.BlockedUnit, error) {
 	return e.gates().Triage(ctx, f)
+}
+
+// TriagePages is Triage a page at a time, in its order, the first page
+// handed over before every stuck unit is read; see gate.Reader.TriagePages.
+// The Blocked view reads the pages it shows with it.
+func (e *Engine) TriagePages(ctx context.Context, f gate.BlockedFilter, size int, fn func(gate.StuckPage) error) error {
+	return e.gates().TriagePages(ctx, f, size, fn)
+}
+
+// Judge is a gate sweep of the models alone (gate.Reader.SweepModels):
+// their units that are not applied and their
+// upstreams' applied rows are read, not the environment's. fn receives
+// each judged unit. What the Blocked view marks ready by when the
+// environment is too large to keep the live index (LiveGate) in memory.
+func (e *Engine) Judge(ctx context.Context, models []string, fn func(gate.SweptUnit) error) (*gate.SweepReport, error) {
+	return e.gates().SweepModels(ctx, models, fn)
 }
 
 // Why explains the unit of model that holds at: its state, each gated
@@ -139,6 +156,28 @@ func (e *Engine) IncidentsReport(ctx context.Context) (*gate.IncidentReport, err
 // see gate.Reader.IncidentsOf.
 func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {
 	return e.gates().IncidentsOf(ctx, blocked)
+}
+
+// LiveGateMaxUnits bounds the environments a process keeps the live gate
+// index of: it holds every unit, about 33 bytes each (333 MB at ten
+// million units, docs/BENCHMARKS.md), so past two million a screen that
+// shows verdicts judges the units it shows instead (Judge).
+const LiveGateMaxUnits = 2_000_000
+
+// LiveGateFits reports whether the environment has at most
+// LiveGateMaxUnits units, by the store's kept counts (no unit is read).
+func (e *Engine) LiveGateFits(ctx context.Context) (bool, error) {
+	counts, err := e.store.StatusCounts(ctx, e.opts.Env.Suffix)
+	if err != nil {
+		return false, fmt.Errorf("reading the unit counts: %w", err)
+	}
+	n := 0
+	for _, c := range counts {
+		for _, k := range c.Counts {
+			n += k
+		}
+	}
+	return n <= LiveGateMaxUnits, nil
 }
 
 // LiveGate builds a live gate index over e's store, spec, environment and

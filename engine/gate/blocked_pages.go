@@ -27,8 +27,9 @@ type StuckPage struct {
 // StuckModel is a model with units in a paged listing.
 type StuckModel struct {
 	Model string
-	// Units counts its units in the listing.
-	Units int
+	// Units counts its units in the listing, Failed those of them that
+	// failed.
+	Units, Failed int
 	// Span holds every one of their windows; zero for a timeless model.
 	Span state.Window
 }
@@ -56,8 +57,8 @@ type stuckCandidate struct {
 	// failed: the model has a failed unit, which ranks before a blocked
 	// one at equal holds.
 	failed bool
-	// units counts them.
-	units int
+	// units counts them, failedUnits the failed ones.
+	units, failedUnits int
 	// bound is what a unit inside span can hold at most: the outstanding
 	// units the whole span reaches. Reach only grows with the window, so
 	// no unit of the model holds more.
@@ -175,9 +176,10 @@ func (g *Reader) stuckCandidates(ctx context.Context, lin *gatedLineage, f Block
 			c.span = state.Hull(c.span, gr.Span)
 			c.failed = c.failed || gr.Status == state.Failed
 			c.units += gr.Units
+			c.failedUnits += failedOnes(gr)
 			continue
 		}
-		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed, units: gr.Units})
+		cands = append(cands, stuckCandidate{model: gr.Model, span: gr.Span, failed: gr.Status == state.Failed, units: gr.Units, failedUnits: failedOnes(gr)})
 	}
 	// Every index the bounds need, in one read.
 	var down []string
@@ -238,6 +240,14 @@ func stuckUnitsOf(ctx context.Context, sr state.StuckReader, env, model string, 
 	}
 }
 
+// failedOnes is how many of gr's units failed.
+func failedOnes(gr state.StuckGroup) int {
+	if gr.Status == state.Failed {
+		return gr.Units
+	}
+	return 0
+}
+
 // pager gathers units into pages of size and hands each to fn when full.
 type pager struct {
 	size   int
@@ -267,7 +277,7 @@ func (p *pager) flush() error {
 func modelsOfCandidates(cands []stuckCandidate) []StuckModel {
 	out := make([]StuckModel, len(cands))
 	for i, c := range cands {
-		out[i] = StuckModel{Model: c.model, Units: c.units, Span: c.span}
+		out[i] = StuckModel{Model: c.model, Units: c.units, Failed: c.failedUnits, Span: c.span}
 	}
 	slices.SortFunc(out, func(a, b StuckModel) int { return strings.Compare(a.Model, b.Model) })
 	return out
@@ -284,6 +294,9 @@ func stuckModelsOf(units []BlockedUnit) []StuckModel {
 			byModel[u.Model] = m
 		}
 		m.Units++
+		if u.Status == state.Failed {
+			m.Failed++
+		}
 		m.Span = state.Hull(m.Span, u.Window)
 	}
 	for _, m := range byModel {

@@ -54,13 +54,16 @@ func pagesOf(t *testing.T, size int, read func(fn func(gate.StuckPage) error) er
 	}
 	// The models told with the first page are those of the units, each
 	// with its count and a span holding its windows.
-	count := map[string]int{}
+	count, failed := map[string]int{}, map[string]int{}
 	for _, u := range all {
 		count[u.Model]++
+		if u.Status == state.Failed {
+			failed[u.Model]++
+		}
 	}
 	for _, m := range models {
-		if count[m.Model] != m.Units {
-			t.Errorf("%s: %d units told, %d listed", m.Model, m.Units, count[m.Model])
+		if count[m.Model] != m.Units || failed[m.Model] != m.Failed {
+			t.Errorf("%s: %d units told, %d failed; %d listed, %d failed", m.Model, m.Units, m.Failed, count[m.Model], failed[m.Model])
 		}
 		delete(count, m.Model)
 	}

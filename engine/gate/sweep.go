@@ -114,6 +114,31 @@ func (r *SweepReport) Held() int {
 // costs a few binary searches per gated upstream, not a query. Its verdicts
 // are Evaluate's, unit for unit.
 func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) error) (*SweepReport, error) {
+	pick := func(lin *gatedLineage) ([]string, error) { return lin.selectModels(g, f) }
+	return g.sweep(ctx, pick, f.Model != "" || f.Pipeline != "", fn)
+}
+
+// SweepModels is Sweep of models alone: their units that are not applied
+// and their upstreams' applied rows are read, not the environment's. A
+// model not registered (retired since it was named) is left out, not an
+// error. What the Blocked view judges the units it shows by when the
+// environment is too large for the live index.
+func (g *Reader) SweepModels(ctx context.Context, models []string, fn func(SweptUnit) error) (*SweepReport, error) {
+	pick := func(lin *gatedLineage) ([]string, error) {
+		var out []string
+		for _, n := range lin.names {
+			if slices.Contains(models, n) {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	return g.sweep(ctx, pick, true, fn)
+}
+
+// sweep is Sweep of the models pick chooses; narrowed says they may be
+// fewer than every model, so only theirs are read.
+func (g *Reader) sweep(ctx context.Context, pick func(*gatedLineage) ([]string, error), narrowed bool, fn func(SweptUnit) error) (*SweepReport, error) {
 	env := g.Env.Suffix
 	now := g.now()
 	recs, err := g.Store.Models(ctx, env)
@@ -121,11 +146,11 @@ func (g *Reader) Sweep(ctx context.Context, f BlockedFilter, fn func(SweptUnit) 
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
 	defs, problems, lin := g.sweepModels(recs)
-	names, err := lin.selectModels(g, f)
+	names, err := pick(lin)
 	if err != nil {
 		return nil, err
 	}
-	units, err := g.gateUnits(ctx, recs, sweepQuery(g, f, names, defs, problems))
+	units, err := g.gateUnits(ctx, recs, sweepQuery(g, narrowed, names, defs, problems))
 	if err != nil {
 		return nil, err
 	}

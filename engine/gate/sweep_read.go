@@ -12,9 +12,9 @@ import (
 // applied (every model's when f selects all of them) and, of each gated
 // upstream of theirs, the applied rows its most demanding edge needs
 // (sourceNeed).
-func sweepQuery(g *Reader, f BlockedFilter, names []string, defs map[string]*spec.Model, problems map[string]error) state.SweepQuery {
+func sweepQuery(g *Reader, narrowed bool, names []string, defs map[string]*spec.Model, problems map[string]error) state.SweepQuery {
 	q := state.SweepQuery{Applied: map[string]state.SweepNeed{}}
-	if f.Model != "" || f.Pipeline != "" {
+	if narrowed {
 		q.Outstanding = append([]string{}, names...)
 	}
 	for _, name := range names {

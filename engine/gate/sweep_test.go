@@ -2,6 +2,8 @@ package gate_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,6 +150,46 @@ func TestGateSweepAgreesWithTheGateOnAGeneratedProject(t *testing.T) {
 		_, again = sweepAll(t, storeOnly, gate.BlockedFilter{})
 		if fmt.Sprint(again) != fmt.Sprint(units) {
 			t.Error("an engine without the spec swept differently")
+		}
+	})
+}
+
+// SweepModels judges the models it names, and only them, as the whole
+// sweep judges them (the Blocked view's verdicts at scale); a model not
+// registered is left out, and none named judges nothing.
+func TestGateSweepOfSomeModelsJudgesThemAsTheWholeSweep(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		g := generated(t, s, 3000)
+		_, all := sweepAll(t, g, gate.BlockedFilter{})
+		want := map[string]string{}
+		var models []string
+		for _, u := range all {
+			if u.Status == state.Blocked && !slices.Contains(models, u.Model) && len(models) < 3 {
+				models = append(models, u.Model)
+			}
+		}
+		for _, u := range all {
+			if slices.Contains(models, u.Model) {
+				want[u.Model+" "+u.Window.String()] = u.Readiness.String()
+			}
+		}
+		if len(models) < 2 || len(want) == 0 {
+			t.Fatalf("want blocked units of a few models to judge, got models %v", models)
+		}
+		got := map[string]string{}
+		rep, err := g.SweepModels(t.Context(), append(models, "no.such.model"), func(u gate.SweptUnit) error {
+			got[u.Model+" "+u.Window.String()] = u.Readiness.String()
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) || rep.Units != len(want) {
+			t.Errorf("SweepModels(%v) judged %d units (report %d), the whole sweep %d of them, or differently", models, len(got), rep.Units, len(want))
+		}
+		rep, err = g.SweepModels(t.Context(), nil, nil)
+		if err != nil || rep.Units != 0 {
+			t.Errorf("SweepModels of no model: %d units judged, %v", rep.Units, err)
 		}
 	})
 }

@@ -51,6 +51,10 @@ type cause struct {
 	// of them holds.
 	units []int
 	holds int
+	// total is how many units the cause's incident counts (the blocked
+	// units it holds, and a failed root's own units), of which the queue
+	// may have read fewer (blockedPage); 0 for a cause of no incident.
+	total int
 }
 
 // glyph is the status the cause is drawn with.
@@ -222,6 +226,10 @@ func incidentCause(inc gate.Incident, get func(string, causeKind) *cause) *cause
 		c.detail = inc.Kind.Word() + ": " + gate.FirstLine(inc.Detail)
 	}
 	c.model, c.windows = inc.Model, windows
+	c.total = inc.Blocked
+	if inc.Kind == gate.IncidentFailed || inc.Kind == gate.IncidentGateError {
+		c.total += inc.Units
+	}
 	return c
 }
 

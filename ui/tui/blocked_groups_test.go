@@ -41,7 +41,7 @@ func TestBlockedCausesAreTheIncidentsOnGeneratedProjects(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				d, err := loadBlocked(a.common, "")(t.Context())
+				d, err := loadBlocked(a.common, "", blockedPage)(t.Context())
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -13,7 +13,7 @@ func (f *Feed) LiveGate(ctx context.Context) (*gate.Live, error) { return f.gate
 // BlockedNow is what the Blocked view loads through a UI sharing f: the
 // failed and blocked units, with the index's verdicts.
 func (f *Feed) BlockedNow(ctx context.Context) ([]gate.BlockedUnit, error) {
-	d, err := loadBlocked(&common{eng: f.gate.eng, gate: f.gate}, "")(ctx)
+	d, err := loadBlocked(&common{eng: f.gate.eng, gate: f.gate}, "", blockedPage)(ctx)
 	if err == nil {
 		err = d.recheckErr
 	}

@@ -32,9 +32,12 @@ type liveGate struct {
 	// onFlip hears that the clock changed verdicts: the Feed tells its
 	// subscribers.
 	onFlip func()
+	// fits says whether the environment is small enough to keep the
+	// index of (Engine.LiveGateFits; a test can say no).
+	fits func(context.Context) (bool, error)
 }
 
-func newLiveGate(e *engine.Engine) *liveGate { return &liveGate{eng: e} }
+func newLiveGate(e *engine.Engine) *liveGate { return &liveGate{eng: e, fits: e.LiveGateFits} }
 
 // index returns the live index, building it now if it has not been (a
 // store read: call it off the event loop, never from Update).
@@ -144,3 +147,40 @@ type verdictView interface {
 
 // showsVerdicts: the Blocked view marks the units whose gate passes now.
 func (v *blockedView) showsVerdicts() bool { return true }
+
+// judge is the verdicts of models' units now, a function of a unit's
+// model and window (the zero Readiness for a unit it did not judge): from
+// the live index when the environment fits it (engine.LiveGateMaxUnits;
+// the index is built on first use, then kept current), else from a sweep
+// of the models alone on each call (Engine.Judge), so a platform of ten
+// million units is never held to judge the units a screen shows. A store
+// read: call it off the event loop.
+func (g *liveGate) judge(ctx context.Context, models []string) (func(model string, w state.Window) gate.Readiness, error) {
+	live := g.built()
+	if live == nil {
+		fits, err := g.fits(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if fits {
+			if live, err = g.index(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if live != nil {
+		return func(model string, w state.Window) gate.Readiness {
+			r, _ := live.Readiness(model, w)
+			return r
+		}, nil
+	}
+	verdicts := map[unitKey]gate.Readiness{}
+	_, err := g.eng.Judge(ctx, models, func(u gate.SweptUnit) error {
+		verdicts[unitRef{u.Model, u.Window}.key()] = u.Readiness
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func(model string, w state.Window) gate.Readiness { return verdicts[unitRef{model, w}.key()] }, nil
+}

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"fmt"
 	"strings"
 
@@ -39,7 +41,19 @@ type blockedView struct {
 	// (view_blocked_filter.go); queueLayout.query says which filter the
 	// lines show meanwhile.
 	relayout relayout
+	// limit is how many units of the queue a load reads (the first
+	// pages, in Triage's order); the cursor reaching the last of them
+	// reads blockedPage more. stuck and failedAll count the whole queue
+	// (the grouped read's counts), of which units holds the first limit.
+	limit            int
+	stuck, failedAll int
 }
+
+// blockedPage is how many units of the queue a load reads at first, and
+// how many more each time the cursor reaches the end of those read: a
+// few screenfuls, so a queue of a million units costs what its first
+// page costs (issue 33). A variable, so a test can page a small queue.
+var blockedPage = 2000
 
 // queueLayout is the queue as shown: the units a filter matches, grouped
 // by cause and laid out in lines, and its counts. It is worked out when
@@ -63,7 +77,7 @@ type blockedLine struct {
 }
 
 func newBlocked(c *common) *blockedView {
-	return &blockedView{viewBase: newBase(c)}
+	return &blockedView{viewBase: newBase(c), limit: blockedPage}
 }
 
 // viewBlocked is the triage queue, key 2.
@@ -80,29 +94,40 @@ type blockedData struct {
 	roots      *gate.IncidentReport
 	recheckErr error
 	layout     queueLayout
+	// stuck and failedAll count the whole queue, of which units are the
+	// first pages.
+	stuck, failedAll int
 }
 
 func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
-	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query))
+	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query, v.limit))
 }
 
-// loadBlocked reads the failed and blocked units, then what the gate says
-// of each now, changing nothing: a blocked unit whose gate passes now is
-// ready. The verdicts come from the live gate index (gate_live.go), which
-// the first load builds — one full read, as `blocked --recheck` sweeps —
-// and the change feed keeps current after it, so no later load sweeps
-// again. An index that cannot be built leaves the queue as the store has
-// it, and says so.
-func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData, error) {
+// errQueueRead stops the pages once the view has the units it shows.
+var errQueueRead = errors.New("the queue's first pages are read")
+
+// loadBlocked reads the first limit failed and blocked units of the
+// queue, in Triage's order, from the store's grouped, paged read (never
+// every stuck unit), the incidents that hold them (the same grouped read
+// the Incidents screen makes), then what the gate says of each now,
+// changing nothing: a blocked unit whose gate passes now is ready.
+func loadBlocked(c *common, query string, limit int) func(ctx context.Context) (blockedData, error) {
 	return func(ctx context.Context) (blockedData, error) {
-		units, err := c.eng.Triage(ctx, gate.BlockedFilter{})
-		if err != nil {
+		d := blockedData{ready: map[unitKey]bool{}}
+		err := c.eng.TriagePages(ctx, gate.BlockedFilter{}, limit, func(p gate.StuckPage) error {
+			d.units = p.Units
+			for _, m := range p.Models {
+				d.stuck += m.Units
+				d.failedAll += m.Failed
+			}
+			return errQueueRead
+		})
+		if err != nil && !errors.Is(err, errQueueRead) {
 			return blockedData{}, err
 		}
-		d := blockedData{units: units, ready: map[unitKey]bool{}}
 		// The roots that hold each unit, as Incidents traces them (the
 		// failed units are roots of their own).
-		if d.roots, err = c.eng.IncidentsOf(ctx, blockedOnly(units)); err != nil {
+		if d.roots, err = c.eng.IncidentsReport(ctx); err != nil {
 			return blockedData{}, err
 		}
 		d.recheckErr = recheck(ctx, c, &d)
@@ -111,22 +136,30 @@ func loadBlocked(c *common, query string) func(ctx context.Context) (blockedData
 	}
 }
 
-// recheck marks the blocked units of d whose gate passes now, by the live
-// index; its error is why it could not.
+// recheck marks the blocked units of d whose gate passes now; its error is
+// why it could not. The verdicts come from the live gate index
+// (gate_live.go), which the first load builds — one full read, as
+// `blocked --recheck` sweeps — and the change feed keeps current after
+// it, so no later load sweeps again. An environment too large to keep the
+// index of (engine.LiveGateMaxUnits) has the models of the units shown
+// judged on each load instead (Engine.Judge): the same verdicts, from a
+// read of those models and their upstreams.
 func recheck(ctx context.Context, c *common, d *blockedData) error {
-	blocked := false
+	var models []string
 	for _, u := range d.units {
-		blocked = blocked || u.Status == state.Blocked
+		if u.Status == state.Blocked && !slices.Contains(models, u.Model) {
+			models = append(models, u.Model)
+		}
 	}
-	if !blocked {
+	if len(models) == 0 {
 		return nil
 	}
-	live, err := c.gate.index(ctx)
+	readiness, err := c.gate.judge(ctx, models)
 	if err != nil {
 		return err
 	}
 	for i, u := range d.units {
-		d.units[i].Readiness, _ = live.Readiness(u.Model, u.Window)
+		d.units[i].Readiness = readiness(u.Model, u.Window)
 		if u.Status == state.Blocked && d.units[i].Readiness == gate.Ready {
 			d.ready[unitRef{u.Model, u.Window}.key()] = true
 		}
@@ -150,6 +183,7 @@ func (v *blockedView) update(msg viewMsg) tea.Cmd {
 func (v *blockedView) apply(d blockedData) tea.Cmd {
 	sel := v.selectedRef()
 	v.units, v.ready, v.roots, v.recheckErr = d.units, d.ready, d.roots, d.recheckErr
+	v.stuck, v.failedAll = d.stuck, d.failedAll
 	v.relayout.queue++
 	// A layout still out is of the old queue and will be dropped — or was
 	// dropped already, sent while the view was off the stack: either way
@@ -277,6 +311,7 @@ func (v *blockedView) key(msg tea.KeyPressMsg) tea.Cmd {
 			dir = -1
 		}
 		v.offHeading(dir)
+		v.readMore()
 		return nil
 	}
 	if key.Matches(msg, v.c.keys.RunReady) {
@@ -335,7 +370,22 @@ func (v *blockedView) jumpProblem(dir int) bool {
 func (v *blockedView) wheel(msg tea.MouseWheelMsg) {
 	if v.cur.handleWheel(msg) {
 		v.offHeading(1)
+		v.readMore()
 	}
+}
+
+// more is whether the queue has units past those read.
+func (v *blockedView) more() bool { return len(v.units) < v.stuck && len(v.units) >= v.limit }
+
+// readMore reads blockedPage more units of the queue when the cursor is on
+// the last line of those read and there are more: the view reloads with
+// a larger limit, keeping the cursor on its unit.
+func (v *blockedView) readMore() {
+	if !v.more() || v.cur.pos < len(v.lines)-1 || v.loading {
+		return
+	}
+	v.limit = len(v.units) + blockedPage
+	v.c.send(reloadMsg{v.id})
 }
 
 func (v *blockedView) bindings() []key.Binding {
@@ -391,6 +441,10 @@ func (v *blockedView) render(w, h int) []string {
 		c := v.groups[l.group]
 		if l.unit < 0 {
 			n := plural(len(c.units), "unit", "units")
+			if c.total > len(c.units) && v.more() {
+				// The queue's first pages hold only some of them.
+				n = fmt.Sprintf("%d of %s", len(c.units), plural(c.total, "unit", "units"))
+			}
 			if c.holds > 0 {
 				n += fmt.Sprintf(" · holds %d", c.holds)
 			}
@@ -475,13 +529,23 @@ func (v *blockedView) detail(w int) []string {
 // foot counts the queue: "1 failed · 9 blocked (2 ready: R runs them) in 3
 // causes".
 func (v *blockedView) foot() string {
-	foot := fmt.Sprintf(" %d failed · %d blocked", v.failed, v.blocked)
+	failed, blocked := v.failed, v.blocked
+	if v.stuck > 0 { // the whole queue's counts, not only the units read
+		failed, blocked = v.failedAll, v.stuck-v.failedAll
+	}
+	foot := fmt.Sprintf(" %d failed · %d blocked", failed, blocked)
 	if n := v.readyShown; n > 0 {
 		foot += fmt.Sprintf(" (%d ready: R runs them)", n)
 	}
 	foot += " · " + plural(len(v.groups), "cause", "causes")
+	if v.more() {
+		foot += fmt.Sprintf(" · first %d read (the end reads more)", len(v.units))
+	}
 	if v.queueLayout.query != "" {
 		foot += fmt.Sprintf(" · %d match %q", len(v.idx), v.queueLayout.query)
+		if v.more() {
+			foot += " among them"
+		}
 	}
 	if v.queueLayout.query != v.query {
 		foot += fmt.Sprintf(" · filtering %d units for %q…", len(v.units), v.query)
@@ -493,16 +557,4 @@ func (v *blockedView) foot() string {
 		foot += " · " + hint
 	}
 	return foot
-}
-
-// blockedOnly are the blocked units of units, the ones Incidents traces to
-// their roots (a failed unit is a root of its own).
-func blockedOnly(units []gate.BlockedUnit) []gate.BlockedUnit {
-	var out []gate.BlockedUnit
-	for _, u := range units {
-		if u.Status == state.Blocked {
-			out = append(out, u)
-		}
-	}
-	return out
 }

@@ -1,10 +1,19 @@
 package tui
 
 import (
+	"context"
+	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/bollhav/bollhav/engine"
+	"github.com/bollhav/bollhav/engine/enginetest"
+	"github.com/bollhav/bollhav/engine/enginetest/gen"
+	"github.com/bollhav/bollhav/engine/gate"
+	"github.com/bollhav/bollhav/state"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -28,7 +37,7 @@ func TestBlockedQueueLaidOutInTheLoad(t *testing.T) {
 	v.loaded = true
 	v.apply(d)
 	all := len(v.lines)
-	d2, err := loadBlocked(a.common, v.query)(t.Context()) // asked for before the filter
+	d2, err := loadBlocked(a.common, v.query, blockedPage)(t.Context()) // asked for before the filter
 	v.setFilter("mart.hourly")
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +107,7 @@ func TestBlockedFilterLaidOutOffTheLoop(t *testing.T) {
 	// current filter, and the old queue's layout is dropped when it
 	// arrives.
 	stale := v.setFilter("")
-	d2, err := loadBlocked(a.common, "mart.hourly")(t.Context())
+	d2, err := loadBlocked(a.common, "mart.hourly", blockedPage)(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +142,7 @@ func blockedQueue(t *testing.T) (*App, blockedData) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := loadBlocked(a.common, "")(t.Context())
+	d, err := loadBlocked(a.common, "", blockedPage)(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +161,7 @@ func TestBlockedFilterNotStuckByALostLayout(t *testing.T) {
 	if v.setFilter("mart") == nil { // its answer is lost
 		t.Fatal("filtering a large queue started no layout off the loop")
 	}
-	d2, err := loadBlocked(a.common, "")(t.Context())
+	d2, err := loadBlocked(a.common, "", blockedPage)(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,4 +173,103 @@ func TestBlockedFilterNotStuckByALostLayout(t *testing.T) {
 	if v.queueLayout.query != "mart" || strings.Contains(strings.Join(v.render(120, 30), "\n"), "filtering") {
 		t.Fatalf("the queue is laid out for %q, want \"mart\"", v.queueLayout.query)
 	}
+}
+
+// The queue is read a page at a time (issue 33): with a page of 3 the
+// first load holds the queue's first 3 units in Triage's order, the foot
+// counts the whole queue and says more are to be read, and the cursor on
+// the last line asks for the next page; page by page the view ends with
+// every unit, in the order one whole read gives, and stops asking.
+func TestBlockedQueueReadAPageAtATime(t *testing.T) {
+	a, whole := blockedQueue(t)
+	if len(whole.units) < 7 {
+		t.Fatalf("a queue of %d units: too few to page", len(whole.units))
+	}
+	defer func(n int) { blockedPage = n }(blockedPage)
+	blockedPage = 3
+	v := newBlocked(a.common)
+	v.loaded = true
+	counts := fmt.Sprintf(" %d failed · %d blocked", whole.layout.failed, whole.layout.blocked)
+	for pages := 1; ; pages++ {
+		d, err := loadBlocked(a.common, "", v.limit)(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.apply(d)
+		want := whole.units[:min(len(whole.units), 3*pages)]
+		if got := unitNames(v.units); !slices.Equal(got, unitNames(want)) {
+			t.Fatalf("page %d: the queue holds %v, want the first %d of the whole read: %v", pages, got, len(want), unitNames(want))
+		}
+		foot := v.foot()
+		if !strings.HasPrefix(foot, counts) {
+			t.Errorf("page %d: the foot %q does not count the whole queue (%q)", pages, foot, counts)
+		}
+		sent := len(a.common.outbox)
+		v.cur.moveTo(len(v.lines) - 1)
+		v.readMore()
+		if len(want) == len(whole.units) {
+			if strings.Contains(foot, "read (the end reads more)") || len(a.common.outbox) != sent {
+				t.Errorf("every unit is read, but the foot says %q and the end asked for more", foot)
+			}
+			return
+		}
+		if want := fmt.Sprintf("first %d read (the end reads more)", len(v.units)); !strings.Contains(foot, want) {
+			t.Errorf("page %d: the foot %q does not say %q", pages, foot, want)
+		}
+		if len(a.common.outbox) != sent+1 || v.limit != len(v.units)+3 {
+			t.Fatalf("page %d: the cursor at the end did not ask for the next page (limit %d)", pages, v.limit)
+		}
+		if _, ok := a.common.outbox[sent].(reloadMsg); !ok {
+			t.Fatalf("page %d: the end sent %T, not a reload", pages, a.common.outbox[sent])
+		}
+	}
+}
+
+// A platform too large for the live gate index has the units the queue
+// shows judged on each load (Engine.Judge) instead: the ready marks and
+// the verdicts are the index's.
+func TestBlockedQueueJudgedWithoutTheLiveIndex(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		e, _, err := gen.Populate(t.Context(), s, engine.Options{Actor: "test"}, gen.Config{Models: 30, Units: 1500, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := newApp(t.Context(), e, withDefaults(Options{Theme: "none", View: "pipelines"}), standardRenderers())
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole, err := loadBlocked(a.common, "", blockedPage)(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.ready) == 0 || len(whole.ready) == len(whole.units) {
+			t.Fatalf("%d of %d units ready: the two ways are compared on too little", len(whole.ready), len(whole.units))
+		}
+		a.common.gate = newLiveGate(a.common.eng)
+		a.common.gate.fits = func(context.Context) (bool, error) { return false, nil }
+		d, err := loadBlocked(a.common, "", blockedPage)(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.common.gate.built() != nil {
+			t.Error("the live index was built for a platform it does not fit")
+		}
+		if !maps.Equal(d.ready, whole.ready) {
+			t.Errorf("ready judged per load %v, by the live index %v", d.ready, whole.ready)
+		}
+		for i, u := range d.units {
+			if w := whole.units[i]; u.Readiness != w.Readiness {
+				t.Errorf("%s %s: %s judged per load, %s by the live index", u.Model, u.Window, u.Readiness, w.Readiness)
+			}
+		}
+	})
+}
+
+// unitNames are units as "model window", in order.
+func unitNames(units []gate.BlockedUnit) []string {
+	out := make([]string, len(units))
+	for i, u := range units {
+		out[i] = u.Model + " " + u.Window.String()
+	}
+	return out
 }
