@@ -31,7 +31,9 @@ var blockedBackends = []string{"sqlite", "postgres"}
 //   - full-read-s: Engine.Blocked's whole read, in this process, for
 //     reference: what the command did before it paged;
 //   - incidents-s, incidents-peak-MB: `bollhav incidents`, exec to its
-//     end (the report is printed whole), and its peak RSS.
+//     end (the report is printed whole), and its peak RSS;
+//   - refresh-s, refresh-heap-MB: `serve --metrics`' full refresh of its
+//     snapshot, in this process (metricsRefresh).
 func BenchmarkBlockedCLI(b *testing.B) {
 	cfg := gen.BenchConfig(gen.BenchUnits())
 	for _, backend := range blockedBackends {
@@ -66,6 +68,12 @@ func BenchmarkBlockedCLI(b *testing.B) {
 			}
 			b.ReportMetric(incWhole.Seconds(), "incidents-s")
 			b.ReportMetric(incPeak, "incidents-peak-MB")
+			refresh, refreshHeap, err := metricsRefresh(b.Context(), e)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(refresh.Seconds(), "refresh-s")
+			b.ReportMetric(refreshHeap, "refresh-heap-MB")
 			b.ReportMetric(first.Seconds(), "first-line-s")
 			b.ReportMetric(whole.Seconds(), "all-s")
 			b.ReportMetric(peak, "peak-MB")
