@@ -3,8 +3,8 @@ package tui
 import (
 	"context"
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
