@@ -62,6 +62,13 @@ func (e *Engine) TriagePages(ctx context.Context, f gate.BlockedFilter, size int
 	return e.gates().TriagePages(ctx, f, size, fn)
 }
 
+// TriageFirst is TriagePages' first page of at most limit units and the
+// incidents report, from one grouped read; see gate.Reader.TriageFirst.
+// What the Blocked view loads.
+func (e *Engine) TriageFirst(ctx context.Context, limit int) (gate.StuckPage, *gate.IncidentReport, error) {
+	return e.gates().TriageFirst(ctx, limit)
+}
+
 // Judge is a gate sweep of the models alone (gate.Reader.SweepModels):
 // their units that are not applied and their
 // upstreams' applied rows are read, not the environment's. fn receives

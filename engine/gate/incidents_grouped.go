@@ -21,19 +21,29 @@ var errTracedEnough = errors.New("traced enough")
 // units are blocked, and the answer is the one the full read gives
 // (TestIncidentsStreamedEqualTheListed holds them to it).
 func (g *Reader) incidentsFromGroups(ctx context.Context, sr state.StuckReader, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter) (*IncidentReport, error) {
-	blocked := []state.UnitStatus{state.Blocked}
-	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, blocked)
+	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, []state.UnitStatus{state.Blocked})
 	if err != nil {
 		return nil, fmt.Errorf("reading the blocked units: %w", err)
 	}
 	counter.windows = sr
-	var traced []BlockedUnit
-	err = g.pagesOf(ctx, sr, lin, counter, BlockedFilter{}, blocked, groups, MaxTracedBlocked, func(p StuckPage) error {
-		traced = p.Units
-		return errTracedEnough
-	})
-	if err != nil && !errors.Is(err, errTracedEnough) {
-		return nil, err
+	return g.incidentsOfGroups(ctx, sr, lin, counts, counter, groups, nil)
+}
+
+// incidentsOfGroups is incidentsFromGroups from groups, the grouped read of
+// the blocked units, tracing traced when it is not nil (the first
+// MaxTracedBlocked blocked units in Blocked's order, or every one when
+// there are fewer) and else BlockedPages' first page.
+func (g *Reader) incidentsOfGroups(ctx context.Context, sr state.StuckReader, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter,
+	groups []state.StuckGroup, traced []BlockedUnit) (*IncidentReport, error) {
+	blocked := []state.UnitStatus{state.Blocked}
+	if traced == nil {
+		err := g.pagesOf(ctx, sr, lin, counter, BlockedFilter{}, blocked, groups, MaxTracedBlocked, func(p StuckPage) error {
+			traced = p.Units
+			return errTracedEnough
+		})
+		if err != nil && !errors.Is(err, errTracedEnough) {
+			return nil, err
+		}
 	}
 	tracedIn := make(map[string]int, len(traced))
 	tracedAt := make(map[string]bool, len(traced))
@@ -66,4 +76,66 @@ func (g *Reader) incidentsFromGroups(ctx context.Context, sr state.StuckReader, 
 		return nil
 	}
 	return g.incidents(ctx, lin, counts, counter, traced, rest)
+}
+
+// TriageFirst is the Blocked view's load in one pass: TriagePages' first
+// page of at most limit units, and the incidents report (Incidents), from
+// one grouped read and one set of window indexes instead of one each. When
+// the page holds the first MaxTracedBlocked blocked units (or the whole
+// queue) they are the ones the report traces — Triage's order restricted
+// to blocked units is Blocked's — so the store is not paged a second time.
+func (g *Reader) TriageFirst(ctx context.Context, limit int) (StuckPage, *IncidentReport, error) {
+	var page StuckPage
+	first := func(p StuckPage) error {
+		page = p
+		return errTracedEnough
+	}
+	sr, ok := g.Store.(state.StuckReader)
+	if !ok {
+		if err := g.TriagePages(ctx, BlockedFilter{}, limit, first); err != nil && !errors.Is(err, errTracedEnough) {
+			return StuckPage{}, nil, err
+		}
+		rep, err := g.Incidents(ctx)
+		return page, rep, err
+	}
+	if limit < 1 {
+		return StuckPage{}, nil, fmt.Errorf("a page of %d units", limit)
+	}
+	lin, err := g.gatedLineage(ctx)
+	if err != nil {
+		return StuckPage{}, nil, err
+	}
+	counts, err := g.statusCounts(ctx)
+	if err != nil {
+		return StuckPage{}, nil, err
+	}
+	both := []state.UnitStatus{state.Failed, state.Blocked}
+	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, both)
+	if err != nil {
+		return StuckPage{}, nil, fmt.Errorf("reading the %s units: %w", joinStatuses(both), err)
+	}
+	counter := newReachCounter(g, lin, outstandingStatuses)
+	counter.windows = sr
+	if err := g.pagesOf(ctx, sr, lin, counter, BlockedFilter{}, both, groups, limit, first); err != nil && !errors.Is(err, errTracedEnough) {
+		return StuckPage{}, nil, err
+	}
+	var blockedGroups []state.StuckGroup
+	for _, gr := range groups {
+		if gr.Status == state.Blocked {
+			blockedGroups = append(blockedGroups, gr)
+		}
+	}
+	var traced []BlockedUnit
+	for _, u := range page.Units {
+		if u.Status == state.Blocked && len(traced) < MaxTracedBlocked {
+			traced = append(traced, u)
+		}
+	}
+	if len(traced) < MaxTracedBlocked && len(page.Units) == limit {
+		traced = nil // more blocked units may follow the page: page them
+	} else if traced == nil {
+		traced = []BlockedUnit{} // none is blocked
+	}
+	rep, err := g.incidentsOfGroups(ctx, sr, lin, counts, counter, blockedGroups, traced)
+	return page, rep, err
 }

@@ -485,6 +485,58 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 	})
 }
 
+// TriageFirst, the Blocked view's one-pass load, hands over TriagePages'
+// first page and Incidents' report: with a page that holds the first
+// MaxTracedBlocked blocked units (traced from the page), one that holds
+// fewer (traced from the store's pages), one that holds the whole queue,
+// and on a store without the grouped read.
+func TestTriageFirstIsTheFirstPageAndTheIncidents(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		g := generated(t, s, 12000)
+		want, err := g.Incidents(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := g.Triage(t.Context(), gate.BlockedFilter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		blockedFirst := 0 // the page size that holds the first MaxTracedBlocked blocked units
+		for i, n := 0, 0; i < len(all) && n < gate.MaxTracedBlocked; i++ {
+			if all[i].Status == state.Blocked {
+				n++
+			}
+			blockedFirst = i + 1
+		}
+		if blockedFirst+10 >= len(all) {
+			t.Fatalf("the first %d blocked units end %d units into a queue of %d: no page holds them and leaves more", gate.MaxTracedBlocked, blockedFirst, len(all))
+		}
+		plain := *g
+		plain.Store = hideStuck{s}
+		for _, c := range []struct {
+			name  string
+			g     *gate.Reader
+			limit int
+		}{
+			{"a page holding the traced units", g, blockedFirst + 10},
+			{"a page holding fewer", g, 50},
+			{"the whole queue", g, len(all) + 1},
+			{"without the grouped read", &plain, 50},
+		} {
+			page, rep, err := c.g.TriageFirst(t.Context(), c.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := unitLines(page.Units), unitLines(all[:min(len(all), c.limit)]); !slices.Equal(got, want) {
+				t.Errorf("%s: the page differs from Triage's first %d units:\n got  %q\n want %q", c.name, c.limit, got, want)
+			}
+			if got := reportLines(rep); !slices.Equal(got, reportLines(want)) {
+				t.Errorf("%s: the report differs from Incidents':\n got  %q\n want %q", c.name, got, reportLines(want))
+			}
+		}
+	})
+}
+
 // reportLines is a report in full, one line an incident, for comparison.
 func reportLines(rep *gate.IncidentReport) []string {
 	out := []string{fmt.Sprintf("untraced=%d held=%d now=%s", rep.Untraced, rep.Held, rep.Now)}

@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -103,8 +102,6 @@ func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
 	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query, v.limit))
 }
 
-// errQueueRead stops the pages once the view has the units it shows.
-var errQueueRead = errors.New("the queue's first pages are read")
 
 // loadBlocked reads the first limit failed and blocked units of the
 // queue, in Triage's order, from the store's grouped, paged read (never
@@ -114,21 +111,17 @@ var errQueueRead = errors.New("the queue's first pages are read")
 func loadBlocked(c *common, query string, limit int) func(ctx context.Context) (blockedData, error) {
 	return func(ctx context.Context) (blockedData, error) {
 		d := blockedData{ready: map[unitKey]bool{}}
-		err := c.eng.TriagePages(ctx, gate.BlockedFilter{}, limit, func(p gate.StuckPage) error {
-			d.units = p.Units
-			for _, m := range p.Models {
-				d.stuck += m.Units
-				d.failedAll += m.Failed
-			}
-			return errQueueRead
-		})
-		if err != nil && !errors.Is(err, errQueueRead) {
+		// The first pages and the roots that hold each unit, as Incidents
+		// traces them (the failed units are roots of their own), from
+		// one grouped read.
+		page, roots, err := c.eng.TriageFirst(ctx, limit)
+		if err != nil {
 			return blockedData{}, err
 		}
-		// The roots that hold each unit, as Incidents traces them (the
-		// failed units are roots of their own).
-		if d.roots, err = c.eng.IncidentsReport(ctx); err != nil {
-			return blockedData{}, err
+		d.units, d.roots = page.Units, roots
+		for _, m := range page.Models {
+			d.stuck += m.Units
+			d.failedAll += m.Failed
 		}
 		d.recheckErr = recheck(ctx, c, &d)
 		d.layout = layoutQueue(d.units, d.ready, d.roots, query)
