@@ -102,7 +102,6 @@ func (v *blockedView) load(gen uint64, _ []string) tea.Cmd {
 	return loadCmdWithin(v.c, v.id, gen, wholeLoadTimeout, loadBlocked(v.c, v.query, v.limit))
 }
 
-
 // loadBlocked reads the first limit failed and blocked units of the
 // queue, in Triage's order, from the store's grouped, paged read (never
 // every stuck unit), the incidents that hold them (the same grouped read
