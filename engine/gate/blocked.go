@@ -174,6 +174,8 @@ type gatedLineage struct {
 	afterDown map[string][]string
 	timeless  map[string]bool
 	pipeline  map[string]string
+	// recs are the registrations it was built from, by name.
+	recs map[string]state.ModelRecord
 }
 
 // gatedLineage builds the lineage of the environment's gated edges. An edge
@@ -184,9 +186,11 @@ func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading the registered models: %w", err)
 	}
-	l := &gatedLineage{down: map[string][]gatedEdge{}, afterDown: map[string][]string{}, timeless: map[string]bool{}, pipeline: map[string]string{}}
+	l := &gatedLineage{down: map[string][]gatedEdge{}, afterDown: map[string][]string{}, timeless: map[string]bool{}, pipeline: map[string]string{},
+		recs: make(map[string]state.ModelRecord, len(recs))}
 	models := map[string]*spec.Model{}
 	for _, rec := range recs {
+		l.recs[rec.Name] = rec
 		l.pipeline[rec.Name] = rec.Pipeline
 		l.timeless[rec.Name] = rec.Temporality == spec.Timeless.String()
 		if m, err := spec.ModelFromRecord(rec); err == nil {

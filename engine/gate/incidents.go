@@ -360,11 +360,19 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 	traced []BlockedUnit, rest func(func(heldGroup) error) error) (*IncidentReport, error) {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
-	// A model with no failed and no pending unit has no failed root: its
-	// units are not read.
+	b.an.seed(lin)
+	// A model with no failed unit, and no pending unit it would retry
+	// (addFailed), has no failed root: its units are not read. On a
+	// platform of a thousand models nearly every one has pending units.
 	suspects := map[string]bool{}
 	for _, c := range counts {
-		suspects[c.Model] = c.Counts[state.Failed] > 0 || c.Counts[state.Pending] > 0
+		retrying := false
+		if c.Counts[state.Pending] > 0 {
+			if m, _, err := b.an.model(ctx, c.Model); err == nil {
+				retrying = m.Retry.Retries()
+			}
+		}
+		suspects[c.Model] = c.Counts[state.Failed] > 0 || retrying
 	}
 	for _, name := range lin.names {
 		if !suspects[name] {

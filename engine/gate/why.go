@@ -286,8 +286,30 @@ func (an *analysis) model(ctx context.Context, name string) (*spec.Model, bool, 
 }
 
 func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
-	var reg *spec.Model
 	rec, err := an.g.Store.Model(ctx, an.env, name)
+	return an.resolve(name, rec, err)
+}
+
+// seed fills the analysis with every model of lin from the registrations
+// lin was built from (recs), so that a trace over a platform of thousands
+// of models makes one registry read, not one a model it meets.
+func (an *analysis) seed(lin *gatedLineage) {
+	for _, name := range lin.names {
+		if _, ok := an.models[name]; ok {
+			continue
+		}
+		if rec, ok := lin.recs[name]; ok {
+			an.models[name] = an.resolve(name, rec, nil)
+		} else {
+			an.models[name] = an.resolve(name, state.ModelRecord{}, state.ErrNotFound)
+		}
+	}
+}
+
+// resolve is name as the analysis reads it, given its registration (rec,
+// or err: ErrNotFound when it is not registered).
+func (an *analysis) resolve(name string, rec state.ModelRecord, err error) analysisModel {
+	var reg *spec.Model
 	switch {
 	case err == nil:
 		if reg, err = spec.ModelFromRecord(rec); err != nil {

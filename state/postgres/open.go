@@ -33,6 +33,10 @@ type Store struct {
 	begin pgx.TxOptions
 	// channel is the NOTIFY channel of this schema's change feed.
 	channel string
+	// known holds the models (env\x00name) a read found registered:
+	// models are never deleted, so once registered is registered for
+	// good, and registered need not ask again.
+	known sync.Map
 
 	// mu guards closed, so Wake never adds a listener Close is not waiting
 	// for.

@@ -74,9 +74,8 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	where.add("u.env = $%d", q.Env)
 	switch {
 	case q.Model != "":
-		if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
-			return err
-		}
+		// Whether the model is registered is asked only when no unit
+		// comes back (registered): a unit proves it.
 		model := where.add("u.model = $%d", q.Model)
 		if !q.Window.IsZero() {
 			where.addOverlap("u", q.Window, fmt.Sprintf(`SELECT longest_unit FROM {schema}.models WHERE env = $1 AND name = $%d`, model))
@@ -104,7 +103,9 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	}
 	defer rows.Close()
 	sc := newUnitScanner()
+	found := false
 	for rows.Next() {
+		found = true
 		u, err := sc.scan(rows)
 		if err != nil {
 			return err
@@ -114,7 +115,27 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 			return err
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil || found || q.Model == "" {
+		return err
+	}
+	return s.registered(ctx, q.Env, q.Model)
+}
+
+// registered is nil when model is registered in env, else ErrNotFound. A
+// read of one model's units asks it only when it found none: units are
+// created only for a registered model, and models are never deleted, so a
+// unit proves the registration and a read that finds one saves the round
+// trip (a trace of 500 blocked units makes thousands of such reads).
+func (s *Store) registered(ctx context.Context, env, model string) error {
+	key := env + "\x00" + model
+	if _, ok := s.known.Load(key); ok {
+		return nil
+	}
+	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
+		return err
+	}
+	s.known.Store(key, true)
+	return nil
 }
 
 // FingerprintCounts reads env's applied units by model and fingerprint
@@ -179,9 +200,6 @@ func (s *Store) Stats(ctx context.Context, env, model string) (state.UnitStats, 
 // range scan of units_sweep_applied from longest_unit before w, rather than
 // a scan of the model's history.
 func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) ([]state.AppliedRow, error) {
-	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
-		return nil, err
-	}
 	query, args := `
 		SELECT since, until, applied_at, fingerprint FROM {schema}.units
 		WHERE env = $1 AND model = $2 AND status = 'applied'
@@ -229,7 +247,10 @@ func (s *Store) Applied(ctx context.Context, env, model string, w state.Window) 
 		}
 		out = append(out, a)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil || len(out) > 0 {
+		return out, err
+	}
+	return nil, s.registered(ctx, env, model)
 }
 
 // appliedOverlap is "the unit overlaps [$3, $4)" for a model's applied
@@ -243,9 +264,6 @@ const appliedOverlap = `since < $4 AND until > $3
 // by the server: range_agg merges the applied spans into a multirange, which
 // is clipped to w and returned one island per row.
 func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window) (state.IntervalSet, error) {
-	if _, err := s.modelFlexible(ctx, s.pool, env, model); err != nil {
-		return state.IntervalSet{}, err
-	}
 	query, args := `
 		SELECT lower(r), upper(r) FROM unnest((
 		    SELECT range_agg(span) FROM {schema}.units
@@ -268,6 +286,9 @@ func (s *Store) Coverage(ctx context.Context, env, model string, w state.Window)
 		err := row.Scan(&since, &until)
 		return windowOf(since, until), err
 	})
+	if err == nil && len(islands) == 0 {
+		err = s.registered(ctx, env, model)
+	}
 	return state.NewIntervalSet(islands...), err
 }
 
