@@ -192,6 +192,14 @@ func TestIncidentsNameAHardGateError(t *testing.T) {
 	})
 }
 
+// hourlyUpDown is two hourly models, down.h gated on up.h by ENCAPSULATE:
+// each down.h hour waits for exactly its own up.h hour.
+const hourlyUpDown = `models:
+  - {name: up.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
+  - {name: down.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
+     upstream: [{name: up.h, contract: encapsulate}], run: {command: ["true"]}}
+`
+
 // Past the first MaxTracedBlocked blocked units, a unit joins an incident
 // only when a traced unit of its model had the very same reason; the others
 // are counted untraced, not credited to whatever root its model's first
@@ -201,11 +209,7 @@ func TestIncidentsPastTheTraceBoundCountUntraced(t *testing.T) {
 		t.Skip("runs 1,200 units")
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		sp := enginetest.RegisterYAML(t, s, `models:
-  - {name: up.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - {name: down.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
-     upstream: [{name: up.h, contract: encapsulate}], run: {command: ["true"]}}
-`, t0)
+		sp := enginetest.RegisterYAML(t, s, hourlyUpDown, t0)
 		const n = gate.MaxTracedBlocked + 100
 		// A run of both over n hours whose up.h fails every hour: each
 		// down.h hour blocked on its own missing hour, as the gate words it.
@@ -246,11 +250,7 @@ func TestIncidentsAgeTheUntracedByTheirOwnChange(t *testing.T) {
 		t.Skip("runs 1,200 units")
 	}
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
-		sp := enginetest.RegisterYAML(t, s, `models:
-  - {name: up.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"}, run: {command: ["true"]}}
-  - {name: down.h, pipeline: p, chunking: {interval: 1h, start: "2026-01-01T00:00:00Z"},
-     upstream: [{name: up.h, contract: encapsulate}], run: {command: ["true"]}}
-`, t0)
+		sp := enginetest.RegisterYAML(t, s, hourlyUpDown, t0)
 		const failed, missing, past = 300, 200, 100
 		now := t0.Add((failed + missing + past + 1) * time.Hour)
 		var us []enginetest.UnitOpts
