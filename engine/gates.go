@@ -55,13 +55,6 @@ func (e *Engine) Triage(ctx context.Context, f gate.BlockedFilter) ([]gate.Block
 	return e.gates().Triage(ctx, f)
 }
 
-// TriagePages is Triage a page at a time, in its order, the first page
-// handed over before every stuck unit is read; see gate.Reader.TriagePages.
-// The Blocked view reads the pages it shows with it.
-func (e *Engine) TriagePages(ctx context.Context, f gate.BlockedFilter, size int, fn func(gate.StuckPage) error) error {
-	return e.gates().TriagePages(ctx, f, size, fn)
-}
-
 // TriageFirst is TriagePages' first page of at most limit units and the
 // incidents report, from one grouped read; see gate.Reader.TriageFirst.
 // What the Blocked view loads.
@@ -70,8 +63,8 @@ func (e *Engine) TriageFirst(ctx context.Context, limit int) (gate.StuckPage, *g
 }
 
 // Judge is a gate sweep of the models alone (gate.Reader.SweepModels):
-// their units that are not applied and their
-// upstreams' applied rows are read, not the environment's. fn receives
+// their units that are not applied and their upstreams' applied rows are
+// read, not the environment's. fn receives
 // each judged unit. What the Blocked view marks ready by when the
 // environment is too large to keep the live index (LiveGate) in memory.
 func (e *Engine) Judge(ctx context.Context, models []string, fn func(gate.SweptUnit) error) (*gate.SweepReport, error) {
@@ -152,17 +145,11 @@ func (e *Engine) BlockedCounts(ctx context.Context) (map[string]int, error) {
 }
 
 // IncidentsReport is the incidents report alone (gate.Reader.Incidents:
-// the blocked units read twice, never held whole), without Incidents'
-// recheck of a quiet store: what a caller that reads it again and again
+// the first page and the grouped counts, never every blocked unit),
+// without Incidents' recheck of a quiet store: what a caller that reads it again and again
 // (the metrics refresh, the why pick) reads.
 func (e *Engine) IncidentsReport(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Incidents(ctx)
-}
-
-// IncidentsOf is Incidents over blocked units already read with Blocked;
-// see gate.Reader.IncidentsOf.
-func (e *Engine) IncidentsOf(ctx context.Context, blocked []gate.BlockedUnit) (*gate.IncidentReport, error) {
-	return e.gates().IncidentsOf(ctx, blocked)
 }
 
 // LiveGateMaxUnits bounds the environments a process keeps the live gate

@@ -319,8 +319,9 @@ type heldGroup struct {
 }
 
 // IncidentsOf is Incidents over blocked, the environment's blocked units as
-// Blocked lists them (what holds the most first), for a caller that has read them
-// already (the metrics refresh).
+// Blocked lists them (what holds the most first), all held in a list: the
+// full computation the grouped and scanned reports are tested against
+// (TestIncidentsStreamedEqualTheListed).
 func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*IncidentReport, error) {
 	lin, err := g.gatedLineage(ctx)
 	if err != nil {

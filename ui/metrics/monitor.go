@@ -333,9 +333,8 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 			m.obs.zero(models[i].name, models[i].pipeline)
 		}
 	}
-	// The blocked counts from the store's grouped read and the incidents
-	// from their own two-pass read: the refresh never holds every blocked
-	// unit (issue 33).
+	// The blocked counts and the incidents from the store's grouped,
+	// paged reads: the refresh never holds every blocked unit (issue 33).
 	blocked, err := e.BlockedCounts(ctx)
 	if err != nil {
 		return &refreshError{"blocked", err}
