@@ -37,6 +37,14 @@ type StuckReader interface {
 	// counted from, without the rest of each row, in one statement for
 	// many models. An unregistered model has none.
 	OutstandingWindows(ctx context.Context, env string, models []string, fn func(model string, since, until int64) error) error
+	// FailingUnits calls fn with each of env's failed units and each of
+	// its pending units that carries a not-before time (a failed attempt
+	// waiting for its retry, or a unit released unrun to wait): what the
+	// incidents report makes its failed roots of, read from partial
+	// indexes in one statement however many models env has, instead of
+	// every pending unit of every model that retries. Each model's units
+	// come together, in window order; the models in no particular order.
+	FailingUnits(ctx context.Context, env string, fn func(Unit) error) error
 }
 
 // StuckGroup is a count of one model's units of one status and blocked

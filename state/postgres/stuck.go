@@ -12,10 +12,11 @@ import (
 
 var _ state.StuckReader = (*Store)(nil)
 
-// StuckGroups implements state.StuckReader with a GROUP BY over the rows
-// units_stuck (migration 0014) points at. Literal statuses beside the
-// index's predicate let the planner prove the partial index applies,
-// which it cannot for a parameter.
+// StuckGroups implements state.StuckReader with a GROUP BY over an
+// index-only scan of units_stuck_covering (migration 0017), which carries
+// every column the read takes. Literal statuses beside the index's
+// predicate let the planner prove the partial index applies, which it
+// cannot for a parameter.
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	list, err := state.StuckStatusList(statuses)
 	if err != nil {
@@ -48,9 +49,9 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 	return out, nil
 }
 
-// StuckPage implements state.StuckReader: a seek of units_stuck past the
-// last window, in its order. A timeless model's existence row has no
-// since (NULL), sorts last and is its model's only unit.
+// StuckPage implements state.StuckReader: a seek of units_stuck_covering
+// past the last window, in its order. A timeless model's existence row
+// has no since (NULL), sorts last and is its model's only unit.
 func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.Unit, error) {
 	if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
 		return nil, err
@@ -116,6 +117,33 @@ func (s *Store) OutstandingWindows(ctx context.Context, env string, models []str
 			since, until = a.Time.UnixMicro(), b.Time.UnixMicro()
 		}
 		if err := fn(name, since, until); err != nil {
+			cancel()
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// FailingUnits implements state.StuckReader: a scan of the partial index
+// units_failing (migration 0016), in its order, its predicate written out
+// word for word so the planner proves the index applies.
+func (s *Store) FailingUnits(ctx context.Context, env string, fn func(state.Unit) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+unitColumns+` FROM {schema}.units u
+		WHERE u.env = $1 AND (u.status = 'failed' OR (u.status = 'pending' AND u.not_before IS NOT NULL))
+		ORDER BY u.model, u.since, u.until`), env)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	sc := newUnitScanner()
+	for rows.Next() {
+		u, err := sc.scan(rows)
+		if err != nil {
+			return err
+		}
+		if err := fn(u); err != nil {
 			cancel()
 			return err
 		}

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/bollhav/bollhav/state"
 )
@@ -82,21 +83,31 @@ func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.
 	return out, rows.Err()
 }
 
-// StuckGroups implements state.StuckReader: one grouped read of the
-// partial index units_stuck (migration 0013) joined to the models of env.
-// The index's own condition is repeated word for word beside the
-// statuses asked for: SQLite reads a partial index only for a WHERE that
-// contains its terms.
+// StuckGroups implements state.StuckReader: one walk of the partial index
+// units_stuck_groups (migration 0015), which holds the stuck units in
+// group order with every column the read takes, joined to the models of
+// env. The statement reads both stuck statuses, the index's own condition
+// word for word (SQLite reads a partial index only for a WHERE that holds
+// its terms); any further term on the status makes SQLite sort every unit
+// for the GROUP BY instead of counting each group as the walk passes it,
+// so the statuses asked for are kept here.
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
-	list, err := state.StuckStatusList(statuses)
+	if err := state.CheckStuckStatuses(statuses); err != nil {
+		return nil, err
+	}
+	models, err := s.envModels(ctx, env)
 	if err != nil {
 		return nil, err
 	}
+	names := make(map[int64]string, len(models))
+	for _, m := range models {
+		names[m.id] = m.name
+	}
 	rows, err := s.r.QueryContext(ctx, `
-		SELECT m."name", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until"), min(u."updated_at")
-		FROM "models" m JOIN "units" u INDEXED BY "units_stuck" ON u."model_id" = m."id"
-		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed') AND u."status" IN (`+list+`)
-		GROUP BY m."name", u."status", u."blocked_reason"`, env)
+		SELECT u."model_id", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until"), min(u."updated_at")
+		FROM "units" u INDEXED BY "units_stuck_groups" CROSS JOIN "models" m ON m."id" = u."model_id"
+		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed')
+		GROUP BY u."model_id", u."status", u."blocked_reason"`, env)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
 	}
@@ -105,14 +116,19 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 	for rows.Next() {
 		var (
 			g            state.StuckGroup
+			id           int64
 			status       string
 			since, until int64
 			changed      int64
 		)
-		if err := rows.Scan(&g.Model, &status, &g.Reason, &g.Units, &since, &until, &changed); err != nil {
+		if err := rows.Scan(&id, &status, &g.Reason, &g.Units, &since, &until, &changed); err != nil {
 			return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
 		}
-		g.Status, g.Span, g.Changed = state.UnitStatus(status), window(since, until), fromMicros(changed)
+		name, ok := names[id]
+		if !ok || !slices.Contains(statuses, state.UnitStatus(status)) {
+			continue // registered after the model list was read, or not asked for
+		}
+		g.Model, g.Status, g.Span, g.Changed = name, state.UnitStatus(status), window(since, until), fromMicros(changed)
 		out = append(out, g)
 	}
 	if err := rows.Err(); err != nil {
@@ -120,4 +136,43 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 	}
 	state.SortStuckGroups(out)
 	return out, nil
+}
+
+// FailingUnits implements state.StuckReader: a scan of the partial index
+// units_failing (migration 0014) for env's models, its condition repeated
+// word for word, as SQLite reads a partial index only for a WHERE holding
+// its terms.
+func (s *Store) FailingUnits(ctx context.Context, env string, fn func(state.Unit) error) error {
+	models, err := s.envModels(ctx, env)
+	if err != nil {
+		return err
+	}
+	byID := make(map[int64]modelRef, len(models))
+	for _, m := range models {
+		byID[m.id] = m
+	}
+	rows, err := s.r.QueryContext(ctx, `SELECT u."model_id", `+prefixedUnitColumns+`
+		FROM "models" m JOIN "units" u INDEXED BY "units_failing" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND (u."status" = 'failed' OR (u."status" = 'pending' AND u."not_before" IS NOT NULL))
+		ORDER BY u."model_id", u."since", u."until"`, env)
+	if err != nil {
+		return fmt.Errorf("sqlite: failing units of %q: %w", env, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		u, err := scanUnit(withModelID{rows, &id}, modelRef{})
+		if err != nil {
+			return fmt.Errorf("sqlite: failing units of %q: %w", env, err)
+		}
+		m, ok := byID[id]
+		if !ok {
+			continue // registered after the model list was read
+		}
+		u.Env, u.Model = m.env, m.name
+		if err := fn(u); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -15,6 +15,7 @@ var stuckTests = []test{
 	{"PageKeysetSurvivesChanges", testStuckPageKeyset},
 	{"Refusals", testStuckRefusals},
 	{"OutstandingWindows", testOutstandingWindows},
+	{"FailingUnits", testFailingUnits},
 }
 
 // stuckStore registers a (fixed, hourly), f (flexible) and t (timeless)
@@ -226,4 +227,51 @@ func testOutstandingWindows(t *testing.T, s state.Store, _ *config) {
 	eq(t, "dev's a", len(read("dev", "a")["a"]), 30)
 	eq(t, "an unregistered model", len(all["nope"]), 0)
 	eq(t, "no model", len(read("")), 0)
+}
+
+// testFailingUnits: the failing read is every failed unit of the
+// environment and every pending unit with a not-before time (a retry's
+// wait, with its error; a wait for upstream work, without one), each
+// model's together in window order; a pending unit with no wait, a
+// blocked one and another environment's failed one are not in it.
+func testFailingUnits(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	ctx := t.Context()
+	cs := claimExactly(t, s, "", "a", 2, clock(3))
+	retry := state.Outcome{Status: state.Pending, Error: "exit status 1: source down", At: clock(4), NotBefore: clock(30)}
+	wait := state.Outcome{Status: state.Pending, BlockedReason: "up (EXACT): waiting on 1 running unit", At: clock(4), NotBefore: clock(20)}
+	must(t, "Complete", s.Complete(ctx, cs[0], retry))
+	must(t, "Complete", s.Complete(ctx, cs[1], wait))
+	_, err := s.SetStatus(ctx, state.StatusChange{Env: "dev", Model: "a", Window: win(5, 6),
+		From: []state.UnitStatus{state.Pending}, To: state.Failed, Now: clock(1)})
+	must(t, "SetStatus", err)
+	read := func(env string) []state.Unit {
+		t.Helper()
+		var out []state.Unit
+		must(t, "FailingUnits", sr.FailingUnits(ctx, env, func(u state.Unit) error {
+			out = append(out, u)
+			return nil
+		}))
+		return out
+	}
+	got := read("")
+	want := []state.Unit{{Model: "a", Window: cs[0].Unit.Window, Status: state.Pending}, {Model: "a", Window: cs[1].Unit.Window, Status: state.Pending}}
+	for _, w := range hourly(20, 23) {
+		want = append(want, state.Unit{Model: "a", Window: w, Status: state.Failed})
+	}
+	slices.SortFunc(want, func(a, b state.Unit) int { return a.Window.Since.Compare(b.Window.Since) })
+	eq(t, "the failing units, in window order", briefs(got), briefs(want))
+	for _, u := range got {
+		if u.Env != "" || u.Model != "a" || u.ID == 0 {
+			t.Errorf("unit %s: env %q, model %q, id %d; want a of the default environment with its id", brief(u), u.Env, u.Model, u.ID)
+		}
+		switch {
+		case u.Window == cs[0].Unit.Window && (u.Error != retry.Error || u.NotBefore == nil || !u.NotBefore.Equal(clock(30))):
+			t.Errorf("the retrying unit: error %q, not before %v", u.Error, u.NotBefore)
+		case u.Window == cs[1].Unit.Window && (u.Error != "" || u.NotBefore == nil || !u.NotBefore.Equal(clock(20))):
+			t.Errorf("the waiting unit: error %q, not before %v", u.Error, u.NotBefore)
+		}
+	}
+	eq(t, "dev's failing units", briefs(read("dev")), []string{"a [5h,6h) failed"})
+	eq(t, "an environment without models", len(read("nowhere")), 0)
 }
