@@ -87,29 +87,15 @@ func (e *Error) Error() string {
 // the gate.
 func Evaluate(window *state.Window, src spec.Source, up UpstreamState, now time.Time) Verdict {
 	v := Verdict{Upstream: src.Name, Level: src.Contract}
-	hard := func(msg string) Verdict {
+	if msg := hardMsg(window != nil, src, up); msg != "" {
 		v.Err = &Error{Upstream: src.Name, Level: src.Contract, Msg: msg}
 		return v
-	}
-	if !up.Registered {
-		return hard("gated upstream is not registered (register it with `bollhav apply`, or drop the contract to make it ungated)")
 	}
 	if src.Contract == spec.Exists {
 		// EXISTS never inspects state: registration is the whole contract.
 		v.Satisfied = true
 		return v
 	}
-	if src.Contract.WindowScoped() {
-		switch {
-		case up.Temporality == spec.Timeless:
-			return hard("a timeless upstream has no window to match a window-scoped level against; gate it WHOLE or EXISTS")
-		case src.Contract == spec.Exact && up.Flexibility == spec.Flex:
-			return hard("EXACT on a flexible upstream can never match: its rows are coalesced into ranges, so no exact-grain row exists (Guard A); use ENCAPSULATE")
-		case window == nil:
-			return hard("the downstream is timeless and has no window for a window-scoped level; gate it WHOLE or EXISTS")
-		}
-	}
-
 	var selected []AppliedRow
 	applied, outdated := up.Applied, []AppliedRow(nil)
 	if src.RequireCurrent {
@@ -186,6 +172,30 @@ func Evaluate(window *state.Window, src spec.Source, up UpstreamState, now time.
 	}
 	v.Satisfied = true
 	return v
+}
+
+// hardMsg is why src can never be satisfied for a unit of a downstream
+// that is temporal or not (windowed), whatever the store holds: a gated
+// upstream not registered, a window-scoped level on a timeless side, EXACT
+// over a flexible upstream (Guard A). Empty when it can be. None of it
+// reads a window or an applied row, so one check stands for every unit of
+// a model (Reader.hardError).
+func hardMsg(windowed bool, src spec.Source, up UpstreamState) string {
+	if !up.Registered {
+		return "gated upstream is not registered (register it with `bollhav apply`, or drop the contract to make it ungated)"
+	}
+	if !src.Contract.WindowScoped() {
+		return ""
+	}
+	switch {
+	case up.Temporality == spec.Timeless:
+		return "a timeless upstream has no window to match a window-scoped level against; gate it WHOLE or EXISTS"
+	case src.Contract == spec.Exact && up.Flexibility == spec.Flex:
+		return "EXACT on a flexible upstream can never match: its rows are coalesced into ranges, so no exact-grain row exists (Guard A); use ENCAPSULATE"
+	case !windowed:
+		return "the downstream is timeless and has no window for a window-scoped level; gate it WHOLE or EXISTS"
+	}
+	return ""
 }
 
 // UnitGate is the gate's answer for a whole unit: one verdict per gated

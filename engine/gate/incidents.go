@@ -362,26 +362,8 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
 	b.an.seed(lin)
-	// A model with no failed unit, and no pending unit it would retry
-	// (addFailed), has no failed root: its units are not read. On a
-	// platform of a thousand models nearly every one has pending units.
-	suspects := map[string]bool{}
-	for _, c := range counts {
-		retrying := false
-		if c.Counts[state.Pending] > 0 {
-			if m, _, err := b.an.model(ctx, c.Model); err == nil {
-				retrying = m.Retry.Retries()
-			}
-		}
-		suspects[c.Model] = c.Counts[state.Failed] > 0 || retrying
-	}
-	for _, name := range lin.names {
-		if !suspects[name] {
-			continue
-		}
-		if err := b.addFailed(ctx, name); err != nil {
-			return nil, err
-		}
+	if err := b.addFailures(ctx, counts); err != nil {
+		return nil, err
 	}
 	// Past the traced ones, a blocked unit joins the incident of a traced
 	// unit of its model with the very same reason (the same missing range,
@@ -551,77 +533,138 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// addFailed makes the failed units of model, and its pending units that
-// failed and wait for a retry, one incident.
-func (b *incidentBuilder) addFailed(ctx context.Context, model string) error {
-	var newest time.Time
-	var soonest, newestFailed *state.Unit
-	statuses := []state.UnitStatus{state.Failed}
-	budget := 0
-	m, _, merr := b.an.model(ctx, model)
-	if merr == nil && m.Retry.Retries() {
-		// Only a model that retries has pending units waiting for a
-		// retry: the others' pending backlog is not read.
-		statuses = append(statuses, state.Pending)
-		budget = m.Retry.Attempts
+// addFailures makes each model's failed units, and its pending units that
+// failed and wait for a retry, one incident (failedRoot). counts are the
+// kept unit counts: a model with no failed unit, and no pending unit it
+// would retry, has no failed root.
+func (b *incidentBuilder) addFailures(ctx context.Context, counts []state.ModelCounts) error {
+	roots := map[string]*failedRoot{}
+	var suspects []string
+	for _, c := range counts {
+		r := &failedRoot{}
+		if m, _, err := b.an.model(ctx, c.Model); err == nil {
+			r.m = m
+			if m.Retry.Retries() {
+				// Only a model that retries has pending units waiting
+				// for a retry: the others' pending units do not count.
+				r.retries, r.budget = c.Counts[state.Pending] > 0, m.Retry.Attempts
+			}
+		}
+		if c.Counts[state.Failed] > 0 || r.retries {
+			roots[c.Model] = r
+			suspects = append(suspects, c.Model)
+		}
 	}
-	q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
-	var tried []state.Unit
-	err := b.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
-		retrying := u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
-		if u.Status != state.Failed && !retrying {
-			return nil
-		}
-		inc := b.get(IncidentFailed, model)
-		b.root(inc, u.Window, u.UpdatedAt)
-		if u.Attempts > 1 && len(tried) < maxSinceHistories {
-			tried = append(tried, u)
-		}
-		if !u.UpdatedAt.Before(newest) {
-			newest = u.UpdatedAt
-			inc.Detail = ErrorLines(u.Error)
-			inc.Focus = UnitRef{Model: model, Window: u.Window}
-		}
-		if retrying && (soonest == nil || u.NotBefore.Before(*soonest.NotBefore)) {
-			soonest = &u
-		}
-		if u.Status == state.Failed && (newestFailed == nil || !u.UpdatedAt.Before(newestFailed.UpdatedAt)) {
-			newestFailed = &u
+	add := func(u state.Unit) error {
+		if r := roots[u.Model]; r != nil {
+			b.addFailing(r, u)
 		}
 		return nil
-	})
-	if err != nil && !errors.Is(err, state.ErrNotFound) {
-		return fmt.Errorf("reading the failed units of %s: %w", model, err)
 	}
-	if inc := b.failedOf(model); inc != nil {
-		// Read after the scan, not inside it: a second connection of the
-		// pool while the scan holds one.
-		since, err := b.g.failingSince(ctx, tried)
-		if err != nil {
+	if sr, ok := b.g.Store.(state.StuckReader); ok {
+		// One read of the environment's failed and waiting units from
+		// their partial indexes, however many models retry.
+		if err := sr.FailingUnits(ctx, b.g.Env.Suffix, add); err != nil {
+			return fmt.Errorf("reading the failed units: %w", err)
+		}
+	} else {
+		for _, model := range suspects {
+			statuses := []state.UnitStatus{state.Failed}
+			if roots[model].retries {
+				statuses = append(statuses, state.Pending)
+			}
+			q := state.UnitQuery{Env: b.g.Env.Suffix, Model: model, Statuses: statuses}
+			if err := b.g.Store.ScanUnits(ctx, q, add); err != nil && !errors.Is(err, state.ErrNotFound) {
+				return fmt.Errorf("reading the failed units of %s: %w", model, err)
+			}
+		}
+	}
+	// After the read, not inside it: each of these reads takes a second
+	// connection of the pool while a read holds one.
+	slices.Sort(suspects)
+	for _, model := range suspects {
+		if err := b.finishFailed(ctx, model, roots[model]); err != nil {
 			return err
 		}
-		inc.Since = earliest(inc.Since, since)
 	}
-	if newestFailed != nil && merr == nil {
+	return nil
+}
+
+// failedRoot is what addFailures keeps of one model's failed units and
+// waiting retries as they are read, for finishFailed: a few units, not
+// all of them.
+type failedRoot struct {
+	m *spec.Model // nil when its definition cannot be read
+	// retries: the model retries and has pending units, some of which
+	// may wait for a retry; budget is its attempts.
+	retries bool
+	budget  int
+	newest  time.Time
+	// soonest is the waiting retry due first, newestFailed the failed
+	// unit that failed last; tried are units tried more than once, whose
+	// histories date the root (maxSinceHistories).
+	soonest, newestFailed *state.Unit
+	tried                 []state.Unit
+}
+
+// addFailing counts u on its model's failed incident when it failed, or
+// failed and waits for a retry its model gives it; any other unit is
+// passed over.
+func (b *incidentBuilder) addFailing(r *failedRoot, u state.Unit) {
+	retrying := r.retries && u.Status == state.Pending && u.Error != "" && u.NotBefore != nil
+	if u.Status != state.Failed && !retrying {
+		return
+	}
+	inc := b.get(IncidentFailed, u.Model)
+	b.root(inc, u.Window, u.UpdatedAt)
+	if u.Attempts > 1 && len(r.tried) < maxSinceHistories {
+		r.tried = append(r.tried, u)
+	}
+	if !u.UpdatedAt.Before(r.newest) {
+		r.newest = u.UpdatedAt
+		inc.Detail = ErrorLines(u.Error)
+		inc.Focus = UnitRef{Model: u.Model, Window: u.Window}
+	}
+	if retrying && (r.soonest == nil || u.NotBefore.Before(*r.soonest.NotBefore)) {
+		r.soonest = &u
+	}
+	if u.Status == state.Failed && (r.newestFailed == nil || !u.UpdatedAt.Before(r.newestFailed.UpdatedAt)) {
+		r.newestFailed = &u
+	}
+}
+
+// finishFailed dates model's failed incident, tells a hard gate error
+// from a failure of the work, and says which retry comes next.
+func (b *incidentBuilder) finishFailed(ctx context.Context, model string, r *failedRoot) error {
+	inc := b.failedOf(model)
+	if inc == nil {
+		return nil
+	}
+	since, err := b.g.failingSince(ctx, r.tried)
+	if err != nil {
+		return err
+	}
+	inc.Since = earliest(inc.Since, since)
+	if r.newestFailed != nil && r.m != nil {
 		// A hard gate error fails a unit too, with no "gate:" mark in the
-		// store: judging the newest failed unit's gate once tells a
-		// failure no load fixes from one of the work.
-		ug, err := b.g.CachedUnit(ctx, b.an.shapes, m, windowOf(m, newestFailed.Window), b.an.now)
+		// store. It is the same for every unit of the model, and told
+		// from the registrations alone: a failure no load fixes.
+		hard, err := b.g.hardError(ctx, b.an.shapes, r.m)
 		if err != nil {
 			return err
 		}
-		if ug.Err != nil {
-			b.rekey(IncidentFailed, IncidentGateError, model).Detail = FirstLine(ug.Err.Error())
+		if hard != nil {
+			b.rekey(IncidentFailed, IncidentGateError, model).Detail = FirstLine(hard.Error())
 		}
 	}
-	if soonest != nil {
+	if r.soonest != nil {
 		// Its history says which try comes next.
-		history, err := b.g.Store.Attempts(ctx, soonest.ID)
+		history, err := b.g.Store.Attempts(ctx, r.soonest.ID)
 		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return fmt.Errorf("reading the attempts of %s %s: %w", model, soonest.Window, err)
+			return fmt.Errorf("reading the attempts of %s %s: %w", model, r.soonest.Window, err)
 		}
-		w := state.RetryWaitOf(*soonest, history, budget)
-		if err := state.NoteEndedRun(ctx, b.g.Store, w, *soonest); err != nil {
+		w := state.RetryWaitOf(*r.soonest, history, r.budget)
+		if err := state.NoteEndedRun(ctx, b.g.Store, w, *r.soonest); err != nil {
 			return err
 		}
 		b.failedOf(model).Retry = w

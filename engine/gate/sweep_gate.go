@@ -84,13 +84,10 @@ func newSweepEdge(src spec.Source, timelessDown bool, ix *upstreamIndex, now tim
 	}
 	sh := ix.shape
 	switch {
-	case !sh.registered:
+	case hardMsg(!timelessDown, src, sh.state()) != "":
 		e.verdict = edgeError
 		return e
 	case src.Contract == spec.Exists:
-		return e
-	case src.Contract.WindowScoped() && (sh.temporality == spec.Timeless || src.Contract == spec.Exact && sh.flexibility == spec.Flex || timelessDown):
-		e.verdict = edgeError
 		return e
 	case sh.temporality == spec.Timeless:
 		// WHOLE on a timeless upstream: its existence row applied.

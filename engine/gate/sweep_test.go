@@ -85,6 +85,15 @@ func checkAgainstGate(t *testing.T, g *gate.Reader, units []gate.SweptUnit) map[
 		if want := readinessOf(ug); u.Readiness != want {
 			t.Errorf("%s %s (%s): sweep says %s, the gate %s (%s%v)", u.Model, u.Window, u.Status, u.Readiness, want, ug.BlockedReason, ug.Err)
 		}
+		// The hard error told from the registrations alone, as the
+		// incidents report tells a gate error, is this unit's.
+		hard, err := g.HardErrorOf(t.Context(), m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(hard) != fmt.Sprint(ug.Err) {
+			t.Errorf("%s %s: the model's hard error is %v, the unit's gate says %v", u.Model, u.Window, hard, ug.Err)
+		}
 		seen[u.Readiness]++
 	}
 	return seen

@@ -23,6 +23,12 @@ type upstreamShape struct {
 	current string
 }
 
+// state is the UpstreamState of the shape alone, with no applied row: what
+// Evaluate's hard checks (hardMsg) look at.
+func (sh upstreamShape) state() UpstreamState {
+	return UpstreamState{Registered: sh.registered, Temporality: sh.temporality, Flexibility: sh.flexibility, Current: sh.current}
+}
+
 // RegistrationCache caches upstream registrations for one task attempt, so
 // gating thousands of units reads each upstream's registration once, not
 // once per unit. The zero value is ready to use and safe for concurrent use.
@@ -32,17 +38,40 @@ type RegistrationCache struct {
 	// history is what after: edges are judged by, read once when first
 	// needed.
 	history RunHistory
+	// known, when set, is every registration of environment knownEnv,
+	// read already: a shape of that environment comes from it, with no
+	// round trip, and a name it lacks is not registered (seed).
+	known    map[string]state.ModelRecord
+	knownEnv string
+}
+
+// seed makes recs, every registration of env as one registry read found
+// them, the cache's source for env's shapes: an incidents trace over ten
+// thousand models then reads no registration one at a time.
+func (c *RegistrationCache) seed(env string, recs map[string]state.ModelRecord) {
+	c.mu.Lock()
+	c.known, c.knownEnv = recs, env
+	c.mu.Unlock()
 }
 
 func (g *Reader) shapeOf(ctx context.Context, cache *RegistrationCache, env, name string) (upstreamShape, error) {
 	key := [2]string{env, name}
 	cache.mu.Lock()
 	sh, ok := cache.m[key]
+	rec, known := cache.known[name]
+	seeded := cache.known != nil && cache.knownEnv == env
 	cache.mu.Unlock()
 	if ok {
 		return sh, nil
 	}
-	rec, err := g.Store.Model(ctx, env, name)
+	var err error
+	switch {
+	case seeded && known:
+	case seeded:
+		err = state.ErrNotFound
+	default:
+		rec, err = g.Store.Model(ctx, env, name)
+	}
 	switch {
 	case errors.Is(err, state.ErrNotFound):
 		// Not registered: a hard error at gate time, never a skip.
@@ -73,7 +102,7 @@ func (g *Reader) upstreamState(ctx context.Context, cache *RegistrationCache, m 
 	if err != nil || !sh.registered {
 		return UpstreamState{}, err
 	}
-	up := UpstreamState{Registered: true, Temporality: sh.temporality, Flexibility: sh.flexibility, Current: sh.current}
+	up := sh.state()
 	if src.Contract == spec.Exists {
 		return up, nil // EXISTS never inspects state
 	}
@@ -133,6 +162,29 @@ func (g *Reader) CachedUnit(ctx context.Context, cache *RegistrationCache, m *sp
 		return UnitGate{}, err
 	}
 	return withAfter(ug, m, vs), nil
+}
+
+// hardError is the hard gate error every unit of m meets, whatever its
+// window and whatever the store has applied (hardMsg): a gated upstream
+// not registered, a window-scoped level on a timeless side, EXACT over a
+// flexible upstream. It is CachedUnit's Err for any unit of m, told from
+// the registrations alone, without reading an applied row or the run
+// history: what tells a failed root no load fixes (issue 33).
+func (g *Reader) hardError(ctx context.Context, cache *RegistrationCache, m *spec.Model) (hard, err error) {
+	var errs []error
+	for _, src := range m.Upstream {
+		if !src.Gated() || m.GateSkipped(src, g.Env) {
+			continue
+		}
+		sh, err := g.shapeOf(ctx, cache, m.RegistrationEnv(src, g.Env).Suffix, src.Name)
+		if err != nil {
+			return nil, err
+		}
+		if msg := hardMsg(m.Temporality != spec.Timeless, src, sh.state()); msg != "" {
+			errs = append(errs, &Error{Upstream: src.Name, Level: src.Contract, Msg: msg})
+		}
+	}
+	return errors.Join(errs...), nil
 }
 
 // joinReasons joins two blocked_reason texts, either of which may be empty.

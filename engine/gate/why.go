@@ -294,6 +294,7 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 // lin was built from (recs), so that a trace over a platform of thousands
 // of models makes one registry read, not one a model it meets.
 func (an *analysis) seed(lin *gatedLineage) {
+	an.shapes.seed(an.env, lin.recs)
 	for _, name := range lin.names {
 		if _, ok := an.models[name]; ok {
 			continue

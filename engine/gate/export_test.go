@@ -1,0 +1,13 @@
+package gate
+
+import (
+	"context"
+
+	"github.com/bollhav/bollhav/engine/spec"
+)
+
+// HardErrorOf exposes hardError to the external tests, which hold it to
+// the gate's own judgement of every unit (checkAgainstGate).
+func (g *Reader) HardErrorOf(ctx context.Context, m *spec.Model) (hard, err error) {
+	return g.hardError(ctx, &RegistrationCache{}, m)
+}
