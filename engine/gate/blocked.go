@@ -193,6 +193,9 @@ func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 		l.recs[rec.Name] = rec
 		l.pipeline[rec.Name] = rec.Pipeline
 		l.timeless[rec.Name] = rec.Temporality == spec.Timeless.String()
+		if g.Spec.Model(rec.Name) != nil {
+			continue // the spec's definition stands for it, below
+		}
 		if m, err := spec.ModelFromRecord(rec); err == nil {
 			models[rec.Name] = m
 		} else {

@@ -310,8 +310,18 @@ func (an *analysis) seed(lin *gatedLineage) {
 // resolve is name as the analysis reads it, given its registration (rec,
 // or err: ErrNotFound when it is not registered).
 func (an *analysis) resolve(name string, rec state.ModelRecord, err error) analysisModel {
+	sp := an.g.Spec.Model(name)
 	var reg *spec.Model
 	switch {
+	case err == nil && sp != nil:
+		// The spec's definition with the registered shape: the stored
+		// definition is not read (a JSON decode a model, ten thousand of
+		// them in a trace of a large platform).
+		m := *sp
+		if m.Temporality, m.Chunking, err = spec.RecordShape(rec); err != nil {
+			return analysisModel{err: err}
+		}
+		return analysisModel{m: &m, registered: true}
 	case err == nil:
 		if reg, err = spec.ModelFromRecord(rec); err != nil {
 			return analysisModel{err: err}
@@ -320,12 +330,7 @@ func (an *analysis) resolve(name string, rec state.ModelRecord, err error) analy
 	default:
 		return analysisModel{err: fmt.Errorf("reading the registration of %s: %w", name, err)}
 	}
-	sp := an.g.Spec.Model(name)
 	switch {
-	case sp != nil && reg != nil:
-		m := *sp
-		m.Temporality, m.Chunking = reg.Temporality, reg.Chunking
-		return analysisModel{m: &m, registered: true}
 	case sp != nil:
 		return analysisModel{m: sp}
 	case reg != nil:
