@@ -137,6 +137,9 @@ type gateExec struct {
 	once    sync.Once
 	mu      sync.Mutex
 	ran     int
+	// slow is the window of the unit it blocks on, set before blocked
+	// is closed.
+	slow state.Window
 }
 
 func (g *gateExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Result, error) {
@@ -145,7 +148,12 @@ func (g *gateExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Re
 	n := g.ran
 	g.mu.Unlock()
 	if n > g.fast {
-		g.once.Do(func() { close(g.blocked) })
+		g.once.Do(func() {
+			if u.Window != nil {
+				g.slow = *u.Window
+			}
+			close(g.blocked)
+		})
 		select {
 		case <-g.release:
 		case <-ctx.Done():
@@ -158,6 +166,8 @@ func (g *gateExec) Execute(ctx context.Context, u executor.UnitRun) (executor.Re
 // leaves behind is what it held, until the leases expire. Units claimed
 // ahead are leased for claimAheadLease (renewed like any lease), not the
 // two-minute default, so a SIGKILL strands them for seconds, not minutes.
+// The one unit executing is exempt: it may have been claimed for the idle
+// worker rather than ahead of it.
 func TestUnitsClaimedAheadHoldShortLeases(t *testing.T) {
 	enginetest.Each(t, func(t *testing.T, s state.Store) {
 		e := workerWorld(t, s)
@@ -181,6 +191,13 @@ func TestUnitsClaimedAheadHoldShortLeases(t *testing.T) {
 		}
 		limit := leaseClock().Add(claimAheadLease + 5*time.Second)
 		for _, u := range held {
+			// The unit executing may have been claimed for the idle
+			// worker, not ahead of it, with the normal lease: on a loaded
+			// machine the pace of the first units says "slow", and the
+			// loop claims only for its one worker until it learns better.
+			if u.Window.Equal(x.slow) {
+				continue
+			}
 			if u.LeaseUntil == nil || u.LeaseUntil.After(limit) {
 				t.Errorf("unit %s leased until %v, past %v: claimed ahead under the long lease", u.Window, u.LeaseUntil, limit)
 			}
