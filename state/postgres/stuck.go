@@ -128,25 +128,8 @@ func (s *Store) OutstandingWindows(ctx context.Context, env string, models []str
 // units_failing (migration 0016), in its order, its predicate written out
 // word for word so the planner proves the index applies.
 func (s *Store) FailingUnits(ctx context.Context, env string, fn func(state.Unit) error) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+unitColumns+` FROM {schema}.units u
+	_, err := s.eachUnit(ctx, `SELECT `+unitColumns+` FROM {schema}.units u
 		WHERE u.env = $1 AND (u.status = 'failed' OR (u.status = 'pending' AND u.not_before IS NOT NULL))
-		ORDER BY u.model, u.since, u.until`), env)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	sc := newUnitScanner()
-	for rows.Next() {
-		u, err := sc.scan(rows)
-		if err != nil {
-			return err
-		}
-		if err := fn(u); err != nil {
-			cancel()
-			return err
-		}
-	}
-	return rows.Err()
+		ORDER BY u.model, u.since, u.until`, []any{env}, fn)
+	return err
 }

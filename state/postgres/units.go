@@ -92,33 +92,39 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 	if len(q.Statuses) > 0 {
 		where.add("u.status = ANY($%d)", statusStrings(q.Statuses))
 	}
-	// Stopping early cancels the query instead of draining the rest of a
-	// million rows off the wire.
+	found, err := s.eachUnit(ctx, `SELECT `+unitColumns+` FROM `+from+` WHERE `+where.sql()+`
+		ORDER BY u.model, u.since, u.until`, where.args, fn)
+	if err != nil || found || q.Model == "" {
+		return err
+	}
+	return s.registered(ctx, q.Env, q.Model)
+}
+
+// eachUnit runs query (with {schema}), whose rows are unitColumns, and
+// calls fn with each unit; found says whether a row came. Stopping early
+// cancels the query instead of draining the rest of a million rows off
+// the wire.
+func (s *Store) eachUnit(ctx context.Context, query string, args []any, fn func(state.Unit) error) (found bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	rows, err := s.pool.Query(ctx, s.sql(`SELECT `+unitColumns+` FROM `+from+` WHERE `+where.sql()+`
-		ORDER BY u.model, u.since, u.until`), where.args...)
+	rows, err := s.pool.Query(ctx, s.sql(query), args...)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rows.Close()
 	sc := newUnitScanner()
-	found := false
 	for rows.Next() {
 		found = true
 		u, err := sc.scan(rows)
 		if err != nil {
-			return err
+			return found, err
 		}
 		if err := fn(u); err != nil {
 			cancel()
-			return err
+			return found, err
 		}
 	}
-	if err := rows.Err(); err != nil || found || q.Model == "" {
-		return err
-	}
-	return s.registered(ctx, q.Env, q.Model)
+	return found, rows.Err()
 }
 
 // registered is nil when model is registered in env, else ErrNotFound. A

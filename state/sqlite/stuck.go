@@ -143,36 +143,8 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 // word for word, as SQLite reads a partial index only for a WHERE holding
 // its terms.
 func (s *Store) FailingUnits(ctx context.Context, env string, fn func(state.Unit) error) error {
-	models, err := s.envModels(ctx, env)
-	if err != nil {
-		return err
-	}
-	byID := make(map[int64]modelRef, len(models))
-	for _, m := range models {
-		byID[m.id] = m
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT u."model_id", `+prefixedUnitColumns+`
+	return s.eachEnvUnit(ctx, env, "failing units of", `SELECT u."model_id", `+prefixedUnitColumns+`
 		FROM "models" m JOIN "units" u INDEXED BY "units_failing" ON u."model_id" = m."id"
 		WHERE m."env" = ? AND (u."status" = 'failed' OR (u."status" = 'pending' AND u."not_before" IS NOT NULL))
-		ORDER BY u."model_id", u."since", u."until"`, env)
-	if err != nil {
-		return fmt.Errorf("sqlite: failing units of %q: %w", env, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		u, err := scanUnit(withModelID{rows, &id}, modelRef{})
-		if err != nil {
-			return fmt.Errorf("sqlite: failing units of %q: %w", env, err)
-		}
-		m, ok := byID[id]
-		if !ok {
-			continue // registered after the model list was read
-		}
-		u.Env, u.Model = m.env, m.name
-		if err := fn(u); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+		ORDER BY u."model_id", u."since", u."until"`, []any{env}, fn)
 }

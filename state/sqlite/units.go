@@ -137,7 +137,21 @@ func (s *Store) ScanUnits(ctx context.Context, q state.UnitQuery, fn func(state.
 // (model_id, since, until) index and reads every unit of every model to
 // keep the few of a status (300 ms at a million units, against 20).
 func (s *Store) scanEnv(ctx context.Context, q state.UnitQuery, fn func(state.Unit) error) error {
-	models, err := s.envModels(ctx, q.Env)
+	args := []any{q.Env}
+	for _, st := range q.Statuses {
+		args = append(args, string(st))
+	}
+	return s.eachEnvUnit(ctx, q.Env, "scan", `SELECT u."model_id", `+prefixedUnitColumns+`
+		FROM "models" m JOIN "units" u INDEXED BY "units_status" ON u."model_id" = m."id"
+		WHERE m."env" = ? AND u."status" IN (`+placeholders(len(q.Statuses))+`)
+		ORDER BY m."name", u."since", u."until"`, args, fn)
+}
+
+// eachEnvUnit runs query, a read of env's units whose rows are model_id
+// then unitColumns, and calls fn with each unit, its env and model named.
+// what names the read in its errors.
+func (s *Store) eachEnvUnit(ctx context.Context, env, what, query string, args []any, fn func(state.Unit) error) error {
+	models, err := s.envModels(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -145,23 +159,16 @@ func (s *Store) scanEnv(ctx context.Context, q state.UnitQuery, fn func(state.Un
 	for _, m := range models {
 		byID[m.id] = m
 	}
-	args := []any{q.Env}
-	for _, st := range q.Statuses {
-		args = append(args, string(st))
-	}
-	rows, err := s.r.QueryContext(ctx, `SELECT u."model_id", `+prefixedUnitColumns+`
-		FROM "models" m JOIN "units" u INDEXED BY "units_status" ON u."model_id" = m."id"
-		WHERE m."env" = ? AND u."status" IN (`+placeholders(len(q.Statuses))+`)
-		ORDER BY m."name", u."since", u."until"`, args...)
+	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
-		return fmt.Errorf("sqlite: scan %q: %w", q.Env, err)
+		return fmt.Errorf("sqlite: %s %q: %w", what, env, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
 		u, err := scanUnit(withModelID{rows, &id}, modelRef{})
 		if err != nil {
-			return fmt.Errorf("sqlite: scan %q: %w", q.Env, err)
+			return fmt.Errorf("sqlite: %s %q: %w", what, env, err)
 		}
 		m, ok := byID[id]
 		if !ok {
