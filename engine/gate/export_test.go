@@ -11,3 +11,8 @@ import (
 func (g *Reader) HardErrorOf(ctx context.Context, m *spec.Model) (hard, err error) {
 	return g.hardError(ctx, &RegistrationCache{}, m)
 }
+
+// WindowedReads has the incidents trace read applied rows and
+// outstanding units window by window (on) instead of keeping each
+// model's whole (appliedRows, analysis.outstandingOf).
+func WindowedReads(on bool) { windowedReads.Store(on) }

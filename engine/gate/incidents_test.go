@@ -485,6 +485,32 @@ func TestIncidentsStreamedEqualTheListed(t *testing.T) {
 	})
 }
 
+// The trace keeps each upstream's applied rows and each model's
+// outstanding units, read once whole, and judges every gate and walks
+// every missing range from them: the report is the one the windowed
+// reads give, on generated projects on both stores.
+func TestIncidentsFromKeptRowsEqualTheWindowedReads(t *testing.T) {
+	enginetest.Each(t, func(t *testing.T, s state.Store) {
+		g := generated(t, s, 12000)
+		kept, err := g.Incidents(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		gate.WindowedReads(true)
+		windowed, err := g.Incidents(t.Context())
+		gate.WindowedReads(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := reportLines(kept), reportLines(windowed); !slices.Equal(got, want) {
+			t.Errorf("the report from kept rows differs from the windowed reads':\n got  %q\n want %q", got, want)
+		}
+		if len(kept.Incidents) < 5 {
+			t.Errorf("%d incidents: the generated project should trace several roots", len(kept.Incidents))
+		}
+	})
+}
+
 // TriageFirst, the Blocked view's one-pass load, hands over TriagePages'
 // first page and Incidents' report: with a page that holds the first
 // MaxTracedBlocked blocked units (traced from the page), one that holds

@@ -264,6 +264,10 @@ type analysis struct {
 	models map[string]analysisModel
 	// roots keeps each unit's roots (allRoots) by chainKey, as found.
 	roots map[string][]ChainLink
+	// outstanding, when not nil, keeps each model's units that are not
+	// applied, read whole once (outstandingOf); kept counts them.
+	outstanding map[string][]state.Unit
+	kept        int
 }
 
 type analysisModel struct {
@@ -295,6 +299,9 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 // of models makes one registry read, not one a model it meets.
 func (an *analysis) seed(lin *gatedLineage) {
 	an.shapes.seed(an.env, lin.recs)
+	if !windowedReads.Load() {
+		an.outstanding = map[string][]state.Unit{}
+	}
 	for _, name := range lin.names {
 		if _, ok := an.models[name]; ok {
 			continue
@@ -620,7 +627,7 @@ func (an *analysis) walkOutstanding(ctx context.Context, um *spec.Model, r state
 		}
 		return fn(nil, state.Window{Since: cursor, Until: until})
 	}
-	err := an.g.Store.ScanUnits(ctx, state.UnitQuery{Env: an.env, Model: um.Name, Window: r, Statuses: outstandingStatuses}, func(u state.Unit) error {
+	err := an.outstandingOf(ctx, um.Name, r, func(u state.Unit) error {
 		if u.Window.Since.After(cursor) && gap(u.Window.Since) {
 			stopped = true
 			return errStop
@@ -642,6 +649,43 @@ func (an *analysis) walkOutstanding(ctx context.Context, um *spec.Model, r state
 	}
 	return nil
 }
+
+// outstandingOf calls fn with each unit of model that overlaps r and is
+// not applied, in window order: ScanUnits', or, in a trace (seed), the
+// model's whole outstanding units, read once and kept. A trace walks the
+// missing ranges of a few models hundreds of times (most of a report's
+// time at a million units, one read each). Past maxKeptOutstanding units
+// in all a model is read window by window again.
+func (an *analysis) outstandingOf(ctx context.Context, model string, r state.Window, fn func(state.Unit) error) error {
+	q := state.UnitQuery{Env: an.env, Model: model, Window: r, Statuses: outstandingStatuses}
+	units, ok := an.outstanding[model]
+	if !ok {
+		if an.outstanding == nil || an.kept >= maxKeptOutstanding {
+			return an.g.Store.ScanUnits(ctx, q, fn)
+		}
+		q.Window = state.Window{}
+		err := an.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
+			units = append(units, u)
+			return nil
+		})
+		if err != nil && !errors.Is(err, state.ErrNotFound) {
+			return err
+		}
+		an.outstanding[model], an.kept = units, an.kept+len(units)
+	}
+	for _, u := range units {
+		if r.IsZero() || u.Window.Overlaps(r) { // zero: no window asked, as ScanUnits reads it
+			if err := fn(u); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// maxKeptOutstanding bounds the units a trace keeps (outstandingOf):
+// about 200 bytes each.
+const maxKeptOutstanding = 500_000
 
 // gapWindows cuts a range no unit of um covers into the windows that would
 // cover it: the grid windows of a fixed model overlapping it (at most limit
