@@ -786,7 +786,7 @@ func (b *incidentBuilder) classify(last ChainLink, lastGate *UnitGate) *Incident
 		inc.Detail = cmp.Or(inc.Detail, ErrorLines(last.Detail))
 	case b.retrying(last):
 		// A pending unit that failed and waits for its retry: the failed
-		// incident addFailed made for it.
+		// incident addFailures made for it.
 		inc = b.failedOf(last.Model)
 	case last.Stale:
 		inc = b.get(IncidentStale, last.Model)
@@ -803,7 +803,7 @@ func (b *incidentBuilder) classify(last ChainLink, lastGate *UnitGate) *Incident
 	return inc
 }
 
-// retrying is whether l is a pending unit addFailed counted as failed.
+// retrying is whether l is a pending unit addFailures counted as failed.
 func (b *incidentBuilder) retrying(l ChainLink) bool {
 	if l.Status != state.Pending || b.failedOf(l.Model) == nil {
 		return false
@@ -811,7 +811,7 @@ func (b *incidentBuilder) retrying(l ChainLink) bool {
 	return b.seen[string(IncidentFailed)+" "+l.Model][l.Window.String()] || b.seen[string(IncidentGateError)+" "+l.Model][l.Window.String()]
 }
 
-// failedOf is the incident addFailed made of model's failed units — kind
+// failedOf is the incident addFailures made of model's failed units — kind
 // failed, or gate_error — or nil.
 func (b *incidentBuilder) failedOf(model string) *Incident {
 	if inc := b.byKey[string(IncidentFailed)+" "+model]; inc != nil {
