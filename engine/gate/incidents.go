@@ -563,7 +563,7 @@ func (b *incidentBuilder) addFailures(ctx context.Context, counts []state.ModelC
 	}
 	if sr, ok := b.g.Store.(state.StuckReader); ok {
 		// One read of the environment's failed and waiting units from
-		// their partial indexes, however many models retry.
+		// their partial index, however many models retry.
 		if err := sr.FailingUnits(ctx, b.g.Env.Suffix, add); err != nil {
 			return fmt.Errorf("reading the failed units: %w", err)
 		}
