@@ -12,11 +12,13 @@ import (
 
 var _ state.StuckReader = (*Store)(nil)
 
-// StuckGroups implements state.StuckReader with a GROUP BY over an
-// index-only scan of units_stuck_covering (migration 0017), which carries
-// every column the read takes. Literal statuses beside the index's
-// predicate let the planner prove the partial index applies, which it
-// cannot for a parameter.
+// StuckGroups implements state.StuckReader with a GROUP BY over the rows
+// units_stuck (migration 0014) points at. Literal statuses beside the
+// index's predicate let the planner prove the partial index applies,
+// which it cannot for a parameter. (An index carrying blocked_reason would
+// make this read index-only, but a B-tree entry is limited to 2,704 bytes
+// and a reason listing many missing ranges can be longer: the write that
+// blocks such a unit would fail. docs/BENCHMARKS.md.)
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	list, err := state.StuckStatusList(statuses)
 	if err != nil {
@@ -49,9 +51,9 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 	return out, nil
 }
 
-// StuckPage implements state.StuckReader: a seek of units_stuck_covering
-// past the last window, in its order. A timeless model's existence row
-// has no since (NULL), sorts last and is its model's only unit.
+// StuckPage implements state.StuckReader: a seek of units_stuck past the
+// last window, in its order. A timeless model's existence row has no
+// since (NULL), sorts last and is its model's only unit.
 func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.Unit, error) {
 	if _, err := s.modelFlexible(ctx, s.pool, q.Env, q.Model); err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package storetest
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,6 +18,7 @@ var stuckTests = []test{
 	{"Refusals", testStuckRefusals},
 	{"OutstandingWindows", testOutstandingWindows},
 	{"FailingUnits", testFailingUnits},
+	{"LongReason", testStuckLongReason},
 }
 
 // stuckStore registers a (fixed, hourly), f (flexible) and t (timeless)
@@ -274,4 +277,39 @@ func testFailingUnits(t *testing.T, s state.Store, _ *config) {
 	}
 	eq(t, "dev's failing units", briefs(read("dev")), []string{"a [5h,6h) failed"})
 	eq(t, "an environment without models", len(read("nowhere")), 0)
+}
+
+// testStuckLongReason: a unit blocked for a reason of 20,000 characters
+// that do not compress (a gate listing hundreds of missing ranges comes
+// near) is stored, counted by the grouped read and paged whole. An index
+// entry that carried the reason would refuse the write on PostgreSQL
+// (2,704 bytes at most), and the unit could never be blocked.
+func testStuckLongReason(t *testing.T, s state.Store, _ *config) {
+	sr := stuckStore(t, s)
+	r := rand.New(rand.NewPCG(1, 2))
+	var b strings.Builder
+	for b.Len() < 20_000 {
+		fmt.Fprintf(&b, "%016x", r.Uint64())
+	}
+	reason := b.String()
+	_, err := s.SetStatus(t.Context(), state.StatusChange{Model: "a", Window: win(15, 16),
+		From: []state.UnitStatus{state.Pending}, To: state.Blocked, Reason: reason, Now: clock(2)})
+	must(t, "SetStatus with a long reason", err)
+	groups, err := sr.StuckGroups(t.Context(), "", []state.UnitStatus{state.Blocked})
+	must(t, "StuckGroups", err)
+	found := false
+	for _, g := range groups {
+		if g.Model == "a" && g.Reason == reason {
+			found = g.Units == 1
+		}
+	}
+	if !found {
+		t.Errorf("the grouped read has no group of a's one unit with the long reason")
+	}
+	after := win(14, 15)
+	page, err := sr.StuckPage(t.Context(), state.StuckPageQuery{Model: "a", Statuses: []state.UnitStatus{state.Blocked}, After: &after, Limit: 1})
+	must(t, "StuckPage", err)
+	if len(page) != 1 || page[0].BlockedReason != reason {
+		t.Errorf("the page after 14h: %v, want the unit [15h,16h) with its whole reason", briefs(page))
+	}
 }
