@@ -14,5 +14,5 @@ func (g *Reader) HardErrorOf(ctx context.Context, m *spec.Model) (hard, err erro
 
 // WindowedReads has the incidents trace read applied rows and
 // outstanding units window by window (on) instead of keeping each
-// model's whole (appliedRows, analysis.outstandingOf).
+// model's whole (keptReads).
 func WindowedReads(on bool) { windowedReads.Store(on) }

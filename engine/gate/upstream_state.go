@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/bollhav/bollhav/engine/spec"
@@ -46,21 +45,21 @@ type RegistrationCache struct {
 	known    map[string]state.ModelRecord
 	knownEnv string
 	// applied, when set, keeps every applied row of each upstream read
-	// (appliedRows): for a report, never for a run, whose gate must see
-	// the rows applied a moment ago.
-	applied *appliedRows
+	// (keptReads): for a report, never for a run, whose gate must see the
+	// rows applied a moment ago.
+	applied *keptReads[AppliedRow]
 }
 
 // seed makes recs, every registration of env as one registry read found
 // them, the cache's source for env's shapes, and has the cache keep the
-// upstreams' applied rows (appliedRows): an incidents trace over ten
+// upstreams' applied rows (keptReads): an incidents trace over ten
 // thousand models then reads no registration one at a time, and each
 // upstream's rows once.
 func (c *RegistrationCache) seed(env string, recs map[string]state.ModelRecord) {
 	c.mu.Lock()
 	c.known, c.knownEnv = recs, env
 	if !windowedReads.Load() {
-		c.applied = &appliedRows{}
+		c.applied = newKeptReads[AppliedRow](maxKeptApplied)
 	}
 	c.mu.Unlock()
 }
@@ -141,7 +140,7 @@ func (g *Reader) upstreamState(ctx context.Context, cache *RegistrationCache, m 
 }
 
 // appliedOf is Store.Applied, through cache's kept rows when it keeps
-// them.
+// them (seed): each upstream's rows read whole once, then filtered.
 func (g *Reader) appliedOf(ctx context.Context, cache *RegistrationCache, env, name string, read state.Window) ([]AppliedRow, error) {
 	cache.mu.Lock()
 	kept := cache.applied
@@ -149,54 +148,15 @@ func (g *Reader) appliedOf(ctx context.Context, cache *RegistrationCache, env, n
 	if kept == nil {
 		return g.Store.Applied(ctx, env, name, read)
 	}
-	return kept.overlapping(ctx, g.Store, env, name, read)
-}
-
-// appliedRows keeps every applied row of each upstream an incidents trace
-// reads, read once, and answers each later read by filtering them: the
-// trace judges hundreds of units' gates against a handful of upstreams
-// (1,215 reads of 22 upstreams for 500 traced units at 1M units, 1,135 of
-// 9 at 10M), one windowed read each before. Past maxKeptApplied rows in
-// all an upstream is read window by window again, so a trace through
-// upstreams of very long histories holds no more than that.
-type appliedRows struct {
-	mu   sync.Mutex
-	rows map[[2]string][]AppliedRow
-	n    int
-}
-
-// windowedReads turns off what an incidents trace keeps of whole reads
-// (appliedRows, analysis.outstandingOf): a test holds the report to the
-// one made from windowed reads. Any other test running meanwhile reads
-// windowed too, and gets the same answers.
-var windowedReads atomic.Bool
-
-// maxKeptApplied bounds the rows appliedRows keeps: about 100 bytes each.
-const maxKeptApplied = 1_000_000
-
-func (a *appliedRows) overlapping(ctx context.Context, s state.Store, env, name string, read state.Window) ([]AppliedRow, error) {
-	key := [2]string{env, name}
-	a.mu.Lock()
-	rows, ok := a.rows[key]
-	full := a.n >= maxKeptApplied
-	a.mu.Unlock()
-	if !ok {
-		if full {
-			return s.Applied(ctx, env, name, read)
-		}
-		all, err := s.Applied(ctx, env, name, state.Window{})
-		if err != nil {
-			return nil, err
-		}
-		a.mu.Lock()
-		if a.rows == nil {
-			a.rows = map[[2]string][]AppliedRow{}
-		}
-		a.rows[key], a.n = all, a.n+len(all)
-		a.mu.Unlock()
-		rows = all
-	}
-	if read.IsZero() {
+	rows, ok, err := kept.get(env+"\x00"+name, func() ([]AppliedRow, error) {
+		return g.Store.Applied(ctx, env, name, state.Window{})
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !ok:
+		return g.Store.Applied(ctx, env, name, read)
+	case read.IsZero():
 		return slices.Clone(rows), nil
 	}
 	var out []AppliedRow

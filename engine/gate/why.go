@@ -265,9 +265,8 @@ type analysis struct {
 	// roots keeps each unit's roots (allRoots) by chainKey, as found.
 	roots map[string][]ChainLink
 	// outstanding, when not nil, keeps each model's units that are not
-	// applied, read whole once (outstandingOf); kept counts them.
-	outstanding map[string][]state.Unit
-	kept        int
+	// applied, read whole once (outstandingOf).
+	outstanding *keptReads[state.Unit]
 }
 
 type analysisModel struct {
@@ -300,7 +299,7 @@ func (an *analysis) lookup(ctx context.Context, name string) analysisModel {
 func (an *analysis) seed(lin *gatedLineage) {
 	an.shapes.seed(an.env, lin.recs)
 	if !windowedReads.Load() {
-		an.outstanding = map[string][]state.Unit{}
+		an.outstanding = newKeptReads[state.Unit](maxKeptOutstanding)
 	}
 	for _, name := range lin.names {
 		if _, ok := an.models[name]; ok {
@@ -651,27 +650,31 @@ func (an *analysis) walkOutstanding(ctx context.Context, um *spec.Model, r state
 }
 
 // outstandingOf calls fn with each unit of model that overlaps r and is
-// not applied, in window order: ScanUnits', or, in a trace (seed), the
-// model's whole outstanding units, read once and kept. A trace walks the
-// missing ranges of a few models hundreds of times (most of a report's
-// time at a million units, one read each). Past maxKeptOutstanding units
-// in all a model is read window by window again.
+// not applied, in window order: ScanUnits', or, in a trace (seed), from
+// the model's outstanding units read whole once (keptReads).
 func (an *analysis) outstandingOf(ctx context.Context, model string, r state.Window, fn func(state.Unit) error) error {
 	q := state.UnitQuery{Env: an.env, Model: model, Window: r, Statuses: outstandingStatuses}
-	units, ok := an.outstanding[model]
-	if !ok {
-		if an.outstanding == nil || an.kept >= maxKeptOutstanding {
-			return an.g.Store.ScanUnits(ctx, q, fn)
-		}
-		q.Window = state.Window{}
-		err := an.g.Store.ScanUnits(ctx, q, func(u state.Unit) error {
-			units = append(units, u)
+	if an.outstanding == nil {
+		return an.g.Store.ScanUnits(ctx, q, fn)
+	}
+	units, ok, err := an.outstanding.get(model, func() ([]state.Unit, error) {
+		var all []state.Unit
+		whole := q
+		whole.Window = state.Window{}
+		err := an.g.Store.ScanUnits(ctx, whole, func(u state.Unit) error {
+			all = append(all, u)
 			return nil
 		})
-		if err != nil && !errors.Is(err, state.ErrNotFound) {
-			return err
+		if errors.Is(err, state.ErrNotFound) {
+			err = nil // not registered: no unit, as walkOutstanding takes it
 		}
-		an.outstanding[model], an.kept = units, an.kept+len(units)
+		return all, err
+	})
+	if err != nil || !ok {
+		if err == nil {
+			err = an.g.Store.ScanUnits(ctx, q, fn)
+		}
+		return err
 	}
 	for _, u := range units {
 		if r.IsZero() || u.Window.Overlaps(r) { // zero: no window asked, as ScanUnits reads it
@@ -682,10 +685,6 @@ func (an *analysis) outstandingOf(ctx context.Context, model string, r state.Win
 	}
 	return nil
 }
-
-// maxKeptOutstanding bounds the units a trace keeps (outstandingOf):
-// about 200 bytes each.
-const maxKeptOutstanding = 500_000
 
 // gapWindows cuts a range no unit of um covers into the windows that would
 // cover it: the grid windows of a fixed model overlapping it (at most limit
