@@ -46,7 +46,7 @@ func TestIndexesOnUnitsAreBuiltConcurrently(t *testing.T) {
 			t.Errorf("migration %s: a new store's SQL still builds concurrently:\n%s", m.name, plain)
 		}
 	}
-	want := []string{"units_pending_claim_order", "units_sweep_outstanding", "units_sweep_applied", "runs_running", "units_running_run", "units_stuck", "units_failing"}
+	want := []string{"units_pending_claim_order", "units_sweep_outstanding", "units_sweep_applied", "runs_running", "units_running_run", "units_stuck", "units_failing", "units_stuck_groups", "units_stuck_long"}
 	if !slices.Equal(concurrent, want) {
 		t.Errorf("concurrent builds = %v, want %v", concurrent, want)
 	}

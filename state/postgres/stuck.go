@@ -12,23 +12,35 @@ import (
 
 var _ state.StuckReader = (*Store)(nil)
 
-// StuckGroups implements state.StuckReader with a GROUP BY over the rows
-// units_stuck (migration 0014) points at. Literal statuses beside the
-// index's predicate let the planner prove the partial index applies,
-// which it cannot for a parameter. (An index carrying blocked_reason would
-// make this read index-only, but a B-tree entry is limited to 2,704 bytes
-// and a reason listing many missing ranges can be longer: the write that
-// blocks such a unit would fail. docs/BENCHMARKS.md.)
+// shortReason and longReason are the predicates of units_stuck_groups and
+// units_stuck_long (migration 0017), word for word: a stuck unit whose
+// reason fits an index entry, and one whose reason does not.
+const (
+	shortReason = `coalesce(octet_length(blocked_reason), 0) < 2000`
+	longReason  = `octet_length(blocked_reason) >= 2000`
+)
+
+// StuckGroups implements state.StuckReader with a GROUP BY over the
+// stuck units, read from units_stuck_groups (migration 0017), index-only,
+// for every unit whose reason fits an index entry, and through
+// units_stuck_long for the few whose reason does not. The two halves
+// split on the indexes' own predicates, written here as there, so each
+// unit is counted once and the planner can prove each partial index
+// applies; literal statuses beside them, for the same reason (it cannot
+// prove it for a parameter). A reason is under the limit or not, so a
+// group is all in one half.
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	list, err := state.StuckStatusList(statuses)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, s.sql(`
-		SELECT model, status, blocked_reason, count(*), min(since), max(until), min(updated_at)
+	half := func(reason string) string {
+		return `SELECT model, status, blocked_reason, count(*), min(since), max(until), min(updated_at)
 		FROM {schema}.units
-		WHERE env = $1 AND status IN ('blocked', 'failed') AND status IN (`+list+`)
-		GROUP BY model, status, blocked_reason`), env)
+		WHERE env = $1 AND status IN ('blocked', 'failed') AND ` + reason + ` AND status IN (` + list + `)
+		GROUP BY model, status, blocked_reason`
+	}
+	rows, err := s.pool.Query(ctx, s.sql(half(shortReason)+" UNION ALL "+half(longReason)), env)
 	if err != nil {
 		return nil, err
 	}

@@ -312,4 +312,41 @@ func testStuckLongReason(t *testing.T, s state.Store, _ *config) {
 	if len(page) != 1 || page[0].BlockedReason != reason {
 		t.Errorf("the page after 14h: %v, want the unit [15h,16h) with its whole reason", briefs(page))
 	}
+	// Reasons either side of 2,000 bytes, where PostgreSQL's grouped read
+	// splits between an index carrying the reason and one that does not
+	// (migration 0017), and a multi-byte one that is under 2,000
+	// characters but over 2,000 bytes: each counted once, in a group of
+	// its own, its reason whole.
+	edge := map[string]int{
+		strings.Repeat("s", 1999): 16,
+		strings.Repeat("l", 2000): 17,
+		strings.Repeat("é", 1200): 18, // 2,400 bytes
+	}
+	for r, hour := range edge {
+		_, err := s.SetStatus(t.Context(), state.StatusChange{Model: "a", Window: win(hour, hour+1),
+			From: []state.UnitStatus{state.Pending}, To: state.Blocked, Reason: r, Now: clock(2)})
+		must(t, "SetStatus", err)
+	}
+	groups, err = sr.StuckGroups(t.Context(), "", []state.UnitStatus{state.Blocked, state.Failed})
+	must(t, "StuckGroups", err)
+	total := 0
+	for _, g := range groups {
+		if g.Model != "a" {
+			continue
+		}
+		total += g.Units
+		if hour, ok := edge[g.Reason]; ok {
+			if g.Units != 1 || g.Span != win(hour, hour+1) {
+				t.Errorf("the group of the %d-byte reason: %d units %s, want 1 unit [%dh,%dh)", len(g.Reason), g.Units, hw(g.Span), hour, hour+1)
+			}
+			delete(edge, g.Reason)
+		}
+	}
+	for r := range edge {
+		t.Errorf("no group of the %d-byte reason", len(r))
+	}
+	// a: 15 blocked for r1 and r2, 3 failed, the long reason and the three.
+	if total != 15+3+1+3 {
+		t.Errorf("a's groups count %d units, want %d: each stuck unit once", total, 15+3+1+3)
+	}
 }
