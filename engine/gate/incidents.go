@@ -255,6 +255,8 @@ func (g *Reader) Incidents(ctx context.Context) (*IncidentReport, error) {
 // first scan of the blocked units keeps the MaxTracedBlocked with the most
 // holds, the second hands over every other, one at a time.
 func (g *Reader) incidentsByScan(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter) (*IncidentReport, error) {
+	failures := g.failuresAhead(ctx, lin, counts)
+	defer failures.abandon()
 	// The indexes a blocked unit's holds need are read before the scan,
 	// for every model the kept counts show blocked units of: counting
 	// inside the scan holds a second connection of the pool while it
@@ -301,7 +303,7 @@ func (g *Reader) incidentsByScan(ctx context.Context, lin *gatedLineage, counts 
 		}
 		return nil
 	}
-	return g.incidents(ctx, lin, counts, counter, traced, rest)
+	return g.incidents(ctx, failures, counter, traced, rest)
 }
 
 // heldGroup is blocked units past the traced ones that share a model and
@@ -340,7 +342,9 @@ func (g *Reader) IncidentsOf(ctx context.Context, blocked []BlockedUnit) (*Incid
 	if err != nil {
 		return nil, err
 	}
-	return g.incidents(ctx, lin, counts, newReachCounter(g, lin, outstandingStatuses), traced, rest)
+	failures := g.failuresAhead(ctx, lin, counts)
+	defer failures.abandon()
+	return g.incidents(ctx, failures, newReachCounter(g, lin, outstandingStatuses), traced, rest)
 }
 
 // statusCounts is the environment's kept unit counts by model and status.
@@ -355,14 +359,13 @@ func (g *Reader) statusCounts(ctx context.Context) ([]state.ModelCounts, error) 
 // incidents builds the report: the failed roots, then each of traced (the
 // blocked units holding the most, most first) walked to its root, then
 // every unit rest yields put on the incident of a traced unit of its model
-// with the very same reason, or counted untraced. counts are the kept
-// unit counts, read once by the caller.
-func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter,
+// with the very same reason, or counted untraced. failures is the report's
+// builder, its failed roots read (failuresAhead) while the caller read
+// traced.
+func (g *Reader) incidents(ctx context.Context, failures *failuresRead, counter *reachCounter,
 	traced []BlockedUnit, rest func(func(heldGroup) error) error) (*IncidentReport, error) {
-	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
-	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
-	b.an.seed(lin)
-	if err := b.addFailures(ctx, counts); err != nil {
+	b, err := failures.wait()
+	if err != nil {
 		return nil, err
 	}
 	// Past the traced ones, a blocked unit joins the incident of a traced
@@ -402,7 +405,7 @@ func (g *Reader) incidents(ctx context.Context, lin *gatedLineage, counts []stat
 			apart[key] = append(apart[key], bu.UpdatedAt)
 		}
 	}
-	err := rest(func(h heldGroup) error {
+	err = rest(func(h heldGroup) error {
 		key := h.model + "\x00" + h.reason
 		if incs := byReason[key]; incs != nil {
 			if h.exact != nil && slices.ContainsFunc(apart[key], func(t time.Time) bool { return !t.After(h.changed) }) {

@@ -21,19 +21,22 @@ var errTracedEnough = errors.New("traced enough")
 // units are blocked, and the answer is the one the full read gives
 // (TestIncidentsStreamedEqualTheListed holds them to it).
 func (g *Reader) incidentsFromGroups(ctx context.Context, sr state.StuckReader, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter) (*IncidentReport, error) {
+	failures := g.failuresAhead(ctx, lin, counts)
+	defer failures.abandon()
 	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, []state.UnitStatus{state.Blocked})
 	if err != nil {
 		return nil, fmt.Errorf("reading the blocked units: %w", err)
 	}
 	counter.windows = sr
-	return g.incidentsOfGroups(ctx, sr, lin, counts, counter, groups, nil)
+	return g.incidentsOfGroups(ctx, sr, lin, failures, counter, groups, nil)
 }
 
 // incidentsOfGroups is incidentsFromGroups from groups, the grouped read of
 // the blocked units, tracing traced when it is not nil (the first
 // MaxTracedBlocked blocked units in Blocked's order, or every one when
-// there are fewer) and else BlockedPages' first page.
-func (g *Reader) incidentsOfGroups(ctx context.Context, sr state.StuckReader, lin *gatedLineage, counts []state.ModelCounts, counter *reachCounter,
+// there are fewer) and else BlockedPages' first page; failures' read of
+// the failed roots runs beside it.
+func (g *Reader) incidentsOfGroups(ctx context.Context, sr state.StuckReader, lin *gatedLineage, failures *failuresRead, counter *reachCounter,
 	groups []state.StuckGroup, traced []BlockedUnit) (*IncidentReport, error) {
 	blocked := []state.UnitStatus{state.Blocked}
 	if traced == nil {
@@ -75,7 +78,7 @@ func (g *Reader) incidentsOfGroups(ctx context.Context, sr state.StuckReader, li
 		}
 		return nil
 	}
-	return g.incidents(ctx, lin, counts, counter, traced, rest)
+	return g.incidents(ctx, failures, counter, traced, rest)
 }
 
 // TriageFirst is the Blocked view's load in one pass: TriagePages' first
@@ -109,6 +112,8 @@ func (g *Reader) TriageFirst(ctx context.Context, limit int) (StuckPage, *Incide
 	if err != nil {
 		return StuckPage{}, nil, err
 	}
+	failures := g.failuresAhead(ctx, lin, counts)
+	defer failures.abandon()
 	both := []state.UnitStatus{state.Failed, state.Blocked}
 	groups, err := sr.StuckGroups(ctx, g.Env.Suffix, both)
 	if err != nil {
@@ -136,6 +141,6 @@ func (g *Reader) TriageFirst(ctx context.Context, limit int) (StuckPage, *Incide
 	} else if traced == nil {
 		traced = []BlockedUnit{} // none is blocked
 	}
-	rep, err := g.incidentsOfGroups(ctx, sr, lin, counts, counter, blockedGroups, traced)
+	rep, err := g.incidentsOfGroups(ctx, sr, lin, failures, counter, blockedGroups, traced)
 	return page, rep, err
 }
