@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -230,6 +231,17 @@ func testOutstandingWindows(t *testing.T, s state.Store, _ *config) {
 	eq(t, "dev's a", len(read("dev", "a")["a"]), 30)
 	eq(t, "an unregistered model", len(all["nope"]), 0)
 	eq(t, "no model", len(read("")), 0)
+	// An error of fn ends the read with that error, fn not called again
+	// (a store that reads models at once stops them all).
+	enough := errors.New("enough")
+	calls := 0
+	err := sr.OutstandingWindows(ctx, "", []string{"a", "f", "t"}, func(string, int64, int64) error {
+		calls++
+		return enough
+	})
+	if !errors.Is(err, enough) || calls != 1 {
+		t.Errorf("fn failing at once: error %v after %d calls, want %v after 1", err, calls, enough)
+	}
 }
 
 // testFailingUnits: the failing read is every failed unit of the
