@@ -138,12 +138,6 @@ func (e *Engine) Glance(ctx context.Context) (*gate.IncidentReport, error) {
 	return e.gates().Glance(ctx)
 }
 
-// BlockedCounts counts the blocked units by model from the store's grouped
-// read, without reading them; see gate.Reader.BlockedCounts.
-func (e *Engine) BlockedCounts(ctx context.Context) (map[string]int, error) {
-	return e.gates().BlockedCounts(ctx)
-}
-
 // IncidentsReport is the incidents report alone (gate.Reader.Incidents:
 // the first page and the grouped counts, never every blocked unit),
 // without Incidents' recheck of a quiet store: what a caller that reads it again and again

@@ -2,7 +2,6 @@ package gate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -304,33 +303,6 @@ func stuckModelsOf(units []BlockedUnit) []StuckModel {
 	}
 	slices.SortFunc(out, func(a, b StuckModel) int { return strings.Compare(a.Model, b.Model) })
 	return out
-}
-
-// BlockedCounts counts the environment's blocked units by model (models
-// with none left out) from the grouped read, without reading a unit; from
-// a scan of the blocked units, counted and dropped, on a store that is no
-// state.StuckReader. What the metrics refresh gauges.
-func (g *Reader) BlockedCounts(ctx context.Context) (map[string]int, error) {
-	out := map[string]int{}
-	blocked := []state.UnitStatus{state.Blocked}
-	if sr, ok := g.Store.(state.StuckReader); ok {
-		groups, err := sr.StuckGroups(ctx, g.Env.Suffix, blocked)
-		if err != nil {
-			return nil, fmt.Errorf("counting the blocked units: %w", err)
-		}
-		for _, gr := range groups {
-			out[gr.Model] += gr.Units
-		}
-		return out, nil
-	}
-	err := g.Store.ScanUnits(ctx, state.UnitQuery{Env: g.Env.Suffix, Statuses: blocked}, func(u state.Unit) error {
-		out[u.Model]++
-		return nil
-	})
-	if err != nil && !errors.Is(err, state.ErrNotFound) {
-		return nil, fmt.Errorf("counting the blocked units: %w", err)
-	}
-	return out, nil
 }
 
 // preload reads the window indexes of models not read yet in one call of

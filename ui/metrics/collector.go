@@ -87,12 +87,13 @@ func (s *snapshot) buildFamilies() {
 	}
 	units := make([]*dto.Metric, 0, len(s.models)*len(state.Statuses))
 	var blocked, limit []*dto.Metric
+	blockedAt := statusIndex(state.Blocked)
 	for _, m := range s.models {
 		l := labelsOf(m)
 		for i := range state.Statuses {
 			units = append(units, gaugeSample(float64(m.counts[i]), l.model, l.pipeline, statusPairs[i]))
 		}
-		blocked = append(blocked, gaugeSample(float64(m.blocked), l.model, l.pipeline))
+		blocked = append(blocked, gaugeSample(float64(m.counts[blockedAt]), l.model, l.pipeline))
 		if m.freshLimit > 0 {
 			limit = append(limit, gaugeSample(m.freshLimit.Seconds(), l.model, l.pipeline))
 		}

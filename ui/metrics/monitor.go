@@ -162,7 +162,7 @@ func (m *Monitor) Gatherer() prometheus.Gatherer { return gatherer{m} }
 
 // storeErrorKinds are the reads a refresh makes, the kinds of
 // bollhav_store_errors_total.
-var storeErrorKinds = []string{"feed", "units", "status", "registry", "blocked", "incidents", "runs"}
+var storeErrorKinds = []string{"feed", "units", "status", "registry", "incidents", "runs"}
 
 // unitOutcomes are the statuses of bollhav_unit_duration_seconds: how an
 // attempt ended (observer.finish).
@@ -333,13 +333,9 @@ func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
 			m.obs.zero(models[i].name, models[i].pipeline)
 		}
 	}
-	// The blocked counts and the incidents from the store's grouped,
-	// paged reads: the refresh never holds every blocked unit (issue 33).
-	blocked, err := e.BlockedCounts(ctx)
-	if err != nil {
-		return &refreshError{"blocked", err}
-	}
-	withBlocked(models, blocked)
+	// The incidents from the store's grouped, paged reads: the refresh
+	// never holds every blocked unit (issue 33). The blocked units by
+	// model are the kept counts read above, as status has them.
 	count := m.cfg.Incidents
 	if count == nil {
 		count = e.IncidentsReport

@@ -247,8 +247,8 @@ func TestScrapeReadsNoStore(t *testing.T) {
 			t.Errorf("bollhav_store_errors_total{kind=%q} = %v, want 1", kind, got)
 		}
 	}
-	if got := value(fams, "bollhav_store_errors_total", lbl("kind", "blocked")); got != 0 {
-		t.Errorf("bollhav_store_errors_total{kind=blocked} = %v, want 0 (present before any failure)", got)
+	if got := value(fams, "bollhav_store_errors_total", lbl("kind", "incidents")); got != 0 {
+		t.Errorf("bollhav_store_errors_total{kind=incidents} = %v, want 0 (present before any failure)", got)
 	}
 	if got := value(fams, "bollhav_units", lbl("model", "raw.a", "status", "pending")); got != 6 {
 		t.Errorf("after a failed refresh, bollhav_units{raw.a,pending} = %v, want the last good 6", got)

@@ -32,12 +32,12 @@ type snapshot struct {
 // modelSnap is one model's line of the snapshot.
 type modelSnap struct {
 	name, pipeline string
-	// counts is the model's units by status, in state.Statuses order.
+	// counts is the model's units by status, in state.Statuses order,
+	// from the store's kept counts: its blocked ones are what `bollhav
+	// status` and `bollhav blocked` count (bollhav_blocked_units).
 	counts [5]int
 	// lastApplied is the newest applied_at; zero when nothing is applied.
 	lastApplied time.Time
-	// blocked counts the model's blocked units.
-	blocked int
 	// freshLimit is the tightest freshness `within` any gated downstream
 	// edge reads this model with; zero when none has one.
 	freshLimit time.Duration
@@ -73,14 +73,6 @@ func (m modelSnap) withStats(st state.UnitStats) modelSnap {
 		m.lastApplied = st.LastAppliedAt.UTC()
 	}
 	return m
-}
-
-// withBlocked sets every model's blocked count from the counts by model
-// (models absent from them have none).
-func withBlocked(models []modelSnap, counts map[string]int) {
-	for i := range models {
-		models[i].blocked = counts[models[i].name]
-	}
 }
 
 func sortModels(ms []modelSnap) {
