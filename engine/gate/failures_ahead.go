@@ -27,7 +27,7 @@ type failuresRead struct {
 // wait before it returns, so the read never outlives the report (and the
 // store it reads); a deferred wait does.
 func (g *Reader) failuresAhead(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts) *failuresRead {
-	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[string]bool{}}
+	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[windowKey]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
 	b.an.seed(lin)
 	ctx, stop := context.WithCancel(ctx)

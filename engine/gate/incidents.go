@@ -501,7 +501,7 @@ type incidentBuilder struct {
 	an     *analysis
 	byKey  map[string]*Incident
 	order  []string
-	seen   map[string]map[string]bool // incident key → root windows counted
+	seen   map[string]map[windowKey]bool // incident key → root windows counted
 	report IncidentReport
 }
 
@@ -513,20 +513,32 @@ func (b *incidentBuilder) get(kind IncidentKind, model string) *Incident {
 	inc := &Incident{Kind: kind, Model: model, Pipeline: b.lin.pipeline[model]}
 	b.byKey[k] = inc
 	b.order = append(b.order, k)
-	b.seen[k] = map[string]bool{}
+	b.seen[k] = map[windowKey]bool{}
 	return inc
 }
 
 // root counts w (a root unit's window) on inc once, widening its span.
 func (b *incidentBuilder) root(inc *Incident, w state.Window, changed time.Time) {
 	k := string(inc.Kind) + " " + inc.Model
-	if b.seen[k][w.String()] {
+	if b.seen[k][keyOf(w)] {
 		return
 	}
-	b.seen[k][w.String()] = true
+	b.seen[k][keyOf(w)] = true
 	inc.Units++
 	widenSpan(inc, w)
 	inc.Since = earliest(inc.Since, changed)
+}
+
+// windowKey is a window as a map key: its bounds in microseconds, the
+// store's precision. A report counts every failed unit's window once
+// (73,000 at 10M units); as strings they took 15 MB and their formatting.
+type windowKey [2]int64
+
+func keyOf(w state.Window) windowKey {
+	if w.IsZero() {
+		return windowKey{}
+	}
+	return windowKey{w.Since.UnixMicro(), w.Until.UnixMicro()}
 }
 
 func earliest(a, b time.Time) time.Time {
@@ -815,7 +827,7 @@ func (b *incidentBuilder) retrying(l ChainLink) bool {
 	if l.Status != state.Pending || b.failedOf(l.Model) == nil {
 		return false
 	}
-	return b.seen[string(IncidentFailed)+" "+l.Model][l.Window.String()] || b.seen[string(IncidentGateError)+" "+l.Model][l.Window.String()]
+	return b.seen[string(IncidentFailed)+" "+l.Model][keyOf(l.Window)] || b.seen[string(IncidentGateError)+" "+l.Model][keyOf(l.Window)]
 }
 
 // failedOf is the incident addFailures made of model's failed units — kind

@@ -46,6 +46,10 @@ func (s *Store) OutstandingWindows(ctx context.Context, env string, models []str
 	defer stop()
 	g, ctx := errgroup.WithContext(ctx)
 	reads := make(chan read, windowReaders)
+	// A model's buffer goes back to the readers once handed over: a few
+	// buffers the size of the largest model, not a garbage of every
+	// model's windows (60 MB a Blocked view load at 10M units).
+	free := make(chan []int64, 2*windowReaders+1)
 	var next atomic.Int64
 	for range min(windowReaders, len(models)) {
 		g.Go(func() error {
@@ -55,6 +59,10 @@ func (s *Store) OutstandingWindows(ctx context.Context, env string, models []str
 					return nil
 				}
 				r := read{model: models[i]}
+				select {
+				case r.w = <-free:
+				default:
+				}
 				err := s.outstandingWindows(ctx, env, r.model, func(_ string, since, until int64) error {
 					r.w = append(r.w, since, until)
 					return nil
@@ -82,6 +90,10 @@ func (s *Store) OutstandingWindows(ctx context.Context, env string, models []str
 		}
 		if err != nil {
 			stop() // the readers stop; reads is drained until they have
+		}
+		select {
+		case free <- r.w[:0]:
+		default:
 		}
 	}
 	if readErr := <-done; err == nil {
