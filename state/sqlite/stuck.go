@@ -163,14 +163,17 @@ func (s *Store) StuckPage(ctx context.Context, q state.StuckPageQuery) ([]state.
 	return out, rows.Err()
 }
 
-// StuckGroups implements state.StuckReader: one walk of the partial index
+// StuckGroups implements state.StuckReader: walks of the partial index
 // units_stuck_groups (migration 0015), which holds the stuck units in
 // group order with every column the read takes, joined to the models of
 // env. The statement reads both stuck statuses, the index's own condition
 // word for word (SQLite reads a partial index only for a WHERE that holds
 // its terms); any further term on the status makes SQLite sort every unit
 // for the GROUP BY instead of counting each group as the walk passes it,
-// so the statuses asked for are kept here.
+// so the statuses asked for are kept here. A range of model ids, the
+// index's first column, keeps the walk in order, so the env's models are
+// cut into windowReaders ranges walked at once, as OutstandingWindows
+// reads (at 10M units 0.46 s on one connection, 0.25 s on two).
 func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	if err := state.CheckStuckStatuses(statuses); err != nil {
 		return nil, err
@@ -180,16 +183,42 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 		return nil, err
 	}
 	names := make(map[int64]string, len(models))
+	ids := make([]int64, 0, len(models))
 	for _, m := range models {
 		names[m.id] = m.name
+		ids = append(ids, m.id)
 	}
+	slices.Sort(ids)
+	ranges := min(windowReaders, len(ids))
+	parts := make([][]state.StuckGroup, ranges)
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range ranges {
+		from, to := ids[i*len(ids)/ranges], ids[len(ids)-1]+1
+		if i+1 < ranges {
+			to = ids[(i+1)*len(ids)/ranges]
+		}
+		g.Go(func() (err error) {
+			parts[i], err = s.stuckGroupsIn(ctx, env, from, to, names, statuses)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+	}
+	out := slices.Concat(parts...)
+	state.SortStuckGroups(out)
+	return out, nil
+}
+
+// stuckGroupsIn is StuckGroups of the models whose ids are in [from, to).
+func (s *Store) stuckGroupsIn(ctx context.Context, env string, from, to int64, names map[int64]string, statuses []state.UnitStatus) ([]state.StuckGroup, error) {
 	rows, err := s.r.QueryContext(ctx, `
 		SELECT u."model_id", u."status", u."blocked_reason", count(*), min(u."since"), max(u."until"), min(u."updated_at")
 		FROM "units" u INDEXED BY "units_stuck_groups" CROSS JOIN "models" m ON m."id" = u."model_id"
-		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed')
-		GROUP BY u."model_id", u."status", u."blocked_reason"`, env)
+		WHERE m."env" = ? AND u."status" IN ('blocked', 'failed') AND u."model_id" >= ? AND u."model_id" < ?
+		GROUP BY u."model_id", u."status", u."blocked_reason"`, env, from, to)
 	if err != nil {
-		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+		return nil, err
 	}
 	defer rows.Close()
 	var out []state.StuckGroup
@@ -202,7 +231,7 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 			changed      int64
 		)
 		if err := rows.Scan(&id, &status, &g.Reason, &g.Units, &since, &until, &changed); err != nil {
-			return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
+			return nil, err
 		}
 		name, ok := names[id]
 		if !ok || !slices.Contains(statuses, state.UnitStatus(status)) {
@@ -211,11 +240,7 @@ func (s *Store) StuckGroups(ctx context.Context, env string, statuses []state.Un
 		g.Model, g.Status, g.Span, g.Changed = name, state.UnitStatus(status), window(since, until), fromMicros(changed)
 		out = append(out, g)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("sqlite: stuck groups of %q: %w", env, err)
-	}
-	state.SortStuckGroups(out)
-	return out, nil
+	return out, rows.Err()
 }
 
 // FailingUnits implements state.StuckReader: a scan of the partial index
