@@ -21,13 +21,17 @@ import (
 // that unit names the edge).
 func freshnessLimits(e *engine.Engine, recs []state.ModelRecord) map[string]time.Duration {
 	models := map[string]*spec.Model{}
+	sp := e.Spec()
 	for _, rec := range recs {
+		if sp.Model(rec.Name) != nil {
+			continue // the spec's definition, below, wins: not decoded
+		}
 		if m, err := spec.ModelFromRecord(rec); err == nil {
 			models[rec.Name] = m
 		}
 	}
-	if e.Spec() != nil {
-		for _, m := range e.Spec().Models {
+	if sp != nil {
+		for _, m := range sp.Models {
 			models[m.Name] = m
 		}
 	}

@@ -292,58 +292,81 @@ func refreshKind(err error) string {
 	return "status"
 }
 
+// modelLines is every model's line of the snapshot (full), or the old
+// snapshot's with the models the feed named since read again; a model the
+// snapshot does not know (registered since) makes it a full read. full
+// reports which it was. The blocked units by model are the kept counts,
+// as status has them.
+func (m *Monitor) modelLines(ctx context.Context, full bool) ([]modelSnap, bool, error) {
+	e := m.e
+	old := m.snap.Load()
+	if old != nil && !full {
+		models := append([]modelSnap(nil), old.models...)
+		for name := range m.obs.dirty {
+			i, ok := findModel(models, name)
+			if !ok {
+				return m.modelLines(ctx, true)
+			}
+			st, err := e.ModelStats(ctx, name)
+			if err != nil {
+				return nil, false, &refreshError{"status", fmt.Errorf("counting the units of %s: %w", name, err)}
+			}
+			models[i] = models[i].withStats(st)
+		}
+		return models, false, nil
+	}
+	sts, err := e.Status(ctx)
+	if err != nil {
+		return nil, true, &refreshError{"status", err}
+	}
+	models := make([]modelSnap, 0, len(sts))
+	for _, st := range sts {
+		models = append(models, modelFromStatus(st))
+	}
+	sortModels(models)
+	recs, err := e.Models(ctx)
+	if err != nil {
+		return nil, true, &refreshError{"registry", err}
+	}
+	limits := freshnessLimits(e, recs)
+	for i := range models {
+		models[i].freshLimit = limits[models[i].name]
+		m.obs.zero(models[i].name, models[i].pipeline)
+	}
+	return models, true, nil
+}
+
 // refreshGauges builds and publishes a new snapshot: every model (full),
 // or only the models the feed named since the last refresh. On a failure
 // the old snapshot stays and the named models stay due.
 func (m *Monitor) refreshGauges(ctx context.Context, full bool) error {
-	e := m.e
-	old := m.snap.Load()
-	var models []modelSnap
-	if old != nil && !full {
-		models = append([]modelSnap(nil), old.models...)
-		for name := range m.obs.dirty {
-			i, ok := findModel(models, name)
-			if !ok {
-				// A model the snapshot does not know: registered since.
-				return m.refreshGauges(ctx, true)
-			}
-			st, err := e.ModelStats(ctx, name)
-			if err != nil {
-				return &refreshError{"status", fmt.Errorf("counting the units of %s: %w", name, err)}
-			}
-			models[i] = models[i].withStats(st)
-		}
-	} else {
-		sts, err := e.Status(ctx)
-		if err != nil {
-			return &refreshError{"status", err}
-		}
-		models = make([]modelSnap, 0, len(sts))
-		for _, st := range sts {
-			models = append(models, modelFromStatus(st))
-		}
-		sortModels(models)
-		recs, err := e.Models(ctx)
-		if err != nil {
-			return &refreshError{"registry", err}
-		}
-		limits := freshnessLimits(e, recs)
-		for i := range models {
-			models[i].freshLimit = limits[models[i].name]
-			m.obs.zero(models[i].name, models[i].pipeline)
-		}
-	}
-	// The incidents from the store's grouped, paged reads: the refresh
-	// never holds every blocked unit (issue 33). The blocked units by
-	// model are the kept counts read above, as status has them.
+	// The incidents come from the store's grouped, paged reads (the
+	// refresh never holds every blocked unit, issue 33), read beside the
+	// models' lines: the two share nothing, and at 10M units the lines
+	// are a fifth of a refresh. The report is always waited for, so its
+	// read never outlives the refresh.
 	count := m.cfg.Incidents
 	if count == nil {
-		count = e.IncidentsReport
+		count = m.e.IncidentsReport
 	}
-	rep, err := count(ctx)
+	type answer struct {
+		rep *gate.IncidentReport
+		err error
+	}
+	report := make(chan answer, 1)
+	go func() {
+		rep, err := count(ctx)
+		report <- answer{rep, err}
+	}()
+	models, full, err := m.modelLines(ctx, full)
+	got := <-report
 	if err != nil {
-		return &refreshError{"incidents", err}
+		return err
 	}
+	if got.err != nil {
+		return &refreshError{"incidents", got.err}
+	}
+	rep := got.rep
 	now := time.Now()
 	snap := &snapshot{models: models, incidents: rep, at: now}
 	snap.buildFamilies()
