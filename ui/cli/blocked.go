@@ -18,7 +18,7 @@ func init() {
 		model, pipeline string
 		recheck         bool
 	)
-	register(&command{
+	register(triageRead(&command{
 		name:    "blocked",
 		summary: "every blocked unit with its reason, what holds the most first",
 		globals: append(storeGlobals, gAsOf),
@@ -61,7 +61,7 @@ freshness limit fails) and failing on a hard gate error.`,
 				return runBlocked(ctx, c, e, filter)
 			})
 		},
-	})
+	}))
 }
 
 type blockedJSON struct {

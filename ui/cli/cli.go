@@ -92,6 +92,9 @@ type command struct {
 	// the command runs (boundMemory): batchMemoryLimit for the commands
 	// that work over the whole spec at once.
 	memoryLimit int64
+	// gcPercent, when not zero, is the collector's pace while the command
+	// runs (boundGC): triageGCPercent for the one-shot reads.
+	gcPercent int
 }
 
 // cmdContext is what a running command gets: the parsed globals and
@@ -232,6 +235,9 @@ func (p process) runCommand(cmd *command, g Globals, globals *pflag.FlagSet, arg
 	}
 	if cmd.memoryLimit > 0 {
 		defer boundMemory(cmd.memoryLimit)()
+	}
+	if cmd.gcPercent > 0 {
+		defer boundGC(cmd.gcPercent)()
 	}
 	code := cmd.run(c, fs.Args())
 	if code == ExitOK {

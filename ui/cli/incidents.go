@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(&command{
+	register(triageRead(&command{
 		name:    "incidents",
 		summary: "what is broken, one row per root cause: failures first, then by units held",
 		globals: append(storeGlobals, gAsOf),
@@ -64,7 +64,7 @@ The exit status is 0 whether or not anything is wrong.`,
 		},
 		flags: func(*pflag.FlagSet) {},
 		run:   runIncidents,
-	})
+	}))
 }
 
 type incidentsJSON struct {

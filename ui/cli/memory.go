@@ -31,3 +31,35 @@ func boundMemory(limit int64) (restore func()) {
 	was := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(was) }
 }
+
+// triageGCPercent is the collector's pace (GOGC) of the one-shot reads an
+// on-call engineer runs first — status, units, blocked, incidents, why —
+// while they run, unless GOGC sets another; they also run under
+// batchMemoryLimit. Their garbage is the spec's parse (some 200 times its
+// bytes) and their reads, and they end in seconds. At Go's default pace
+// (100) the collector ran every time the heap doubled, a fifth of
+// `incidents`' CPU at 10M units; at 400 it runs when the heap nears the
+// soft limit instead, which also bounds the peak. At 10M units
+// (docs/BENCHMARKS.md): `blocked`'s first line 1.74-1.80 s -> 1.46-1.59
+// s, peak RSS 273-283 -> 232 MB; `incidents` 2.2-2.3 s -> 1.9-2.0 s.
+// A read whose live heap passes the limit collects more often, as the
+// batch commands do.
+const triageGCPercent = 400
+
+// boundGC sets percent as the collector's pace, unless GOGC sets one (an
+// operator's own is never overridden), and returns what puts the previous
+// pace back.
+func boundGC(percent int) (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	was := debug.SetGCPercent(percent)
+	return func() { debug.SetGCPercent(was) }
+}
+
+// triageRead marks c one of the one-shot reads of triage: it runs under
+// batchMemoryLimit and triageGCPercent.
+func triageRead(c *command) *command {
+	c.memoryLimit, c.gcPercent = batchMemoryLimit, triageGCPercent
+	return c
+}

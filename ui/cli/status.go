@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(&command{
+	register(triageRead(&command{
 		name:    "status",
 		summary: "per model: shape, units by status, coverage and the last applied_at",
 		globals: append(storeGlobals, gTheme),
@@ -49,7 +49,7 @@ under the table, the models that keep their data on a connection.`,
 			"bollhav status -o json | jq '.models[] | select(.counts.failed > 0) | .name'",
 		},
 		run: runStatus,
-	})
+	}))
 }
 
 // statusJSON is `status -o json`, the shape docs/design.md documents. A timeless

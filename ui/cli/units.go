@@ -26,7 +26,7 @@ import (
 func init() {
 	var since, until string
 	var statuses []string
-	register(&command{
+	register(triageRead(&command{
 		name:    "units",
 		args:    "MODEL",
 		summary: "list a model's state rows in window order, optionally narrowed by window and status",
@@ -80,7 +80,7 @@ reason, the retry wait and the errors.`,
 			fs.StringSliceVar(&statuses, "status", nil, "keep units in these statuses: pending, running, applied, blocked, failed")
 		},
 		run: func(c *cmdContext, args []string) int { return runUnits(c, args, since, until, statuses) },
-	})
+	}))
 }
 
 // unitJSON is one unit of `units -o json`.

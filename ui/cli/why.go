@@ -19,7 +19,7 @@ import (
 
 func init() {
 	var at string
-	register(&command{
+	register(triageRead(&command{
 		name:    "why",
 		args:    "MODEL [--at TIME]",
 		summary: "explain a unit: each gated upstream's verdict, the root-cause chain upstream, the unblock frontier",
@@ -68,7 +68,7 @@ windows lists them apart from the missing ones ("outdated").`,
 			fs.StringVar(&at, "at", "", "a time inside the unit to explain: RFC 3339 or a date (default: the model's failed or blocked unit that holds the most; not needed for a timeless model)")
 		},
 		run: func(c *cmdContext, args []string) int { return runWhy(c, args, at) },
-	})
+	}))
 }
 
 // whyJSON is `why -o json`: the documented fields first, then extras.
