@@ -190,12 +190,17 @@ func (g *Reader) gatedLineage(ctx context.Context) (*gatedLineage, error) {
 		recs: make(map[string]state.ModelRecord, len(recs))}
 	models := map[string]*spec.Model{}
 	for _, rec := range recs {
-		l.recs[rec.Name] = rec
 		l.pipeline[rec.Name] = rec.Pipeline
 		l.timeless[rec.Name] = rec.Temporality == spec.Timeless.String()
 		if g.Spec.Model(rec.Name) != nil {
-			continue // the spec's definition stands for it, below
+			// The spec's definition stands for it, below, and the stored
+			// one is never decoded (spec.RecordShape): it is not kept for
+			// the length of a report (13 MB at 10,000 models).
+			rec.Definition = nil
+			l.recs[rec.Name] = rec
+			continue
 		}
+		l.recs[rec.Name] = rec
 		if m, err := spec.ModelFromRecord(rec); err == nil {
 			models[rec.Name] = m
 		} else {
