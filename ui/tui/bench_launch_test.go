@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,10 @@ var bollhavBinary = sync.OnceValues(func() (string, error) {
 // traced report is drawn, just before q) as launch-peak-MB: the memory of
 // a real UI process that has done its opening work, nothing of the
 // benchmark's.
-func benchLaunch(b *testing.B, dir string, models int) {
+//
+// dsn names the store (dir/state.db when empty) and env is added to the
+// child's environment (BOLLHAV_PG_SCHEMA for a PostgreSQL fixture).
+func benchLaunch(b *testing.B, dir string, models int, dsn string, env ...string) {
 	bin, err := bollhavBinary()
 	if err != nil {
 		b.Fatal(err)
@@ -62,7 +66,7 @@ func benchLaunch(b *testing.B, dir string, models int) {
 	}
 	var peak float64
 	for i := 0; i < b.N; i++ {
-		l, err := launchOnce(bin, specPath, filepath.Join(dir, "state.db"))
+		l, err := launchOnce(bin, specPath, cmp.Or(dsn, filepath.Join(dir, "state.db")), env...)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -82,10 +86,10 @@ type launch struct {
 
 // launchOnce starts the program, waits for its first frame with data and
 // then for its traced opening screen, and quits it.
-func launchOnce(bin, specPath, dbPath string) (launch, error) {
+func launchOnce(bin, specPath, dsn string, env ...string) (launch, error) {
 	var l launch
-	cmd := exec.Command(bin, "ui", "--spec", specPath, "--dsn", dbPath, "--as-of", state.FormatTime(gen.AsOf))
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=")
+	cmd := exec.Command(bin, "ui", "--spec", specPath, "--dsn", dsn, "--as-of", state.FormatTime(gen.AsOf))
+	cmd.Env = append(append(os.Environ(), "TERM=xterm-256color", "NO_COLOR="), env...)
 	start := time.Now()
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: scaleHeight, Cols: scaleWidth})
 	if err != nil {

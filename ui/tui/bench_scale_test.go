@@ -114,7 +114,7 @@ func BenchmarkUIScale(b *testing.B) {
 				defer debug.SetMemoryLimit(was)
 			}
 			b.Run("launch-to-first-frame", func(b *testing.B) {
-				benchLaunch(b, dir, models)
+				benchLaunch(b, dir, models, "")
 			})
 			for _, view := range []string{"pipelines", "model", "blocked"} {
 				b.Run("view="+view, func(b *testing.B) {
