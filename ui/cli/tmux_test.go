@@ -30,7 +30,13 @@ func tmuxUIIn(t *testing.T, dir string, env []string, width, height string, args
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	name := "bollhav-test-" + strings.ReplaceAll(filepath.Base(t.TempDir()), "/", "")
+	// A tmux server of the test's own, its socket in the test's folder
+	// (-S): on the shared default server one test's last session ending
+	// stops the server while another test's new-session connects to it
+	// ("server exited unexpectedly", a flake of a CI run).
+	sock := filepath.Join(t.TempDir(), "tmux")
+	tmux := func(args ...string) *exec.Cmd { return exec.Command("tmux", append([]string{"-S", sock}, args...)...) }
+	const name = "ui"
 	cmd := "BOLLHAV_CLI_MAIN=1 TERM=xterm-256color "
 	for _, kv := range env {
 		cmd += shellQuote(kv) + " "
@@ -42,19 +48,19 @@ func tmuxUIIn(t *testing.T, dir string, env []string, width, height string, args
 	for _, a := range args {
 		cmd += " " + shellQuote(a)
 	}
-	if out, err := exec.Command("tmux", "new-session", "-d", "-s", name, "-x", width, "-y", height, cmd+"; sleep 60").CombinedOutput(); err != nil {
+	if out, err := tmux("new-session", "-d", "-s", name, "-x", width, "-y", height, cmd+"; sleep 60").CombinedOutput(); err != nil {
 		t.Fatalf("tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { _ = exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { _ = tmux("kill-server").Run() })
 	capture = func() string {
-		out, err := exec.Command("tmux", "capture-pane", "-p", "-t", name).Output()
+		out, err := tmux("capture-pane", "-p", "-t", name).Output()
 		if err != nil {
 			t.Fatalf("tmux capture-pane: %v", err)
 		}
 		return string(out)
 	}
 	send = func(keys ...string) {
-		if out, err := exec.Command("tmux", append([]string{"send-keys", "-t", name}, keys...)...).CombinedOutput(); err != nil {
+		if out, err := tmux(append([]string{"send-keys", "-t", name}, keys...)...).CombinedOutput(); err != nil {
 			t.Fatalf("tmux send-keys: %v\n%s", err, out)
 		}
 	}
