@@ -23,9 +23,9 @@ type failuresRead struct {
 }
 
 // failuresAhead starts reading the failed roots of the report over lin,
-// from counts (the kept unit counts). Every path that calls it must call
-// wait before it returns, so the read never outlives the report (and the
-// store it reads); a deferred wait does.
+// from counts (the kept unit counts). Every caller defers abandon, so the
+// read never outlives the report (nor the store it reads), whichever way
+// the caller returns.
 func (g *Reader) failuresAhead(ctx context.Context, lin *gatedLineage, counts []state.ModelCounts) *failuresRead {
 	b := &incidentBuilder{g: g, lin: lin, byKey: map[string]*Incident{}, seen: map[string]map[windowKey]bool{}}
 	b.an = &analysis{g: g, env: g.Env.Suffix, now: g.now(), shapes: &RegistrationCache{}, models: map[string]analysisModel{}}
@@ -52,8 +52,8 @@ func (f *failuresRead) wait() (*incidentBuilder, error) {
 	return f.b, nil
 }
 
-// abandon stops the read and waits for it: the caller failed and will not
-// build the report.
+// abandon stops the read if it is still going and waits for it: a caller
+// that returns early (an error) gives it up; after wait it does nothing.
 func (f *failuresRead) abandon() {
 	f.stop()
 	f.wait()
