@@ -19,7 +19,8 @@ func blockedFixture(b testing.TB, backend, dir string, cfg gen.Config) (string, 
 	b.Helper()
 	opts := engine.Options{Actor: "bench"}
 	if backend != "sqlite" {
-		return fixture.Postgres(b, cfg, opts)
+		dsn, schema, e, _ := fixture.Postgres(b, cfg, opts)
+		return dsn, schema, e
 	}
 	dsn := filepath.Join(dir, "state.db")
 	s, err := sqlite.Open(b.Context(), dsn)

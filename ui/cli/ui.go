@@ -4,7 +4,6 @@ import (
 	gocontext "context"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/bollhav/bollhav/engine"
 	"github.com/bollhav/bollhav/themes"
@@ -144,8 +143,6 @@ func uiWanted(s Streams) bool {
 // which says why), unless GOMEMLIMIT sets another.
 const uiMemoryLimit = tui.MemoryLimit
 
-func boundUIMemory() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(uiMemoryLimit)
-	}
-}
+// boundUIMemory sets it for the rest of the process, as boundMemory does
+// for a command (the UI never gives it back).
+func boundUIMemory() { boundMemory(uiMemoryLimit) }

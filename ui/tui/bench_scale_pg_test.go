@@ -1,8 +1,6 @@
 package tui
 
 import (
-	"os"
-	"runtime/debug"
 	"testing"
 
 	"github.com/bollhav/bollhav/engine"
@@ -22,12 +20,9 @@ func BenchmarkUIScalePostgres(b *testing.B) {
 	models, sizes := scaleSizes(b)
 	units := sizes[len(sizes)-1]
 	b.Run("units="+unitsLabel(units), func(b *testing.B) {
-		dsn, schema, e := fixture.Postgres(b, gen.Config{Models: models, Units: units, Seed: scaleSeed}, engine.Options{Actor: "bench"})
+		dsn, schema, e, _ := fixture.Postgres(b, gen.Config{Models: models, Units: units, Seed: scaleSeed}, engine.Options{Actor: "bench"})
 		resetPeakRSS(b)
-		if os.Getenv("GOMEMLIMIT") == "" {
-			was := debug.SetMemoryLimit(MemoryLimit)
-			defer debug.SetMemoryLimit(was)
-		}
+		underUIMemoryLimit(b)
 		b.Run("launch-to-first-frame", func(b *testing.B) {
 			benchLaunch(b, b.TempDir(), models, dsn, "BOLLHAV_PG_SCHEMA="+schema)
 		})

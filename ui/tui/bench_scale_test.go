@@ -106,13 +106,7 @@ func BenchmarkUIScale(b *testing.B) {
 			dir := b.TempDir()
 			e, biggest, genPeak := scaleEngine(b, dir, models, units)
 			resetPeakRSS(b)
-			// The screens load under the UI process's soft memory limit,
-			// as the UI that shows them does (unless GOMEMLIMIT sets
-			// one, as it would the UI's); the generator ran without it.
-			if os.Getenv("GOMEMLIMIT") == "" {
-				was := debug.SetMemoryLimit(MemoryLimit)
-				defer debug.SetMemoryLimit(was)
-			}
+			underUIMemoryLimit(b) // the generator ran without it
 			b.Run("launch-to-first-frame", func(b *testing.B) {
 				benchLaunch(b, dir, models, "")
 			})
@@ -132,6 +126,17 @@ func BenchmarkUIScale(b *testing.B) {
 			})
 		})
 	}
+}
+
+// underUIMemoryLimit loads b's screens under the UI process's soft memory
+// limit, as the UI that shows them does (unless GOMEMLIMIT sets one, as it
+// would the UI's), and gives the process its limit back when b ends.
+func underUIMemoryLimit(b *testing.B) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	was := debug.SetMemoryLimit(MemoryLimit)
+	b.Cleanup(func() { debug.SetMemoryLimit(was) })
 }
 
 // scaleEngine generates a store of models and units in dir (state.db)
